@@ -1,0 +1,41 @@
+# Thin wrapper: the two commands of the README, and the build variants.
+#   make demo   install what is needed, build, run the main job on its defaults
+#   make test   install what is needed, build the normal and the sanitizer
+#               variants, and run the whole test suite on both
+# CMake does the real work in build/ (normal) and build-asan/ (ASan+UBSan).
+
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CTEST_ARGS ?=
+
+.PHONY: all deps build build-asan test test-build test-asan demo clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	@cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >build.cmake.log || \
+		{ cat build.cmake.log; exit 1; }
+	@cmake --build build -j$(JOBS)
+
+build-asan: deps
+	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DFL_SANITIZE=ON \
+		>build-asan.cmake.log || { cat build-asan.cmake.log; exit 1; }
+	@cmake --build build-asan -j$(JOBS)
+
+test-build: build
+	@cd build && ctest --output-on-failure -j$(JOBS) $(CTEST_ARGS)
+
+test-asan: build-asan
+	@cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		ctest --output-on-failure -j$(JOBS) $(CTEST_ARGS)
+
+test: test-build test-asan
+
+demo: build
+	@scripts/demo.sh
+
+clean:
+	rm -rf build build-asan build.cmake.log build-asan.cmake.log

@@ -1,0 +1,40 @@
+/*
+ * builtin.h - the faultline commands, one file each under builtin/, and what
+ * they share: exit codes and option helpers. main.c dispatches to them.
+ */
+#ifndef FL_BUILTIN_H
+#define FL_BUILTIN_H
+
+/* Exit codes, the same for every command (docs/cli.md). */
+enum {
+	FL_EXIT_OK = 0,
+	FL_EXIT_NO = 1,		  /* a negative answer: no regression, check failed */
+	FL_EXIT_USAGE = 2,	  /* usage or configuration error */
+	FL_EXIT_INCONCLUSIVE = 3, /* the budget ran out before an answer */
+	FL_EXIT_FAIL = 4,	  /* runtime failure: store, git, libvirt, I/O */
+};
+
+struct fl_command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *usage;   /* "config check FILE" */
+	const char *summary; /* one line for "faultline help" */
+};
+
+/* Global options, set by main.c before a command runs. */
+extern const char *fl_opt_config; /* --config PATH, default ./faultline.yaml */
+
+int cmd_config(int argc, char **argv);
+int cmd_db(int argc, char **argv);
+int cmd_help(int argc, char **argv);
+
+const struct fl_command *fl_commands(void);
+const struct fl_command *fl_command_find(const char *name);
+/* Prints "usage: faultline <usage>" for cmd to stderr; returns FL_EXIT_USAGE. */
+int fl_usage(const char *name);
+
+struct fl_config;
+/* Loads --config (or path when given) and prints every error; returns 0 or FL_EXIT_*. */
+int fl_load_config(struct fl_config **cfg, const char *path);
+
+#endif

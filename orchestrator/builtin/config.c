@@ -1,0 +1,24 @@
+/*
+ * builtin/config.c - "faultline config check [FILE]": load a configuration,
+ * print every problem with its file:line:col, or the normalised form.
+ */
+#include "../builtin.h"
+#include "../config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int cmd_config(int argc, char **argv)
+{
+	struct fl_config *cfg;
+	int r;
+
+	if (argc < 2 || argc > 3 || strcmp(argv[1], "check"))
+		return fl_usage("config");
+	r = fl_load_config(&cfg, argc == 3 ? argv[2] : NULL);
+	if (r)
+		return r;
+	fl_config_print(cfg, stdout);
+	fl_config_free(cfg);
+	return FL_EXIT_OK;
+}

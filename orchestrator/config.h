@@ -1,0 +1,137 @@
+/*
+ * config.h - one YAML file describes a deployment; this is its loaded form.
+ *
+ * fl_config_load() reads and checks the whole file: unknown keys (with a
+ * "did you mean"), types, ranges and units, duplicate names and dangling
+ * references, ${VAR} from the environment. Every error names the file,
+ * line and column and the path of the key, one per line:
+ *
+ *   configs/x.yaml:12:5: machines[0]: unknown key 'socket' (did you mean 'sockets'?)
+ *
+ * Relative paths in the file (store, fragments, var) are taken as written:
+ * they are relative to the directory faultline runs in. docs/config.md is
+ * the reference for every key.
+ */
+#ifndef FL_CONFIG_H
+#define FL_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* A task count: an absolute number, or a percentage of the online CPUs. */
+struct fl_task_count {
+	unsigned value;
+	int percent; /* value is a percentage of online CPUs */
+};
+
+struct fl_tree_conf {
+	char *name;
+	char *url; /* git URL or local path */
+	char *branch;
+	char **tags; /* fnmatch(3) patterns */
+	size_t ntags;
+	int64_t poll_ms;
+	char *baseline; /* "previous-tag", or a fixed revision */
+};
+
+struct fl_kernel_conf {
+	char *name;
+	char *base; /* tinyconfig, defconfig, allnoconfig, or a config file */
+	char **fragments;
+	size_t nfragments;
+	char *missing_option; /* "error" or "warning" when a fragment option does not survive */
+};
+
+struct fl_machine_conf {
+	char *name;
+	char *backend; /* libvirt, baremetal, command */
+	char *uri;
+	char *accel; /* kvm, tcg, auto */
+	unsigned sockets, cores, threads;
+	uint64_t memory_per_node;
+	unsigned *distances; /* nodes x nodes, row-major; empty for the default */
+	size_t ndistances;
+	unsigned max_parallel;
+	char *command; /* command backend: shell command run in the checkout */
+	char *token_file; /* baremetal: the box's shared secret */
+};
+
+struct fl_benchmark_conf {
+	char *name;
+	char *test; /* page_fault1, page_fault2, page_fault3 */
+	char **modes; /* processes, threads */
+	size_t nmodes;
+	struct fl_task_count *tasks;
+	size_t ntasks;
+	int64_t warmup_ms, duration_ms;
+	unsigned repeat;
+	uint64_t memory_per_task;
+	char *placement; /* spread, pack, none */
+	char *direction; /* higher (throughput) or lower (latency) is better */
+	char *kernel;	 /* kernel entry to build; defaults to the only one */
+	char **machines; /* machines to run on; empty means all */
+	size_t nmachines;
+};
+
+struct fl_config {
+	char *path; /* the file it was read from */
+	char *var;  /* runtime state: trees, slots, artifacts, logs */
+	struct {
+		char *path;
+	} store;
+	struct fl_tree_conf *trees;
+	size_t ntrees;
+	struct fl_kernel_conf *kernels;
+	size_t nkernels;
+	struct fl_machine_conf *machines;
+	size_t nmachines;
+	struct fl_benchmark_conf *benchmarks;
+	size_t nbenchmarks;
+	struct {
+		unsigned slots;	   /* build slots that may build at once */
+		unsigned jobs;	   /* make -j; 0 means the CPUs available */
+		int64_t timeout_ms;
+		uint64_t cache_size; /* artifact cache cap, LRU eviction */
+	} build;
+	struct {
+		double min_change; /* fraction: 0.02 for 2% */
+		double confidence;
+		unsigned max_runs; /* bisection budget */
+	} regression;
+	struct {
+		char *smtp;
+		char *from;
+		char **to;
+		size_t nto;
+		char *username;
+		char *password;
+		char *url; /* base of the links in reports */
+	} report;
+	struct {
+		char *listen;
+	} web;
+	struct fl_config_priv *priv;
+};
+
+/* Returns 0, or FL_EINVAL / FL_EIO with every problem found in fl_error_last(). */
+int fl_config_load(struct fl_config **out, const char *path);
+void fl_config_free(struct fl_config *cfg);
+
+/* Writes the normalised configuration as YAML (secrets masked). */
+void fl_config_print(const struct fl_config *cfg, FILE *out);
+
+/*
+ * "file:line:col: path" of a loaded value, given the address of its field in
+ * cfg (for example &cfg->kernels[0].fragments[1]), so later stages can point
+ * at the line a problem comes from. NULL if the value was not in the file.
+ */
+const char *fl_config_where(const struct fl_config *cfg, const void *field);
+
+const struct fl_tree_conf *fl_config_tree(const struct fl_config *cfg, const char *name);
+const struct fl_kernel_conf *fl_config_kernel(const struct fl_config *cfg, const char *name);
+const struct fl_machine_conf *fl_config_machine(const struct fl_config *cfg, const char *name);
+const struct fl_benchmark_conf *fl_config_benchmark(const struct fl_config *cfg,
+						    const char *name);
+
+#endif

@@ -1,0 +1,90 @@
+/*
+ * main.c - the faultline binary: global options, then git-style dispatch to
+ * one command per file under builtin/.
+ */
+#include "builtin.h"
+#include "config.h"
+#include "error.h"
+#include "log.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *fl_opt_config = "faultline.yaml";
+
+static const struct fl_command commands[] = {
+	{"config", cmd_config, "config check [FILE]", "validate a configuration and print it normalised"},
+	{"db", cmd_db, "db init|migrate [--config F | --db PATH]", "create or upgrade the SQLite store"},
+	{"help", cmd_help, "help [COMMAND]", "show the commands, or one command's usage"},
+	{NULL, NULL, NULL, NULL},
+};
+
+const struct fl_command *fl_commands(void)
+{
+	return commands;
+}
+
+const struct fl_command *fl_command_find(const char *name)
+{
+	for (const struct fl_command *c = commands; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+int fl_usage(const char *name)
+{
+	const struct fl_command *c = fl_command_find(name);
+
+	fprintf(stderr, "usage: faultline %s\n", c ? c->usage : name);
+	return FL_EXIT_USAGE;
+}
+
+int fl_load_config(struct fl_config **cfg, const char *path)
+{
+	if (fl_config_load(cfg, path ? path : fl_opt_config)) {
+		fprintf(stderr, "%s\n", fl_error_last());
+		return FL_EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int main_usage(void)
+{
+	fprintf(stderr, "usage: faultline [-v | -q] [--config PATH] <command> [options]\n"
+			"       faultline help [command]\n");
+	return FL_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	const struct fl_command *c;
+	int i;
+
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose"))
+			fl_log_set_level(FL_LOG_VERBOSE);
+		else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet"))
+			fl_log_set_level(FL_LOG_QUIET);
+		else if (!strcmp(argv[i], "--config") && i + 1 < argc)
+			fl_opt_config = argv[++i];
+		else if (!strncmp(argv[i], "--config=", 9))
+			fl_opt_config = argv[i] + 9;
+		else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return cmd_help(1, (char *[]){"help", NULL});
+		else {
+			fprintf(stderr, "faultline: unknown option '%s'\n", argv[i]);
+			return main_usage();
+		}
+	}
+	if (i == argc)
+		return main_usage();
+	c = fl_command_find(argv[i]);
+	if (!c) {
+		fprintf(stderr, "faultline: '%s' is not a command; see 'faultline help'\n",
+			argv[i]);
+		return FL_EXIT_USAGE;
+	}
+	return c->run(argc - i, argv + i);
+}

@@ -1,0 +1,20 @@
+/*
+ * store-priv.h - what the store-*.c files share; nothing outside the store
+ * includes this (the rest of faultline never sees SQL).
+ */
+#ifndef FL_STORE_PRIV_H
+#define FL_STORE_PRIV_H
+
+#include <sqlite3.h>
+
+struct fl_store {
+	sqlite3 *db;
+	char *path;
+};
+
+int fl_store_sqlerr(struct fl_store *st, const char *what);
+int fl_store_exec(struct fl_store *st, const char *sql);
+int fl_store_prepare(struct fl_store *st, sqlite3_stmt **stmt, const char *sql);
+int fl_store_step_done(struct fl_store *st, sqlite3_stmt *stmt, const char *what);
+
+#endif

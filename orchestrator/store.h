@@ -1,0 +1,74 @@
+/*
+ * store.h - the SQLite file that holds everything faultline knows.
+ *
+ * This module owns all SQL: other modules call the functions here and never
+ * see a statement or a table. The file is opened in WAL mode with foreign
+ * keys on and a busy timeout, and versioned migrations (PRAGMA user_version)
+ * are applied on open. Every write that touches more than one row runs in
+ * one transaction: a failed write leaves nothing half-done.
+ */
+#ifndef FL_STORE_H
+#define FL_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct fl_store fl_store;
+
+enum {
+	FL_STORE_READONLY = 1 << 0, /* the web pages: never block the service's writes */
+	FL_STORE_NO_MIGRATE = 1 << 1, /* open as is; fl_store_migrate() later */
+};
+
+/* Creates the file (and its directory) if needed. */
+int fl_store_open(fl_store **out, const char *path, unsigned flags);
+void fl_store_free(fl_store *st);
+
+/* The schema version of the open file, and the newest this build knows. */
+int fl_store_version(fl_store *st);
+int fl_store_latest_version(void);
+/* Applies migrations up to version 'upto' (0 for the newest); *from gets the old version. */
+int fl_store_migrate(fl_store *st, int upto, int *from);
+
+/* Explicit transactions for callers that compose several writes. */
+int fl_store_begin(fl_store *st);
+int fl_store_commit(fl_store *st);
+void fl_store_rollback(fl_store *st);
+
+/* Trees and commits: rows are created on first sight and found after. */
+int fl_store_tree_ensure(fl_store *st, const char *name, const char *url, int64_t *id);
+struct fl_commit_info {
+	const char *sha; /* full hex */
+	const char *subject;
+	const char *author;
+	int64_t time; /* seconds since the epoch */
+};
+int fl_store_commit_ensure(fl_store *st, int64_t tree_id, const struct fl_commit_info *c,
+			   int64_t *id);
+
+int fl_store_machine_ensure(fl_store *st, const char *name, const char *backend, int64_t *id);
+
+/* Runs and their samples. */
+struct fl_run_info {
+	int64_t build_id; /* 0: none (command backend, prebuilt image) */
+	int64_t machine_id;
+	const char *benchmark;
+	const char *params; /* JSON */
+};
+int fl_store_run_create(fl_store *st, const struct fl_run_info *r, int64_t *id);
+/* status: ok, boot-failed, panic, timeout, agent-error, infra-error */
+int fl_store_run_finish(fl_store *st, int64_t run_id, const char *status, const char *console);
+
+struct fl_sample {
+	const char *metric; /* ops_per_sec, per_thread_ops, ... */
+	const char *mode;   /* processes, threads, or "" */
+	unsigned tasks;
+	unsigned seq; /* sample number within the run */
+	double value;
+};
+/* All of them or none. */
+int fl_store_samples_add(fl_store *st, int64_t run_id, const struct fl_sample *s, size_t n);
+int fl_store_samples_count(fl_store *st, int64_t run_id, size_t *count);
+int fl_store_run_status(fl_store *st, int64_t run_id, char **status);
+
+#endif

@@ -1,0 +1,271 @@
+/*
+ * test_config.c - the configuration loader: valid files load with their
+ * defaults, and each kind of error gives its exact message with file:line:col.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "error.h"
+
+static char path[64];
+
+/* Writes text to a fresh file and loads it; returns the loader's result. */
+static int load(const char *text, struct fl_config **cfg)
+{
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/tmp/fl-test-config-%d.yaml", (int)getpid());
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	return fl_config_load(cfg, path);
+}
+
+/* Loads text, expects failure with exactly "<path>:<msg>". */
+static void expect_error(const char *text, const char *msg)
+{
+	struct fl_config *cfg = NULL;
+	char want[2048];
+
+	assert_int_equal(load(text, &cfg), FL_EINVAL);
+	assert_null(cfg);
+	snprintf(want, sizeof(want), "%s:%s", path, msg);
+	assert_string_equal(fl_error_last(), want);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	/* Fragment paths are relative to where faultline runs: the source tree. */
+	return chdir(FL_SOURCE_DIR);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	unlink(path);
+	return 0;
+}
+
+static void test_example_loads(void **state)
+{
+	struct fl_config *cfg;
+	const struct fl_machine_conf *m;
+	const struct fl_benchmark_conf *b;
+
+	(void)state;
+	assert_int_equal(fl_config_load(&cfg, "configs/example.yaml"), 0);
+	assert_string_equal(cfg->store.path, "var/faultline.db");
+	assert_int_equal(cfg->ntrees, 1);
+	assert_string_equal(cfg->trees[0].name, "mainline");
+	assert_int_equal(cfg->trees[0].ntags, 2);
+	assert_string_equal(cfg->trees[0].tags[1], "v[0-9]*.[0-9]*");
+	assert_int_equal(cfg->trees[0].poll_ms, 600000);
+	m = fl_config_machine(cfg, "numa8");
+	assert_non_null(m);
+	assert_int_equal(m->sockets, 8);
+	assert_int_equal(m->memory_per_node, 256ULL << 20);
+	assert_string_equal(m->accel, "auto");
+	b = fl_config_benchmark(cfg, "page_fault2");
+	assert_non_null(b);
+	assert_int_equal(b->ntasks, 3);
+	assert_int_equal(b->tasks[0].value, 1);
+	assert_int_equal(b->tasks[0].percent, 0);
+	assert_int_equal(b->tasks[1].value, 50);
+	assert_int_equal(b->tasks[1].percent, 1);
+	assert_int_equal(b->warmup_ms, 2000);
+	assert_string_equal(b->kernel, "guest"); /* the only kernel */
+	assert_true(cfg->regression.min_change > 0.0199 && cfg->regression.min_change < 0.0201);
+	assert_string_equal(cfg->web.listen, "127.0.0.1:8080");
+	assert_non_null(fl_config_where(cfg, &m->sockets));
+	assert_string_equal(fl_config_where(cfg, &cfg->trees[0].poll_ms),
+			    "configs/example.yaml:12:11: trees[0].poll");
+	fl_config_free(cfg);
+}
+
+static void test_defaults(void **state)
+{
+	struct fl_config *cfg;
+
+	(void)state;
+	assert_int_equal(load("trees: [{ name: t, url: /srv/git/t }]\n", &cfg), 0);
+	assert_string_equal(cfg->var, "var");
+	assert_string_equal(cfg->store.path, "var/faultline.db");
+	assert_string_equal(cfg->trees[0].branch, "master");
+	assert_int_equal(cfg->trees[0].ntags, 1);
+	assert_string_equal(cfg->trees[0].tags[0], "v*");
+	assert_true(cfg->regression.confidence > 0.949 && cfg->regression.confidence < 0.951);
+	assert_int_equal(cfg->build.timeout_ms, 3600000);
+	assert_null(fl_config_where(cfg, &cfg->trees[0].branch));
+	fl_config_free(cfg);
+}
+
+static void test_unknown_key(void **state)
+{
+	(void)state;
+	expect_error("machines:\n"
+		     "  - name: numa8\n"
+		     "    socket: 8\n",
+		     "3:5: machines[0]: unknown key 'socket' (did you mean 'sockets'?)");
+	expect_error("bogus: 1\n", "1:1: unknown key 'bogus'");
+	expect_error("store: { pth: x.db }\n",
+		     "1:10: store: unknown key 'pth' (did you mean 'path'?)");
+}
+
+static void test_types_and_units(void **state)
+{
+	(void)state;
+	expect_error("machines: [{ name: m, sockets: eight }]\n",
+		     "1:32: machines[0].sockets: expected an integer from 1 to 64, got 'eight'");
+	expect_error("machines: [{ name: m, sockets: 0 }]\n",
+		     "1:32: machines[0].sockets: expected an integer from 1 to 64, got '0'");
+	expect_error("machines: [{ name: m, memory_per_node: 256MB }]\n",
+		     "1:40: machines[0].memory_per_node: expected a size like 256M or 2G, got "
+		     "'256MB'");
+	expect_error("trees: [{ name: t, url: u, poll: 10 }]\n",
+		     "1:34: trees[0].poll: expected a duration like 5s or 10m, got '10'");
+	expect_error("regression: { min_change: 2 }\n",
+		     "1:27: regression.min_change: expected a percentage from 0% to 1000%, got "
+		     "'2'");
+	expect_error("regression: { confidence: 95% }\n",
+		     "1:27: regression.confidence: expected a probability between 0 and 1 (like "
+		     "0.95), got '95%'");
+	expect_error("machines: [{ name: m, accel: kvn }]\n",
+		     "1:30: machines[0].accel: unknown value 'kvn' (did you mean 'kvm'?)");
+	expect_error("benchmarks: [{ name: b, modes: [procs] }]\n",
+		     "1:33: benchmarks[0].modes[0]: unknown value 'procs' (expected one of: "
+		     "processes, threads)");
+	expect_error("benchmarks: [{ name: b, tasks: [1, 150%] }]\n",
+		     "1:36: benchmarks[0].tasks[1]: expected a task count (1 to 4096) or a "
+		     "percentage of CPUs (1% to 100%), got '150%'");
+	expect_error("trees: { name: t }\n", "1:8: trees: expected a list");
+	expect_error("store: [a]\n", "1:8: store: expected a mapping of keys to values");
+}
+
+static void test_missing_and_duplicates(void **state)
+{
+	(void)state;
+	expect_error("trees:\n  - url: /x\n", "2:5: trees[0]: missing key 'name'");
+	expect_error("machines:\n"
+		     "  - { name: a, sockets: 2 }\n"
+		     "  - { name: a, sockets: 4 }\n",
+		     "3:13: machines[1].name: duplicate machine name 'a'");
+	expect_error("web: { listen: a, listen: b }\n", "1:19: web: duplicate key 'listen'");
+}
+
+static void test_references(void **state)
+{
+	(void)state;
+	expect_error("kernels: [{ name: guest }]\n"
+		     "benchmarks: [{ name: b, kernel: gust }]\n",
+		     "2:33: benchmarks[0].kernel: unknown kernel 'gust'");
+	expect_error("machines: [{ name: m, backend: command, command: 'true' }]\n"
+		     "benchmarks: [{ name: b, machines: [n] }]\n",
+		     "2:36: benchmarks[0].machines[0]: unknown machine 'n'");
+	expect_error("kernels: [{ name: k, fragments: [kernels/nope.config] }]\n",
+		     "1:34: kernels[0].fragments[0]: no such fragment file 'kernels/nope.config'");
+	expect_error("machines: [{ name: m, backend: command }]\n",
+		     "1:32: machines[0].backend: the command backend needs 'command'");
+	expect_error("machines: [{ name: m }]\nbenchmarks: [{ name: b }]\n",
+		     "2:22: benchmarks[0].name: benchmark 'b' runs on a kernel machine but names "
+		     "no 'test'");
+	expect_error("machines: [{ name: m, sockets: 2, distances: [[10, 20], [20]] }]\n",
+		     "1:57: machines[0].distances[1]: expected a list of 2 distances (a square "
+		     "matrix)");
+	expect_error("machines: [{ name: m, sockets: 2, distances: [[10]] }]\n",
+		     "1:46: machines[0].distances: 1 x 1 distances for 2 nodes (one node per "
+		     "socket)");
+}
+
+static void test_environment(void **state)
+{
+	struct fl_config *cfg;
+
+	(void)state;
+	setenv("FL_TEST_PASSWORD", "s3cret", 1);
+	assert_int_equal(load("report: { smtp: 'smtp://h:25', to: [a@b], password: "
+			      "'${FL_TEST_PASSWORD}' }\n",
+			      &cfg),
+			 0);
+	assert_string_equal(cfg->report.password, "s3cret");
+	fl_config_free(cfg);
+	unsetenv("FL_TEST_UNSET_VAR");
+	expect_error("report: { password: 'x${FL_TEST_UNSET_VAR}' }\n",
+		     "1:21: report.password: environment variable 'FL_TEST_UNSET_VAR' is not set");
+}
+
+static void test_several_errors(void **state)
+{
+	struct fl_config *cfg;
+	const char *msg;
+
+	(void)state;
+	assert_int_equal(load("machines:\n  - { name: a, socket: 1 }\n  - { name: b, cores: x }\n",
+			      &cfg),
+			 FL_EINVAL);
+	msg = fl_error_last();
+	assert_non_null(strstr(msg, ":2:16: machines[0]: unknown key 'socket'"));
+	assert_non_null(strstr(msg, "\n"));
+	assert_non_null(strstr(msg, ":3:23: machines[1].cores: expected an integer"));
+}
+
+static void test_syntax_and_io(void **state)
+{
+	struct fl_config *cfg;
+
+	(void)state;
+	expect_error("trees: [\n", "2:1: YAML syntax error: did not find expected node content "
+				   "while parsing a flow node");
+	assert_int_equal(fl_config_load(&cfg, "/nonexistent/x.yaml"), FL_EIO);
+	assert_string_equal(fl_error_last(),
+			    "/nonexistent/x.yaml: cannot open: No such file or directory");
+}
+
+static void test_print_roundtrip(void **state)
+{
+	struct fl_config *cfg, *again;
+	char out[64];
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(fl_config_load(&cfg, "configs/example.yaml"), 0);
+	snprintf(out, sizeof(out), "/tmp/fl-test-print-%d.yaml", (int)getpid());
+	f = fopen(out, "w");
+	fl_config_print(cfg, f);
+	fclose(f);
+	assert_int_equal(fl_config_load(&again, out), 0);
+	assert_int_equal(again->nmachines, cfg->nmachines);
+	assert_int_equal(again->machines[0].memory_per_node, cfg->machines[0].memory_per_node);
+	assert_int_equal(again->benchmarks[0].tasks[1].percent, 1);
+	assert_int_equal(again->trees[0].poll_ms, cfg->trees[0].poll_ms);
+	fl_config_free(again);
+	fl_config_free(cfg);
+	unlink(out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_example_loads),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_unknown_key),
+		cmocka_unit_test(test_types_and_units),
+		cmocka_unit_test(test_missing_and_duplicates),
+		cmocka_unit_test(test_references),
+		cmocka_unit_test(test_environment),
+		cmocka_unit_test(test_several_errors),
+		cmocka_unit_test(test_syntax_and_io),
+		cmocka_unit_test(test_print_roundtrip),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
