@@ -13,7 +13,7 @@ BUILD_PKGS="build-essential cmake pkg-config git clang
   libgit2-dev libcurl4-openssl-dev libvirt-dev libyaml-dev libsqlite3-dev
   libmicrohttpd-dev libjansson-dev libcmocka-dev zlib1g-dev libssl-dev"
 RUNTIME_PKGS="sqlite3 cpio qemu-system-x86 libvirt-daemon libvirt-daemon-driver-qemu
-  libvirt-clients"
+  libvirt-clients python3-aiosmtpd"
 
 want=""
 [ $# -eq 0 ] && set -- all

@@ -1,0 +1,43 @@
+/*
+ * mail.h - plain-text mail through libcurl's SMTP client.
+ *
+ * Header values built from commit data (subjects, author names) are
+ * untrusted: fl_mail_format() passes every header through
+ * fl_mail_header_value(), so no CR/LF or control character can start a new
+ * header. Non-ASCII header text is RFC 2047 encoded; the body goes as UTF-8.
+ */
+#ifndef FL_MAIL_H
+#define FL_MAIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct fl_mail {
+	const char *from;
+	const char *const *to;
+	size_t nto;
+	const char *subject;
+	const char *body;	 /* LF line ends; sent as CRLF */
+	const char *message_id;	 /* "<id@host>"; see fl_mail_message_id() */
+	const char *in_reply_to; /* NULL, or the Message-ID of the first report */
+	int64_t date;		 /* seconds since the epoch; 0 for now */
+};
+
+struct fl_smtp {
+	const char *url; /* smtp://host:port (STARTTLS when offered) or smtps://host:port */
+	const char *username;
+	const char *password;
+	long timeout_s;
+};
+
+/* The whole message, headers and body, with CRLF line ends (caller frees). */
+char *fl_mail_format(const struct fl_mail *m);
+/* Sends m; FL_EIO with curl's reason and the server's answer on failure. */
+int fl_mail_send(const struct fl_smtp *s, const struct fl_mail *m);
+
+/* One line of header text: CR, LF and control characters become spaces. */
+char *fl_mail_header_value(const char *untrusted);
+/* A Message-ID unique to (kind, id): "<faultline.KIND.ID.RANDOM@DOMAIN>". */
+char *fl_mail_message_id(const char *kind, long long id, const char *domain);
+
+#endif

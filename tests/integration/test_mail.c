@@ -1,0 +1,231 @@
+/*
+ * test_mail.c - mail formatting, and delivery to a real SMTP server: the
+ * test starts python3-aiosmtpd on a loopback port with a Maildir handler
+ * and reads back what arrived.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "error.h"
+#include "mail.h"
+
+static char dir[64];
+static int port;
+static pid_t server;
+
+static int port_open(int p)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)p)};
+	int fd = socket(AF_INET, SOCK_STREAM, 0), ok;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ok = connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
+	close(fd);
+	return ok;
+}
+
+static int start_server(void)
+{
+	char listen_at[64], maildir[96];
+
+	port = 20000 + (int)(getpid() % 20000);
+	while (port_open(port))
+		port++;
+	snprintf(listen_at, sizeof(listen_at), "127.0.0.1:%d", port);
+	snprintf(maildir, sizeof(maildir), "%s/Maildir", dir);
+	server = fork();
+	if (server == 0) {
+		execl("/usr/bin/python3", "python3", "-m", "aiosmtpd", "-n", "-l", listen_at, "-c",
+		      "aiosmtpd.handlers.Mailbox", maildir, (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 100 && !port_open(port); i++)
+		usleep(100 * 1000);
+	return port_open(port) ? 0 : -1;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/fl-mail-XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	return start_server();
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	if (server > 0) {
+		kill(server, SIGTERM);
+		waitpid(server, NULL, 0);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd);
+}
+
+static const char *const to[] = {"Kernel Dev <dev@example.org>", "list@example.org"};
+
+static struct fl_mail report(void)
+{
+	struct fl_mail m = {
+		.from = "faultline <faultline@localhost>",
+		.to = to,
+		.nto = 2,
+		.subject = "[mm] 1a2b3c4d: page_fault2.threads -24.6% regression\r\nBcc: evil@x",
+		.body = "faultline noticed a -24.6% regression\n.\nend\n",
+		.message_id = "<faultline.regression.1.abc@localhost>",
+		.in_reply_to = NULL,
+		.date = 1700000000,
+	};
+	return m;
+}
+
+static void test_header_values_are_one_line(void **state)
+{
+	char *v;
+
+	(void)state;
+	v = fl_mail_header_value("mm: fix\r\nBcc: evil@example.org\n\tX");
+	assert_string_equal(v, "mm: fix Bcc: evil@example.org X");
+	free(v);
+	v = fl_mail_header_value("\r\n  lead");
+	assert_string_equal(v, "  lead");
+	free(v);
+}
+
+static void test_format(void **state)
+{
+	struct fl_mail m = report();
+	char *text;
+
+	(void)state;
+	text = fl_mail_format(&m);
+	assert_non_null(strstr(text, "Subject: [mm] 1a2b3c4d: page_fault2.threads -24.6% "
+				     "regression Bcc: evil@x\r\n"));
+	assert_null(strstr(text, "\r\nBcc:"));
+	assert_non_null(strstr(text, "Date: Tue, 14 Nov 2023 22:13:20 +0000\r\n"));
+	assert_non_null(strstr(text, "Message-ID: <faultline.regression.1.abc@localhost>\r\n"));
+	assert_null(strstr(text, "In-Reply-To"));
+	assert_non_null(strstr(text, "To: Kernel Dev <dev@example.org>, list@example.org\r\n"));
+	assert_non_null(strstr(text, "\r\n\r\nfaultline noticed a -24.6% regression\r\n.\r\nend\r\n"));
+	free(text);
+	m.subject = "mm: r\xc3\xa9gression";
+	m.in_reply_to = "<first@localhost>";
+	text = fl_mail_format(&m);
+	/* base64("mm: régression") */
+	assert_non_null(strstr(text, "Subject: =?UTF-8?B?bW06IHLDqWdyZXNzaW9u?=\r\n"));
+	assert_non_null(strstr(text, "In-Reply-To: <first@localhost>\r\n"));
+	assert_non_null(strstr(text, "References: <first@localhost>\r\n"));
+	free(text);
+}
+
+/* The one message in the Maildir, as text. */
+static char *delivered(void)
+{
+	char path[512];
+	fl_buf b = FL_BUF_INIT;
+	struct dirent *e;
+	DIR *d;
+	FILE *f;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/Maildir/new", dir);
+	d = opendir(path);
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		char buf[4096];
+		size_t got;
+
+		if (e->d_name[0] == '.')
+			continue;
+		n++;
+		snprintf(path, sizeof(path), "%s/Maildir/new/%s", dir, e->d_name);
+		f = fopen(path, "r");
+		assert_non_null(f);
+		while ((got = fread(buf, 1, sizeof(buf), f)) > 0)
+			fl_buf_add(&b, buf, got);
+		fclose(f);
+	}
+	closedir(d);
+	assert_int_equal(n, 1);
+	return fl_buf_detach(&b);
+}
+
+static void test_send_to_real_server(void **state)
+{
+	struct fl_mail m = report();
+	char url[64], *got;
+	struct fl_smtp s = {url, NULL, NULL, 20};
+
+	(void)state;
+	snprintf(url, sizeof(url), "smtp://127.0.0.1:%d", port);
+	m.in_reply_to = "<first@localhost>";
+	assert_int_equal(fl_mail_send(&s, &m), 0);
+	got = delivered();
+	assert_non_null(strstr(got, "Subject: [mm] 1a2b3c4d: page_fault2.threads -24.6% "
+				    "regression Bcc: evil@x\n"));
+	assert_null(strstr(got, "\nBcc:"));
+	assert_non_null(strstr(got, "In-Reply-To: <first@localhost>\n"));
+	assert_non_null(strstr(got, "Message-ID: <faultline.regression.1.abc@localhost>\n"));
+	/* The lone dot survived the SMTP transparency rules. */
+	assert_non_null(strstr(got, "regression\n.\nend\n"));
+	free(got);
+}
+
+static void test_server_down(void **state)
+{
+	struct fl_mail m = report();
+	char url[64];
+	struct fl_smtp s = {url, NULL, NULL, 5};
+	int dead = port + 1;
+
+	(void)state;
+	while (port_open(dead))
+		dead++;
+	snprintf(url, sizeof(url), "smtp://127.0.0.1:%d", dead);
+	assert_int_equal(fl_mail_send(&s, &m), FL_EIO);
+	assert_non_null(strstr(fl_error_last(), url));
+}
+
+static void test_message_ids_differ(void **state)
+{
+	char *a = fl_mail_message_id("regression", 7, "localhost");
+	char *b = fl_mail_message_id("regression", 8, "localhost");
+
+	(void)state;
+	assert_non_null(strstr(a, "<faultline.regression.7."));
+	assert_non_null(strstr(a, "@localhost>"));
+	assert_string_not_equal(a, b);
+	free(a);
+	free(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_header_values_are_one_line),
+		cmocka_unit_test(test_format),
+		cmocka_unit_test(test_send_to_real_server),
+		cmocka_unit_test(test_server_down),
+		cmocka_unit_test(test_message_ids_differ),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
