@@ -1,0 +1,117 @@
+/*
+ * test_svg.c - the plots carry every series, point, error bar and marker,
+ * escape their labels, and are well-formed XML (checked with python3's
+ * xml.etree, an independent parser).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "svg.h"
+
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+static void assert_well_formed(const char *svg)
+{
+	char path[64], cmd[160];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/tmp/fl-svg-%d.svg", (int)getpid());
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(svg, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import sys,xml.etree.ElementTree as E; E.parse(sys.argv[1])' %s",
+		 path);
+	assert_int_equal(system(cmd), 0);
+	unlink(path);
+}
+
+static void test_scalability_plot(void **state)
+{
+	double x[] = {1, 2, 4, 8}, a[] = {250e3, 480e3, 900e3, 1.6e6}, b[] = {240e3, 300e3, 310e3,
+									    320e3};
+	double ea[] = {10e3, 12e3, 20e3, 30e3}, eb[] = {8e3, 9e3, 9e3, 10e3};
+	struct fl_svg_series s[] = {{"v6.1-fl0 <base>", x, a, ea, 4}, {"v6.1-fl1", x, b, eb, 4}};
+	struct fl_svg_plot p = {"page_fault2 threads", "tasks", "ops/s", s, 2, NULL, 0, NULL, 0,
+				0, 0};
+	fl_buf out = FL_BUF_INIT;
+
+	(void)state;
+	fl_svg_lines(&out, &p);
+	assert_int_equal(count(out.ptr, "<polyline"), 2);
+	assert_int_equal(count(out.ptr, "<circle"), 8);
+	assert_int_equal(count(out.ptr, "class='err'"), 8);
+	assert_int_equal(count(out.ptr, "<g class='series'"), 2);
+	assert_non_null(strstr(out.ptr, "data-label='v6.1-fl0 &lt;base&gt;'"));
+	assert_null(strstr(out.ptr, "<base>"));
+	/* y runs to 1.63M: ticks every 200k, so 1.6M and 800k are labelled. */
+	assert_non_null(strstr(out.ptr, ">1.6M</text>"));
+	assert_non_null(strstr(out.ptr, ">800k</text>"));
+	assert_well_formed(out.ptr);
+	fl_buf_free(&out);
+}
+
+static void test_tags_with_change_point(void **state)
+{
+	double x[] = {0, 1, 2, 3}, y[] = {5, 5.1, 3.9, 4.0}, mark = 1.5;
+	const char *names[] = {"v6.0", "v6.1-rc1", "v6.1-rc2", "v6.1"};
+	struct fl_svg_series s = {"ops", x, y, NULL, 4};
+	struct fl_svg_plot p = {"trend", "tag", "ops/s", &s, 1, &mark, 1, names, 4, 500, 300};
+	fl_buf out = FL_BUF_INIT;
+
+	(void)state;
+	fl_svg_lines(&out, &p);
+	assert_int_equal(count(out.ptr, "class='mark'"), 1);
+	assert_int_equal(count(out.ptr, "class='err'"), 0);
+	assert_non_null(strstr(out.ptr, ">v6.1-rc2</text>"));
+	assert_non_null(strstr(out.ptr, "width='500' height='300'"));
+	assert_well_formed(out.ptr);
+	fl_buf_free(&out);
+}
+
+static void test_strip_and_empty(void **state)
+{
+	double g0[] = {1, 2, 3}, g1[] = {2};
+	const double *vals[] = {g0, g1};
+	const char *groups[] = {"1a2b3c4 & co", "5d6e7f8"};
+	size_t counts[] = {3, 1};
+	struct fl_svg_plot empty = {0};
+	fl_buf out = FL_BUF_INIT;
+
+	(void)state;
+	fl_svg_strip(&out, groups, vals, counts, 2, 400);
+	assert_int_equal(count(out.ptr, "<circle"), 4);
+	assert_non_null(strstr(out.ptr, "1a2b3c4 &amp; co"));
+	assert_well_formed(out.ptr);
+	fl_buf_reset(&out);
+	fl_svg_lines(&out, &empty);
+	assert_int_equal(count(out.ptr, "<polyline"), 0);
+	assert_well_formed(out.ptr);
+	fl_buf_free(&out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_scalability_plot),
+		cmocka_unit_test(test_tags_with_change_point),
+		cmocka_unit_test(test_strip_and_empty),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
