@@ -1,0 +1,418 @@
+/*
+ * builtin/bisect.c - "faultline bisect run": a noise-aware "git bisect run"
+ * for any repository, on the engine of bisect.c.
+ *
+ * The commits under test are checked out in a private detached worktree
+ * (git worktree add --detach in a temporary directory), so the user's own
+ * working tree, index and HEAD are never touched; the worktree is removed
+ * at the end. git is run as a program: its CLI is the stable interface for
+ * worktrees, and running it keeps this file free of libgit2 state.
+ */
+#include "../bisect.h"
+#include "../buf.h"
+#include "../builtin.h"
+#include "../error.h"
+#include "../log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAX_ATTEMPTS 3 /* a failing run is retried this many times in all */
+
+struct bisect_ctx {
+	const char *repo;
+	char *wt; /* the private worktree */
+	char **shas;
+	size_t n;
+	char **cmd;
+	size_t current; /* the commit checked out in wt, n when unknown */
+};
+
+/*
+ * Runs argv in cwd (NULL: ours) with FAULTLINE_COMMIT=commit when given;
+ * standard output is captured into out, standard error passes through
+ * unless quiet. Returns the exit status, 128+signal, or -1 on exec trouble.
+ */
+static int run_capture(char **argv, const char *cwd, const char *commit, fl_buf *out,
+		       int quiet)
+{
+	int fd[2], status;
+	char chunk[4096];
+	ssize_t got;
+	pid_t pid;
+
+	if (pipe(fd))
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(fd[0]);
+		close(fd[1]);
+		return -1;
+	}
+	if (!pid) {
+		dup2(fd[1], 1);
+		close(fd[0]);
+		close(fd[1]);
+		if (quiet) {
+			int null = open("/dev/null", O_WRONLY);
+
+			if (null >= 0)
+				dup2(null, 2);
+		}
+		if ((cwd && chdir(cwd)) || (commit && setenv("FAULTLINE_COMMIT", commit, 1)))
+			_exit(127);
+		execvp(argv[0], argv);
+		fprintf(stderr, "faultline: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(fd[1]);
+	while ((got = read(fd[0], chunk, sizeof(chunk))) > 0 || (got < 0 && errno == EINTR))
+		if (got > 0 && out)
+			fl_buf_add(out, chunk, (size_t)got);
+	close(fd[0]);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+/* git -C repo ARGS..., output trimmed of its last newline; 0 or FL_ENOTFOUND. */
+static int git(const char *repo, fl_buf *out, const char *a1, const char *a2, const char *a3,
+	       const char *a4)
+{
+	char *argv[] = {"git", "-C", (char *)repo, (char *)a1, (char *)a2, (char *)a3,
+			(char *)a4, NULL};
+	int r;
+
+	fl_buf_reset(out);
+	r = run_capture(argv, NULL, NULL, out, 1);
+	while (out->len && out->ptr[out->len - 1] == '\n')
+		out->ptr[--out->len] = '\0';
+	return r ? FL_ENOTFOUND : 0;
+}
+
+static int resolve(const char *repo, const char *rev, char **sha)
+{
+	fl_buf out = FL_BUF_INIT;
+	char *spec = fl_xasprintf("%s^{commit}", rev);
+	int r = git(repo, &out, "rev-parse", "--verify", "--quiet", spec);
+
+	free(spec);
+	if (r || out.len != 40) {
+		fl_buf_free(&out);
+		return fl_error_set(FL_ENOTFOUND, "%s: bad revision '%s'", repo, rev);
+	}
+	*sha = fl_buf_detach(&out);
+	return 0;
+}
+
+/* The first-parent chain from good (index 0) to bad (index n-1). */
+static int first_parent_list(struct bisect_ctx *bc, const char *good, const char *bad)
+{
+	fl_buf out = FL_BUF_INIT;
+	char *line, *save = NULL;
+	size_t k = 0, alloc = 16;
+	char **rev;
+
+	if (git(bc->repo, &out, "rev-list", "--first-parent", bad, NULL))
+		return fl_error_set(FL_ENOTFOUND, "%s: cannot list the history of %s", bc->repo,
+				    bad);
+	rev = fl_xmalloc(alloc * sizeof(*rev));
+	for (line = strtok_r(out.ptr, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (k == alloc)
+			rev = fl_xrealloc(rev, (alloc *= 2) * sizeof(*rev));
+		rev[k++] = fl_xstrdup(line);
+		if (!strcmp(line, good))
+			break;
+	}
+	fl_buf_free(&out);
+	if (!k || strcmp(rev[k - 1], good)) {
+		while (k)
+			free(rev[--k]);
+		free(rev);
+		return fl_error_set(FL_EINVAL,
+				    "%s: good %.12s is not on the first-parent history of bad %.12s",
+				    bc->repo, good, bad);
+	}
+	bc->n = k;
+	bc->shas = fl_xmalloc(k * sizeof(char *));
+	for (size_t i = 0; i < k; i++)
+		bc->shas[i] = rev[k - 1 - i];
+	free(rev);
+	return 0;
+}
+
+/* Every line of output that is exactly one number (blanks around allowed) is a sample. */
+static size_t parse_samples(char *text, double **v)
+{
+	char *line, *save = NULL, *end;
+	size_t n = 0, alloc = 4;
+	double x;
+
+	*v = fl_xmalloc(alloc * sizeof(double));
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		errno = 0;
+		x = strtod(line, &end);
+		if (end == line || errno || !isfinite(x))
+			continue;
+		while (*end == ' ' || *end == '\t' || *end == '\r')
+			end++;
+		if (*end)
+			continue;
+		if (n == alloc)
+			*v = fl_xrealloc(*v, (alloc *= 2) * sizeof(double));
+		(*v)[n++] = x;
+	}
+	return n;
+}
+
+static int sample_commit(void *ctx, size_t idx, double **v, size_t *n)
+{
+	struct bisect_ctx *bc = ctx;
+	const char *sha = bc->shas[idx];
+	fl_buf out = FL_BUF_INIT;
+	char *co[] = {"git", "-C", bc->wt, "checkout", "--quiet", "--detach", "--force",
+		      (char *)sha, NULL};
+	int st;
+
+	*v = NULL;
+	*n = 0;
+	/* the engine often asks for the same commit again: keep the checkout */
+	if (bc->current != idx && run_capture(co, NULL, NULL, NULL, 1))
+		return fl_error_set(FL_EIO, "%s: cannot check out %.12s", bc->wt, sha);
+	bc->current = idx;
+	for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+		fl_buf_reset(&out);
+		st = run_capture(bc->cmd, bc->wt, sha, &out, 0);
+		if (st == 125) {
+			fl_info("bisect: %.7s cannot be tested (exit 125), skipping", sha);
+			break;
+		}
+		if (!st && (*n = parse_samples(out.ptr ? out.ptr : (char *)"", v)))
+			break;
+		free(*v);
+		*v = NULL;
+		*n = 0;
+		fl_info("bisect: %.7s run %d of %d failed (%s %d)", sha, attempt, MAX_ATTEMPTS,
+			st ? "exit" : "no samples, exit", st);
+	}
+	fl_buf_free(&out);
+	return *n ? 0 : FL_BISECT_SKIP;
+}
+
+static void show_step(void *ctx, const struct fl_bisect_step *st)
+{
+	struct bisect_ctx *bc = ctx;
+	int steps = 0;
+
+	if (st->phase == FL_PHASE_CONFIRM) {
+		fl_verbose("bisect: measuring %s end %.7s", st->idx ? "bad" : "good",
+			   bc->shas[st->idx]);
+		return;
+	}
+	while ((1u << steps) < st->left)
+		steps++;
+	fl_info("bisect: %zu commits left, ~%d steps, best candidate %.7s p=%.2f%s", st->left,
+		steps, bc->shas[st->best], st->confidence,
+		st->phase == FL_PHASE_VERIFY ? " (verifying)" : "");
+}
+
+static char *subject(const char *repo, const char *sha)
+{
+	fl_buf out = FL_BUF_INIT;
+
+	git(repo, &out, "log", "-1", "--format=%s", sha);
+	return fl_buf_detach(&out);
+}
+
+static void print_result(struct bisect_ctx *bc, const struct fl_bisect_result *r, int json)
+{
+	const char *first = bc->shas[r->first], *last = bc->shas[r->last];
+	char *subj = NULL;
+
+	if (r->kind == FL_BISECT_CULPRIT)
+		subj = subject(bc->repo, first);
+	if (json) {
+		json_t *o = json_object();
+
+		json_object_set_new(o, "result", json_string(fl_bisect_kind_name(r->kind)));
+		if (r->kind == FL_BISECT_CULPRIT) {
+			json_object_set_new(o, "commit", json_string(first));
+			json_object_set_new(o, "subject", json_string(subj));
+		} else if (r->kind == FL_BISECT_RANGE) {
+			json_object_set_new(o, "first", json_string(first));
+			json_object_set_new(o, "last", json_string(last));
+		}
+		json_object_set_new(o, "confidence", json_real(r->confidence));
+		json_object_set_new(o, "change_pct", json_real(r->change_pct));
+		json_object_set_new(o, "runs", json_integer((json_int_t)r->runs));
+		json_object_set_new(o, "commits_tested", json_integer((json_int_t)r->commits_tested));
+		json_dumpf(o, stdout, JSON_COMPACT);
+		putchar('\n');
+		json_decref(o);
+	} else {
+		if (r->kind == FL_BISECT_CULPRIT)
+			printf("culprit %s %s\n", first, subj);
+		else if (r->kind == FL_BISECT_RANGE)
+			printf("range %s %s\n", first, last);
+		else
+			printf("%s\n", fl_bisect_kind_name(r->kind));
+		printf("confidence %.3f, change %+.1f%%, %zu runs, %zu commits tested\n",
+		       r->confidence, r->change_pct, r->runs, r->commits_tested);
+	}
+	free(subj);
+}
+
+struct run_opts {
+	const char *repo, *good, *bad;
+	struct fl_bisect_opts bo;
+	int json;
+};
+
+static int parse_args(int argc, char **argv, struct run_opts *ro)
+{
+	static const struct option opts[] = {
+		{"repo", required_argument, NULL, 'r'},	      {"good", required_argument, NULL, 'g'},
+		{"bad", required_argument, NULL, 'b'},	      {"direction", required_argument, NULL, 'd'},
+		{"min-change", required_argument, NULL, 'm'}, {"confidence", required_argument, NULL, 'c'},
+		{"max-runs", required_argument, NULL, 'n'},   {"json", no_argument, NULL, 'j'},
+		{NULL, 0, NULL, 0},
+	};
+	char *end;
+	int c;
+
+	ro->repo = ".";
+	fl_bisect_opts_init(&ro->bo);
+	optind = 2;
+	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		errno = 0;
+		end = NULL;
+		if (c == 'r')
+			ro->repo = optarg;
+		else if (c == 'g')
+			ro->good = optarg;
+		else if (c == 'b')
+			ro->bad = optarg;
+		else if (c == 'j')
+			ro->json = 1;
+		else if (c == 'd' && (!strcmp(optarg, "higher") || !strcmp(optarg, "lower")))
+			ro->bo.dir = !strcmp(optarg, "higher") ? FL_HIGHER_BETTER : FL_LOWER_BETTER;
+		else if (c == 'm')
+			ro->bo.min_change = strtod(optarg, &end) / 100;
+		else if (c == 'c')
+			ro->bo.confidence = strtod(optarg, &end);
+		else if (c == 'n')
+			ro->bo.max_runs = strtoul(optarg, &end, 10);
+		else
+			return -1;
+		if (end && (*end || errno || end == optarg)) {
+			fprintf(stderr, "faultline: bad number '%s'\n", optarg);
+			return -1;
+		}
+	}
+	if (!ro->good || !ro->bad || optind >= argc || ro->bo.min_change <= 0 ||
+	    ro->bo.confidence <= 0 || ro->bo.confidence >= 1 || !ro->bo.max_runs)
+		return -1;
+	return optind;
+}
+
+static int make_worktree(struct bisect_ctx *bc, const char *good)
+{
+	fl_buf out = FL_BUF_INIT;
+	const char *tmp = getenv("TMPDIR");
+	char *dir = fl_xasprintf("%s/faultline-bisect-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	int r;
+
+	if (!mkdtemp(dir)) {
+		free(dir);
+		return fl_error_set(FL_EIO, "cannot create a temporary directory: %s",
+				    strerror(errno));
+	}
+	rmdir(dir); /* git worktree add wants to create it */
+	r = git(bc->repo, &out, "worktree", "add", "--detach", dir);
+	if (!r) {
+		free(out.ptr);
+		out = (fl_buf)FL_BUF_INIT;
+		r = git(dir, &out, "checkout", "--quiet", "--detach", good);
+	}
+	fl_buf_free(&out);
+	bc->wt = dir;
+	return r ? fl_error_set(FL_EIO, "%s: cannot create a worktree in %s", bc->repo, dir) : 0;
+}
+
+static void remove_worktree(struct bisect_ctx *bc)
+{
+	fl_buf out = FL_BUF_INIT;
+
+	if (bc->wt) {
+		git(bc->repo, &out, "worktree", "remove", "--force", bc->wt);
+		git(bc->repo, &out, "worktree", "prune", NULL, NULL);
+	}
+	fl_buf_free(&out);
+	free(bc->wt);
+}
+
+static int bisect_run(int argc, char **argv)
+{
+	struct bisect_ctx bc = {0};
+	struct fl_bisect_result res;
+	struct run_opts ro = {0};
+	char *good = NULL, *bad = NULL;
+	fl_bisect *b = NULL;
+	int at, r, code;
+
+	if ((at = parse_args(argc, argv, &ro)) < 0)
+		return fl_usage("bisect");
+	bc.repo = ro.repo;
+	bc.cmd = argv + at;
+	if (resolve(ro.repo, ro.good, &good) || resolve(ro.repo, ro.bad, &bad) ||
+	    first_parent_list(&bc, good, bad) || fl_bisect_new(&b, bc.n, &ro.bo)) {
+		fprintf(stderr, "faultline: %s\n", fl_error_last());
+		code = FL_EXIT_USAGE;
+		goto out;
+	}
+	if ((r = make_worktree(&bc, good))) {
+		fprintf(stderr, "faultline: %s\n", fl_error_last());
+		code = FL_EXIT_FAIL;
+		goto out;
+	}
+	bc.current = bc.n;
+	fl_info("bisect: %zu commits on the first-parent path from %.7s to %.7s", bc.n, good,
+		bad);
+	r = fl_bisect_run(b, sample_commit, show_step, &bc, &res);
+	if (r) {
+		fprintf(stderr, "faultline: %s\n", fl_error_last());
+		code = FL_EXIT_FAIL;
+		goto out;
+	}
+	print_result(&bc, &res, ro.json);
+	code = res.kind == FL_BISECT_CULPRIT || res.kind == FL_BISECT_RANGE ? FL_EXIT_OK
+	       : res.kind == FL_BISECT_NO_REGRESSION				 ? FL_EXIT_NO
+										 : FL_EXIT_INCONCLUSIVE;
+out:
+	remove_worktree(&bc);
+	fl_bisect_free(b);
+	for (size_t i = 0; i < bc.n; i++)
+		free(bc.shas[i]);
+	free(bc.shas);
+	free(good);
+	free(bad);
+	return code;
+}
+
+int cmd_bisect(int argc, char **argv)
+{
+	if (argc < 2 || strcmp(argv[1], "run"))
+		return fl_usage("bisect");
+	return bisect_run(argc, argv);
+}

@@ -1,0 +1,83 @@
+# bisect.sh - "faultline bisect run" on real temporary git repositories.
+# The benchmark is an awk one-liner: 100 +- 1 (Gaussian, Box-Muller), 90 once the file
+# "slow" exists (commit 13 of 20 adds it), so the culprit is known by
+# construction and a 10-sigma step makes the answer certain.
+. "$(dirname "$0")/lib.sh"
+
+repo="$tmp/repo"
+git init -q "$repo"
+git -C "$repo" config user.email t@example.com
+git -C "$repo" config user.name test
+for i in $(seq 1 20); do
+	echo "$i" >"$repo/f"
+	[ "$i" -ge 13 ] && echo slow >"$repo/slow"
+	git -C "$repo" add -A
+	git -C "$repo" commit -qm "commit $i"
+done
+culprit=$(git -C "$repo" rev-parse HEAD~7)
+c12=$(git -C "$repo" rev-parse HEAD~8)
+
+cat >"$tmp/bench" <<'SH'
+#!/bin/sh
+# PER_RUN noisy samples (default 1) after a non-numeric line; logs the commit it saw
+echo "$FAULTLINE_COMMIT" >>"$BENCH_LOG"
+[ -n "${SKIP:-}" ] && [ "$FAULTLINE_COMMIT" = "$SKIP" ] && exit 125
+base=100
+[ -f slow ] && base=90
+echo "warming up"
+awk -v seed="$$$(date +%N)" -v base=$base -v n="${PER_RUN:-1}" 'BEGIN {
+	srand(seed % 2147483647)
+	for (i = 0; i < n; i++)
+		printf "%.3f\n", base + sqrt(-2 * log(1 - rand())) * cos(6.283185307 * rand())
+}'
+SH
+chmod +x "$tmp/bench"
+export BENCH_LOG="$tmp/bench.log"
+
+# the user's checkout: a dirty tree on a branch, which must be left alone
+echo local >"$repo/untracked"
+echo edited >"$repo/f"
+git -C "$repo" add f
+echo more >>"$repo/f"
+before=$(git -C "$repo" rev-parse HEAD; git -C "$repo" status --porcelain; git -C "$repo" diff --cached | md5sum)
+
+expect_exit 0 "finds the culprit" "$FAULTLINE" bisect run --repo "$repo" --good HEAD~19 --bad HEAD -- "$tmp/bench"
+expect_grep "$tmp/out" "culprit $culprit commit 13" "names the culprit and its subject"
+expect_grep "$tmp/out" "runs," "reports the runs"
+expect_grep "$tmp/err" "commits left" "progress on stderr"
+grep -q "$culprit" "$BENCH_LOG" && ok "FAULTLINE_COMMIT is set" || fail "FAULTLINE_COMMIT is set"
+after=$(git -C "$repo" rev-parse HEAD; git -C "$repo" status --porcelain; git -C "$repo" diff --cached | md5sum)
+[ "$before" = "$after" ] && ok "the user's checkout is unchanged" || fail "the user's checkout is unchanged"
+[ "$(git -C "$repo" worktree list | wc -l)" = 1 ] && ok "the private worktree is gone" ||
+	fail "the private worktree is gone"
+[ "$(cat "$repo/untracked")" = local ] && ok "untracked file kept" || fail "untracked file kept"
+
+expect_exit 0 "json output" env PER_RUN=3 "$FAULTLINE" bisect run --repo "$repo" --good HEAD~19 --bad HEAD --json -- "$tmp/bench"
+python3 - "$tmp/out" "$culprit" <<'PY' && ok "json fields" || fail "json fields"
+import json, sys
+o = json.loads(open(sys.argv[1]).read())
+assert o["result"] == "culprit" and o["commit"] == sys.argv[2], o
+assert o["confidence"] >= 0.95 and 7 < o["change_pct"] < 13, o
+assert o["runs"] >= o["commits_tested"] >= 3, o
+PY
+
+expect_exit 0 "a skipped neighbour gives a range" env SKIP="$c12" "$FAULTLINE" bisect run --repo "$repo" --good HEAD~19 --bad HEAD -- "$tmp/bench"
+expect_grep "$tmp/out" "range $c12 $culprit" "the range is commit 12..13"
+
+expect_exit 1 "no regression between two fast commits" "$FAULTLINE" bisect run --repo "$repo" --good HEAD~19 --bad HEAD~9 -- "$tmp/bench"
+expect_grep "$tmp/out" "no-regression" "says no-regression"
+expect_exit 1 "lower-better: slower numbers are better, so no regression" "$FAULTLINE" bisect run --repo "$repo" --good HEAD~19 --bad HEAD --direction lower -- "$tmp/bench"
+
+expect_exit 2 "a bad revision" "$FAULTLINE" bisect run --repo "$repo" --good nosuchrev --bad HEAD -- "$tmp/bench"
+expect_grep "$tmp/err" "bad revision 'nosuchrev'" "the message names it"
+expect_exit 2 "good not an ancestor" "$FAULTLINE" bisect run --repo "$repo" --good HEAD --bad HEAD~3 -- "$tmp/bench"
+expect_exit 2 "no command" "$FAULTLINE" bisect run --repo "$repo" --good HEAD~3 --bad HEAD
+expect_exit 2 "not a repository" "$FAULTLINE" bisect run --repo "$tmp/nothing" --good HEAD~3 --bad HEAD -- true
+expect_exit 4 "a command that always fails" "$FAULTLINE" bisect run --repo "$repo" --good HEAD~19 --bad HEAD -- false
+expect_grep "$tmp/err" "good commit cannot be tested" "says why"
+expect_grep "$tmp/err" "run 3 of 3 failed" "retried a bounded number of times"
+expect_exit 3 "budget too small" "$FAULTLINE" bisect run --repo "$repo" --good HEAD~19 --bad HEAD --max-runs 18 -- "$tmp/bench"
+expect_grep "$tmp/out" "inconclusive" "says inconclusive"
+[ "$(git -C "$repo" worktree list | wc -l)" = 1 ] && ok "no worktree left behind" ||
+	fail "no worktree left behind"
+finish
