@@ -20,6 +20,7 @@ static const struct fl_command commands[] = {
 	 "find the commit that made a noisy benchmark slower"},
 	{"config", cmd_config, "config check [FILE]", "validate a configuration and print it normalised"},
 	{"db", cmd_db, "db init|migrate [--config F | --db PATH]", "create or upgrade the SQLite store"},
+	{"records", cmd_records, "records FILE|-", "check a console log's FLR1 records and print their JSON"},
 	{"help", cmd_help, "help [COMMAND]", "show the commands, or one command's usage"},
 	{NULL, NULL, NULL, NULL},
 };

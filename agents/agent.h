@@ -1,0 +1,24 @@
+/*
+ * agent.h - what fl-agent's host and guest modes share: running a whole job
+ * (every test x mode x task count) and turning each point into JSON.
+ */
+#ifndef FL_AGENT_H
+#define FL_AGENT_H
+
+#include "bench.h"
+
+/* json is a complete object; pt is the point it describes, or NULL for an
+ * environment or error object. */
+typedef void (*fl_agent_emit_fn)(void *arg, const char *json, const struct fl_bench_point *pt);
+
+/* Runs every point of o; 0 if all ran, -1 if any failed (each failure is
+ * emitted as an error object and the run goes on). */
+int fl_agent_run(const struct fl_bench_opts *o, fl_agent_emit_fn emit, void *arg);
+/* Emits {"type":"error","message":msg}. */
+void fl_agent_error(fl_agent_emit_fn emit, void *arg, const char *msg);
+/* Emits the environment object: kernel, CPUs, nodes, memory, cmdline. */
+void fl_agent_env(const struct fl_topo *t, fl_agent_emit_fn emit, void *arg);
+
+int fl_guest_main(void);
+
+#endif

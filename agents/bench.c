@@ -1,0 +1,508 @@
+/*
+ * bench.c - page_fault1/2/3 runners, options and the sampling parent (see
+ * bench.h).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/statvfs.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+/* One counter per 128 bytes: adjacent-line prefetch on x86 pairs lines, and
+ * tasks sharing a pair would measure cache-line bouncing, not page faults. */
+#define COUNTER_STRIDE (128 / sizeof(uint64_t))
+
+static const char *const test_names[] = { "page_fault1", "page_fault2", "page_fault3" };
+
+const char *fl_bench_test_name(int test)
+{
+	return test >= 1 && test <= 3 ? test_names[test - 1] : "?";
+}
+
+const char *fl_bench_mode_name(enum fl_bench_mode m)
+{
+	return m == FL_MODE_THREADS ? "threads" : "processes";
+}
+
+void fl_bench_defaults(struct fl_bench_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->tests[0] = 1;
+	o->modes[FL_MODE_PROCESSES] = 1;
+	o->ntask_specs = 1;
+	o->task_spec[0] = 1;
+	o->warmup_s = 1;
+	o->duration_s = 5;
+	o->memsize = 128ull << 20;	/* will-it-scale's MEMSIZE */
+	o->place = FL_PLACE_SPREAD;
+}
+
+int fl_parse_seconds(const char *s, int *out)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (end == s || v < 0 || v > 3600 || (*end && strcmp(end, "s")))
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+int fl_parse_bytes(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	int shift = 0;
+
+	if (end == s || *s == '-')
+		return -1;
+	if (*end == 'K')
+		shift = 10;
+	else if (*end == 'M')
+		shift = 20;
+	else if (*end == 'G')
+		shift = 30;
+	else if (*end)
+		return -1;
+	if (shift && end[1])
+		return -1;
+	if (v == 0 || v > (1ull << 40) >> shift)
+		return -1;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+/* Calls fn on each comma-separated item of s. */
+static int each_item(const char *s, int (*fn)(struct fl_bench_opts *, const char *),
+		     struct fl_bench_opts *o)
+{
+	char buf[512], *save = NULL;
+
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
+		if (fn(o, t))
+			return -1;
+	return 0;
+}
+
+static int add_test(struct fl_bench_opts *o, const char *t)
+{
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(t, test_names[i]))
+			return o->tests[i] = 1, 0;
+	return -1;
+}
+
+static int add_mode(struct fl_bench_opts *o, const char *t)
+{
+	if (!strcmp(t, "processes"))
+		o->modes[FL_MODE_PROCESSES] = 1;
+	else if (!strcmp(t, "threads"))
+		o->modes[FL_MODE_THREADS] = 1;
+	else
+		return -1;
+	return 0;
+}
+
+static int add_tasks(struct fl_bench_opts *o, const char *t)
+{
+	char *end;
+	long v = strtol(t, &end, 10);
+
+	if (end == t || v <= 0 || o->ntask_specs >= FL_BENCH_MAX_POINTS)
+		return -1;
+	if (!strcmp(end, "%") && v <= 1000)
+		o->task_spec[o->ntask_specs++] = (int)-v;
+	else if (!*end && v <= FL_BENCH_MAX_TASKS)
+		o->task_spec[o->ntask_specs++] = (int)v;
+	else
+		return -1;
+	return 0;
+}
+
+static int set_list(struct fl_bench_opts *o, const char *key, const char *val)
+{
+	if (!strcmp(key, "test")) {
+		memset(o->tests, 0, sizeof(o->tests));
+		return each_item(val, add_test, o);
+	}
+	if (!strcmp(key, "mode")) {
+		memset(o->modes, 0, sizeof(o->modes));
+		return each_item(val, add_mode, o);
+	}
+	o->ntask_specs = 0;
+	return each_item(val, add_tasks, o);
+}
+
+int fl_bench_set(struct fl_bench_opts *o, const char *key, const char *val)
+{
+	int r;
+
+	if (!strcmp(key, "test") || !strcmp(key, "mode") || !strcmp(key, "tasks"))
+		r = set_list(o, key, val);
+	else if (!strcmp(key, "warmup"))
+		r = fl_parse_seconds(val, &o->warmup_s);
+	else if (!strcmp(key, "duration"))
+		r = fl_parse_seconds(val, &o->duration_s) || o->duration_s < 1 ||
+		    o->duration_s > 600 ? -1 : 0;
+	else if (!strcmp(key, "timeout"))
+		r = fl_parse_seconds(val, &o->timeout_s);
+	else if (!strcmp(key, "memory"))
+		r = fl_parse_bytes(val, &o->memsize);
+	else if (!strcmp(key, "placement"))
+		r = fl_place_parse(val, &o->place);
+	else if (!strcmp(key, "hang"))
+		r = (o->hang = !strcmp(val, "1"), 0);
+	else {
+		fprintf(stderr, "fl-agent: unknown option '%s'\n", key);
+		return -1;
+	}
+	if (r || (!strcmp(key, "test") && !(o->tests[0] | o->tests[1] | o->tests[2])) ||
+	    (!strcmp(key, "mode") && !(o->modes[0] | o->modes[1])) ||
+	    (!strcmp(key, "tasks") && !o->ntask_specs)) {
+		fprintf(stderr, "fl-agent: bad value '%s' for %s\n", val, key);
+		return -1;
+	}
+	return 0;
+}
+
+int fl_bench_parse_job(struct fl_bench_opts *o, const char *text)
+{
+	char *copy = strdup(text), *save = NULL;
+	int err = 0;
+
+	if (!copy)
+		return -1;
+	for (char *l = strtok_r(copy, "\n;", &save); l && !err; l = strtok_r(NULL, "\n;", &save)) {
+		char *eq;
+
+		while (*l == ' ' || *l == '\t')
+			l++;
+		if (!*l || *l == '#')
+			continue;
+		eq = strchr(l, '=');
+		if (!eq) {
+			fprintf(stderr, "fl-agent: job line '%s' is not key=value\n", l);
+			err = -1;
+			break;
+		}
+		*eq = 0;
+		err = fl_bench_set(o, l, eq + 1);
+	}
+	free(copy);
+	return err;
+}
+
+int fl_bench_task_counts(const struct fl_bench_opts *o, int ncpus, int *counts)
+{
+	for (int i = 0; i < o->ntask_specs; i++) {
+		int s = o->task_spec[i];
+
+		/* Percentages round up: 50% of 3 CPUs is 2 tasks, never 0. */
+		counts[i] = s > 0 ? s : (-s * ncpus + 99) / 100;
+		if (counts[i] < 1)
+			counts[i] = 1;
+		if (counts[i] > FL_BENCH_MAX_TASKS)
+			counts[i] = FL_BENCH_MAX_TASKS;
+	}
+	return o->ntask_specs;
+}
+
+static long long meminfo_kb(const char *field)
+{
+	char line[256];
+	long long v = -1;
+	size_t n = strlen(field);
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, n) && line[n] == ':') {
+			v = atoll(line + n + 1);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+int fl_bench_fits(int test, int ntasks, uint64_t memsize, char *why, int n)
+{
+	/* page_fault2 holds the tmpfs file and its private copies: twice. */
+	uint64_t per = test == 2 ? 2 * memsize : memsize;
+	uint64_t need = per * (uint64_t)ntasks;
+	long long avail = meminfo_kb("MemAvailable");
+	struct statvfs vfs;
+
+	if (avail < 0)
+		avail = meminfo_kb("MemFree");
+	/* Leave a tenth for the kernel and the agent: an OOM kill would lose
+	 * the whole run, a refusal loses one point. */
+	if (avail >= 0 && need > (uint64_t)avail * 1024 / 10 * 9) {
+		snprintf(why, (size_t)n, "%s with %d tasks needs %llu MiB, only %lld MiB available "
+			 "(use a smaller memory= per task)", fl_bench_test_name(test), ntasks,
+			 (unsigned long long)(need >> 20), avail >> 10);
+		return -1;
+	}
+	if (test != 1 && !statvfs("/tmp", &vfs) &&
+	    memsize * (uint64_t)ntasks > (uint64_t)vfs.f_bavail * vfs.f_frsize) {
+		snprintf(why, (size_t)n, "%s with %d tasks needs %llu MiB in /tmp, only %llu MiB free",
+			 fl_bench_test_name(test), ntasks,
+			 (unsigned long long)(memsize * (uint64_t)ntasks >> 20),
+			 (unsigned long long)((uint64_t)vfs.f_bavail * vfs.f_frsize >> 20));
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- the tasks ------------------------------------------------------- */
+
+struct task {
+	int test;
+	int fd;			/* page_fault2/3: the task's file */
+	uint64_t memsize;
+	volatile uint64_t *counter;
+	volatile int *stop;	/* threads only; processes are killed */
+	int cpu;
+};
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* will-it-scale's testcase loop: map, touch one byte per page counting each
+ * one, unmap. The stop check is once per mapping, off the per-page path. */
+static void task_loop(struct task *t)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	int flags = t->test == 1 ? MAP_PRIVATE | MAP_ANONYMOUS :
+		    t->test == 2 ? MAP_PRIVATE : MAP_SHARED;
+	int fd = t->test == 1 ? -1 : t->fd;
+
+	while (!t->stop || !*t->stop) {
+		char *c = mmap(NULL, t->memsize, PROT_READ | PROT_WRITE, flags, fd, 0);
+
+		if (c == MAP_FAILED)
+			_exit(3);
+		for (uint64_t i = 0; i < t->memsize; i += (uint64_t)pg) {
+			c[i] = 0;
+			(*t->counter)++;
+		}
+		munmap(c, t->memsize);
+	}
+}
+
+static void *thread_main(void *arg)
+{
+	struct task *t = arg;
+
+	pin(t->cpu);
+	task_loop(t);
+	return NULL;
+}
+
+/* The file is created and unlinked before the task starts, so a killed
+ * task leaves nothing behind on tmpfs. */
+static int task_file(uint64_t memsize)
+{
+	char path[] = "/tmp/fl-agent-XXXXXX";
+	int fd = mkstemp(path);
+
+	if (fd < 0)
+		return -1;
+	unlink(path);
+	if (ftruncate(fd, (off_t)memsize)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static uint64_t sum_counters(volatile uint64_t *c, int n, uint64_t *each)
+{
+	uint64_t s = 0;
+
+	for (int i = 0; i < n; i++) {
+		each[i] = c[(size_t)i * COUNTER_STRIDE];
+		s += each[i];
+	}
+	return s;
+}
+
+/* Sleeps to an absolute deadline so sampling does not drift. */
+static void sleep_until(struct timespec *next)
+{
+	next->tv_sec += 1;
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, next, NULL) == EINTR)
+		;
+}
+
+static void sample(const struct fl_bench_opts *o, struct fl_bench_point *pt,
+		   volatile uint64_t *counters, uint64_t *start, uint64_t *now)
+{
+	struct timespec next;
+	uint64_t prev, cur;
+	double tprev, tcur;
+
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	for (int s = 0; s < o->warmup_s; s++)
+		sleep_until(&next);
+	prev = sum_counters(counters, pt->ntasks, start);
+	tprev = now_s();
+	for (int s = 0; s < o->duration_s && s < 600; s++) {
+		sleep_until(&next);
+		cur = sum_counters(counters, pt->ntasks, now);
+		tcur = now_s();
+		/* Scale by the real interval: a late wake-up is not a slower kernel. */
+		pt->samples[pt->nsamples++] = (double)(cur - prev) / (tcur - tprev);
+		prev = cur;
+		tprev = tcur;
+	}
+}
+
+static void summarise(const struct fl_bench_opts *o, struct fl_bench_point *pt,
+		      const uint64_t *start, const uint64_t *end)
+{
+	double sum = 0;
+
+	for (int i = 0; i < pt->nsamples; i++)
+		sum += pt->samples[i];
+	pt->average = pt->nsamples ? sum / pt->nsamples : 0;
+	for (int i = 0; i < pt->ntasks; i++) {
+		double r;
+
+		pt->task_ops[i] = end[i] - start[i];
+		r = (double)pt->task_ops[i] / o->duration_s;
+		if (i == 0 || r < pt->per_task_min)
+			pt->per_task_min = r;
+		if (i == 0 || r > pt->per_task_max)
+			pt->per_task_max = r;
+	}
+}
+
+static int start_tasks(struct fl_bench_point *pt, struct task *tasks, pid_t *pids,
+		       pthread_t *threads)
+{
+	for (int i = 0; i < pt->ntasks; i++) {
+		if (pt->mode == FL_MODE_THREADS) {
+			if (pthread_create(&threads[i], NULL, thread_main, &tasks[i]))
+				return -1;
+			continue;
+		}
+		pids[i] = fork();
+		if (pids[i] < 0)
+			return -1;
+		if (pids[i] == 0) {
+			pin(tasks[i].cpu);
+			task_loop(&tasks[i]);
+			_exit(0);
+		}
+	}
+	return 0;
+}
+
+static void stop_tasks(struct fl_bench_point *pt, int started, pid_t *pids,
+		       pthread_t *threads, volatile int *stop)
+{
+	*stop = 1;
+	for (int i = 0; i < started; i++) {
+		if (pt->mode == FL_MODE_THREADS) {
+			pthread_join(threads[i], NULL);
+		} else if (pids[i] > 0) {
+			kill(pids[i], SIGKILL);
+			waitpid(pids[i], NULL, 0);
+		}
+	}
+}
+
+int fl_bench_run(const struct fl_bench_opts *o, const struct fl_topo *t,
+		 struct fl_bench_point *pt, char *why, int n)
+{
+	size_t csize = (size_t)pt->ntasks * COUNTER_STRIDE * sizeof(uint64_t) + sizeof(int);
+	struct task *tasks = calloc((size_t)pt->ntasks, sizeof(*tasks));
+	pid_t *pids = calloc((size_t)pt->ntasks, sizeof(*pids));
+	pthread_t *threads = calloc((size_t)pt->ntasks, sizeof(*threads));
+	uint64_t *start = calloc((size_t)pt->ntasks, sizeof(uint64_t));
+	uint64_t *end = calloc((size_t)pt->ntasks, sizeof(uint64_t));
+	volatile uint64_t *counters = MAP_FAILED;
+	volatile int *stop;
+	int err = -1, started = 0;
+
+	pt->nsamples = 0;
+	if (!tasks || !pids || !threads || !start || !end || !pt->task_ops || !pt->task_cpu) {
+		snprintf(why, (size_t)n, "out of memory");
+		goto out;
+	}
+	if (fl_bench_fits(pt->test, pt->ntasks, o->memsize, why, n))
+		goto out;
+	/* Shared so forked tasks count where the parent reads. */
+	counters = mmap(NULL, csize, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (counters == MAP_FAILED) {
+		snprintf(why, (size_t)n, "mmap counters: %s", strerror(errno));
+		goto out;
+	}
+	stop = (volatile int *)(counters + (size_t)pt->ntasks * COUNTER_STRIDE);
+	for (int i = 0; i < pt->ntasks; i++)
+		tasks[i].fd = -1;	/* so the cleanup below never closes fd 0 */
+	fl_place_tasks(t, o->place, pt->ntasks, pt->task_cpu);
+	for (int i = 0; i < pt->ntasks; i++) {
+		tasks[i] = (struct task){ .test = pt->test, .fd = -1, .memsize = o->memsize,
+					  .counter = counters + (size_t)i * COUNTER_STRIDE,
+					  .stop = pt->mode == FL_MODE_THREADS ? stop : NULL,
+					  .cpu = pt->task_cpu[i] };
+		if (pt->test != 1 && (tasks[i].fd = task_file(o->memsize)) < 0) {
+			snprintf(why, (size_t)n, "tmpfs file in /tmp: %s", strerror(errno));
+			goto out_files;
+		}
+	}
+	if (start_tasks(pt, tasks, pids, threads)) {
+		snprintf(why, (size_t)n, "starting tasks: %s", strerror(errno));
+		for (started = 0; started < pt->ntasks && (pt->mode == FL_MODE_THREADS ?
+		     threads[started] != 0 : pids[started] > 0); started++)
+			;
+		stop_tasks(pt, started, pids, threads, stop);
+		goto out_files;
+	}
+	sample(o, pt, counters, start, end);
+	stop_tasks(pt, pt->ntasks, pids, threads, stop);
+	summarise(o, pt, start, end);
+	err = 0;
+out_files:
+	for (int i = 0; i < pt->ntasks; i++)
+		if (tasks[i].fd >= 0)
+			close(tasks[i].fd);
+	munmap((void *)counters, csize);
+out:
+	free(tasks);
+	free(pids);
+	free(threads);
+	free(start);
+	free(end);
+	return err;
+}
