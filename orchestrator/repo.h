@@ -1,0 +1,54 @@
+/*
+ * repo.h - kernel trees as git repositories (libgit2): open a local one or
+ * keep a bare clone under var/trees/<name>, fetch with tags, resolve
+ * revisions to commits, list tags in version order, walk first parents and
+ * read commit metadata. Every error names the tree and the revision:
+ *
+ *   tree 'mainline': unknown revision 'v6.1-rc9'
+ */
+#ifndef FL_REPO_H
+#define FL_REPO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct fl_repo fl_repo;
+struct git_repository;
+
+/* Opens the repository at path (work tree or bare); name is for messages. */
+int fl_repo_open(fl_repo **out, const char *name, const char *path);
+/*
+ * The tree's bare clone in var/trees/<name>: cloned from url on first use,
+ * opened after. Does not fetch an existing clone; see fl_repo_fetch().
+ */
+int fl_repo_clone(fl_repo **out, const char *name, const char *url, const char *var);
+/* Fetches every branch and tag from origin into the bare clone. */
+int fl_repo_fetch(fl_repo *r);
+void fl_repo_free(fl_repo *r);
+
+const char *fl_repo_name(const fl_repo *r);
+struct git_repository *fl_repo_git(fl_repo *r);
+
+/* Any revision git understands (tag, annotated tag, branch, short sha) to a commit's hex sha. */
+int fl_repo_resolve(fl_repo *r, const char *rev, char sha[41]);
+
+/* Tags matching the fnmatch(3) pattern, oldest version first; free with fl_repo_strv_free. */
+int fl_repo_tags(fl_repo *r, const char *pattern, char ***tags, size_t *n);
+/* Version order: v6.1-rc1 < v6.1-rc2 < v6.1 < v6.2-rc1 < v6.10. */
+int fl_repo_version_cmp(const char *a, const char *b);
+
+/* First-parent commits in (from, to], oldest first, as hex shas. */
+int fl_repo_first_parents(fl_repo *r, const char *from, const char *to, char ***shas,
+			  size_t *n);
+void fl_repo_strv_free(char **v, size_t n);
+
+struct fl_repo_commit {
+	char sha[41];
+	char *subject; /* first line of the message */
+	char *author;  /* "Name <email>" */
+	int64_t time;  /* author time, seconds since the epoch */
+};
+int fl_repo_commit(fl_repo *r, const char *rev, struct fl_repo_commit *c);
+void fl_repo_commit_release(struct fl_repo_commit *c);
+
+#endif

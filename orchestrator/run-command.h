@@ -1,0 +1,36 @@
+/*
+ * run-command.h - running a program the way every stage needs it (git's
+ * run-command in spirit): an argv, environment additions, a working
+ * directory, standard output and error together into a file and/or a line
+ * callback, and a timeout that kills the whole process group.
+ */
+#ifndef FL_RUN_COMMAND_H
+#define FL_RUN_COMMAND_H
+
+#include <stdint.h>
+
+struct fl_child {
+	const char *const *argv; /* argv[0] is looked up in PATH */
+	const char *const *env;	 /* "NAME=value" added to the environment, NULL-terminated */
+	const char *dir;	 /* working directory, NULL for ours */
+	const char *out_path;	 /* stdout+stderr appended here; NULL: not kept */
+	/* each line of stdout+stderr, without its newline, while the child runs */
+	void (*on_line)(void *data, const char *line);
+	void *data;
+	int64_t timeout_ms; /* 0: none */
+};
+
+/*
+ * Runs the child to the end. Returns 0 with *status = its exit code (128 +
+ * signal when killed by one), FL_ENOTFOUND when the program cannot be run,
+ * FL_ETIMEOUT after killing it at the timeout, FL_EIO for our own trouble.
+ */
+int fl_run_command(const struct fl_child *c, int *status);
+
+/* Runs argv and keeps the first line of its output in *line (caller frees). */
+int fl_run_capture_line(const char *const *argv, char **line);
+
+/* Whether name is an executable in PATH. */
+int fl_which(const char *name);
+
+#endif
