@@ -3,35 +3,10 @@
 #include "buf.h"
 #include "config.h"
 #include "error.h"
+#include "html.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* Paths and the command line come from the configuration: escape them. */
-static void add_escaped(fl_buf *b, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '<':
-			fl_buf_adds(b, "&lt;");
-			break;
-		case '>':
-			fl_buf_adds(b, "&gt;");
-			break;
-		case '&':
-			fl_buf_adds(b, "&amp;");
-			break;
-		case '\'':
-			fl_buf_adds(b, "&apos;");
-			break;
-		case '"':
-			fl_buf_adds(b, "&quot;");
-			break;
-		default:
-			fl_buf_addch(b, *s);
-		}
-	}
-}
 
 char *fl_domain_cmdline(const struct fl_domain_spec *spec)
 {
@@ -73,11 +48,11 @@ static void add_os(fl_buf *b, const struct fl_domain_spec *spec)
 	char *cmdline = fl_domain_cmdline(spec);
 
 	fl_buf_adds(b, "  <os>\n    <type arch='x86_64'>hvm</type>\n    <kernel>");
-	add_escaped(b, spec->kernel);
+	fl_html_text(b, spec->kernel);
 	fl_buf_adds(b, "</kernel>\n    <initrd>");
-	add_escaped(b, spec->initrd);
+	fl_html_text(b, spec->initrd);
 	fl_buf_adds(b, "</initrd>\n    <cmdline>");
-	add_escaped(b, cmdline);
+	fl_html_text(b, cmdline);
 	fl_buf_adds(b, "</cmdline>\n  </os>\n");
 	free(cmdline);
 }
@@ -98,7 +73,7 @@ int fl_domain_xml(const struct fl_domain_spec *spec, char **xml)
 				    m->name, spec->accel ? spec->accel : "(none)");
 	vcpus = m->sockets * m->cores * m->threads;
 	fl_buf_addf(&b, "<domain type='%s'>\n  <name>", strcmp(spec->accel, "kvm") ? "qemu" : "kvm");
-	add_escaped(&b, spec->name);
+	fl_html_text(&b, spec->name);
 	fl_buf_addf(&b, "</name>\n  <memory unit='KiB'>%llu</memory>\n  <vcpu>%u</vcpu>\n",
 		    (unsigned long long)((m->memory_per_node >> 10) * m->sockets), vcpus);
 	add_os(&b, spec);
@@ -113,7 +88,7 @@ int fl_domain_xml(const struct fl_domain_spec *spec, char **xml)
 			"  <on_crash>destroy</on_crash>\n"
 			"  <devices>\n"
 			"    <serial type='file'>\n      <source path='");
-	add_escaped(&b, spec->console_path);
+	fl_html_text(&b, spec->console_path);
 	fl_buf_adds(&b, "'/>\n      <target port='0'/>\n    </serial>\n"
 			"    <memballoon model='none'/>\n"
 			"  </devices>\n</domain>\n");

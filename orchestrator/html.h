@@ -1,8 +1,9 @@
 /*
- * html.h - the one place where text becomes HTML (cgit's html.c).
+ * html.h - the one place where text becomes markup (cgit's html.c).
  *
  * Everything from git (subjects, authors) or from consoles is untrusted and
- * goes through these functions; pages never write such text directly.
+ * goes through these functions; pages never write such text directly. The
+ * same escaping serves XML (libvirt domain definitions).
  */
 #ifndef FL_HTML_H
 #define FL_HTML_H

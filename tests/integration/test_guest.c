@@ -21,6 +21,7 @@
 #include "config.h"
 #include "domain.h"
 #include "error.h"
+#include "testlib.h"
 #include "accel.h"
 #include "guest.h"
 
@@ -48,8 +49,7 @@ static void write_empty_initrd(const char *path)
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/fl-guest-XXXXXX");
-	if (!mkdtemp(dir))
+	if (fl_test_tmpdir(dir, sizeof(dir), "guest"))
 		return -1;
 	snprintf(initrd, sizeof(initrd), "%s/empty.cpio", dir);
 	snprintf(console, sizeof(console), "%s/console.log", dir);
@@ -60,11 +60,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd);
+	return fl_test_rmtree(dir);
 }
 
 static void collect(const char *data, size_t len, void *arg)

@@ -22,6 +22,7 @@
 
 #include "buf.h"
 #include "error.h"
+#include "testlib.h"
 #include "mail.h"
 
 static char dir[64];
@@ -62,23 +63,19 @@ static int start_server(void)
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/fl-mail-XXXXXX");
-	if (!mkdtemp(dir))
+	if (fl_test_tmpdir(dir, sizeof(dir), "mail"))
 		return -1;
 	return start_server();
 }
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
 	if (server > 0) {
 		kill(server, SIGTERM);
 		waitpid(server, NULL, 0);
 	}
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd);
+	return fl_test_rmtree(dir);
 }
 
 static const char *const to[] = {"Kernel Dev <dev@example.org>", "list@example.org"};

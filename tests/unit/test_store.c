@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "testlib.h"
 #include "store.h"
 
 static char dir[64], db[96];
@@ -22,8 +23,7 @@ static char dir[64], db[96];
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/fl-test-store-XXXXXX");
-	if (!mkdtemp(dir))
+	if (fl_test_tmpdir(dir, sizeof(dir), "store"))
 		return -1;
 	snprintf(db, sizeof(db), "%s/sub/dir/fl.db", dir);
 	return 0;
@@ -31,11 +31,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd);
+	return fl_test_rmtree(dir);
 }
 
 static const char *sha(char c)
