@@ -124,6 +124,10 @@ static const char *const migrations[] = {
 	"  last_error TEXT,"
 	"  created INTEGER NOT NULL DEFAULT (unixepoch()),"
 	"  sent INTEGER);",
+	/* 2: the outbox: when a pending report is tried next, and its thread */
+	"ALTER TABLE reports ADD COLUMN next_attempt INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE reports ADD COLUMN in_reply_to TEXT;"
+	"CREATE INDEX reports_pending ON reports(state, next_attempt);",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -71,4 +71,33 @@ int fl_store_samples_add(fl_store *st, int64_t run_id, const struct fl_sample *s
 int fl_store_samples_count(fl_store *st, int64_t run_id, size_t *count);
 int fl_store_run_status(fl_store *st, int64_t run_id, char **status);
 
+/*
+ * Reports (store-report.c): stored pending before they are sent, marked
+ * sent after; a failed attempt is rescheduled, never dropped.
+ */
+struct fl_report_new {
+	int64_t regression_id; /* 0: none */
+	const char *message_id;
+	const char *subject;
+	const char *body;
+};
+struct fl_report {
+	int64_t id, regression_id;
+	char *message_id;
+	char *in_reply_to; /* the first report on the same regression, or NULL */
+	char *subject, *body;
+	char *state; /* pending, sent */
+	int attempts;
+	char *last_error;
+	int64_t created, sent;
+};
+int fl_store_report_add(fl_store *st, const struct fl_report_new *r, int64_t *id);
+int fl_store_report_get(fl_store *st, int64_t id, struct fl_report *r);
+/* Pending reports whose next attempt is due at 'now' (seconds), oldest first. */
+int fl_store_reports_due(fl_store *st, int64_t now, struct fl_report **out, size_t *n);
+int fl_store_report_sent(fl_store *st, int64_t id, int64_t now);
+int fl_store_report_retry(fl_store *st, int64_t id, const char *error, int64_t next_attempt);
+void fl_store_report_clear(struct fl_report *r);
+void fl_store_reports_free(struct fl_report *r, size_t n);
+
 #endif

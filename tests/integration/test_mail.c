@@ -9,72 +9,36 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <arpa/inet.h>
-#include <dirent.h>
-#include <netinet/in.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "buf.h"
 #include "error.h"
 #include "testlib.h"
 #include "mail.h"
+#include "smtpsink.h"
 
-static char dir[64];
+static char dir[64], maildir[96];
 static int port;
 static pid_t server;
-
-static int port_open(int p)
-{
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)p)};
-	int fd = socket(AF_INET, SOCK_STREAM, 0), ok;
-
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ok = connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
-	close(fd);
-	return ok;
-}
-
-static int start_server(void)
-{
-	char listen_at[64], maildir[96];
-
-	port = 20000 + (int)(getpid() % 20000);
-	while (port_open(port))
-		port++;
-	snprintf(listen_at, sizeof(listen_at), "127.0.0.1:%d", port);
-	snprintf(maildir, sizeof(maildir), "%s/Maildir", dir);
-	server = fork();
-	if (server == 0) {
-		execl("/usr/bin/python3", "python3", "-m", "aiosmtpd", "-n", "-l", listen_at, "-c",
-		      "aiosmtpd.handlers.Mailbox", maildir, (char *)NULL);
-		_exit(127);
-	}
-	for (int i = 0; i < 100 && !port_open(port); i++)
-		usleep(100 * 1000);
-	return port_open(port) ? 0 : -1;
-}
 
 static int setup(void **state)
 {
 	(void)state;
 	if (fl_test_tmpdir(dir, sizeof(dir), "mail"))
 		return -1;
-	return start_server();
+	snprintf(maildir, sizeof(maildir), "%s/Maildir", dir);
+	port = fl_sink_free_port();
+	server = fl_sink_start(maildir, port);
+	return server > 0 ? 0 : -1;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	if (server > 0) {
-		kill(server, SIGTERM);
-		waitpid(server, NULL, 0);
-	}
+	fl_sink_stop(server);
 	return fl_test_rmtree(dir);
 }
 
@@ -134,49 +98,19 @@ static void test_format(void **state)
 	free(text);
 }
 
-/* The one message in the Maildir, as text. */
-static char *delivered(void)
-{
-	char path[512];
-	fl_buf b = FL_BUF_INIT;
-	struct dirent *e;
-	DIR *d;
-	FILE *f;
-	int n = 0;
-
-	snprintf(path, sizeof(path), "%s/Maildir/new", dir);
-	d = opendir(path);
-	assert_non_null(d);
-	while ((e = readdir(d))) {
-		char buf[4096];
-		size_t got;
-
-		if (e->d_name[0] == '.')
-			continue;
-		n++;
-		snprintf(path, sizeof(path), "%s/Maildir/new/%s", dir, e->d_name);
-		f = fopen(path, "r");
-		assert_non_null(f);
-		while ((got = fread(buf, 1, sizeof(buf), f)) > 0)
-			fl_buf_add(&b, buf, got);
-		fclose(f);
-	}
-	closedir(d);
-	assert_int_equal(n, 1);
-	return fl_buf_detach(&b);
-}
-
 static void test_send_to_real_server(void **state)
 {
 	struct fl_mail m = report();
 	char url[64], *got;
 	struct fl_smtp s = {url, NULL, NULL, 20};
+	size_t n;
 
 	(void)state;
 	snprintf(url, sizeof(url), "smtp://127.0.0.1:%d", port);
 	m.in_reply_to = "<first@localhost>";
 	assert_int_equal(fl_mail_send(&s, &m), 0);
-	got = delivered();
+	got = fl_sink_read(maildir, &n);
+	assert_int_equal(n, 1);
 	assert_non_null(strstr(got, "Subject: [mm] 1a2b3c4d: page_fault2.threads -24.6% "
 				    "regression Bcc: evil@x\n"));
 	assert_null(strstr(got, "\nBcc:"));
@@ -195,7 +129,7 @@ static void test_server_down(void **state)
 	int dead = port + 1;
 
 	(void)state;
-	while (port_open(dead))
+	while (fl_sink_port_open(dead))
 		dead++;
 	snprintf(url, sizeof(url), "smtp://127.0.0.1:%d", dead);
 	assert_int_equal(fl_mail_send(&s, &m), FL_EIO);
