@@ -21,6 +21,8 @@ static const struct fl_command commands[] = {
 	{"config", cmd_config, "config check [FILE]", "validate a configuration and print it normalised"},
 	{"db", cmd_db, "db init|migrate [--config F | --db PATH]", "create or upgrade the SQLite store"},
 	{"records", cmd_records, "records FILE|-", "check a console log's FLR1 records and print their JSON"},
+	{"report", cmd_report, "report show ID [--config F | --db PATH]",
+	 "print a stored report as it was mailed, with its delivery state"},
 	{"help", cmd_help, "help [COMMAND]", "show the commands, or one command's usage"},
 	{NULL, NULL, NULL, NULL},
 };

@@ -1,0 +1,82 @@
+/*
+ * builtin/report.c - "faultline report show ID": a stored report exactly as
+ * it was (or will be) mailed, with its delivery state.
+ */
+#include "../builtin.h"
+#include "../config.h"
+#include "../error.h"
+#include "../store.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void print_report(const struct fl_report *r)
+{
+	printf("Report %lld: %s", (long long)r->id, r->state);
+	if (!strcmp(r->state, "sent"))
+		printf(" after %d attempt%s", r->attempts, r->attempts == 1 ? "" : "s");
+	else if (r->attempts)
+		printf(", %d failed attempt%s, last: %s", r->attempts, r->attempts == 1 ? "" : "s",
+		       r->last_error ? r->last_error : "?");
+	printf("\nMessage-ID: %s\n", r->message_id);
+	if (r->in_reply_to)
+		printf("In-Reply-To: %s\n", r->in_reply_to);
+	printf("Subject: %s\n\n%s", r->subject, r->body);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"config", required_argument, NULL, 'c'},
+		{"db", required_argument, NULL, 'd'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *config = NULL, *db = NULL;
+	struct fl_config *cfg = NULL;
+	struct fl_report r;
+	fl_store *st;
+	char *end;
+	long long id;
+	int c, rc;
+
+	if (argc < 2 || strcmp(argv[1], "show"))
+		return fl_usage("report");
+	optind = 2;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'c')
+			config = optarg;
+		else if (c == 'd')
+			db = optarg;
+		else
+			return fl_usage("report");
+	}
+	if (optind + 1 != argc)
+		return fl_usage("report");
+	id = strtoll(argv[optind], &end, 10);
+	if (*end || id <= 0) {
+		fprintf(stderr, "faultline: report id must be a positive number, got '%s'\n",
+			argv[optind]);
+		return FL_EXIT_USAGE;
+	}
+	if (!db) {
+		if ((rc = fl_load_config(&cfg, config)))
+			return rc;
+		db = cfg->store.path;
+	}
+	rc = fl_store_open(&st, db, FL_STORE_READONLY);
+	if (!rc)
+		rc = fl_store_report_get(st, id, &r);
+	if (rc) {
+		fprintf(stderr, "faultline: %s\n", fl_error_last());
+		fl_store_free(st);
+		fl_config_free(cfg);
+		return rc == FL_ENOTFOUND ? FL_EXIT_NO : FL_EXIT_FAIL;
+	}
+	print_report(&r);
+	fl_store_report_clear(&r);
+	fl_store_free(st);
+	fl_config_free(cfg);
+	return FL_EXIT_OK;
+}
