@@ -60,6 +60,8 @@ void fl_bisect_opts_init(struct fl_bisect_opts *o)
 	o->init_samples = 8;
 	o->max_end_samples = 40;
 	o->max_verify_fails = 3;
+	o->verify_alpha = 0.05;
+	o->verify_samples = 5;
 }
 
 int fl_bisect_new(fl_bisect **out, size_t n, const struct fl_bisect_opts *o)
@@ -70,7 +72,9 @@ int fl_bisect_new(fl_bisect **out, size_t n, const struct fl_bisect_opts *o)
 	if (n < 2)
 		return fl_error_set(FL_EINVAL, "bisection needs a good and a bad commit");
 	if (o->confidence <= 0 || o->confidence >= 1 || o->alpha <= 0 || o->alpha >= 0.5 ||
-	    o->init_samples < 2 || o->max_end_samples < o->init_samples)
+	    o->init_samples < 2 || o->max_end_samples < o->init_samples ||
+	    o->verify_alpha <= 0 || o->verify_alpha >= 0.5 || o->verify_samples < 2 ||
+	    o->verify_samples > o->max_end_samples)
 		return fl_error_set(FL_EINVAL, "bisection options out of range");
 	b = fl_xcalloc(1, sizeof(*b));
 	b->n = n;
@@ -311,12 +315,14 @@ static int budget_left(const fl_bisect *b)
 static int compare_pair(fl_bisect *b, enum fl_bisect_phase ph, size_t xi, size_t yi,
 			struct commit *xs, struct commit *ys, struct fl_compare *cmp, int *decided)
 {
-	int r;
+	int verify = ph == FL_PHASE_VERIFY, r;
+	size_t least = verify ? b->o.verify_samples : b->o.init_samples;
+	double alpha = verify ? b->o.verify_alpha : b->o.alpha;
 
 	*decided = 0;
 	for (;;) {
-		if (xs->n >= b->o.init_samples && ys->n >= b->o.init_samples) {
-			r = fl_stats_compare(xs->v, xs->n, ys->v, ys->n, b->o.alpha, b->o.min_change,
+		if (xs->n >= least && ys->n >= least) {
+			r = fl_stats_compare(xs->v, xs->n, ys->v, ys->n, alpha, b->o.min_change,
 					     b->o.dir, cmp);
 			if (r)
 				return r;
@@ -406,7 +412,7 @@ static int verify(fl_bisect *b, size_t first, size_t last, int *ok, double *chan
 	*ok = 0;
 	r = compare_pair(b, FL_PHASE_VERIFY, parent, last, &px, &cy, &cmp, &decided);
 	if (!r && decided && cmp.verdict == FL_DIFFERENT &&
-	    cmp.change_pct >= 50 * b->o.min_change) {
+	    cmp.change_pct >= 100 * b->o.min_change) {
 		*ok = 1;
 		*change = cmp.change_pct;
 	}
