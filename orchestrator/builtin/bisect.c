@@ -13,6 +13,7 @@
 #include "../builtin.h"
 #include "../error.h"
 #include "../log.h"
+#include "../store-bisect.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -34,6 +35,9 @@ struct bisect_ctx {
 	size_t n;
 	char **cmd;
 	size_t current; /* the commit checked out in wt, n when unknown */
+	fl_store *st;	/* --db: every step is recorded here */
+	int64_t id;
+	size_t replayed;
 };
 
 /*
@@ -215,6 +219,18 @@ static void show_step(void *ctx, const struct fl_bisect_step *st)
 	struct bisect_ctx *bc = ctx;
 	int steps = 0;
 
+	if (bc->st) {
+		struct fl_bisect_step_rec rec = {
+			.seq = st->seq, .sha = bc->shas[st->idx], .skipped = st->skipped,
+			.v = st->v, .n = st->n, .verdict = st->verdict, .confidence = st->confidence,
+		};
+
+		if (fl_store_bisect_step_add(bc->st, bc->id, &rec)) {
+			fl_warn("bisect: %s; no longer recording", fl_error_last());
+			fl_store_free(bc->st);
+			bc->st = NULL;
+		}
+	}
 	if (st->phase == FL_PHASE_CONFIRM) {
 		fl_verbose("bisect: measuring %s end %.7s", st->idx ? "bad" : "good",
 			   bc->shas[st->idx]);
@@ -274,7 +290,7 @@ static void print_result(struct bisect_ctx *bc, const struct fl_bisect_result *r
 }
 
 struct run_opts {
-	const char *repo, *good, *bad;
+	const char *repo, *good, *bad, *db;
 	struct fl_bisect_opts bo;
 	int json;
 };
@@ -286,6 +302,7 @@ static int parse_args(int argc, char **argv, struct run_opts *ro)
 		{"bad", required_argument, NULL, 'b'},	      {"direction", required_argument, NULL, 'd'},
 		{"min-change", required_argument, NULL, 'm'}, {"confidence", required_argument, NULL, 'c'},
 		{"max-runs", required_argument, NULL, 'n'},   {"json", no_argument, NULL, 'j'},
+		{"db", required_argument, NULL, 'D'},
 		{NULL, 0, NULL, 0},
 	};
 	char *end;
@@ -305,6 +322,8 @@ static int parse_args(int argc, char **argv, struct run_opts *ro)
 			ro->bad = optarg;
 		else if (c == 'j')
 			ro->json = 1;
+		else if (c == 'D')
+			ro->db = optarg;
 		else if (c == 'd' && (!strcmp(optarg, "higher") || !strcmp(optarg, "lower")))
 			ro->bo.dir = !strcmp(optarg, "higher") ? FL_HIGHER_BETTER : FL_LOWER_BETTER;
 		else if (c == 'm')
@@ -362,6 +381,59 @@ static void remove_worktree(struct bisect_ctx *bc)
 	free(bc->wt);
 }
 
+struct replay_ctx {
+	struct bisect_ctx *bc;
+	fl_bisect *b;
+};
+
+static int replay_step(void *ctx, const struct fl_bisect_step_rec *r)
+{
+	struct replay_ctx *rc = ctx;
+
+	for (size_t i = 0; i < rc->bc->n; i++)
+		if (!strcmp(rc->bc->shas[i], r->sha)) {
+			fl_bisect_replay(rc->b, i, r->v, r->n, r->skipped);
+			rc->bc->replayed++;
+			return 0;
+		}
+	return fl_error_set(FL_EINVAL, "recorded step %zu names %.12s, not on this path", r->seq,
+			    r->sha);
+}
+
+/*
+ * --db: the unfinished bisection of the same good..bad is resumed by
+ * replaying its recorded steps (the engine is deterministic given its
+ * samples, so it makes the same choices without running CMD again).
+ */
+static int open_record(struct bisect_ctx *bc, fl_bisect *b, const char *db, const char *good,
+		       const char *bad)
+{
+	struct replay_ctx rc = {bc, b};
+	int resumed;
+
+	if (fl_store_open(&bc->st, db, 0) ||
+	    fl_store_bisection_open(bc->st, good, bad, &bc->id, &resumed) ||
+	    (resumed && fl_store_bisect_steps_each(bc->st, bc->id, replay_step, &rc)))
+		return FL_ERROR;
+	if (resumed)
+		fl_info("bisect: resuming bisection %lld, %zu recorded runs", (long long)bc->id,
+			bc->replayed);
+	return 0;
+}
+
+static void close_record(struct bisect_ctx *bc, const struct fl_bisect_result *r)
+{
+	if (!bc->st)
+		return;
+	if (r && r->kind != FL_BISECT_INCONCLUSIVE &&
+	    fl_store_bisection_finish(bc->st, bc->id, fl_bisect_kind_name(r->kind),
+				      r->kind == FL_BISECT_CULPRIT ? bc->shas[r->first] : NULL,
+				      r->confidence))
+		fl_warn("bisect: %s", fl_error_last());
+	fl_store_free(bc->st);
+	bc->st = NULL;
+}
+
 static int bisect_run(int argc, char **argv)
 {
 	struct bisect_ctx bc = {0};
@@ -381,6 +453,11 @@ static int bisect_run(int argc, char **argv)
 		code = FL_EXIT_USAGE;
 		goto out;
 	}
+	if (ro.db && open_record(&bc, b, ro.db, good, bad)) {
+		fprintf(stderr, "faultline: %s\n", fl_error_last());
+		code = FL_EXIT_FAIL;
+		goto out;
+	}
 	if ((r = make_worktree(&bc, good))) {
 		fprintf(stderr, "faultline: %s\n", fl_error_last());
 		code = FL_EXIT_FAIL;
@@ -395,11 +472,13 @@ static int bisect_run(int argc, char **argv)
 		code = FL_EXIT_FAIL;
 		goto out;
 	}
+	close_record(&bc, &res);
 	print_result(&bc, &res, ro.json);
 	code = res.kind == FL_BISECT_CULPRIT || res.kind == FL_BISECT_RANGE ? FL_EXIT_OK
 	       : res.kind == FL_BISECT_NO_REGRESSION				 ? FL_EXIT_NO
 										 : FL_EXIT_INCONCLUSIVE;
 out:
+	close_record(&bc, NULL);
 	remove_worktree(&bc);
 	fl_bisect_free(b);
 	for (size_t i = 0; i < bc.n; i++)
