@@ -154,7 +154,7 @@ static struct outcome engine(struct history *h)
 
 struct tally {
 	size_t trials, exact, named; /* named: any culprit claimed */
-	size_t range_ok, other; /* a range holding the culprit; no answer at all */
+	size_t range_ok, other;	     /* a range holding the culprit; no answer at all */
 	double *runs, *tested;
 };
 
@@ -193,9 +193,8 @@ static void tally_print(const char *who, struct tally *t, int null)
 	       "runs %5.0f / %5.0f  commits %4.0f / %4.0f\n",
 	       who, null ? "false culprits" : "exact culprit ",
 	       100.0 * (null ? t->named : t->exact) / n, 100.0 * (t->named - t->exact) / n,
-	       100.0 * t->range_ok / n, 100.0 * t->other / n,
-	       pct(t->runs, n, 0.5), pct(t->runs, n, 0.9), pct(t->tested, n, 0.5),
-	       pct(t->tested, n, 0.9));
+	       100.0 * t->range_ok / n, 100.0 * t->other / n, pct(t->runs, n, 0.5),
+	       pct(t->runs, n, 0.9), pct(t->tested, n, 0.5), pct(t->tested, n, 0.9));
 }
 
 static void scenario(size_t n, enum noise nz, double step, int skips, int trials)
@@ -228,7 +227,11 @@ static void scenario(size_t n, enum noise nz, double step, int skips, int trials
 		free(h.skip);
 	}
 	printf("n=%-4zu %-6s step=%s%s  (%d trials; runs and commits: median / p90)\n", n,
-	       noise_names[nz], step > 0 ? (step == 1 ? "1sd" : step == 2 ? "2sd" : "4sd") : "null",
+	       noise_names[nz],
+	       step > 0 ? (step == 1   ? "1sd"
+			   : step == 2 ? "2sd"
+				       : "4sd")
+			: "null",
 	       skips ? " skip10%" : "", trials);
 	for (int k = 0; k < 3; k++) {
 		tally_print(who[k], &t[k], step == 0);

@@ -73,8 +73,8 @@ int fl_bisect_new(fl_bisect **out, size_t n, const struct fl_bisect_opts *o)
 	if (n < 2)
 		return fl_error_set(FL_EINVAL, "bisection needs a good and a bad commit");
 	if (o->confidence <= 0 || o->confidence >= 1 || o->alpha <= 0 || o->alpha >= 0.5 ||
-	    o->init_samples < 2 || o->max_end_samples < o->init_samples ||
-	    o->verify_alpha <= 0 || o->verify_alpha >= 0.5 || o->verify_samples < 2 ||
+	    o->init_samples < 2 || o->max_end_samples < o->init_samples || o->verify_alpha <= 0 ||
+	    o->verify_alpha >= 0.5 || o->verify_samples < 2 ||
 	    o->verify_samples > o->max_end_samples)
 		return fl_error_set(FL_EINVAL, "bisection options out of range");
 	b = fl_xcalloc(1, sizeof(*b));
@@ -388,9 +388,9 @@ static int confirm(fl_bisect *b, struct fl_bisect_result *res, int *go_on)
 	res->change_pct = cmp.change_pct;
 	if (!decided) {
 		res->kind = budget_left(b) && cmp.verdict == FL_UNKNOWN &&
-					    cmp.change_pct < 100 * b->o.min_change
-				    ? FL_BISECT_NO_REGRESSION
-				    : FL_BISECT_INCONCLUSIVE;
+				    cmp.change_pct < 100 * b->o.min_change
+				? FL_BISECT_NO_REGRESSION
+				: FL_BISECT_INCONCLUSIVE;
 		return 0;
 	}
 	if (cmp.verdict == FL_SAME || cmp.change_pct < 100 * b->o.min_change) {
@@ -413,7 +413,8 @@ static size_t choose(const fl_bisect *b)
 		if (b->c[i].skipped)
 			continue;
 		dist = fabs(f - 0.5);
-		if (dist < best - 1e-12 || (fabs(dist - best) <= 1e-12 && b->c[i].n < b->c[pick].n)) {
+		if (dist < best - 1e-12 ||
+		    (fabs(dist - best) <= 1e-12 && b->c[i].n < b->c[pick].n)) {
 			best = dist;
 			pick = i;
 		}

@@ -81,7 +81,8 @@ struct fl_bisect_result {
 	enum fl_bisect_kind kind;
 	size_t first, last; /* culprit: first == last */
 	double confidence;
-	double change_pct; /* good -> bad end points (verified pair for a culprit), positive worse */
+	double
+	    change_pct; /* good -> bad end points (verified pair for a culprit), positive worse */
 	size_t runs, commits_tested;
 };
 

@@ -45,8 +45,7 @@ struct bisect_ctx {
  * standard output is captured into out, standard error passes through
  * unless quiet. Returns the exit status, 128+signal, or -1 on exec trouble.
  */
-static int run_capture(char **argv, const char *cwd, const char *commit, fl_buf *out,
-		       int quiet)
+static int run_capture(char **argv, const char *cwd, const char *commit, fl_buf *out, int quiet)
 {
 	int fd[2], status;
 	char chunk[4096];
@@ -94,8 +93,8 @@ static int run_capture(char **argv, const char *cwd, const char *commit, fl_buf 
 static int git(const char *repo, fl_buf *out, const char *a1, const char *a2, const char *a3,
 	       const char *a4)
 {
-	char *argv[] = {"git", "-C", (char *)repo, (char *)a1, (char *)a2, (char *)a3,
-			(char *)a4, NULL};
+	char *argv[] = {"git",	    "-C",	(char *)repo, (char *)a1,
+			(char *)a2, (char *)a3, (char *)a4,   NULL};
 	int r;
 
 	fl_buf_reset(out);
@@ -144,9 +143,9 @@ static int first_parent_list(struct bisect_ctx *bc, const char *good, const char
 		while (k)
 			free(rev[--k]);
 		free(rev);
-		return fl_error_set(FL_EINVAL,
-				    "%s: good %.12s is not on the first-parent history of bad %.12s",
-				    bc->repo, good, bad);
+		return fl_error_set(
+		    FL_EINVAL, "%s: good %.12s is not on the first-parent history of bad %.12s",
+		    bc->repo, good, bad);
 	}
 	bc->n = k;
 	bc->shas = fl_xmalloc(k * sizeof(char *));
@@ -185,8 +184,8 @@ static int sample_commit(void *ctx, size_t idx, double **v, size_t *n)
 	struct bisect_ctx *bc = ctx;
 	const char *sha = bc->shas[idx];
 	fl_buf out = FL_BUF_INIT;
-	char *co[] = {"git", "-C", bc->wt, "checkout", "--quiet", "--detach", "--force",
-		      (char *)sha, NULL};
+	char *co[] = {"git",	  "-C",	     bc->wt,	  "checkout", "--quiet",
+		      "--detach", "--force", (char *)sha, NULL};
 	int st;
 
 	*v = NULL;
@@ -221,8 +220,13 @@ static void show_step(void *ctx, const struct fl_bisect_step *st)
 
 	if (bc->st) {
 		struct fl_bisect_step_rec rec = {
-			.seq = st->seq, .sha = bc->shas[st->idx], .skipped = st->skipped,
-			.v = st->v, .n = st->n, .verdict = st->verdict, .confidence = st->confidence,
+		    .seq = st->seq,
+		    .sha = bc->shas[st->idx],
+		    .skipped = st->skipped,
+		    .v = st->v,
+		    .n = st->n,
+		    .verdict = st->verdict,
+		    .confidence = st->confidence,
 		};
 
 		if (fl_store_bisect_step_add(bc->st, bc->id, &rec)) {
@@ -272,7 +276,8 @@ static void print_result(struct bisect_ctx *bc, const struct fl_bisect_result *r
 		json_object_set_new(o, "confidence", json_real(r->confidence));
 		json_object_set_new(o, "change_pct", json_real(r->change_pct));
 		json_object_set_new(o, "runs", json_integer((json_int_t)r->runs));
-		json_object_set_new(o, "commits_tested", json_integer((json_int_t)r->commits_tested));
+		json_object_set_new(o, "commits_tested",
+				    json_integer((json_int_t)r->commits_tested));
 		json_dumpf(o, stdout, JSON_COMPACT);
 		putchar('\n');
 		json_decref(o);
@@ -298,12 +303,16 @@ struct run_opts {
 static int parse_args(int argc, char **argv, struct run_opts *ro)
 {
 	static const struct option opts[] = {
-		{"repo", required_argument, NULL, 'r'},	      {"good", required_argument, NULL, 'g'},
-		{"bad", required_argument, NULL, 'b'},	      {"direction", required_argument, NULL, 'd'},
-		{"min-change", required_argument, NULL, 'm'}, {"confidence", required_argument, NULL, 'c'},
-		{"max-runs", required_argument, NULL, 'n'},   {"json", no_argument, NULL, 'j'},
-		{"db", required_argument, NULL, 'D'},
-		{NULL, 0, NULL, 0},
+	    {"repo", required_argument, NULL, 'r'},
+	    {"good", required_argument, NULL, 'g'},
+	    {"bad", required_argument, NULL, 'b'},
+	    {"direction", required_argument, NULL, 'd'},
+	    {"min-change", required_argument, NULL, 'm'},
+	    {"confidence", required_argument, NULL, 'c'},
+	    {"max-runs", required_argument, NULL, 'n'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"db", required_argument, NULL, 'D'},
+	    {NULL, 0, NULL, 0},
 	};
 	char *end;
 	int c;
@@ -464,8 +473,7 @@ static int bisect_run(int argc, char **argv)
 		goto out;
 	}
 	bc.current = bc.n;
-	fl_info("bisect: %zu commits on the first-parent path from %.7s to %.7s", bc.n, good,
-		bad);
+	fl_info("bisect: %zu commits on the first-parent path from %.7s to %.7s", bc.n, good, bad);
 	r = fl_bisect_run(b, sample_commit, show_step, &bc, &res);
 	if (r) {
 		fprintf(stderr, "faultline: %s\n", fl_error_last());
@@ -475,8 +483,8 @@ static int bisect_run(int argc, char **argv)
 	close_record(&bc, &res);
 	print_result(&bc, &res, ro.json);
 	code = res.kind == FL_BISECT_CULPRIT || res.kind == FL_BISECT_RANGE ? FL_EXIT_OK
-	       : res.kind == FL_BISECT_NO_REGRESSION				 ? FL_EXIT_NO
-										 : FL_EXIT_INCONCLUSIVE;
+	       : res.kind == FL_BISECT_NO_REGRESSION			    ? FL_EXIT_NO
+									    : FL_EXIT_INCONCLUSIVE;
 out:
 	close_record(&bc, NULL);
 	remove_worktree(&bc);
