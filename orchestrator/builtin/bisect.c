@@ -20,6 +20,7 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,26 @@
 #include <unistd.h>
 
 #define MAX_ATTEMPTS 3 /* a failing run is retried this many times in all */
+
+/* SIGINT/SIGTERM/SIGHUP: stop after the current run, remove the worktree and
+ * keep what was recorded, so the bisection can be resumed with --db. */
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	interrupted = sig;
+}
+
+static void catch_signals(void)
+{
+	struct sigaction sa = {0};
+
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
 
 struct bisect_ctx {
 	const char *repo;
@@ -190,6 +211,8 @@ static int sample_commit(void *ctx, size_t idx, double **v, size_t *n)
 
 	*v = NULL;
 	*n = 0;
+	if (interrupted)
+		return fl_error_set(FL_EIO, "interrupted by signal %d", (int)interrupted);
 	/* the engine often asks for the same commit again: keep the checkout */
 	if (bc->current != idx && run_capture(co, NULL, NULL, NULL, 1))
 		return fl_error_set(FL_EIO, "%s: cannot check out %.12s", bc->wt, sha);
@@ -197,6 +220,10 @@ static int sample_commit(void *ctx, size_t idx, double **v, size_t *n)
 	for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
 		fl_buf_reset(&out);
 		st = run_capture(bc->cmd, bc->wt, sha, &out, 0);
+		if (interrupted) {
+			fl_buf_free(&out);
+			return fl_error_set(FL_EIO, "interrupted by signal %d", (int)interrupted);
+		}
 		if (st == 125) {
 			fl_info("bisect: %.7s cannot be tested (exit 125), skipping", sha);
 			break;
@@ -467,6 +494,7 @@ static int bisect_run(int argc, char **argv)
 		code = FL_EXIT_FAIL;
 		goto out;
 	}
+	catch_signals();
 	if ((r = make_worktree(&bc, good))) {
 		fprintf(stderr, "faultline: %s\n", fl_error_last());
 		code = FL_EXIT_FAIL;

@@ -98,6 +98,24 @@ if command -v sqlite3 >/dev/null; then
 	[ "$got" = "finished culprit $culprit" ] && ok "the store holds the result" ||
 		fail "the store holds the result (got $got)"
 fi
+# SIGTERM mid-bisection: the worktree goes, the recorded steps stay, a rerun resumes
+printf '#!/bin/sh\nsleep 0.05\nexec "%s" "$@"\n' "$tmp/bench" >"$tmp/slow-bench"
+chmod +x "$tmp/slow-bench"
+db2="$tmp/state/fl2.db"
+"$FAULTLINE" bisect run --repo "$repo" --good HEAD~19 --bad HEAD --db "$db2" -- "$tmp/slow-bench" \
+	>"$tmp/out" 2>"$tmp/err" &
+pid=$!
+sleep 1
+kill -TERM "$pid"
+wait "$pid"
+got=$?
+[ "$got" = 4 ] && ok "SIGTERM stops with exit 4" || fail "SIGTERM stops with exit 4 (got $got)"
+expect_grep "$tmp/err" "interrupted by signal 15" "says it was interrupted"
+[ "$(git -C "$repo" worktree list | wc -l)" = 1 ] && ok "the worktree is removed on SIGTERM" ||
+	fail "the worktree is removed on SIGTERM"
+expect_exit 0 "the interrupted bisection resumes" "$FAULTLINE" bisect run --repo "$repo" --good HEAD~19 --bad HEAD --db "$db2" -- "$tmp/bench"
+expect_grep "$tmp/err" "resuming bisection 1" "from its record"
+expect_grep "$tmp/out" "culprit $culprit" "and finds the culprit"
 [ "$(git -C "$repo" worktree list | wc -l)" = 1 ] && ok "no worktree left behind" ||
 	fail "no worktree left behind"
 finish
