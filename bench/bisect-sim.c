@@ -73,7 +73,7 @@ static int engine_sample(void *ctx, size_t idx, double **v, size_t *n)
 
 struct outcome {
 	int kind; /* 0 culprit, 1 range or none found, 2 no regression/inconclusive */
-	size_t culprit, runs, tested;
+	size_t first, culprit, runs, tested; /* a range is first..culprit */
 };
 
 static double median_of(struct history *h, size_t i, int reps)
@@ -115,6 +115,7 @@ static struct outcome baseline(struct history *h, int reps)
 		}
 		if (!mid) { /* only skipped commits left between lo and hi */
 			o.kind = 1;
+			o.first = lo + 1;
 			break;
 		}
 		tested++;
@@ -144,7 +145,8 @@ static struct outcome engine(struct history *h)
 	}
 	fl_bisect_free(b);
 	o.kind = r.kind == FL_BISECT_CULPRIT ? 0 : r.kind == FL_BISECT_RANGE ? 1 : 2;
-	o.culprit = r.first;
+	o.first = r.first;
+	o.culprit = r.kind == FL_BISECT_RANGE ? r.last : r.first;
 	o.runs = r.runs;
 	o.tested = r.commits_tested;
 	return o;
@@ -152,6 +154,7 @@ static struct outcome engine(struct history *h)
 
 struct tally {
 	size_t trials, exact, named; /* named: any culprit claimed */
+	size_t range_ok, other;	     /* a range holding the culprit; no answer at all */
 	double *runs, *tested;
 };
 
@@ -176,17 +179,22 @@ static void tally_add(struct tally *t, const struct history *h, struct outcome o
 	if (o.kind == 0) {
 		t->named++;
 		t->exact += o.culprit == h->culprit;
-	}
+	} else if (o.kind == 1 && o.first <= h->culprit && h->culprit <= o.culprit)
+		t->range_ok++;
+	else if (o.kind == 2)
+		t->other++;
 }
 
 static void tally_print(const char *who, struct tally *t, int null)
 {
 	size_t n = t->trials;
 
-	printf("  %-9s %s %6.1f%%  runs %6.0f / %6.0f  commits %5.0f / %5.0f\n", who,
-	       null ? "false culprits" : "exact culprit ", 100.0 * (null ? t->named : t->exact) / n,
-	       pct(t->runs, n, 0.5), pct(t->runs, n, 0.9), pct(t->tested, n, 0.5),
-	       pct(t->tested, n, 0.9));
+	printf("  %-9s %s %6.1f%%  wrong %5.1f%%  range %5.1f%%  none %5.1f%%  "
+	       "runs %5.0f / %5.0f  commits %4.0f / %4.0f\n",
+	       who, null ? "false culprits" : "exact culprit ",
+	       100.0 * (null ? t->named : t->exact) / n, 100.0 * (t->named - t->exact) / n,
+	       100.0 * t->range_ok / n, 100.0 * t->other / n, pct(t->runs, n, 0.5),
+	       pct(t->runs, n, 0.9), pct(t->tested, n, 0.5), pct(t->tested, n, 0.9));
 }
 
 static void scenario(size_t n, enum noise nz, double step, int skips, int trials)
@@ -219,7 +227,11 @@ static void scenario(size_t n, enum noise nz, double step, int skips, int trials
 		free(h.skip);
 	}
 	printf("n=%-4zu %-6s step=%s%s  (%d trials; runs and commits: median / p90)\n", n,
-	       noise_names[nz], step > 0 ? (step == 1 ? "1sd" : step == 2 ? "2sd" : "4sd") : "null",
+	       noise_names[nz],
+	       step > 0 ? (step == 1   ? "1sd"
+			   : step == 2 ? "2sd"
+				       : "4sd")
+			: "null",
 	       skips ? " skip10%" : "", trials);
 	for (int k = 0; k < 3; k++) {
 		tally_print(who[k], &t[k], step == 0);

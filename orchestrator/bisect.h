@@ -59,9 +59,14 @@ struct fl_bisect_opts {
 	size_t init_samples;	 /* samples at each end before the first comparison */
 	size_t max_end_samples;	 /* at most this many per end (and per verify side) */
 	size_t max_verify_fails; /* give up after this many refuted candidates */
+	/* The verification of a candidate that already holds the confidence is a
+	 * check against a wrong noise model, not the whole evidence: it may use a
+	 * looser level and start from fewer fresh samples per side. */
+	double verify_alpha;
+	size_t verify_samples;
 };
 
-/* Defaults: higher-better, 5%, 0.95, 200 runs, alpha 0.01, 8, 40, 3. */
+/* Defaults: higher-better, 5%, 0.95, 200 runs, alpha 0.01, 8, 40, 3, 0.05, 5. */
 void fl_bisect_opts_init(struct fl_bisect_opts *o);
 
 enum fl_bisect_kind {
@@ -76,7 +81,8 @@ struct fl_bisect_result {
 	enum fl_bisect_kind kind;
 	size_t first, last; /* culprit: first == last */
 	double confidence;
-	double change_pct; /* good -> bad end points (verified pair for a culprit), positive worse */
+	double
+	    change_pct; /* good -> bad end points (verified pair for a culprit), positive worse */
 	size_t runs, commits_tested;
 };
 

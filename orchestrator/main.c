@@ -16,7 +16,7 @@ const char *fl_opt_config = "faultline.yaml";
 static const struct fl_command commands[] = {
 	{"bisect", cmd_bisect,
 	 "bisect run [--repo DIR] --good REV --bad REV [--direction higher|lower] "
-	 "[--min-change PCT] [--confidence P] [--max-runs N] [--json] -- CMD [ARGS...]",
+	 "[--min-change PCT] [--confidence P] [--max-runs N] [--json] [--db PATH] -- CMD [ARGS...]",
 	 "find the commit that made a noisy benchmark slower"},
 	{"config", cmd_config, "config check [FILE]", "validate a configuration and print it normalised"},
 	{"db", cmd_db, "db init|migrate [--config F | --db PATH]", "create or upgrade the SQLite store"},

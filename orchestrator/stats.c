@@ -226,8 +226,8 @@ int fl_stats_mwu(const double *x, size_t nx, const double *y, size_t ny, struct 
 	return 0;
 }
 
-int fl_stats_hodges_lehmann(const double *x, size_t nx, const double *y, size_t ny,
-			    double conf, struct fl_shift *out)
+int fl_stats_hodges_lehmann(const double *x, size_t nx, const double *y, size_t ny, double conf,
+			    struct fl_shift *out)
 {
 	size_t m = nx * ny, k = 0, i, j;
 	double *d, z, ca;
@@ -344,8 +344,7 @@ static double best_split(const double *v, size_t lo, size_t hi, size_t *at)
 }
 
 /* Permutation p-value of the best split of v[lo..hi): (1 + #{Q* >= Q}) / (1 + perms). */
-static double split_p(const double *v, size_t lo, size_t hi, double q, int perms,
-		      uint64_t *rng)
+static double split_p(const double *v, size_t lo, size_t hi, double q, int perms, uint64_t *rng)
 {
 	size_t n = hi - lo, at;
 	double *w = fl_xmalloc(n * sizeof(*w)), tmp;

@@ -31,9 +31,9 @@ double fl_stats_norm_cdf(double z);
 double fl_stats_norm_quantile(double p);
 
 struct fl_mwu {
-	double u;     /* U of the first sample: pairs (x, y) with x > y, ties count 1/2 */
-	double p;     /* two-sided p-value */
-	int exact;    /* 1: exact distribution, 0: normal approximation */
+	double u;  /* U of the first sample: pairs (x, y) with x > y, ties count 1/2 */
+	double p;  /* two-sided p-value */
+	int exact; /* 1: exact distribution, 0: normal approximation */
 };
 
 /* Exact when both samples have at most FL_MWU_EXACT_MAX values and there are
@@ -48,8 +48,8 @@ int fl_stats_mwu(const double *x, size_t nx, const double *y, size_t ny, struct 
 struct fl_shift {
 	double shift, lo, hi;
 };
-int fl_stats_hodges_lehmann(const double *x, size_t nx, const double *y, size_t ny,
-			    double conf, struct fl_shift *out);
+int fl_stats_hodges_lehmann(const double *x, size_t nx, const double *y, size_t ny, double conf,
+			    struct fl_shift *out);
 
 enum fl_verdict { FL_UNKNOWN = 0, FL_DIFFERENT = 1, FL_SAME = 2 };
 const char *fl_verdict_name(enum fl_verdict v);
@@ -78,10 +78,10 @@ struct fl_series_point {
 };
 
 struct fl_change_point {
-	size_t index;	   /* the first position of the new segment */
+	size_t index;	      /* the first position of the new segment */
 	double before, after; /* medians of the segments either side */
-	double change_pct; /* 100 * (after - before) / |before|, positive worse */
-	double p;	   /* permutation p-value */
+	double change_pct;    /* 100 * (after - before) / |before|, positive worse */
+	double p;	      /* permutation p-value */
 };
 
 /*

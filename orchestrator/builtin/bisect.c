@@ -13,12 +13,14 @@
 #include "../builtin.h"
 #include "../error.h"
 #include "../log.h"
+#include "../store-bisect.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +29,26 @@
 
 #define MAX_ATTEMPTS 3 /* a failing run is retried this many times in all */
 
+/* SIGINT/SIGTERM/SIGHUP: stop after the current run, remove the worktree and
+ * keep what was recorded, so the bisection can be resumed with --db. */
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	interrupted = sig;
+}
+
+static void catch_signals(void)
+{
+	struct sigaction sa = {0};
+
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
 struct bisect_ctx {
 	const char *repo;
 	char *wt; /* the private worktree */
@@ -34,6 +56,9 @@ struct bisect_ctx {
 	size_t n;
 	char **cmd;
 	size_t current; /* the commit checked out in wt, n when unknown */
+	fl_store *st;	/* --db: every step is recorded here */
+	int64_t id;
+	size_t replayed;
 };
 
 /*
@@ -41,8 +66,7 @@ struct bisect_ctx {
  * standard output is captured into out, standard error passes through
  * unless quiet. Returns the exit status, 128+signal, or -1 on exec trouble.
  */
-static int run_capture(char **argv, const char *cwd, const char *commit, fl_buf *out,
-		       int quiet)
+static int run_capture(char **argv, const char *cwd, const char *commit, fl_buf *out, int quiet)
 {
 	int fd[2], status;
 	char chunk[4096];
@@ -90,8 +114,8 @@ static int run_capture(char **argv, const char *cwd, const char *commit, fl_buf 
 static int git(const char *repo, fl_buf *out, const char *a1, const char *a2, const char *a3,
 	       const char *a4)
 {
-	char *argv[] = {"git", "-C", (char *)repo, (char *)a1, (char *)a2, (char *)a3,
-			(char *)a4, NULL};
+	char *argv[] = {"git",	    "-C",	(char *)repo, (char *)a1,
+			(char *)a2, (char *)a3, (char *)a4,   NULL};
 	int r;
 
 	fl_buf_reset(out);
@@ -140,9 +164,9 @@ static int first_parent_list(struct bisect_ctx *bc, const char *good, const char
 		while (k)
 			free(rev[--k]);
 		free(rev);
-		return fl_error_set(FL_EINVAL,
-				    "%s: good %.12s is not on the first-parent history of bad %.12s",
-				    bc->repo, good, bad);
+		return fl_error_set(
+		    FL_EINVAL, "%s: good %.12s is not on the first-parent history of bad %.12s",
+		    bc->repo, good, bad);
 	}
 	bc->n = k;
 	bc->shas = fl_xmalloc(k * sizeof(char *));
@@ -181,12 +205,14 @@ static int sample_commit(void *ctx, size_t idx, double **v, size_t *n)
 	struct bisect_ctx *bc = ctx;
 	const char *sha = bc->shas[idx];
 	fl_buf out = FL_BUF_INIT;
-	char *co[] = {"git", "-C", bc->wt, "checkout", "--quiet", "--detach", "--force",
-		      (char *)sha, NULL};
+	char *co[] = {"git",	  "-C",	     bc->wt,	  "checkout", "--quiet",
+		      "--detach", "--force", (char *)sha, NULL};
 	int st;
 
 	*v = NULL;
 	*n = 0;
+	if (interrupted)
+		return fl_error_set(FL_EIO, "interrupted by signal %d", (int)interrupted);
 	/* the engine often asks for the same commit again: keep the checkout */
 	if (bc->current != idx && run_capture(co, NULL, NULL, NULL, 1))
 		return fl_error_set(FL_EIO, "%s: cannot check out %.12s", bc->wt, sha);
@@ -194,6 +220,10 @@ static int sample_commit(void *ctx, size_t idx, double **v, size_t *n)
 	for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
 		fl_buf_reset(&out);
 		st = run_capture(bc->cmd, bc->wt, sha, &out, 0);
+		if (interrupted) {
+			fl_buf_free(&out);
+			return fl_error_set(FL_EIO, "interrupted by signal %d", (int)interrupted);
+		}
 		if (st == 125) {
 			fl_info("bisect: %.7s cannot be tested (exit 125), skipping", sha);
 			break;
@@ -215,6 +245,23 @@ static void show_step(void *ctx, const struct fl_bisect_step *st)
 	struct bisect_ctx *bc = ctx;
 	int steps = 0;
 
+	if (bc->st) {
+		struct fl_bisect_step_rec rec = {
+		    .seq = st->seq,
+		    .sha = bc->shas[st->idx],
+		    .skipped = st->skipped,
+		    .v = st->v,
+		    .n = st->n,
+		    .verdict = st->verdict,
+		    .confidence = st->confidence,
+		};
+
+		if (fl_store_bisect_step_add(bc->st, bc->id, &rec)) {
+			fl_warn("bisect: %s; no longer recording", fl_error_last());
+			fl_store_free(bc->st);
+			bc->st = NULL;
+		}
+	}
 	if (st->phase == FL_PHASE_CONFIRM) {
 		fl_verbose("bisect: measuring %s end %.7s", st->idx ? "bad" : "good",
 			   bc->shas[st->idx]);
@@ -256,7 +303,8 @@ static void print_result(struct bisect_ctx *bc, const struct fl_bisect_result *r
 		json_object_set_new(o, "confidence", json_real(r->confidence));
 		json_object_set_new(o, "change_pct", json_real(r->change_pct));
 		json_object_set_new(o, "runs", json_integer((json_int_t)r->runs));
-		json_object_set_new(o, "commits_tested", json_integer((json_int_t)r->commits_tested));
+		json_object_set_new(o, "commits_tested",
+				    json_integer((json_int_t)r->commits_tested));
 		json_dumpf(o, stdout, JSON_COMPACT);
 		putchar('\n');
 		json_decref(o);
@@ -274,7 +322,7 @@ static void print_result(struct bisect_ctx *bc, const struct fl_bisect_result *r
 }
 
 struct run_opts {
-	const char *repo, *good, *bad;
+	const char *repo, *good, *bad, *db;
 	struct fl_bisect_opts bo;
 	int json;
 };
@@ -282,11 +330,16 @@ struct run_opts {
 static int parse_args(int argc, char **argv, struct run_opts *ro)
 {
 	static const struct option opts[] = {
-		{"repo", required_argument, NULL, 'r'},	      {"good", required_argument, NULL, 'g'},
-		{"bad", required_argument, NULL, 'b'},	      {"direction", required_argument, NULL, 'd'},
-		{"min-change", required_argument, NULL, 'm'}, {"confidence", required_argument, NULL, 'c'},
-		{"max-runs", required_argument, NULL, 'n'},   {"json", no_argument, NULL, 'j'},
-		{NULL, 0, NULL, 0},
+	    {"repo", required_argument, NULL, 'r'},
+	    {"good", required_argument, NULL, 'g'},
+	    {"bad", required_argument, NULL, 'b'},
+	    {"direction", required_argument, NULL, 'd'},
+	    {"min-change", required_argument, NULL, 'm'},
+	    {"confidence", required_argument, NULL, 'c'},
+	    {"max-runs", required_argument, NULL, 'n'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"db", required_argument, NULL, 'D'},
+	    {NULL, 0, NULL, 0},
 	};
 	char *end;
 	int c;
@@ -305,6 +358,8 @@ static int parse_args(int argc, char **argv, struct run_opts *ro)
 			ro->bad = optarg;
 		else if (c == 'j')
 			ro->json = 1;
+		else if (c == 'D')
+			ro->db = optarg;
 		else if (c == 'd' && (!strcmp(optarg, "higher") || !strcmp(optarg, "lower")))
 			ro->bo.dir = !strcmp(optarg, "higher") ? FL_HIGHER_BETTER : FL_LOWER_BETTER;
 		else if (c == 'm')
@@ -362,6 +417,59 @@ static void remove_worktree(struct bisect_ctx *bc)
 	free(bc->wt);
 }
 
+struct replay_ctx {
+	struct bisect_ctx *bc;
+	fl_bisect *b;
+};
+
+static int replay_step(void *ctx, const struct fl_bisect_step_rec *r)
+{
+	struct replay_ctx *rc = ctx;
+
+	for (size_t i = 0; i < rc->bc->n; i++)
+		if (!strcmp(rc->bc->shas[i], r->sha)) {
+			fl_bisect_replay(rc->b, i, r->v, r->n, r->skipped);
+			rc->bc->replayed++;
+			return 0;
+		}
+	return fl_error_set(FL_EINVAL, "recorded step %zu names %.12s, not on this path", r->seq,
+			    r->sha);
+}
+
+/*
+ * --db: the unfinished bisection of the same good..bad is resumed by
+ * replaying its recorded steps (the engine is deterministic given its
+ * samples, so it makes the same choices without running CMD again).
+ */
+static int open_record(struct bisect_ctx *bc, fl_bisect *b, const char *db, const char *good,
+		       const char *bad)
+{
+	struct replay_ctx rc = {bc, b};
+	int resumed;
+
+	if (fl_store_open(&bc->st, db, 0) ||
+	    fl_store_bisection_open(bc->st, good, bad, &bc->id, &resumed) ||
+	    (resumed && fl_store_bisect_steps_each(bc->st, bc->id, replay_step, &rc)))
+		return FL_ERROR;
+	if (resumed)
+		fl_info("bisect: resuming bisection %lld, %zu recorded runs", (long long)bc->id,
+			bc->replayed);
+	return 0;
+}
+
+static void close_record(struct bisect_ctx *bc, const struct fl_bisect_result *r)
+{
+	if (!bc->st)
+		return;
+	if (r && r->kind != FL_BISECT_INCONCLUSIVE &&
+	    fl_store_bisection_finish(bc->st, bc->id, fl_bisect_kind_name(r->kind),
+				      r->kind == FL_BISECT_CULPRIT ? bc->shas[r->first] : NULL,
+				      r->confidence))
+		fl_warn("bisect: %s", fl_error_last());
+	fl_store_free(bc->st);
+	bc->st = NULL;
+}
+
 static int bisect_run(int argc, char **argv)
 {
 	struct bisect_ctx bc = {0};
@@ -381,25 +489,32 @@ static int bisect_run(int argc, char **argv)
 		code = FL_EXIT_USAGE;
 		goto out;
 	}
+	if (ro.db && open_record(&bc, b, ro.db, good, bad)) {
+		fprintf(stderr, "faultline: %s\n", fl_error_last());
+		code = FL_EXIT_FAIL;
+		goto out;
+	}
+	catch_signals();
 	if ((r = make_worktree(&bc, good))) {
 		fprintf(stderr, "faultline: %s\n", fl_error_last());
 		code = FL_EXIT_FAIL;
 		goto out;
 	}
 	bc.current = bc.n;
-	fl_info("bisect: %zu commits on the first-parent path from %.7s to %.7s", bc.n, good,
-		bad);
+	fl_info("bisect: %zu commits on the first-parent path from %.7s to %.7s", bc.n, good, bad);
 	r = fl_bisect_run(b, sample_commit, show_step, &bc, &res);
 	if (r) {
 		fprintf(stderr, "faultline: %s\n", fl_error_last());
 		code = FL_EXIT_FAIL;
 		goto out;
 	}
+	close_record(&bc, &res);
 	print_result(&bc, &res, ro.json);
 	code = res.kind == FL_BISECT_CULPRIT || res.kind == FL_BISECT_RANGE ? FL_EXIT_OK
-	       : res.kind == FL_BISECT_NO_REGRESSION				 ? FL_EXIT_NO
-										 : FL_EXIT_INCONCLUSIVE;
+	       : res.kind == FL_BISECT_NO_REGRESSION			    ? FL_EXIT_NO
+									    : FL_EXIT_INCONCLUSIVE;
 out:
+	close_record(&bc, NULL);
 	remove_worktree(&bc);
 	fl_bisect_free(b);
 	for (size_t i = 0; i < bc.n; i++)

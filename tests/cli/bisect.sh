@@ -78,6 +78,44 @@ expect_grep "$tmp/err" "good commit cannot be tested" "says why"
 expect_grep "$tmp/err" "run 3 of 3 failed" "retried a bounded number of times"
 expect_exit 3 "budget too small" "$FAULTLINE" bisect run --repo "$repo" --good HEAD~19 --bad HEAD --max-runs 18 -- "$tmp/bench"
 expect_grep "$tmp/out" "inconclusive" "says inconclusive"
+# --db records every step; a second run resumes without running them again
+db="$tmp/state/fl.db"
+: >"$BENCH_LOG"
+expect_exit 3 "recorded run stops at its budget" "$FAULTLINE" bisect run --repo "$repo" --good HEAD~19 --bad HEAD --max-runs 25 --db "$db" -- "$tmp/bench"
+first=$(wc -l <"$BENCH_LOG")
+[ "$first" = 25 ] && ok "25 runs the first time" || fail "25 runs the first time (got $first)"
+expect_exit 0 "resumed run finds the culprit" "$FAULTLINE" bisect run --repo "$repo" --good HEAD~19 --bad HEAD --db "$db" -- "$tmp/bench"
+expect_grep "$tmp/err" "resuming bisection 1, 25 recorded runs" "says it resumes"
+expect_grep "$tmp/out" "culprit $culprit" "same culprit after resuming"
+total=$(sed -n 's/.*change [^,]*, \([0-9]*\) runs.*/\1/p' "$tmp/out")
+new=$(($(wc -l <"$BENCH_LOG") - first))
+[ "$new" -eq $((total - 25)) ] && ok "no recorded run repeated ($new new of $total)" ||
+	fail "no recorded run repeated ($new new of $total)"
+expect_exit 0 "a finished bisection is not resumed" "$FAULTLINE" bisect run --repo "$repo" --good HEAD~19 --bad HEAD --db "$db" -- "$tmp/bench"
+if grep -q resuming "$tmp/err"; then fail "starts afresh"; else ok "starts afresh"; fi
+if command -v sqlite3 >/dev/null; then
+	got=$(sqlite3 "$db" "SELECT state || ' ' || result || ' ' || culprit FROM bisections WHERE id = 1")
+	[ "$got" = "finished culprit $culprit" ] && ok "the store holds the result" ||
+		fail "the store holds the result (got $got)"
+fi
+# SIGTERM mid-bisection: the worktree goes, the recorded steps stay, a rerun resumes
+printf '#!/bin/sh\nsleep 0.05\nexec "%s" "$@"\n' "$tmp/bench" >"$tmp/slow-bench"
+chmod +x "$tmp/slow-bench"
+db2="$tmp/state/fl2.db"
+"$FAULTLINE" bisect run --repo "$repo" --good HEAD~19 --bad HEAD --db "$db2" -- "$tmp/slow-bench" \
+	>"$tmp/out" 2>"$tmp/err" &
+pid=$!
+sleep 1
+kill -TERM "$pid"
+wait "$pid"
+got=$?
+[ "$got" = 4 ] && ok "SIGTERM stops with exit 4" || fail "SIGTERM stops with exit 4 (got $got)"
+expect_grep "$tmp/err" "interrupted by signal 15" "says it was interrupted"
+[ "$(git -C "$repo" worktree list | wc -l)" = 1 ] && ok "the worktree is removed on SIGTERM" ||
+	fail "the worktree is removed on SIGTERM"
+expect_exit 0 "the interrupted bisection resumes" "$FAULTLINE" bisect run --repo "$repo" --good HEAD~19 --bad HEAD --db "$db2" -- "$tmp/bench"
+expect_grep "$tmp/err" "resuming bisection 1" "from its record"
+expect_grep "$tmp/out" "culprit $culprit" "and finds the culprit"
 [ "$(git -C "$repo" worktree list | wc -l)" = 1 ] && ok "no worktree left behind" ||
 	fail "no worktree left behind"
 finish

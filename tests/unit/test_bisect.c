@@ -224,9 +224,9 @@ static void test_resume(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_finds_culprit), cmocka_unit_test(test_lower_better),
-		cmocka_unit_test(test_skips),	      cmocka_unit_test(test_budget_and_null),
-		cmocka_unit_test(test_errors),	      cmocka_unit_test(test_resume),
+	    cmocka_unit_test(test_finds_culprit), cmocka_unit_test(test_lower_better),
+	    cmocka_unit_test(test_skips),	  cmocka_unit_test(test_budget_and_null),
+	    cmocka_unit_test(test_errors),	  cmocka_unit_test(test_resume),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -177,10 +177,10 @@ static void test_change_points(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_summaries),     cmocka_unit_test(test_normal),
-		cmocka_unit_test(test_mwu_exact),     cmocka_unit_test(test_mwu_ties),
-		cmocka_unit_test(test_hodges_lehmann), cmocka_unit_test(test_compare),
-		cmocka_unit_test(test_change_points),
+	    cmocka_unit_test(test_summaries),	   cmocka_unit_test(test_normal),
+	    cmocka_unit_test(test_mwu_exact),	   cmocka_unit_test(test_mwu_ties),
+	    cmocka_unit_test(test_hodges_lehmann), cmocka_unit_test(test_compare),
+	    cmocka_unit_test(test_change_points),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
