@@ -16,6 +16,7 @@ const char *fl_opt_config = "faultline.yaml";
 static const struct fl_command commands[] = {
 	{"config", cmd_config, "config check [FILE]", "validate a configuration and print it normalised"},
 	{"db", cmd_db, "db init|migrate [--config F | --db PATH]", "create or upgrade the SQLite store"},
+	{"initramfs", cmd_initramfs, "initramfs --agent PATH [--job TEXT] [--gzip] OUT", "write a guest initramfs with fl-agent as /init"},
 	{"records", cmd_records, "records FILE|-", "check a console log's FLR1 records and print their JSON"},
 	{"help", cmd_help, "help [COMMAND]", "show the commands, or one command's usage"},
 	{NULL, NULL, NULL, NULL},
