@@ -15,7 +15,7 @@ if ! kernel=$(scripts/fetch-test-kernel.sh); then
 	exit 77
 fi
 
-# boot NAME JOB: boots with JOB as /job; console in $tmp/NAME.log.
+# boot NAME JOB [CMDLINE]: boots with JOB as /job; console in $tmp/NAME.log.
 boot() {
 	"$FAULTLINE" initramfs --agent "$agent" --gzip --job "$2" "$tmp/$1.img" || return 1
 	start=$(date +%s)
@@ -24,7 +24,7 @@ boot() {
 		-object memory-backend-ram,id=m1,size=512M \
 		-numa node,nodeid=0,cpus=0,memdev=m0 -numa node,nodeid=1,cpus=1,memdev=m1 \
 		-kernel "$kernel" -initrd "$tmp/$1.img" \
-		-append "console=ttyS0 panic=-1 quiet" \
+		-append "console=ttyS0 panic=-1 quiet ${3:-}" \
 		-display none -monitor none -no-reboot -serial "file:$tmp/$1.log"
 	rc=$?
 	echo "$1: qemu exit $rc after $(( $(date +%s) - start ))s"
@@ -37,7 +37,7 @@ tasks=2
 warmup=0s
 duration=1s
 memory=16M"
-if boot bench "$job"; then ok "bench guest powered off"; else fail "bench guest"; fi
+if boot bench "$job" profile=2; then ok "bench guest powered off"; else fail "bench guest"; fi
 "$FAULTLINE" records "$tmp/bench.log" >"$tmp/bench.json" 2>"$tmp/bench.err"
 [ $? -eq 0 ] && ok "records parse cleanly" || fail "records: $(cat "$tmp/bench.err")"
 cat "$tmp/bench.err"
@@ -52,6 +52,7 @@ grep -o '"test":"[a-z_0-9]*","mode":"[a-z]*"\|"average":[0-9.]*' "$tmp/bench.jso
 bad=$(grep -o '"average":[0-9.]*' "$tmp/bench.json" | awk -F: '$2 < 100' | wc -l)
 [ "$bad" -eq 0 ] && ok "guest rates positive" || fail "guest rate below 100/s"
 expect_grep "$tmp/bench.json" '"type":"done"' "done record"
+expect_grep "$tmp/bench.json" '"type":"profile","step":' "profile record (profile=2)"
 
 if boot hang "hang=1
 timeout=5s"; then ok "hung guest powered off"; else fail "hung guest"; fi
