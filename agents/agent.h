@@ -19,6 +19,9 @@ void fl_agent_error(fl_agent_emit_fn emit, void *arg, const char *msg);
 /* Emits the environment object: kernel, CPUs, nodes, memory, cmdline. */
 void fl_agent_env(const struct fl_topo *t, fl_agent_emit_fn emit, void *arg);
 
+/* Emits the kernel profile buffer when /proc/profile exists. */
+void fl_agent_profile(fl_agent_emit_fn emit, void *arg);
+
 int fl_guest_main(void);
 
 #endif

@@ -139,7 +139,10 @@ static void run_child(struct fl_bench_opts *o, struct console *c)
 	if (o->hang)
 		for (;;)
 			pause();
-	_exit(fl_agent_run(o, guest_emit, c) ? 1 : 0);
+	int err = fl_agent_run(o, guest_emit, c);
+
+	fl_agent_profile(guest_emit, c);
+	_exit(err ? 1 : 0);
 }
 
 /* Waits for pid up to timeout seconds; the exit status, or -1 on timeout. */

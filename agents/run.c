@@ -143,6 +143,51 @@ int fl_agent_run(const struct fl_bench_opts *o, fl_agent_emit_fn emit, void *arg
 	return err;
 }
 
+#define PROFILE_MAX_BUCKETS 50000
+
+/*
+ * /proc/profile (kernel booted with profile=2): an unsigned int holding the
+ * sample step, then one counter per step-sized slice of kernel text from
+ * _stext. Only non-zero buckets go out, as [bucket, count] pairs; the host
+ * maps bucket b to _stext + b * step with System.map. Large: it is split over
+ * several records by the writer.
+ */
+void fl_agent_profile(fl_agent_emit_fn emit, void *arg)
+{
+	FILE *f = fopen("/proc/profile", "rb");
+	unsigned int step, count;
+	int kept = 0;
+	struct jw w;
+
+	if (!f)
+		return;
+	if (fread(&step, sizeof(step), 1, f) != 1) {
+		fclose(f);
+		return;
+	}
+	jw_init(&w);
+	jw_obj_open(&w, NULL);
+	jw_str(&w, "type", "profile");
+	jw_uint(&w, "step", step);
+	jw_arr_open(&w, "buckets");
+	for (long b = 0; fread(&count, sizeof(count), 1, f) == 1; b++) {
+		if (!count || kept >= PROFILE_MAX_BUCKETS)
+			continue;
+		jw_arr_open(&w, NULL);
+		jw_int(&w, NULL, b);
+		jw_uint(&w, NULL, count);
+		jw_arr_close(&w);
+		kept++;
+	}
+	jw_arr_close(&w);
+	jw_int(&w, "truncated", kept >= PROFILE_MAX_BUCKETS);
+	jw_obj_close(&w);
+	fclose(f);
+	if (!w.failed)
+		emit(arg, w.buf, NULL);
+	jw_free(&w);
+}
+
 static void read_file_line(const char *path, char *buf, size_t n)
 {
 	FILE *f = fopen(path, "r");

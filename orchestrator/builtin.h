@@ -29,6 +29,7 @@ int cmd_config(int argc, char **argv);
 int cmd_db(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 int cmd_records(int argc, char **argv);
+int cmd_initramfs(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 
 const struct fl_command *fl_commands(void);

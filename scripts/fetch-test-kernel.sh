@@ -21,7 +21,9 @@ deb=$(ls "$cache/${pkg}_"*.deb 2>/dev/null | head -n1 || true)
 if [ -z "$deb" ]; then
 	# apt-get download writes into the current directory, as the _apt user
 	# when it can; the cache directory must be writable for it.
-	(cd "$cache" && apt-get download -q "$pkg" >&2) || {
+	# A fresh machine may have no package lists yet: update once and retry.
+	(cd "$cache" && apt-get download -q "$pkg" >&2) ||
+	{ apt-get update -qq >&2 && (cd "$cache" && apt-get download -q "$pkg" >&2); } || {
 		echo "fetch-test-kernel: apt-get download $pkg failed" >&2
 		exit 1
 	}

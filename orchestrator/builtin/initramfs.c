@@ -1,0 +1,37 @@
+/*
+ * builtin/initramfs.c - "faultline initramfs --agent PATH [--job TEXT]
+ * [--gzip] OUT": writes the agent image a test guest boots, so scripts and
+ * the boot test use the same writer the runner does.
+ */
+#include "../builtin.h"
+#include "../error.h"
+#include "../initramfs.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int cmd_initramfs(int argc, char **argv)
+{
+	const char *agent = NULL, *job = NULL, *out = NULL;
+	int gzip = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--agent") && i + 1 < argc)
+			agent = argv[++i];
+		else if (!strcmp(argv[i], "--job") && i + 1 < argc)
+			job = argv[++i];
+		else if (!strcmp(argv[i], "--gzip"))
+			gzip = 1;
+		else if (argv[i][0] != '-' && !out)
+			out = argv[i];
+		else
+			return fl_usage("initramfs");
+	}
+	if (!agent || !out)
+		return fl_usage("initramfs");
+	if (fl_initramfs_agent(out, agent, job, gzip)) {
+		fprintf(stderr, "faultline: %s\n", fl_error_last());
+		return FL_EXIT_FAIL;
+	}
+	return FL_EXIT_OK;
+}

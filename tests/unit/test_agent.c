@@ -1,0 +1,147 @@
+/* test_agent.c - fl-agent's job parsing, cpulists and task placement on
+ * made-up topologies. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "bench.h"
+#include "topo.h"
+
+/* nodes x per_node CPUs numbered node by node, as sysfs lists them. */
+static void make_topo(struct fl_topo *t, int nodes, int per_node)
+{
+	memset(t, 0, sizeof(*t));
+	t->nnodes = nodes;
+	for (int n = 0; n < nodes; n++)
+		for (int c = 0; c < per_node; c++) {
+			t->cpu[t->ncpus] = n * per_node + c;
+			t->node_of[t->ncpus++] = n;
+		}
+}
+
+static void test_job(void **state)
+{
+	struct fl_bench_opts o;
+	int counts[FL_BENCH_MAX_POINTS];
+
+	(void)state;
+	fl_bench_defaults(&o);
+	assert_int_equal(fl_bench_parse_job(&o, "# a job\ntest=page_fault2,page_fault3\n"
+					       "mode=threads;tasks=1,50%,100%\nwarmup=2s\n"
+					       "duration=3\nmemory=16M\nplacement=pack\n"), 0);
+	assert_int_equal(o.tests[0], 0);
+	assert_int_equal(o.tests[1], 1);
+	assert_int_equal(o.tests[2], 1);
+	assert_int_equal(o.modes[FL_MODE_PROCESSES], 0);
+	assert_int_equal(o.modes[FL_MODE_THREADS], 1);
+	assert_int_equal(o.warmup_s, 2);
+	assert_int_equal(o.duration_s, 3);
+	assert_int_equal(o.memsize, 16u << 20);
+	assert_int_equal(o.place, FL_PLACE_PACK);
+	assert_int_equal(fl_bench_task_counts(&o, 3, counts), 3);
+	assert_int_equal(counts[0], 1);
+	assert_int_equal(counts[1], 2);	/* 50% of 3 rounds up */
+	assert_int_equal(counts[2], 3);
+}
+
+static void test_job_errors(void **state)
+{
+	struct fl_bench_opts o;
+
+	(void)state;
+	fl_bench_defaults(&o);
+	assert_int_equal(fl_bench_parse_job(&o, "test=page_fault4"), -1);
+	assert_int_equal(fl_bench_parse_job(&o, "mode=fibers"), -1);
+	assert_int_equal(fl_bench_parse_job(&o, "tasks=0"), -1);
+	assert_int_equal(fl_bench_parse_job(&o, "duration=0s"), -1);
+	assert_int_equal(fl_bench_parse_job(&o, "memory=12Q"), -1);
+	assert_int_equal(fl_bench_parse_job(&o, "colour=blue"), -1);
+	assert_int_equal(fl_bench_parse_job(&o, "no equals sign"), -1);
+}
+
+static void test_cpulist(void **state)
+{
+	int ids[16];
+
+	(void)state;
+	assert_int_equal(fl_cpulist_parse("0-3,8,10-11\n", ids, 16), 7);
+	assert_int_equal(ids[4], 8);
+	assert_int_equal(ids[6], 11);
+	assert_int_equal(fl_cpulist_parse("", ids, 16), 0);
+	assert_int_equal(fl_cpulist_parse("3-1", ids, 16), -1);
+	assert_int_equal(fl_cpulist_parse("0-20", ids, 16), -1);
+}
+
+static void test_place_two_nodes(void **state)
+{
+	struct fl_topo t;
+	int cpus[6];
+
+	(void)state;
+	make_topo(&t, 2, 2);	/* node0: 0,1  node1: 2,3 */
+	fl_place_tasks(&t, FL_PLACE_SPREAD, 4, cpus);
+	assert_int_equal(cpus[0], 0);
+	assert_int_equal(cpus[1], 2);
+	assert_int_equal(cpus[2], 1);
+	assert_int_equal(cpus[3], 3);
+	fl_place_tasks(&t, FL_PLACE_PACK, 6, cpus);
+	assert_int_equal(cpus[0], 0);
+	assert_int_equal(cpus[1], 1);
+	assert_int_equal(cpus[2], 2);
+	assert_int_equal(cpus[4], 0);	/* oversubscribed: wraps around */
+	fl_place_tasks(&t, FL_PLACE_NONE, 2, cpus);
+	assert_int_equal(cpus[0], -1);
+}
+
+static void test_place_uneven(void **state)
+{
+	struct fl_topo t;
+	int cpus[5];
+
+	(void)state;
+	/* node0: 0, node1: 1,2,3, node2: 4 */
+	memset(&t, 0, sizeof(t));
+	t.nnodes = 3;
+	t.ncpus = 5;
+	for (int i = 0; i < 5; i++)
+		t.cpu[i] = i;
+	t.node_of[0] = 0;
+	t.node_of[1] = t.node_of[2] = t.node_of[3] = 1;
+	t.node_of[4] = 2;
+	fl_place_tasks(&t, FL_PLACE_SPREAD, 5, cpus);
+	assert_int_equal(cpus[0], 0);
+	assert_int_equal(cpus[1], 1);
+	assert_int_equal(cpus[2], 4);
+	assert_int_equal(cpus[3], 2);
+	assert_int_equal(cpus[4], 3);
+}
+
+static void test_place_one_node(void **state)
+{
+	struct fl_topo t;
+	int cpus[3];
+
+	(void)state;
+	make_topo(&t, 1, 3);
+	fl_place_tasks(&t, FL_PLACE_SPREAD, 3, cpus);
+	assert_int_equal(cpus[0], 0);
+	assert_int_equal(cpus[1], 1);
+	assert_int_equal(cpus[2], 2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_job),
+		cmocka_unit_test(test_job_errors),
+		cmocka_unit_test(test_cpulist),
+		cmocka_unit_test(test_place_two_nodes),
+		cmocka_unit_test(test_place_uneven),
+		cmocka_unit_test(test_place_one_node),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
