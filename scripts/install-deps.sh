@@ -12,7 +12,8 @@ set -eu
 BUILD_PKGS="build-essential cmake pkg-config git clang
   libgit2-dev libcurl4-openssl-dev libvirt-dev libyaml-dev libsqlite3-dev
   libmicrohttpd-dev libjansson-dev libcmocka-dev zlib1g-dev libssl-dev"
-RUNTIME_PKGS="sqlite3 cpio"
+RUNTIME_PKGS="sqlite3 cpio
+  bc flex bison libelf-dev ccache perl linux-source-6.1"
 
 want=""
 [ $# -eq 0 ] && set -- all
