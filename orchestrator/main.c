@@ -14,6 +14,8 @@
 const char *fl_opt_config = "faultline.yaml";
 
 static const struct fl_command commands[] = {
+	{"build", cmd_build, "build [--config F] [--tree T] --rev REV [--kernel K]",
+	 "build a kernel, or find it in the artifact cache; prints the artifact directory"},
 	{"config", cmd_config, "config check [FILE]", "validate a configuration and print it normalised"},
 	{"db", cmd_db, "db init|migrate [--config F | --db PATH]", "create or upgrade the SQLite store"},
 	{"help", cmd_help, "help [COMMAND]", "show the commands, or one command's usage"},
