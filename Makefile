@@ -1,13 +1,15 @@
 # Thin wrapper: the two commands of the README, and the build variants.
 #   make demo   install what is needed, build, run the main job on its defaults
 #   make test   install what is needed, build the normal and the sanitizer
-#               variants, and run the whole test suite on both
+#               variants, and run the test suite on both (without the
+#               tests labelled kernel, which build Linux for minutes)
+#   make test-kernel   the kernel-labelled tests, normal variant only
 # CMake does the real work in build/ (normal) and build-asan/ (ASan+UBSan).
 
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
-CTEST_ARGS ?=
+CTEST_ARGS ?= -LE kernel
 
-.PHONY: all deps build build-asan test test-build test-asan demo clean
+.PHONY: all deps build build-asan test test-build test-asan test-kernel demo clean
 
 all: build
 
@@ -33,6 +35,9 @@ test-asan: build-asan
 		ctest --output-on-failure -j$(JOBS) $(CTEST_ARGS)
 
 test: test-build test-asan
+
+test-kernel: build
+	@cd build && ctest --output-on-failure -L kernel
 
 demo: build
 	@scripts/demo.sh

@@ -18,6 +18,8 @@ static const struct fl_command commands[] = {
 	 "bisect run [--repo DIR] --good REV --bad REV [--direction higher|lower] "
 	 "[--min-change PCT] [--confidence P] [--max-runs N] [--json] [--db PATH] -- CMD [ARGS...]",
 	 "find the commit that made a noisy benchmark slower"},
+	{"build", cmd_build, "build [--config F] [--tree T] --rev REV [--kernel K]",
+	 "build a kernel, or find it in the artifact cache; prints the artifact directory"},
 	{"config", cmd_config, "config check [FILE]", "validate a configuration and print it normalised"},
 	{"db", cmd_db, "db init|migrate [--config F | --db PATH]", "create or upgrade the SQLite store"},
 	{"initramfs", cmd_initramfs, "initramfs --agent PATH [--job TEXT] [--gzip] OUT", "write a guest initramfs with fl-agent as /init"},

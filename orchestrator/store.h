@@ -100,4 +100,39 @@ int fl_store_report_retry(fl_store *st, int64_t id, const char *error, int64_t n
 void fl_store_report_clear(struct fl_report *r);
 void fl_store_reports_free(struct fl_report *r, size_t n);
 
+/*
+ * Builds (store-build.c), keyed by (commit, config hash, compiler). status:
+ * building, ok, build-failed (the commit does not build: untestable),
+ * error (our trouble: disk, toolchain, timeout). An evicted artifact keeps
+ * its row with artifact NULL.
+ */
+struct fl_build_row {
+	int64_t id;
+	char *status;
+	char *artifact; /* NULL when evicted or failed */
+	char *error;
+	int64_t duration_ms;
+};
+int fl_store_build_find(fl_store *st, int64_t commit_id, const char *config_hash,
+			const char *compiler, struct fl_build_row *row);
+void fl_store_build_row_release(struct fl_build_row *row);
+/* Creates the row, or resets an old one, as 'building'. */
+int fl_store_build_start(fl_store *st, int64_t commit_id, const char *kernel,
+			 const char *config_hash, const char *compiler, int64_t *id);
+struct fl_build_outcome {
+	const char *status;
+	const char *artifact;
+	const char *log; /* the log's tail for failures */
+	const char *error; /* first error line */
+	int64_t duration_ms;
+	uint64_t size;
+};
+int fl_store_build_finish(fl_store *st, int64_t id, const struct fl_build_outcome *o);
+int fl_store_build_touch(fl_store *st, int64_t id);
+/* Bytes held by artifacts still on disk. */
+int fl_store_build_cache_size(fl_store *st, uint64_t *total);
+/* The least recently used artifact other than keep_id; FL_ENOTFOUND when none. */
+int fl_store_build_lru(fl_store *st, int64_t keep_id, int64_t *id, char **artifact);
+int fl_store_build_evicted(fl_store *st, int64_t id);
+
 #endif

@@ -1,0 +1,221 @@
+/*
+ * test_build.c - the builder on a small synthetic kernel tree
+ * (data/fake-kernel, whose Makefile takes the kbuild targets the builder
+ * uses): a slot move writes only changed files and make rebuilds only
+ * their objects, a second request is a cache hit, a commit that does not
+ * compile is classified build-failed, a fragment option that does not
+ * survive olddefconfig is reported, the size cap evicts the LRU artifact.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "build.h"
+#include "config.h"
+#include "error.h"
+#include "repo.h"
+#include "store.h"
+
+static char dir[64];
+static char sha[4][41]; /* good, b.c changed, broken, a.c changed */
+static struct fl_config *cfg;
+static fl_repo *repo;
+static fl_store *store;
+
+static void sh(const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	assert_int_equal(system(cmd), 0);
+}
+
+#define GIT "cd %s/src && GIT_AUTHOR_NAME=A GIT_AUTHOR_EMAIL=a@b GIT_COMMITTER_NAME=A " \
+	    "GIT_COMMITTER_EMAIL=a@b git -c init.defaultBranch=master "
+
+static void commit(int i, const char *edit)
+{
+	char rev[8];
+
+	sh("cd %s/src && %s && " GIT "add -A >/dev/null && " GIT "commit -q -m c%d", dir, edit,
+	   dir, dir, i);
+	snprintf(rev, sizeof(rev), "HEAD");
+	assert_int_equal(fl_repo_resolve(repo, rev, sha[i]), 0);
+}
+
+static int setup(void **state)
+{
+	char path[256];
+	FILE *f;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/fl-test-build-XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	sh("cp -a %s/fake-kernel %s/src && " GIT "init -q", FL_TEST_DATA, dir, dir);
+	sh("printf 'CONFIG_SMP=y\\nCONFIG_PRINTK=y\\n' > %s/ok.config", dir);
+	sh("printf 'CONFIG_SMP=y\\nCONFIG_NUMA=y\\n' > %s/numa.config", dir);
+	snprintf(path, sizeof(path), "%s/fl.yaml", dir);
+	f = fopen(path, "w");
+	fprintf(f, "var: %s/var\n"
+		   "trees:\n  - { name: fake, url: %s/src }\n"
+		   "kernels:\n"
+		   "  - { name: ok, base: tinyconfig, fragments: [%s/ok.config] }\n"
+		   "  - { name: numa, base: tinyconfig, fragments: [%s/numa.config] }\n"
+		   "  - { name: numa-warn, base: tinyconfig, fragments: [%s/numa.config],\n"
+		   "      missing_option: warning }\n"
+		   "build: { slots: 1, timeout: 1m, cache_size: 10M }\n",
+		dir, dir, dir, dir, dir);
+	fclose(f);
+	if (fl_config_load(&cfg, path)) {
+		fprintf(stderr, "%s\n", fl_error_last());
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/src", dir);
+	if (fl_repo_open(&repo, "fake", path) || fl_store_open(&store, cfg->store.path, 0))
+		return -1;
+	commit(0, "true");
+	commit(1, "sed -i 's/2/3/' b.c");
+	commit(2, "echo 'int broken(void) { return }' > c.c");
+	sh("cd %s/src && " GIT "reset -q --hard HEAD~1", dir, dir);
+	commit(3, "sed -i 's/1/4/' a.c");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	fl_store_free(store);
+	fl_repo_free(repo);
+	fl_config_free(cfg);
+	sh("rm -rf '%s'", dir);
+	return 0;
+}
+
+static int build(const char *rev, const char *kernel, struct fl_build_result *res)
+{
+	struct fl_build_req req = {cfg, repo, NULL, rev, fl_config_kernel(cfg, kernel), store};
+
+	return fl_build(&req, res);
+}
+
+static time_t mtime(const char *file)
+{
+	char path[256];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/var/slots/0/src/%s", dir, file);
+	assert_int_equal(stat(path, &st), 0);
+	return st.st_mtime;
+}
+
+static void test_slot_reuse_and_cache(void **state)
+{
+	struct fl_build_result res;
+	char path[512];
+	time_t a;
+
+	(void)state;
+	assert_int_equal(build(sha[0], "ok", &res), 0);
+	assert_false(res.failed);
+	assert_false(res.cached);
+	assert_int_equal(res.objects, 2);
+	snprintf(path, sizeof(path), "%s/bzImage", res.artifact);
+	assert_int_equal(access(path, F_OK), 0);
+	snprintf(path, sizeof(path), "%s/config", res.artifact);
+	assert_int_equal(access(path, F_OK), 0);
+	fl_build_result_release(&res);
+	a = mtime("a.c");
+	sleep(1); /* make compares whole seconds on some file systems */
+
+	assert_int_equal(build(sha[1], "ok", &res), 0);
+	assert_false(res.cached);
+	assert_int_equal(res.files_written, 1);
+	assert_int_equal(res.objects, 1);
+	assert_int_equal(mtime("a.c"), a);
+	fl_build_result_release(&res);
+
+	assert_int_equal(build(sha[0], "ok", &res), 0);
+	assert_true(res.cached);
+	assert_int_equal(res.objects, 0);
+	fl_build_result_release(&res);
+}
+
+static void test_failing_commit(void **state)
+{
+	struct fl_build_result res;
+
+	(void)state;
+	assert_int_equal(build(sha[2], "ok", &res), 0);
+	assert_true(res.failed);
+	assert_null(res.artifact);
+	assert_non_null(strstr(res.error, "c.c:1:"));
+	assert_non_null(strstr(res.error, "error:"));
+	fl_build_result_release(&res);
+	/* Recorded: the second request does not build it again. */
+	assert_int_equal(build(sha[2], "ok", &res), 0);
+	assert_true(res.failed);
+	assert_true(res.cached);
+	fl_build_result_release(&res);
+}
+
+static void test_lost_option(void **state)
+{
+	struct fl_build_result res;
+
+	(void)state;
+	assert_int_equal(build(sha[0], "numa", &res), FL_EINVAL);
+	assert_non_null(strstr(fl_error_last(), "CONFIG_NUMA=y requested, got 'is not set'"));
+	assert_non_null(strstr(fl_error_last(), "fl.yaml:"));
+	fl_build_result_release(&res);
+	assert_int_equal(build(sha[0], "numa-warn", &res), 0);
+	assert_false(res.failed);
+	assert_non_null(res.artifact);
+	fl_build_result_release(&res);
+}
+
+static void test_eviction(void **state)
+{
+	struct fl_build_result res, old;
+	uint64_t cap = cfg->build.cache_size;
+
+	(void)state;
+	assert_int_equal(build(sha[1], "ok", &old), 0);
+	assert_true(old.cached);
+	cfg->build.cache_size = 1; /* keeps only the newest */
+	assert_int_equal(build(sha[3], "ok", &res), 0);
+	assert_false(res.cached);
+	assert_int_equal(access(res.artifact, F_OK), 0);
+	assert_int_equal(access(old.artifact, F_OK), -1);
+	fl_build_result_release(&res);
+	fl_build_result_release(&old);
+	cfg->build.cache_size = cap;
+	/* Evicted: built again, in the same slot. */
+	assert_int_equal(build(sha[1], "ok", &res), 0);
+	assert_false(res.cached);
+	assert_non_null(res.artifact);
+	fl_build_result_release(&res);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_slot_reuse_and_cache),
+		cmocka_unit_test(test_failing_commit),
+		cmocka_unit_test(test_lost_option),
+		cmocka_unit_test(test_eviction),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
