@@ -4,6 +4,7 @@
 #include "config.h"
 #include "domain.h"
 #include "error.h"
+#include "fs.h"
 #include "guest.h"
 #include "log.h"
 
@@ -45,8 +46,8 @@ static void ensure_dir(const struct fl_accel_probe *p)
 {
 	char *dir = fl_xasprintf("%s/accel", p->state_dir);
 
-	mkdir(p->state_dir, 0755);
-	mkdir(dir, 0755);
+	if (fl_mkdir_p(dir))
+		fl_warn("accel: %s", fl_error_last());
 	free(dir);
 }
 

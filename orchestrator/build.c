@@ -7,6 +7,7 @@
 #include "buf.h"
 #include "config.h"
 #include "error.h"
+#include "fs.h"
 #include "log.h"
 #include "run-command.h"
 
@@ -45,28 +46,6 @@ static int64_t now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static int mkdir_p(const char *path)
-{
-	char *p = fl_xstrdup(path);
-	int r = 0;
-
-	for (char *s = p + 1; *s && !r; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0755) && errno != EEXIST)
-			r = -1;
-		*s = '/';
-	}
-	if (!r && mkdir(p, 0755) && errno != EEXIST)
-		r = -1;
-	if (r)
-		r = fl_error_set(errno == ENOSPC ? FL_EIO : FL_EIO, "cannot create %s: %s", path,
-				 strerror(errno));
-	free(p);
-	return r;
 }
 
 static int read_file(const char *path, fl_buf *b)
@@ -192,7 +171,7 @@ static int slot_lock(struct build_ctx *x)
 	const struct fl_config *cfg = x->req->cfg;
 	unsigned n = cfg->build.slots ? cfg->build.slots : 1;
 	char *dir = fl_xasprintf("%s/slots", cfg->var);
-	int r = mkdir_p(dir);
+	int r = fl_mkdir_p(dir);
 
 	for (unsigned i = 0; !r && i < n; i++) {
 		char *p = fl_xasprintf("%s/%u.lock", dir, i);
@@ -215,7 +194,7 @@ static int slot_lock(struct build_ctx *x)
 		x->src = fl_xasprintf("%s/src", x->slot_dir);
 		x->obj = fl_xasprintf("%s/obj-%s", x->slot_dir, x->res->config_hash);
 		x->log = fl_xasprintf("%s/build.log", x->slot_dir);
-		r = mkdir_p(x->src);
+		r = fl_mkdir_p(x->src);
 	}
 	free(dir);
 	return r;
@@ -270,7 +249,7 @@ static int apply_delta(struct build_ctx *x, git_repository *git, const git_diff_
 	}
 	path = fl_xasprintf("%s/%s", x->src, d->new_file.path);
 	*strrchr(path, '/') = '\0';
-	r = mkdir_p(path);
+	r = fl_mkdir_p(path);
 	path[strlen(path)] = '/';
 	if (!r)
 		r = write_blob(git, &d->new_file, path);
@@ -307,7 +286,7 @@ static int slot_move(struct build_ctx *x, git_commit *to)
 	unlink(head);
 	if (!old_tree) {
 		/* Unknown state: start from an empty directory. */
-		if ((r = remove_tree(x->src)) || (r = mkdir_p(x->src)))
+		if ((r = remove_tree(x->src)) || (r = fl_mkdir_p(x->src)))
 			goto out;
 	}
 	if (git_commit_tree(&new_tree, to)) {
@@ -610,7 +589,7 @@ static int save_artifacts(struct build_ctx *x, uint64_t *size)
 
 	res->artifact = fl_xasprintf("%s/artifacts/%s-%s-%s", x->req->cfg->var, res->sha,
 				     res->config_hash, x->cc_hash);
-	if ((r = mkdir_p(res->artifact)))
+	if ((r = fl_mkdir_p(res->artifact)))
 		return r;
 	for (size_t i = 0; !r && i < sizeof(files) / sizeof(files[0]); i++) {
 		char *from = fl_xasprintf("%s/%s", x->obj, files[i][0]);
@@ -745,7 +724,7 @@ static int build_locked(struct build_ctx *x, int64_t build_id, int64_t start)
 	if (!r)
 		fl_info("build: slot %u: %u files written", x->slot, x->res->files_written);
 	if (!r)
-		r = mkdir_p(x->obj);
+		r = fl_mkdir_p(x->obj);
 	if (!r && (fd = open(x->log, O_WRONLY | O_CREAT | O_TRUNC, 0644)) >= 0)
 		close(fd);
 	if (!r)

@@ -5,6 +5,7 @@
 #include "repo.h"
 #include "buf.h"
 #include "error.h"
+#include "fs.h"
 #include "log.h"
 
 #include <ctype.h>
@@ -55,27 +56,6 @@ int fl_repo_open(fl_repo **out, const char *name, const char *path)
 	return repo_new(out, name, path, git);
 }
 
-static int mkdir_p(const char *path)
-{
-	char *p = fl_xstrdup(path);
-	int r = 0;
-
-	for (char *s = p + 1; *s && !r; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0755) && errno != EEXIST)
-			r = FL_EIO;
-		*s = '/';
-	}
-	if (!r && mkdir(p, 0755) && errno != EEXIST)
-		r = FL_EIO;
-	if (r)
-		fl_error_set(FL_EIO, "cannot create %s: %s", path, strerror(errno));
-	free(p);
-	return r;
-}
-
 int fl_repo_clone(fl_repo **out, const char *name, const char *url, const char *var)
 {
 	git_clone_options opts;
@@ -90,7 +70,7 @@ int fl_repo_clone(fl_repo **out, const char *name, const char *url, const char *
 		r = fl_repo_open(out, name, path);
 		goto out;
 	}
-	if ((r = mkdir_p(dir)))
+	if ((r = fl_mkdir_p(dir)))
 		goto out;
 	git_libgit2_init();
 	/* the _INIT macros leave fields out, which -Wextra rejects */

@@ -7,6 +7,7 @@
 #include "store-priv.h"
 #include "buf.h"
 #include "error.h"
+#include "fs.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -232,25 +233,6 @@ int fl_store_migrate(fl_store *st, int upto, int *from)
 	return 0;
 }
 
-static int make_parent_dir(const char *path)
-{
-	char *dir = fl_xstrdup(path), *slash;
-
-	for (slash = strchr(dir + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		if (mkdir(dir, 0755) && errno != EEXIST) {
-			int r = fl_error_set(FL_EIO, "store %s: cannot create %s: %s", path, dir,
-					     strerror(errno));
-
-			free(dir);
-			return r;
-		}
-		*slash = '/';
-	}
-	free(dir);
-	return 0;
-}
-
 int fl_store_open(fl_store **out, const char *path, unsigned flags)
 {
 	fl_store *st;
@@ -259,8 +241,8 @@ int fl_store_open(fl_store **out, const char *path, unsigned flags)
 					       : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 
 	*out = NULL;
-	if (!(flags & FL_STORE_READONLY) && make_parent_dir(path))
-		return FL_EIO;
+	if (!(flags & FL_STORE_READONLY) && fl_mkdir_parent(path))
+		return fl_error_wrap(FL_EIO, "store %s", path);
 	st = fl_xcalloc(1, sizeof(*st));
 	st->path = fl_xstrdup(path);
 	if (sqlite3_open_v2(path, &st->db, oflags | SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK) {

@@ -1,0 +1,44 @@
+/* fs.c - directory creation shared by the store, trees, slots and artifacts (see fs.h). */
+#include "fs.h"
+#include "buf.h"
+#include "error.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int fl_mkdir_p(const char *path)
+{
+	char *p = fl_xstrdup(path);
+	int r = 0;
+
+	for (char *s = p + 1; *s && !r; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0755) && errno != EEXIST)
+			r = FL_EIO;
+		*s = '/';
+	}
+	if (!r && *p && mkdir(p, 0755) && errno != EEXIST)
+		r = FL_EIO;
+	if (r)
+		fl_error_set(FL_EIO, "cannot create %s: %s", p, strerror(errno));
+	free(p);
+	return r;
+}
+
+int fl_mkdir_parent(const char *file)
+{
+	const char *slash = strrchr(file, '/');
+	char *dir;
+	int r;
+
+	if (!slash || slash == file)
+		return 0;
+	dir = fl_xstrndup(file, (size_t)(slash - file));
+	r = fl_mkdir_p(dir);
+	free(dir);
+	return r;
+}

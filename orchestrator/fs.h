@@ -1,0 +1,10 @@
+/* fs.h - the file-system helpers several stages need (state directories). */
+#ifndef FL_FS_H
+#define FL_FS_H
+
+/* mkdir -p: 0, or FL_EIO naming the directory that could not be made. */
+int fl_mkdir_p(const char *path);
+/* mkdir -p of the directory a file will be created in. */
+int fl_mkdir_parent(const char *file);
+
+#endif
