@@ -42,4 +42,14 @@ struct fl_config;
 /* Loads --config (or path when given) and prints every error; returns 0 or FL_EXIT_*. */
 int fl_load_config(struct fl_config **cfg, const char *path);
 
+/* "--config F | --db PATH", shared by the commands that only need the store. */
+struct fl_store_opts {
+	const char *config, *db;
+	struct fl_config *cfg; /* loaded by fl_store_opts_path() when --db is absent */
+};
+/* Parses the options from argv[2]; optind is left at the first operand. */
+int fl_store_opts_parse(int argc, char **argv, const char *cmd, struct fl_store_opts *o);
+/* --db, or the configuration's store.path; 0 or FL_EXIT_*. */
+int fl_store_opts_path(struct fl_store_opts *o, const char **path);
+
 #endif

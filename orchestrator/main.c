@@ -7,6 +7,7 @@
 #include "error.h"
 #include "log.h"
 
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,41 @@ int fl_load_config(struct fl_config **cfg, const char *path)
 		fprintf(stderr, "%s\n", fl_error_last());
 		return FL_EXIT_USAGE;
 	}
+	return 0;
+}
+
+int fl_store_opts_parse(int argc, char **argv, const char *cmd, struct fl_store_opts *o)
+{
+	static const struct option opts[] = {
+		{"config", required_argument, NULL, 'c'},
+		{"db", required_argument, NULL, 'd'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	optind = 2;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'c')
+			o->config = optarg;
+		else if (c == 'd')
+			o->db = optarg;
+		else
+			return fl_usage(cmd);
+	}
+	return 0;
+}
+
+int fl_store_opts_path(struct fl_store_opts *o, const char **path)
+{
+	int r;
+
+	if (!o->db) {
+		if ((r = fl_load_config(&o->cfg, o->config)))
+			return r;
+		o->db = o->cfg->store.path;
+	}
+	*path = o->db;
 	return 0;
 }
 

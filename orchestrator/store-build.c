@@ -9,13 +9,6 @@
 
 #include <stdlib.h>
 
-static char *col_dup(sqlite3_stmt *stmt, int i)
-{
-	const unsigned char *t = sqlite3_column_text(stmt, i);
-
-	return t ? fl_xstrdup((const char *)t) : NULL;
-}
-
 int fl_store_build_find(fl_store *st, int64_t commit_id, const char *config_hash,
 			const char *compiler, struct fl_build_row *row)
 {
@@ -37,9 +30,9 @@ int fl_store_build_find(fl_store *st, int64_t commit_id, const char *config_hash
 		return fl_store_sqlerr(st, "find build");
 	}
 	row->id = sqlite3_column_int64(stmt, 0);
-	row->status = col_dup(stmt, 1);
-	row->artifact = col_dup(stmt, 2);
-	row->error = col_dup(stmt, 3);
+	row->status = fl_store_column_dup(stmt, 1);
+	row->artifact = fl_store_column_dup(stmt, 2);
+	row->error = fl_store_column_dup(stmt, 3);
 	row->duration_ms = sqlite3_column_int64(stmt, 4);
 	sqlite3_finalize(stmt);
 	return 0;
@@ -135,7 +128,7 @@ int fl_store_build_lru(fl_store *st, int64_t keep_id, int64_t *id, char **artifa
 		return rc == SQLITE_DONE ? FL_ENOTFOUND : fl_store_sqlerr(st, "lru build");
 	}
 	*id = sqlite3_column_int64(stmt, 0);
-	*artifact = col_dup(stmt, 1);
+	*artifact = fl_store_column_dup(stmt, 1);
 	sqlite3_finalize(stmt);
 	return 0;
 }

@@ -10,13 +10,6 @@
 
 #include <stdlib.h>
 
-static char *column_text(sqlite3_stmt *stmt, int col)
-{
-	const unsigned char *t = sqlite3_column_text(stmt, col);
-
-	return t ? fl_xstrdup((const char *)t) : NULL;
-}
-
 int fl_store_report_add(fl_store *st, const struct fl_report_new *r, int64_t *id)
 {
 	sqlite3_stmt *stmt;
@@ -45,13 +38,13 @@ static void read_row(sqlite3_stmt *stmt, struct fl_report *r)
 {
 	r->id = sqlite3_column_int64(stmt, 0);
 	r->regression_id = sqlite3_column_int64(stmt, 1);
-	r->message_id = column_text(stmt, 2);
-	r->in_reply_to = column_text(stmt, 3);
-	r->subject = column_text(stmt, 4);
-	r->body = column_text(stmt, 5);
-	r->state = column_text(stmt, 6);
+	r->message_id = fl_store_column_dup(stmt, 2);
+	r->in_reply_to = fl_store_column_dup(stmt, 3);
+	r->subject = fl_store_column_dup(stmt, 4);
+	r->body = fl_store_column_dup(stmt, 5);
+	r->state = fl_store_column_dup(stmt, 6);
 	r->attempts = sqlite3_column_int(stmt, 7);
-	r->last_error = column_text(stmt, 8);
+	r->last_error = fl_store_column_dup(stmt, 8);
 	r->created = sqlite3_column_int64(stmt, 9);
 	r->sent = sqlite3_column_int64(stmt, 10);
 }

@@ -173,6 +173,13 @@ int fl_store_step_done(fl_store *st, sqlite3_stmt *stmt, const char *what)
 	return r;
 }
 
+char *fl_store_column_dup(sqlite3_stmt *stmt, int col)
+{
+	const unsigned char *t = sqlite3_column_text(stmt, col);
+
+	return t ? fl_xstrdup((const char *)t) : NULL;
+}
+
 int fl_store_version(fl_store *st)
 {
 	sqlite3_stmt *stmt;

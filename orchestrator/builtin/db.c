@@ -8,7 +8,6 @@
 #include "../log.h"
 #include "../store.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -39,35 +38,20 @@ static int open_store(const char *path, int init)
 
 int cmd_db(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"config", required_argument, NULL, 'c'},
-		{"db", required_argument, NULL, 'd'},
-		{NULL, 0, NULL, 0},
-	};
-	const char *config = NULL, *db = NULL;
-	struct fl_config *cfg = NULL;
-	int c, r, init;
+	struct fl_store_opts o;
+	const char *db;
+	int r, init;
 
 	if (argc < 2 || (strcmp(argv[1], "init") && strcmp(argv[1], "migrate")))
 		return fl_usage("db");
 	init = !strcmp(argv[1], "init");
-	optind = 2;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (c == 'c')
-			config = optarg;
-		else if (c == 'd')
-			db = optarg;
-		else
-			return fl_usage("db");
-	}
+	if ((r = fl_store_opts_parse(argc, argv, "db", &o)))
+		return r;
 	if (optind != argc)
 		return fl_usage("db");
-	if (!db) {
-		if ((r = fl_load_config(&cfg, config)))
-			return r;
-		db = cfg->store.path;
-	}
+	if ((r = fl_store_opts_path(&o, &db)))
+		return r;
 	r = open_store(db, init);
-	fl_config_free(cfg);
+	fl_config_free(o.cfg);
 	return r;
 }

@@ -7,8 +7,8 @@
 #include "../error.h"
 #include "../store.h"
 
-#include <getopt.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,30 +28,18 @@ static void print_report(const struct fl_report *r)
 
 int cmd_report(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"config", required_argument, NULL, 'c'},
-		{"db", required_argument, NULL, 'd'},
-		{NULL, 0, NULL, 0},
-	};
-	const char *config = NULL, *db = NULL;
-	struct fl_config *cfg = NULL;
+	struct fl_store_opts o;
 	struct fl_report r;
+	const char *db;
 	fl_store *st;
 	char *end;
 	long long id;
-	int c, rc;
+	int rc;
 
 	if (argc < 2 || strcmp(argv[1], "show"))
 		return fl_usage("report");
-	optind = 2;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (c == 'c')
-			config = optarg;
-		else if (c == 'd')
-			db = optarg;
-		else
-			return fl_usage("report");
-	}
+	if ((rc = fl_store_opts_parse(argc, argv, "report", &o)))
+		return rc;
 	if (optind + 1 != argc)
 		return fl_usage("report");
 	id = strtoll(argv[optind], &end, 10);
@@ -60,23 +48,20 @@ int cmd_report(int argc, char **argv)
 			argv[optind]);
 		return FL_EXIT_USAGE;
 	}
-	if (!db) {
-		if ((rc = fl_load_config(&cfg, config)))
-			return rc;
-		db = cfg->store.path;
-	}
+	if ((rc = fl_store_opts_path(&o, &db)))
+		return rc;
 	rc = fl_store_open(&st, db, FL_STORE_READONLY);
 	if (!rc)
 		rc = fl_store_report_get(st, id, &r);
 	if (rc) {
 		fprintf(stderr, "faultline: %s\n", fl_error_last());
 		fl_store_free(st);
-		fl_config_free(cfg);
+		fl_config_free(o.cfg);
 		return rc == FL_ENOTFOUND ? FL_EXIT_NO : FL_EXIT_FAIL;
 	}
 	print_report(&r);
 	fl_store_report_clear(&r);
 	fl_store_free(st);
-	fl_config_free(cfg);
+	fl_config_free(o.cfg);
 	return FL_EXIT_OK;
 }
