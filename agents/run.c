@@ -65,6 +65,8 @@ struct profile {
 	unsigned *buf; /* step, then the counters, as read */
 	size_t cap;    /* unsigned ints buf holds */
 	size_t nbuckets;
+	uint8_t *hits; /* buckets sent for any point: the symbols to name */
+	size_t hits_bits;
 	int valid;	  /* buf holds this point's profile */
 	char status[160]; /* "recorded", "none", or what went wrong */
 };
@@ -142,6 +144,17 @@ out:
 		close(fd);
 }
 
+static void hits_mark(struct profile *p, size_t b)
+{
+	if (p->hits_bits != p->nbuckets) {
+		free(p->hits);
+		p->hits = calloc(p->nbuckets / 8 + 1, 1);
+		p->hits_bits = p->hits ? p->nbuckets : 0;
+	}
+	if (p->hits && b < p->hits_bits)
+		p->hits[b / 8] |= (uint8_t)(1u << (b % 8));
+}
+
 /* The smallest count a bucket needs to be sent so that at most
  * PROFILE_MAX_BUCKETS are: 1 unless the profile is unusually flat. */
 static unsigned profile_threshold(const unsigned *c, size_t n)
@@ -166,7 +179,7 @@ static unsigned profile_threshold(const unsigned *c, size_t n)
 /* {"type":"profile","test":..,"mode":..,"tasks":..,"step":4,"nbuckets":N,
  *  "total":hits,"dropped":hits,"buckets":[[bucket,count],..]}: the sparse
  * non-zero buckets of one point; the writer splits it over frames. */
-static void profile_emit(const struct profile *p, const struct fl_bench_point *pt,
+static void profile_emit(struct profile *p, const struct fl_bench_point *pt,
 			 fl_agent_emit_fn emit, void *arg)
 {
 	const unsigned *c = p->buf + 1;
@@ -195,6 +208,7 @@ static void profile_emit(const struct profile *p, const struct fl_bench_point *p
 		jw_uint(&w, NULL, b);
 		jw_uint(&w, NULL, c[b]);
 		jw_arr_close(&w);
+		hits_mark(p, b);
 	}
 	jw_arr_close(&w);
 	jw_uint(&w, "total", total);
@@ -203,6 +217,130 @@ static void profile_emit(const struct profile *p, const struct fl_bench_point *p
 	if (!w.failed)
 		emit(arg, w.buf, NULL);
 	jw_free(&w);
+}
+
+/*
+ * The kernel's own names for the profiled buckets, from /proc/kallsyms: a
+ * kernel that comes without a usable System.map (Debian ships a
+ * placeholder) can still have its profile named on the host. Only the
+ * text symbols that hold a bucket sent for some point go out - every
+ * name at such an address, the host picks - as offsets from _stext, which
+ * KASLR does not move:
+ *   {"type":"ksyms","text":_etext - _stext,"symbols":[[offset,"name"],..]}
+ */
+struct ksym {
+	uint64_t addr;
+	char *name;
+};
+
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Text symbols of the kernel image (modules carry a [module] field). */
+static struct ksym *ksyms_read(size_t *n, uint64_t *stext, uint64_t *etext)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	struct ksym *v = NULL;
+	size_t cap = 0;
+	char line[512], name[256], type;
+	unsigned long long addr;
+
+	*n = 0;
+	*stext = *etext = 0;
+	if (!f)
+		return NULL;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3 || strchr(line, '['))
+			continue;
+		if (!strcmp(name, "_stext"))
+			*stext = addr;
+		if (!strcmp(name, "_etext"))
+			*etext = addr;
+		if (type != 'T' && type != 't' && type != 'W' && type != 'w')
+			continue;
+		if (*n == cap) {
+			struct ksym *nv = realloc(v, (cap = cap ? 2 * cap : 4096) * sizeof(*v));
+
+			if (!nv)
+				break;
+			v = nv;
+		}
+		v[*n].addr = addr;
+		v[*n].name = strdup(name);
+		if (v[*n].name)
+			(*n)++;
+	}
+	fclose(f);
+	qsort(v, *n, sizeof(*v), ksym_cmp);
+	return v;
+}
+
+/* Index of the last symbol at or below addr (v sorted, v[0].addr <= addr). */
+static size_t ksym_find(const struct ksym *v, size_t n, uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].addr <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void ksyms_emit(struct profile *p, fl_agent_emit_fn emit, void *arg)
+{
+	uint64_t stext, etext, last = UINT64_MAX, step = p->buf ? p->buf[0] : 0;
+	size_t n;
+	struct ksym *v = ksyms_read(&n, &stext, &etext);
+	struct jw w;
+
+	/* Addresses read as 0 when kptr_restrict hides them. */
+	if (!v || !n || !stext || etext <= stext || !step) {
+		for (size_t i = 0; v && i < n; i++)
+			free(v[i].name);
+		free(v);
+		return;
+	}
+	jw_init(&w);
+	jw_obj_open(&w, NULL);
+	jw_str(&w, "type", "ksyms");
+	jw_uint(&w, "text", etext - stext);
+	jw_arr_open(&w, "symbols");
+	for (size_t b = 0; b < p->hits_bits; b++) {
+		uint64_t addr = stext + b * step;
+		size_t i;
+
+		if (!(p->hits[b / 8] & (1u << (b % 8))) || addr < v[0].addr || addr >= etext)
+			continue;
+		i = ksym_find(v, n, addr);
+		if (v[i].addr == last)
+			continue;
+		last = v[i].addr;
+		while (i > 0 && v[i - 1].addr == last)
+			i--;
+		for (; i < n && v[i].addr == last; i++) {
+			jw_arr_open(&w, NULL);
+			jw_uint(&w, NULL, v[i].addr - stext);
+			jw_str(&w, NULL, v[i].name);
+			jw_arr_close(&w);
+		}
+	}
+	jw_arr_close(&w);
+	jw_obj_close(&w);
+	if (!w.failed)
+		emit(arg, w.buf, NULL);
+	jw_free(&w);
+	for (size_t i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
 }
 
 static void point_json(struct jw *w, const struct fl_bench_opts *o,
@@ -270,10 +408,11 @@ static void window_end(void *arg)
 	profile_read(&w->prof);
 }
 
+static struct window win;
+
 static int run_point(const struct fl_bench_opts *o, const struct fl_topo *t,
 		     struct fl_bench_point *pt, fl_agent_emit_fn emit, void *arg)
 {
-	static struct window win;
 	struct fl_bench_window hooks = { window_begin, window_end, &win };
 	char why[256];
 	struct jw w;
@@ -288,7 +427,7 @@ static int run_point(const struct fl_bench_opts *o, const struct fl_topo *t,
 	pt->window = NULL;
 	jw_init(&w);
 	point_json(&w, o, pt);
-	jw_double(&w, "measured_s", pt->measured_s);
+	jw_double_p(&w, "measured_s", pt->measured_s, 3);
 	jw_str(&w, "profile", win.prof.status);
 	vmstat_delta(&w, &win.before, &win.after);
 	jw_obj_close(&w);
@@ -332,6 +471,8 @@ int fl_agent_run(const struct fl_bench_opts *o, fl_agent_emit_fn emit, void *arg
 	free(pt.task_cpu);
 	pt.task_ops = NULL;
 	pt.task_cpu = NULL;
+	if (win.prof.hits_bits)
+		ksyms_emit(&win.prof, emit, arg);
 	return err;
 }
 

@@ -34,7 +34,7 @@ static void vec_add(struct vec *x, double d)
 
 static struct fl_cmp_value summary(const struct vec *x)
 {
-	struct fl_cmp_value s = { 0, 0, x->n };
+	struct fl_cmp_value s = {0, 0, x->n};
 
 	if (!x->n)
 		return s;
@@ -70,7 +70,7 @@ static void keys_add(struct keys *ks, const char *mode, unsigned tasks, const ch
 		ks->cap = ks->cap ? 2 * ks->cap : 32;
 		ks->k = fl_xrealloc(ks->k, ks->cap * sizeof(*ks->k));
 	}
-	ks->k[ks->n++] = (struct key){ mode, what, tasks };
+	ks->k[ks->n++] = (struct key){mode, what, tasks};
 }
 
 /* The primary metric (per_*_ops) before the totals; then task counts. */
@@ -149,8 +149,8 @@ static void pool(const struct fl_cmp_set *s, const struct key *k, struct vec *x)
 
 static int metric_rows(struct build *b, const struct fl_cmp_set *base, const struct fl_cmp_set *nw)
 {
-	struct keys ks = { 0 };
-	const struct fl_cmp_set *sides[2] = { base, nw };
+	struct keys ks = {0};
+	const struct fl_cmp_set *sides[2] = {base, nw};
 	int r = 0;
 
 	for (int s = 0; s < 2; s++)
@@ -162,9 +162,9 @@ static int metric_rows(struct build *b, const struct fl_cmp_set *base, const str
 			}
 	qsort(ks.k, ks.n, sizeof(*ks.k), by_key);
 	for (size_t i = 0; i < ks.n && !r; i++) {
-		struct vec x = { 0 }, y = { 0 };
+		struct vec x = {0}, y = {0};
 		struct fl_cmp_row *row =
-			new_row(b, FL_CMP_METRIC, ks.k[i].mode, ks.k[i].tasks, ks.k[i].what, "");
+		    new_row(b, FL_CMP_METRIC, ks.k[i].mode, ks.k[i].tasks, ks.k[i].what, "");
 		struct fl_compare cmp;
 
 		pool(base, &ks.k[i], &x);
@@ -232,13 +232,13 @@ static void vm_values(const struct fl_cmp_set *s, const struct key *pk, const ch
 static void vmstat_rows(struct build *b, const struct key *pk, const struct fl_cmp_set *base,
 			const struct fl_cmp_set *nw)
 {
-	struct keys names = { 0 };
-	const struct fl_cmp_set *sides[2] = { base, nw };
+	struct keys names = {0};
+	const struct fl_cmp_set *sides[2] = {base, nw};
 
 	for (int s = 0; s < 2; s++)
 		for (size_t r = 0; r < sides[s]->n; r++) {
 			const struct fl_evidence_point *pt =
-				find_point(&sides[s]->runs[r], pk->mode, pk->tasks);
+			    find_point(&sides[s]->runs[r], pk->mode, pk->tasks);
 
 			for (size_t i = 0; pt && i < pt->nvm; i++)
 				if (is_counter(pt->vm[i].name))
@@ -246,7 +246,7 @@ static void vmstat_rows(struct build *b, const struct key *pk, const struct fl_c
 		}
 	qsort(names.k, names.n, sizeof(*names.k), by_key);
 	for (size_t i = 0; i < names.n; i++) {
-		struct vec x = { 0 }, y = { 0 };
+		struct vec x = {0}, y = {0};
 		struct fl_cmp_value bv, nv;
 		double change;
 
@@ -263,7 +263,7 @@ static void vmstat_rows(struct build *b, const struct key *pk, const struct fl_c
 		if (bv.value == 0 && nv.value == 0)
 			continue;
 		struct fl_cmp_row *row =
-			new_row(b, FL_CMP_VMSTAT, pk->mode, pk->tasks, names.k[i].what, "vmstat.");
+		    new_row(b, FL_CMP_VMSTAT, pk->mode, pk->tasks, names.k[i].what, "vmstat.");
 		row->base = bv;
 		row->new_ = nv;
 		row->change = change;
@@ -301,7 +301,7 @@ static void profile_notes(struct build *b, const struct key *pk, const struct fl
 		if (!pt || pt->nfn)
 			continue;
 		why = !pt->profile || !strcmp(pt->profile, "none")
-			      ? "the kernel has no CONFIG_PROFILING or was booted without profile="
+			  ? "the kernel has no CONFIG_PROFILING or was booted without profile="
 		      : !strcmp(pt->profile, "recorded") ? "no samples in the window"
 							 : pt->profile;
 		note(b->c, fl_xasprintf("no profile in %s: %s", s->label, why));
@@ -326,8 +326,8 @@ static int by_move(const void *a, const void *b)
 static void profile_rows(struct build *b, const struct key *pk, const struct fl_cmp_set *base,
 			 const struct fl_cmp_set *nw)
 {
-	struct keys fns = { 0 };
-	const struct fl_cmp_set *sides[2] = { base, nw };
+	struct keys fns = {0};
+	const struct fl_cmp_set *sides[2] = {base, nw};
 	struct moved *m;
 	size_t nm = 0;
 
@@ -336,20 +336,20 @@ static void profile_rows(struct build *b, const struct key *pk, const struct fl_
 	for (int s = 0; s < 2; s++)
 		for (size_t r = 0; r < sides[s]->n; r++) {
 			const struct fl_evidence_point *pt =
-				find_point(&sides[s]->runs[r], pk->mode, pk->tasks);
+			    find_point(&sides[s]->runs[r], pk->mode, pk->tasks);
 
 			for (size_t i = 0; pt && i < pt->nfn; i++)
 				keys_add(&fns, "", 0, pt->fn[i].name);
 		}
 	m = fl_xcalloc(fns.n + 1, sizeof(*m));
 	for (size_t i = 0; i < fns.n; i++) {
-		struct vec x = { 0 }, y = { 0 };
+		struct vec x = {0}, y = {0};
 
 		shares(base, pk, fns.k[i].what, &x);
 		shares(nw, pk, fns.k[i].what, &y);
 		/* A move needs a profile on both sides to be one. */
 		if (x.n && y.n) {
-			m[nm] = (struct moved){ fns.k[i].what, summary(&x), summary(&y), 0 };
+			m[nm] = (struct moved){fns.k[i].what, summary(&x), summary(&y), 0};
 			m[nm].pp = m[nm].new_.value - m[nm].base.value;
 			if (fabs(m[nm].pp) >= b->o->profile_min_pp)
 				nm++;
@@ -360,7 +360,7 @@ static void profile_rows(struct build *b, const struct key *pk, const struct fl_
 	qsort(m, nm, sizeof(*m), by_move);
 	for (size_t i = 0; i < nm && i < b->o->profile_rows; i++) {
 		struct fl_cmp_row *row =
-			new_row(b, FL_CMP_PROFILE, pk->mode, pk->tasks, m[i].fn, "profile.");
+		    new_row(b, FL_CMP_PROFILE, pk->mode, pk->tasks, m[i].fn, "profile.");
 
 		row->base = m[i].base;
 		row->new_ = m[i].new_;
@@ -374,7 +374,7 @@ static void profile_rows(struct build *b, const struct key *pk, const struct fl_
 static void evidence_points(const struct fl_cmp_set *base, const struct fl_cmp_set *nw,
 			    struct keys *pks)
 {
-	const struct fl_cmp_set *sides[2] = { base, nw };
+	const struct fl_cmp_set *sides[2] = {base, nw};
 
 	for (int s = 0; s < 2; s++)
 		for (size_t r = 0; r < sides[s]->n; r++)
@@ -387,8 +387,8 @@ static void evidence_points(const struct fl_cmp_set *base, const struct fl_cmp_s
 int fl_compare(const char *benchmark, const struct fl_cmp_set *base, const struct fl_cmp_set *nw,
 	       const struct fl_cmp_opts *o, struct fl_comparison **out)
 {
-	struct build b = { 0 };
-	struct keys pks = { 0 };
+	struct build b = {0};
+	struct keys pks = {0};
 	int r;
 
 	*out = NULL;

@@ -62,12 +62,12 @@ struct fl_cmp_value {
 
 struct fl_cmp_row {
 	enum fl_cmp_kind kind;
-	char *mode;	/* processes, threads, or "" */
+	char *mode; /* processes, threads, or "" */
 	unsigned tasks;
-	char *what;	/* metric (per_thread_ops), counter (pgfault), or function */
-	char *name;	/* LKP-style full name: page_fault2.threads.per_thread_ops,
-			 * page_fault2.threads.vmstat.pgfault/s,
-			 * page_fault2.threads.profile._raw_spin_lock */
+	char *what; /* metric (per_thread_ops), counter (pgfault), or function */
+	char *name; /* LKP-style full name: page_fault2.threads.per_thread_ops,
+		     * page_fault2.threads.vmstat.pgfault/s,
+		     * page_fault2.threads.profile._raw_spin_lock */
 	struct fl_cmp_value base, new_;
 	/* Metric and vmstat rows: 100 * (new - base) / |base| (0 when base is
 	 * 0). Profile rows: new - base in percentage points of the profile. */

@@ -79,11 +79,13 @@ static int from_result(json_t *o, struct fl_evidence_point *pt)
 	json_object_foreach(vm, key, v)
 	{
 		if (!json_is_integer(v))
-			return fl_error_set(FL_EINVAL, "record field 'vmstat_delta.%s': expected an "
-						       "integer", key);
-		pt->vm[pt->nvm++] = (struct fl_vmstat_rate){
-			fl_xstrdup(key), json_integer_value(v),
-			(double)json_integer_value(v) / pt->measured_s };
+			return fl_error_set(FL_EINVAL,
+					    "record field 'vmstat_delta.%s': expected an "
+					    "integer",
+					    key);
+		pt->vm[pt->nvm++] =
+		    (struct fl_vmstat_rate){fl_xstrdup(key), json_integer_value(v),
+					    (double)json_integer_value(v) / pt->measured_s};
 	}
 	return 0;
 }
@@ -104,11 +106,13 @@ static int get_buckets(json_t *arr, struct fl_profile_bucket **out, size_t *n)
 		if (json_array_size(pair) != 2 || !json_is_integer(x) || !json_is_integer(y) ||
 		    json_integer_value(x) < 0 || json_integer_value(y) < 0) {
 			free(b);
-			return fl_error_set(FL_EINVAL, "record field 'buckets[%zu]': expected "
-						       "[bucket, count]", i);
+			return fl_error_set(FL_EINVAL,
+					    "record field 'buckets[%zu]': expected "
+					    "[bucket, count]",
+					    i);
 		}
-		b[i] = (struct fl_profile_bucket){ (uint64_t)json_integer_value(x),
-						   (uint64_t)json_integer_value(y) };
+		b[i] = (struct fl_profile_bucket){(uint64_t)json_integer_value(x),
+						  (uint64_t)json_integer_value(y)};
 	}
 	*out = b;
 	*n = json_array_size(arr);
@@ -117,7 +121,7 @@ static int get_buckets(json_t *arr, struct fl_profile_bucket **out, size_t *n)
 
 static int from_profile(json_t *o, const fl_symbols *syms, struct fl_evidence_point *pt)
 {
-	struct fl_profile_desc p = { 0 };
+	struct fl_profile_desc p = {0};
 	struct fl_profile_bucket *b = NULL;
 	uint64_t step;
 	int r;
@@ -131,7 +135,8 @@ static int from_profile(json_t *o, const fl_symbols *syms, struct fl_evidence_po
 		return free(b), bad("step", "out of range");
 	p.step = (unsigned)step;
 	json_t *d = json_object_get(o, "dropped");
-	p.dropped = json_is_integer(d) && json_integer_value(d) > 0 ? (uint64_t)json_integer_value(d) : 0;
+	p.dropped =
+	    json_is_integer(d) && json_integer_value(d) > 0 ? (uint64_t)json_integer_value(d) : 0;
 	p.b = b;
 	pt->profile_samples = p.total;
 	if (!syms) {
@@ -195,17 +200,71 @@ void fl_evidence_points_free(struct fl_evidence_point *pts, size_t n)
 	free(pts);
 }
 
+/* The agent's "ksyms" record, if the run has one: the running kernel's
+ * names for the profiled buckets. NULL when absent or unusable. */
+static fl_symbols *ksyms_from_records(const char *const *records, const size_t *lens, size_t n)
+{
+	fl_symbols *s = NULL;
+
+	for (size_t i = n; i-- > 0 && !s;) {
+		json_t *o = json_loadb(records[i], lens[i], 0, NULL), *arr, *e;
+		json_t *type = json_object_get(o, "type");
+		struct fl_symbol *v;
+		size_t k;
+
+		arr = json_object_get(o, "symbols");
+		if (!json_is_string(type) || strcmp(json_string_value(type), "ksyms") ||
+		    !json_is_array(arr) || !json_is_integer(json_object_get(o, "text"))) {
+			json_decref(o);
+			continue;
+		}
+		v = fl_xcalloc(json_array_size(arr) + 1, sizeof(*v));
+		json_array_foreach(arr, k, e)
+		{
+			json_t *off = json_array_get(e, 0), *name = json_array_get(e, 1);
+
+			v[k].offset =
+			    json_is_integer(off) ? (uint64_t)json_integer_value(off) : UINT64_MAX;
+			v[k].name = json_string_value(name);
+		}
+		if (fl_symbols_from_offsets(
+			&s, (uint64_t)json_integer_value(json_object_get(o, "text")), v,
+			json_array_size(arr)))
+			s = NULL;
+		free(v);
+		json_decref(o);
+	}
+	return s;
+}
+
+/* A profile the System.map could not name gets a second chance with the
+ * kernel's own names. */
+static int point_from_record(const char *json, size_t len, fl_symbols *map, fl_symbols *ksyms,
+			     struct fl_evidence_point *pt, int *has)
+{
+	int r = fl_evidence_from_record(json, len, map ? map : ksyms, pt, has);
+
+	if (!r && *has && map && ksyms && pt->source == FL_EV_PROFILE &&
+	    !strncmp(pt->profile, "unmapped", 8)) {
+		fl_evidence_point_release(pt);
+		r = fl_evidence_from_record(json, len, ksyms, pt, has);
+	}
+	return r;
+}
+
 int fl_evidence_store_run(fl_store *st, int64_t run_id, const char *const *records,
 			  const size_t *lens, size_t n, const char *system_map, char **why)
 {
-	fl_symbols *syms = NULL;
+	fl_symbols *map = NULL, *ksyms = ksyms_from_records(records, lens, n);
 	int r = 0;
 
 	*why = NULL;
-	if (!system_map)
+	if (system_map && fl_symbols_load(&map, system_map))
+		*why = fl_xasprintf("%s%s", fl_error_last(),
+				    ksyms ? ": profiles named from the kernel's kallsyms"
+					  : ": profiles are kept unmapped");
+	else if (!system_map && !ksyms)
 		*why = fl_xstrdup("no System.map: profiles are kept unmapped");
-	else if (fl_symbols_load(&syms, system_map))
-		*why = fl_xasprintf("profiles are kept unmapped: %s", fl_error_last());
 	if ((r = fl_store_begin(st)))
 		goto out;
 	if ((r = fl_store_evidence_clear(st, run_id)))
@@ -214,7 +273,7 @@ int fl_evidence_store_run(fl_store *st, int64_t run_id, const char *const *recor
 		struct fl_evidence_point pt;
 		int has;
 
-		if ((r = fl_evidence_from_record(records[i], lens[i], syms, &pt, &has))) {
+		if ((r = point_from_record(records[i], lens[i], map, ksyms, &pt, &has))) {
 			fl_error_wrap(r, "run %lld, record %zu", (long long)run_id, i + 1);
 			goto fail;
 		}
@@ -229,6 +288,7 @@ int fl_evidence_store_run(fl_store *st, int64_t run_id, const char *const *recor
 fail:
 	fl_store_rollback(st);
 out:
-	fl_symbols_free(syms);
+	fl_symbols_free(map);
+	fl_symbols_free(ksyms);
 	return r;
 }

@@ -59,9 +59,12 @@ void fl_evidence_points_free(struct fl_evidence_point *pts, size_t n);
 
 /*
  * Builds and stores the evidence of run_id from its records (n JSON texts),
- * replacing what was stored for it, all or nothing. system_map may be NULL
- * or unusable (Debian's placeholder): profiles are then kept unmapped and
- * *why says so; the run's vmstat evidence is stored either way.
+ * replacing what was stored for it, all or nothing. Profiles are named with
+ * system_map (the build's) or, where it is NULL, unusable (Debian's
+ * placeholder) or of another kernel, with the running kernel's names from
+ * the agent's "ksyms" record; with neither they are kept unmapped. *why
+ * (caller frees) says when the System.map was not used; the run's vmstat
+ * evidence is stored either way.
  */
 int fl_evidence_store_run(fl_store *st, int64_t run_id, const char *const *records,
 			  const size_t *lens, size_t n, const char *system_map, char **why);

@@ -26,14 +26,15 @@ static int point_row(fl_store *st, int64_t run_id, const struct fl_evidence_poin
 	sqlite3_stmt *stmt;
 	int r;
 
-	if (fl_store_prepare(st, &stmt,
-			     "INSERT INTO evidence_points(run_id, test, mode, tasks, measured_s, "
-			     "profile, profile_samples) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) "
-			     "ON CONFLICT (run_id, test, mode, tasks) DO UPDATE SET "
-			     "measured_s = coalesce(excluded.measured_s, measured_s), "
-			     "profile = excluded.profile, "
-			     "profile_samples = coalesce(excluded.profile_samples, profile_samples) "
-			     "RETURNING id"))
+	if (fl_store_prepare(
+		st, &stmt,
+		"INSERT INTO evidence_points(run_id, test, mode, tasks, measured_s, "
+		"profile, profile_samples) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) "
+		"ON CONFLICT (run_id, test, mode, tasks) DO UPDATE SET "
+		"measured_s = coalesce(excluded.measured_s, measured_s), "
+		"profile = excluded.profile, "
+		"profile_samples = coalesce(excluded.profile_samples, profile_samples) "
+		"RETURNING id"))
 		return FL_ESTORE;
 	sqlite3_bind_int64(stmt, 1, run_id);
 	sqlite3_bind_text(stmt, 2, pt->test, -1, SQLITE_STATIC);
@@ -56,9 +57,10 @@ static int add_vmstat(fl_store *st, int64_t id, const struct fl_evidence_point *
 	sqlite3_stmt *stmt;
 	int r = 0;
 
-	if (fl_store_prepare(st, &stmt,
-			     "INSERT OR REPLACE INTO evidence_vmstat(point_id, name, delta, per_sec) "
-			     "VALUES (?1, ?2, ?3, ?4)"))
+	if (fl_store_prepare(
+		st, &stmt,
+		"INSERT OR REPLACE INTO evidence_vmstat(point_id, name, delta, per_sec) "
+		"VALUES (?1, ?2, ?3, ?4)"))
 		return FL_ESTORE;
 	for (size_t i = 0; i < pt->nvm && !r; i++) {
 		sqlite3_bind_int64(stmt, 1, id);
@@ -124,9 +126,9 @@ static int read_vmstat(fl_store *st, int64_t id, struct fl_evidence_point *pt)
 			cap = cap ? 2 * cap : 64;
 			pt->vm = fl_xrealloc(pt->vm, cap * sizeof(*pt->vm));
 		}
-		pt->vm[pt->nvm++] = (struct fl_vmstat_rate){ fl_store_column_dup(stmt, 0),
-							     sqlite3_column_int64(stmt, 1),
-							     sqlite3_column_double(stmt, 2) };
+		pt->vm[pt->nvm++] = (struct fl_vmstat_rate){fl_store_column_dup(stmt, 0),
+							    sqlite3_column_int64(stmt, 1),
+							    sqlite3_column_double(stmt, 2)};
 	}
 	sqlite3_finalize(stmt);
 	return rc == SQLITE_DONE ? 0 : fl_store_sqlerr(st, "read evidence vmstat");
@@ -148,9 +150,9 @@ static int read_profile(fl_store *st, int64_t id, struct fl_evidence_point *pt)
 			cap = cap ? 2 * cap : 64;
 			pt->fn = fl_xrealloc(pt->fn, cap * sizeof(*pt->fn));
 		}
-		pt->fn[pt->nfn++] = (struct fl_profile_fn){
-			fl_store_column_dup(stmt, 0), (uint64_t)sqlite3_column_int64(stmt, 1),
-			sqlite3_column_double(stmt, 2) };
+		pt->fn[pt->nfn++] = (struct fl_profile_fn){fl_store_column_dup(stmt, 0),
+							   (uint64_t)sqlite3_column_int64(stmt, 1),
+							   sqlite3_column_double(stmt, 2)};
 	}
 	sqlite3_finalize(stmt);
 	return rc == SQLITE_DONE ? 0 : fl_store_sqlerr(st, "read evidence profile");

@@ -196,6 +196,28 @@ int fl_symbols_parse(fl_symbols **out, const char *text, size_t len, const char 
 	return r;
 }
 
+int fl_symbols_from_offsets(fl_symbols **out, uint64_t text, const struct fl_symbol *v, size_t n)
+{
+	fl_symbols *s;
+
+	*out = NULL;
+	if (!text)
+		return fl_error_set(FL_EINVAL, "kernel symbols: no text size");
+	for (size_t i = 0; i < n; i++)
+		if (v[i].offset >= text || !v[i].name || !*v[i].name)
+			return fl_error_set(FL_EINVAL,
+					    "kernel symbols: entry %zu is past the text (%" PRIu64
+					    " bytes) or has no name",
+					    i, text);
+	s = fl_xcalloc(1, sizeof(*s));
+	s->etext = text;
+	for (size_t i = 0; i < n; i++)
+		add_sym(s, v[i].offset, i, v[i].name);
+	settle(s);
+	*out = s;
+	return 0;
+}
+
 void fl_symbols_free(fl_symbols *s)
 {
 	if (!s)

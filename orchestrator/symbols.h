@@ -33,6 +33,14 @@ typedef struct fl_symbols fl_symbols;
 int fl_symbols_load(fl_symbols **out, const char *path);
 /* The same from text in memory; name is what errors call it. */
 int fl_symbols_parse(fl_symbols **out, const char *text, size_t len, const char *name);
+/* A map from the running kernel's own names (fl-agent's "ksyms" record,
+ * read from /proc/kallsyms): offsets from _stext and the text size. Its
+ * _stext is 0. FL_EINVAL for an offset past the text. */
+struct fl_symbol {
+	uint64_t offset;
+	const char *name;
+};
+int fl_symbols_from_offsets(fl_symbols **out, uint64_t text, const struct fl_symbol *v, size_t n);
 void fl_symbols_free(fl_symbols *s);
 
 uint64_t fl_symbols_stext(const fl_symbols *s);

@@ -13,7 +13,7 @@
 #include "error.h"
 
 #define NRUNS 3
-#define NSEC 5
+#define NSEC  5
 
 /* One side: NRUNS runs of page_fault2 processes at tasks 1 and 2, NSEC
  * per-second samples each, the given mean at tasks=2 (tasks=1 always
@@ -41,26 +41,32 @@ static void make_side(struct side *sd, const char *label, double mean2, double p
 				double m = t == 1 ? 100000 : mean2;
 				double v = m * (1 + 0.01 * (2 * fl_rand_uniform(&seed) - 1));
 
-				sd->s[r][k++] = (struct fl_sample){ "per_process_ops", "processes",
-								    t, (unsigned)i, v };
-				sd->s[r][k++] = (struct fl_sample){ "ops", "processes", t,
-								    (unsigned)i, v * t };
+				sd->s[r][k++] = (struct fl_sample){"per_process_ops", "processes",
+								   t, (unsigned)i, v};
+				sd->s[r][k++] =
+				    (struct fl_sample){"ops", "processes", t, (unsigned)i, v * t};
 			}
-		sd->vm[r][0] = (struct fl_vmstat_rate){ "pgfault", 0, pgfault * (1 + 0.001 * r) };
-		sd->vm[r][1] = (struct fl_vmstat_rate){ "nr_free_pages", 0, -5000 };
-		sd->vm[r][2] = (struct fl_vmstat_rate){ "pgactivate", 0, 30 };
-		sd->vm[r][3] = (struct fl_vmstat_rate){ "numa_hit", 0, pgfault };
-		sd->fn[r][0] = (struct fl_profile_fn){ "_raw_spin_lock", 0, spin_share };
-		sd->fn[r][1] = (struct fl_profile_fn){ "clear_page_erms", 0, 0.5 - spin_share / 2 };
-		sd->fn[r][2] = (struct fl_profile_fn){ "do_page_fault", 0, 0.05 };
-		sd->pt[r] = (struct fl_evidence_point){
-			.source = FL_EV_RESULT, .test = "page_fault2", .mode = "processes",
-			.tasks = 2, .measured_s = 5, .vm = sd->vm[r], .nvm = 4,
-			.profile = with_profile ? "recorded" : "none",
-			.fn = with_profile ? sd->fn[r] : NULL, .nfn = with_profile ? 3 : 0 };
-		sd->runs[r] = (struct fl_cmp_run){ sd->s[r], k, &sd->pt[r], 1 };
+		sd->vm[r][0] = (struct fl_vmstat_rate){"pgfault", 0, pgfault * (1 + 0.001 * r)};
+		sd->vm[r][1] = (struct fl_vmstat_rate){"nr_free_pages", 0, -5000};
+		sd->vm[r][2] = (struct fl_vmstat_rate){"pgactivate", 0, 30};
+		sd->vm[r][3] = (struct fl_vmstat_rate){"numa_hit", 0, pgfault};
+		sd->fn[r][0] = (struct fl_profile_fn){"_raw_spin_lock", 0, spin_share};
+		sd->fn[r][1] = (struct fl_profile_fn){"clear_page_erms", 0, 0.5 - spin_share / 2};
+		sd->fn[r][2] = (struct fl_profile_fn){"do_page_fault", 0, 0.05};
+		sd->pt[r] =
+		    (struct fl_evidence_point){.source = FL_EV_RESULT,
+					       .test = "page_fault2",
+					       .mode = "processes",
+					       .tasks = 2,
+					       .measured_s = 5,
+					       .vm = sd->vm[r],
+					       .nvm = 4,
+					       .profile = with_profile ? "recorded" : "none",
+					       .fn = with_profile ? sd->fn[r] : NULL,
+					       .nfn = with_profile ? 3 : 0};
+		sd->runs[r] = (struct fl_cmp_run){sd->s[r], k, &sd->pt[r], 1};
 	}
-	sd->set = (struct fl_cmp_set){ label, sd->runs, NRUNS };
+	sd->set = (struct fl_cmp_set){label, sd->runs, NRUNS};
 }
 
 static const struct fl_cmp_row *find_row(const struct fl_comparison *c, enum fl_cmp_kind kind,
@@ -166,7 +172,7 @@ static void test_missing_side(void **state)
 {
 	struct fl_cmp_opts o;
 	struct fl_comparison *c;
-	struct fl_cmp_set none = { "v6.2", NULL, 0 };
+	struct fl_cmp_set none = {"v6.2", NULL, 0};
 	const struct fl_cmp_row *r;
 
 	(void)state;
@@ -205,9 +211,10 @@ static void test_text(void **state)
 				  "---------------- ---------------------------\n"
 				  "         %stddev     %change         %stddev\n"));
 	/* Values, their spread, the change and the verdict in LKP's columns. */
-	assert_non_null(strstr(t, "     99963           -25.1%      74918        "
-				  "page_fault2.processes.per_process_ops tasks=2  DIFFERENT p=1.3e-08  "
-				  "REGRESSION\n"));
+	assert_non_null(
+	    strstr(t, "     99963           -25.1%      74918        "
+		      "page_fault2.processes.per_process_ops tasks=2  DIFFERENT p=1.3e-08  "
+		      "REGRESSION\n"));
 	assert_non_null(strstr(t, "     10.00            +58.0      68.00        "
 				  "page_fault2.processes.profile._raw_spin_lock tasks=2\n"));
 	assert_non_null(strstr(t, "    200200           -25.0%     150150        "
@@ -221,10 +228,10 @@ static void test_text(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_regression_rows),
-		cmocka_unit_test(test_no_profile),
-		cmocka_unit_test(test_missing_side),
-		cmocka_unit_test(test_text),
+	    cmocka_unit_test(test_regression_rows),
+	    cmocka_unit_test(test_no_profile),
+	    cmocka_unit_test(test_missing_side),
+	    cmocka_unit_test(test_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

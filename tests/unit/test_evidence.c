@@ -24,17 +24,17 @@ static const char map[] = "ffffffff81000000 T _stext\n"
 			  "ffffffff81000400 T _etext\n";
 
 static const char result_rec[] =
-	"{\"type\":\"result\",\"test\":\"page_fault2\",\"mode\":\"threads\",\"tasks\":2,"
-	"\"samples\":[1,2],\"measured_s\":2.0,\"profile\":\"recorded\","
-	"\"vmstat_delta\":{\"pgfault\":400000,\"pgalloc_normal\":380000,\"nr_free_pages\":-512,"
-	"\"numa_hit\":380000}}";
+    "{\"type\":\"result\",\"test\":\"page_fault2\",\"mode\":\"threads\",\"tasks\":2,"
+    "\"samples\":[1,2],\"measured_s\":2.0,\"profile\":\"recorded\","
+    "\"vmstat_delta\":{\"pgfault\":400000,\"pgalloc_normal\":380000,\"nr_free_pages\":-512,"
+    "\"numa_hit\":380000}}";
 static const char profile_rec[] =
-	"{\"type\":\"profile\",\"test\":\"page_fault2\",\"mode\":\"threads\",\"tasks\":2,"
-	"\"step\":4,\"nbuckets\":256,\"buckets\":[[64,10],[96,68],[97,2],[128,15],[255,3]],"
-	"\"total\":100,\"dropped\":2}";
+    "{\"type\":\"profile\",\"test\":\"page_fault2\",\"mode\":\"threads\",\"tasks\":2,"
+    "\"step\":4,\"nbuckets\":256,\"buckets\":[[64,10],[96,68],[97,2],[128,15],[255,3]],"
+    "\"total\":100,\"dropped\":2}";
 static const char plain_rec[] =
-	"{\"type\":\"result\",\"test\":\"page_fault2\",\"mode\":\"processes\",\"tasks\":1,"
-	"\"measured_s\":1.0,\"profile\":\"none\",\"vmstat_delta\":{\"pgfault\":1000}}";
+    "{\"type\":\"result\",\"test\":\"page_fault2\",\"mode\":\"processes\",\"tasks\":1,"
+    "\"measured_s\":1.0,\"profile\":\"none\",\"vmstat_delta\":{\"pgfault\":1000}}";
 
 static fl_symbols *syms(void)
 {
@@ -50,7 +50,8 @@ static void test_result_record(void **state)
 	int has;
 
 	(void)state;
-	assert_int_equal(fl_evidence_from_record(result_rec, strlen(result_rec), NULL, &pt, &has), 0);
+	assert_int_equal(fl_evidence_from_record(result_rec, strlen(result_rec), NULL, &pt, &has),
+			 0);
 	assert_int_equal(has, 1);
 	assert_int_equal(pt.source, FL_EV_RESULT);
 	assert_string_equal(pt.test, "page_fault2");
@@ -76,7 +77,8 @@ static void test_profile_record(void **state)
 	int has;
 
 	(void)state;
-	assert_int_equal(fl_evidence_from_record(profile_rec, strlen(profile_rec), s, &pt, &has), 0);
+	assert_int_equal(fl_evidence_from_record(profile_rec, strlen(profile_rec), s, &pt, &has),
+			 0);
 	assert_int_equal(has, 1);
 	assert_int_equal(pt.source, FL_EV_PROFILE);
 	assert_string_equal(pt.profile, "recorded");
@@ -104,19 +106,19 @@ static void test_profile_record(void **state)
 static void test_other_records(void **state)
 {
 	const char *other[] = {
-		"{\"type\":\"env\",\"kernel\":\"6.1\"}",
-		"{\"type\":\"done\"}",
-		"{\"type\":\"error\",\"message\":\"x\"}",
-		/* a whole-job profile of an older agent names no point */
-		"{\"type\":\"profile\",\"step\":4,\"buckets\":[[1,2]]}",
+	    "{\"type\":\"env\",\"kernel\":\"6.1\"}",
+	    "{\"type\":\"done\"}",
+	    "{\"type\":\"error\",\"message\":\"x\"}",
+	    /* a whole-job profile of an older agent names no point */
+	    "{\"type\":\"profile\",\"step\":4,\"buckets\":[[1,2]]}",
 	};
 	struct fl_evidence_point pt;
 	int has;
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++) {
-		assert_int_equal(fl_evidence_from_record(other[i], strlen(other[i]), NULL, &pt, &has),
-				 0);
+		assert_int_equal(
+		    fl_evidence_from_record(other[i], strlen(other[i]), NULL, &pt, &has), 0);
 		assert_int_equal(has, 0);
 	}
 }
@@ -140,10 +142,12 @@ static void test_bad_records(void **state)
 	expect_bad("not json", "not a JSON object");
 	expect_bad("{\"type\":\"result\",\"test\":\"t\",\"mode\":\"m\",\"tasks\":\"two\"}",
 		   "'tasks'");
-	expect_bad("{\"type\":\"result\",\"test\":\"t\",\"mode\":\"m\",\"tasks\":2}", "'measured_s'");
-	expect_bad("{\"type\":\"result\",\"test\":\"t\",\"mode\":\"m\",\"tasks\":2,\"measured_s\":1,"
-		   "\"vmstat_delta\":{\"pgfault\":\"many\"}}",
-		   "'vmstat_delta.pgfault'");
+	expect_bad("{\"type\":\"result\",\"test\":\"t\",\"mode\":\"m\",\"tasks\":2}",
+		   "'measured_s'");
+	expect_bad(
+	    "{\"type\":\"result\",\"test\":\"t\",\"mode\":\"m\",\"tasks\":2,\"measured_s\":1,"
+	    "\"vmstat_delta\":{\"pgfault\":\"many\"}}",
+	    "'vmstat_delta.pgfault'");
 	expect_bad("{\"type\":\"profile\",\"test\":\"t\",\"mode\":\"m\",\"tasks\":2,\"step\":4,"
 		   "\"nbuckets\":256,\"total\":1,\"buckets\":[[1,2],[3]]}",
 		   "'buckets[1]'");
@@ -158,7 +162,7 @@ static fl_store *open_store(const char *dir, int64_t *run)
 	char path[128];
 	fl_store *st;
 	int64_t machine;
-	struct fl_run_info ri = { 0, 0, "page_fault2", "{}" };
+	struct fl_run_info ri = {0, 0, "page_fault2", "{}"};
 
 	snprintf(path, sizeof(path), "%s/store.db", dir);
 	assert_int_equal(fl_store_open(&st, path, 0), 0);
@@ -170,8 +174,8 @@ static fl_store *open_store(const char *dir, int64_t *run)
 
 static void test_store_run(void **state)
 {
-	const char *recs[] = { "{\"type\":\"env\"}", plain_rec, result_rec, profile_rec,
-			       "{\"type\":\"done\"}" };
+	const char *recs[] = {"{\"type\":\"env\"}", plain_rec, result_rec, profile_rec,
+			      "{\"type\":\"done\"}"};
 	size_t lens[5];
 	char dir[64], mappath[128], *why;
 	struct fl_evidence_point *pts;
@@ -232,9 +236,36 @@ static void test_store_run(void **state)
 	assert_int_equal(pts[1].nvm, 4);
 	fl_evidence_points_free(pts, n);
 
+	/* The same with the kernel's own names from a ksyms record: named
+	 * after all, and why says where the names came from. */
+	const char *with_ksyms[] = {result_rec, profile_rec,
+				    "{\"type\":\"ksyms\",\"text\":1024,\"symbols\":["
+				    "[256,\"handle_mm_fault\"],[384,\"_raw_spin_lock\"],"
+				    "[512,\"clear_page_erms\"]]}"};
+	size_t klens[3] = {strlen(with_ksyms[0]), strlen(with_ksyms[1]), strlen(with_ksyms[2])};
+
+	assert_int_equal(fl_evidence_store_run(st, run, with_ksyms, klens, 3, mappath, &why), 0);
+	assert_non_null(strstr(why, "kallsyms"));
+	free(why);
+	assert_int_equal(fl_store_evidence_get(st, run, &pts, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(pts[0].profile, "recorded");
+	assert_string_equal(pts[0].fn[0].name, "_raw_spin_lock");
+	assert_int_equal(pts[0].fn[0].samples, 70);
+	fl_evidence_points_free(pts, n);
+	/* No System.map at all: the same names, nothing to explain. */
+	assert_int_equal(fl_evidence_store_run(st, run, with_ksyms, klens, 3, NULL, &why), 0);
+	assert_null(why);
+	assert_int_equal(fl_store_evidence_get(st, run, &pts, &n), 0);
+	assert_string_equal(pts[0].fn[1].name, "clear_page_erms");
+	fl_evidence_points_free(pts, n);
+	assert_int_equal(fl_evidence_store_run(st, run, recs, lens, 5, mappath, &why), 0);
+	free(why);
+
 	/* A malformed record stores nothing and loses nothing: the evidence
 	 * from before is still there. */
-	recs[1] = "{\"type\":\"result\",\"test\":\"t\",\"mode\":\"m\",\"tasks\":0,\"measured_s\":1}";
+	recs[1] =
+	    "{\"type\":\"result\",\"test\":\"t\",\"mode\":\"m\",\"tasks\":0,\"measured_s\":1}";
 	lens[1] = strlen(recs[1]);
 	assert_int_equal(fl_evidence_store_run(st, run, recs, lens, 5, NULL, &why), FL_EINVAL);
 	assert_non_null(strstr(fl_error_last(), "record 2"));
@@ -253,11 +284,9 @@ static void test_store_run(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_result_record),
-		cmocka_unit_test(test_profile_record),
-		cmocka_unit_test(test_other_records),
-		cmocka_unit_test(test_bad_records),
-		cmocka_unit_test(test_store_run),
+	    cmocka_unit_test(test_result_record), cmocka_unit_test(test_profile_record),
+	    cmocka_unit_test(test_other_records), cmocka_unit_test(test_bad_records),
+	    cmocka_unit_test(test_store_run),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -197,6 +197,38 @@ static void test_load_file(void **state)
 	fl_test_rmtree(dir);
 }
 
+/* The running kernel's names, as offsets from _stext (fl-agent's ksyms). */
+static void test_from_offsets(void **state)
+{
+	const struct fl_symbol v[] = {
+	    {0x180, "_raw_spin_lock"},
+	    {0x100, "__lock_text_start"},
+	    {0x100, "do_page_fault"},
+	};
+	const struct fl_profile_bucket b[] = {{0x100 / 4, 3}, {0x184 / 4, 5}};
+	struct fl_profile_desc p = {4, 256, 0, 0, b, 2};
+	struct fl_profile_fn *f;
+	fl_symbols *s;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(fl_symbols_from_offsets(&s, 0x400, v, 3), 0);
+	assert_int_equal(fl_symbols_stext(s), 0);
+	assert_string_equal(fl_symbols_lookup(s, 0x17f, NULL), "do_page_fault");
+	assert_string_equal(fl_symbols_lookup(s, 0x3ff, NULL), "_raw_spin_lock");
+	assert_string_equal(fl_symbols_lookup(s, 0x400, NULL), FL_SYM_MODULE);
+	assert_string_equal(fl_symbols_lookup(s, 0xff, NULL), FL_SYM_UNKNOWN);
+	assert_int_equal(fl_profile_by_function(s, &p, &f, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(f[0].name, "_raw_spin_lock");
+	assert_string_equal(f[1].name, "do_page_fault");
+	fl_profile_fns_free(f, n);
+	fl_symbols_free(s);
+	assert_int_equal(fl_symbols_from_offsets(&s, 0x100, v, 3), FL_EINVAL);
+	assert_null(s);
+	assert_non_null(strstr(fl_error_last(), "entry 0 is past the text"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -206,6 +238,7 @@ int main(void)
 	    cmocka_unit_test(test_profile_not_this_kernel),
 	    cmocka_unit_test(test_junk),
 	    cmocka_unit_test(test_load_file),
+	    cmocka_unit_test(test_from_offsets),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
