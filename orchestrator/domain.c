@@ -14,6 +14,12 @@ char *fl_domain_cmdline(const struct fl_domain_spec *spec)
 
 	/* panic=-1: a panicking guest reboots at once, and reboot destroys it. */
 	fl_buf_adds(&b, "console=ttyS0 panic=-1 rdinit=/init");
+	/* profile=2: 4-byte buckets. Function starts are 16-byte aligned in
+	 * performance builds and the samples are instruction addresses, so
+	 * every bucket has one function and the profile is function-exact; the
+	 * buffer is as many bytes as the kernel text (15 MB for Debian's cloud
+	 * kernel, 3 MB tinyconfig), read once per point. profile=0 or 1 adds
+	 * nothing at function level and multiplies the buffer. */
 	if (spec->profile)
 		fl_buf_adds(&b, " profile=2");
 	if (spec->job)

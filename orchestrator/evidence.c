@@ -200,9 +200,7 @@ void fl_evidence_points_free(struct fl_evidence_point *pts, size_t n)
 	free(pts);
 }
 
-/* The agent's "ksyms" record, if the run has one: the running kernel's
- * names for the profiled buckets. NULL when absent or unusable. */
-static fl_symbols *ksyms_from_records(const char *const *records, const size_t *lens, size_t n)
+fl_symbols *fl_evidence_ksyms(const char *const *records, const size_t *lens, size_t n)
 {
 	fl_symbols *s = NULL;
 
@@ -255,7 +253,7 @@ static int point_from_record(const char *json, size_t len, fl_symbols *map, fl_s
 int fl_evidence_store_run(fl_store *st, int64_t run_id, const char *const *records,
 			  const size_t *lens, size_t n, const char *system_map, char **why)
 {
-	fl_symbols *map = NULL, *ksyms = ksyms_from_records(records, lens, n);
+	fl_symbols *map = NULL, *ksyms = fl_evidence_ksyms(records, lens, n);
 	int r = 0;
 
 	*why = NULL;

@@ -54,6 +54,9 @@ struct fl_evidence_point {
  */
 int fl_evidence_from_record(const char *json, size_t len, const fl_symbols *syms,
 			    struct fl_evidence_point *pt, int *has);
+/* The running kernel's names for the profiled buckets from the agent's
+ * "ksyms" record among records; NULL when there is none that is usable. */
+fl_symbols *fl_evidence_ksyms(const char *const *records, const size_t *lens, size_t n);
 void fl_evidence_point_release(struct fl_evidence_point *pt);
 void fl_evidence_points_free(struct fl_evidence_point *pts, size_t n);
 

@@ -62,6 +62,20 @@ n=$(grep -c '"profile":"recorded"' "$tmp/bench.json")
 # Hits were counted in the window: the sum of the buckets is positive.
 bad=$(grep -o '"type":"profile".*"total":[0-9]*' "$tmp/bench.json" | grep -o '"total":[0-9]*$' | awk -F: '$2 < 1' | wc -l)
 [ "$bad" -eq 0 ] && ok "every profile has hits" || fail "$bad profiles without hits"
+# Debian's System.map is a placeholder; the agent's ksyms record names the
+# buckets. While page_fault1 runs, the fault path is among the hottest ten.
+"$FAULTLINE" profile --top 10 "$tmp/bench.log" >"$tmp/profile.txt" 2>"$tmp/profile.err"
+[ $? -eq 0 ] && ok "faultline profile names the profiles" || fail "profile: $(cat "$tmp/profile.err")"
+awk '/^page_fault1 processes tasks=2:/ { on = 1; next } /^[^ ]/ { on = 0 } on' "$tmp/profile.txt" >"$tmp/pf1-top.txt"
+cat "$tmp/pf1-top.txt"
+if grep -Eq ' (do_user_addr_fault|exc_page_fault|handle_mm_fault|__handle_mm_fault|do_anonymous_page|clear_page_[a-z]+|clear_huge_page|asm_exc_page_fault)$' "$tmp/pf1-top.txt"; then
+	ok "page_fault1's top functions include the page-fault path"
+else
+	fail "page_fault1's top functions miss the page-fault path"
+fi
+expect_exit 2 "a placeholder System.map is refused by name" "$FAULTLINE" profile \
+	--system-map "$(dirname "$kernel")/System.map-$(basename "$kernel" | sed 's/^vmlinuz-//')" "$tmp/bench.log"
+expect_grep "$tmp/err" "System.map" "the error names the map"
 
 if boot hang "hang=1
 timeout=5s"; then ok "hung guest powered off"; else fail "hung guest"; fi
