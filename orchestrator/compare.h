@@ -8,8 +8,10 @@
  *
  * One data structure for every reader: the CLI and the mail render it as
  * text (fl_comparison_text), the web pages as HTML or JSON from the rows.
- * Pure computation on what it is given; fl_compare_store() (store-compare.c
- * reads the runs) is the entry point that takes revisions.
+ * Pure computation on the runs it is given (samples from the store's
+ * samples table, evidence from store-evidence.h); reading "the ok runs of
+ * commit X on machine M for benchmark B" from the store comes with the run
+ * path that writes them.
  *
  * Values: a metric's value is the mean of every per-second sample of the
  * side's runs, pooled, and its %stddev their sample standard deviation in

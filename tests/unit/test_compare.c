@@ -27,6 +27,8 @@ struct side {
 	struct fl_cmp_set set;
 };
 
+static double spread = 0.01;
+
 static void make_side(struct side *sd, const char *label, double mean2, double pgfault,
 		      double spin_share, int with_profile)
 {
@@ -39,7 +41,7 @@ static void make_side(struct side *sd, const char *label, double mean2, double p
 		for (unsigned t = 1; t <= 2; t++)
 			for (int i = 0; i < NSEC; i++) {
 				double m = t == 1 ? 100000 : mean2;
-				double v = m * (1 + 0.01 * (2 * fl_rand_uniform(&seed) - 1));
+				double v = m * (1 + spread * (2 * fl_rand_uniform(&seed) - 1));
 
 				sd->s[r][k++] = (struct fl_sample){"per_process_ops", "processes",
 								   t, (unsigned)i, v};
@@ -221,6 +223,18 @@ static void test_text(void **state)
 				  "page_fault2.processes.vmstat.pgfault/s tasks=2\n"));
 	/* Sections apart: a blank line before vmstat and before the profile. */
 	assert_non_null(strstr(t, "REGRESSION\n\n    200000"));
+	fl_buf_free(&out);
+	fl_comparison_free(c);
+
+	/* +-10% of spread shows as LKP's "± N%" next to the values. */
+	spread = 0.10;
+	make_side(&base_side, "v3.16", 100000, 200000, 0.10, 1);
+	spread = 0.01;
+	assert_int_equal(fl_compare("page_fault2", &base_side.set, &new_side.set, &o, &c), 0);
+	fl_comparison_text(c, &out);
+	t = fl_buf_str(&out);
+	assert_non_null(strstr(t, " \xc2\xb1  5%    "));
+	assert_true(c->rows[1].base.stddev_pct > 4 && c->rows[1].base.stddev_pct < 7);
 	fl_buf_free(&out);
 	fl_comparison_free(c);
 }
