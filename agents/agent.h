@@ -12,15 +12,17 @@
 typedef void (*fl_agent_emit_fn)(void *arg, const char *json, const struct fl_bench_point *pt);
 
 /* Runs every point of o; 0 if all ran, -1 if any failed (each failure is
- * emitted as an error object and the run goes on). */
+ * emitted as an error object and the run goes on). Each point's result
+ * carries the /proc/vmstat deltas of its measured window ("vmstat_delta",
+ * over "measured_s" seconds) and says whether a kernel profile of that
+ * window follows ("profile": "recorded", "none" without /proc/profile, or
+ * what went wrong); a recorded one comes next as a "profile" object tagged
+ * with the point's test, mode and tasks. */
 int fl_agent_run(const struct fl_bench_opts *o, fl_agent_emit_fn emit, void *arg);
 /* Emits {"type":"error","message":msg}. */
 void fl_agent_error(fl_agent_emit_fn emit, void *arg, const char *msg);
 /* Emits the environment object: kernel, CPUs, nodes, memory, cmdline. */
 void fl_agent_env(const struct fl_topo *t, fl_agent_emit_fn emit, void *arg);
-
-/* Emits the kernel profile buffer when /proc/profile exists. */
-void fl_agent_profile(fl_agent_emit_fn emit, void *arg);
 
 int fl_guest_main(void);
 

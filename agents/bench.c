@@ -368,13 +368,15 @@ static void sample(const struct fl_bench_opts *o, struct fl_bench_point *pt,
 {
 	struct timespec next;
 	uint64_t prev, cur;
-	double tprev, tcur;
+	double tfirst, tprev, tcur;
 
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	for (int s = 0; s < o->warmup_s; s++)
 		sleep_until(&next);
+	if (pt->window && pt->window->begin)
+		pt->window->begin(pt->window->arg);
 	prev = sum_counters(counters, pt->ntasks, start);
-	tprev = now_s();
+	tprev = tfirst = now_s();
 	for (int s = 0; s < o->duration_s && s < 600; s++) {
 		sleep_until(&next);
 		cur = sum_counters(counters, pt->ntasks, now);
@@ -384,6 +386,9 @@ static void sample(const struct fl_bench_opts *o, struct fl_bench_point *pt,
 		prev = cur;
 		tprev = tcur;
 	}
+	pt->measured_s = tprev - tfirst;
+	if (pt->window && pt->window->end)
+		pt->window->end(pt->window->arg);
 }
 
 static void summarise(const struct fl_bench_opts *o, struct fl_bench_point *pt,
@@ -455,6 +460,7 @@ int fl_bench_run(const struct fl_bench_opts *o, const struct fl_topo *t,
 	int err = -1, started = 0;
 
 	pt->nsamples = 0;
+	pt->measured_s = 0;
 	if (!tasks || !pids || !threads || !start || !end || !pt->task_ops || !pt->task_cpu) {
 		snprintf(why, (size_t)n, "out of memory");
 		goto out;

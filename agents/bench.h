@@ -50,6 +50,18 @@ int fl_bench_task_counts(const struct fl_bench_opts *o, int ncpus, int *counts);
 int fl_parse_seconds(const char *s, int *out);
 int fl_parse_bytes(const char *s, uint64_t *out);
 
+/*
+ * Called right before the first measured second and right after the last,
+ * while the tasks run, so what is read around them (/proc/vmstat,
+ * /proc/profile) covers exactly the seconds the samples do: no warm-up,
+ * no task start-up or teardown.
+ */
+struct fl_bench_window {
+	void (*begin)(void *arg);
+	void (*end)(void *arg);
+	void *arg;
+};
+
 /* One measured point: a test, a mode, a task count. */
 struct fl_bench_point {
 	int test;	/* 1..3 */
@@ -60,6 +72,8 @@ struct fl_bench_point {
 	uint64_t *task_ops;	/* per task, over the measured seconds */
 	int *task_cpu;
 	double average, per_task_min, per_task_max;
+	double measured_s;	/* wall-clock seconds from begin to end */
+	const struct fl_bench_window *window;	/* may be NULL */
 };
 
 /* Emits a finished JSON object for each point (and errors) somewhere. */

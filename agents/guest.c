@@ -141,7 +141,6 @@ static void run_child(struct fl_bench_opts *o, struct console *c)
 			pause();
 	int err = fl_agent_run(o, guest_emit, c);
 
-	fl_agent_profile(guest_emit, c);
 	_exit(err ? 1 : 0);
 }
 

@@ -132,9 +132,14 @@ void jw_uint(struct jw *w, const char *k, uint64_t v)
 
 void jw_double(struct jw *w, const char *k, double v)
 {
+	jw_double_p(w, k, v, 1);
+}
+
+void jw_double_p(struct jw *w, const char *k, double v, int decimals)
+{
 	key(w, k);
 	if (v != v || v > 1e300 || v < -1e300)
 		put(w, "null", 4);	/* JSON has no NaN or infinity */
 	else
-		putf(w, "%.1f", v);
+		putf(w, "%.*f", decimals, v);
 }

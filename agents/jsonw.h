@@ -26,6 +26,7 @@ void jw_arr_close(struct jw *w);
 void jw_str(struct jw *w, const char *key, const char *v);
 void jw_int(struct jw *w, const char *key, int64_t v);
 void jw_uint(struct jw *w, const char *key, uint64_t v);
-void jw_double(struct jw *w, const char *key, double v);
+void jw_double(struct jw *w, const char *key, double v);	/* one decimal */
+void jw_double_p(struct jw *w, const char *key, double v, int decimals);
 
 #endif

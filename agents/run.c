@@ -2,10 +2,14 @@
  * run.c - runs a job point by point and describes each point, the
  * environment and errors as JSON (see agent.h).
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include "agent.h"
 #include "jsonw.h"
@@ -40,6 +44,303 @@ static void vmstat_delta(struct jw *w, const struct vmstat *a, const struct vmst
 		if (!strcmp(a->name[i], b->name[i]) && b->val[i] != a->val[i])
 			jw_int(w, a->name[i], (long long)(b->val[i] - a->val[i]));
 	jw_obj_close(w);
+}
+
+/*
+ * The kernel profile, /proc/profile (a kernel with CONFIG_PROFILING booted
+ * with profile=N): an unsigned int step (bytes of kernel text per bucket,
+ * 1 << N), then one counter per bucket from _stext. The kernel clamps hits
+ * outside [_stext, _etext) - modules, mostly - into the last bucket, so the
+ * record says how many buckets there are and the host can tell that one
+ * apart. Only timer ticks that interrupt the kernel count: user time is
+ * not in the profile.
+ */
+#define PROFILE_PATH "/proc/profile"
+/* Non-zero buckets per point at most: a few thousand is usual (a bucket per
+ * hot instruction); past the cap the rarest go, and their hits are counted
+ * in "dropped" so shares keep the true denominator. */
+#define PROFILE_MAX_BUCKETS 20000
+
+struct profile {
+	unsigned *buf; /* step, then the counters, as read */
+	size_t cap;    /* unsigned ints buf holds */
+	size_t nbuckets;
+	uint8_t *hits; /* buckets sent for any point: the symbols to name */
+	size_t hits_bits;
+	int valid;	  /* buf holds this point's profile */
+	char status[160]; /* "recorded", "none", or what went wrong */
+};
+
+/* Writing resets the counters. One byte, not four: on SMP kernels a write of
+ * exactly sizeof(int) sets the profiling multiplier instead, which x86
+ * refuses (EINVAL) without resetting anything. */
+static void profile_reset(struct profile *p)
+{
+	int fd = open(PROFILE_PATH, O_WRONLY);
+
+	p->valid = 0;
+	if (fd < 0) {
+		if (errno == ENOENT)
+			snprintf(p->status, sizeof(p->status), "none");
+		else
+			snprintf(p->status, sizeof(p->status), "cannot reset %s: %s",
+				 PROFILE_PATH, strerror(errno));
+		return;
+	}
+	if (write(fd, "0", 1) != 1)
+		snprintf(p->status, sizeof(p->status), "cannot reset %s: %s", PROFILE_PATH,
+			 strerror(errno));
+	else
+		snprintf(p->status, sizeof(p->status), "reset");
+	close(fd);
+}
+
+/* One read() for the whole buffer: the kernel folds its per-CPU pending hits
+ * in once, at the start of each read, so a single read is one snapshot. */
+static void profile_read(struct profile *p)
+{
+	struct stat st;
+	size_t want, got = 0;
+	int fd;
+
+	if (strcmp(p->status, "reset"))
+		return;
+	fd = open(PROFILE_PATH, O_RDONLY);
+	if (fd < 0 || fstat(fd, &st) || st.st_size < (off_t)(2 * sizeof(unsigned))) {
+		snprintf(p->status, sizeof(p->status), "cannot read %s", PROFILE_PATH);
+		goto out;
+	}
+	want = (size_t)st.st_size / sizeof(unsigned);
+	if (want > p->cap) {
+		unsigned *nb = realloc(p->buf, want * sizeof(unsigned));
+
+		if (!nb) {
+			snprintf(p->status, sizeof(p->status), "%s: out of memory for %zu bytes",
+				 PROFILE_PATH, want * sizeof(unsigned));
+			goto out;
+		}
+		p->buf = nb;
+		p->cap = want;
+	}
+	while (got < want * sizeof(unsigned)) {
+		ssize_t n = read(fd, (char *)p->buf + got, want * sizeof(unsigned) - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	if (got != want * sizeof(unsigned)) {
+		snprintf(p->status, sizeof(p->status), "short read of %s: %zu of %zu bytes",
+			 PROFILE_PATH, got, want * sizeof(unsigned));
+		goto out;
+	}
+	p->nbuckets = want - 1;
+	p->valid = 1;
+	snprintf(p->status, sizeof(p->status), "recorded");
+out:
+	if (fd >= 0)
+		close(fd);
+}
+
+static void hits_mark(struct profile *p, size_t b)
+{
+	if (p->hits_bits != p->nbuckets) {
+		free(p->hits);
+		p->hits = calloc(p->nbuckets / 8 + 1, 1);
+		p->hits_bits = p->hits ? p->nbuckets : 0;
+	}
+	if (p->hits && b < p->hits_bits)
+		p->hits[b / 8] |= (uint8_t)(1u << (b % 8));
+}
+
+/* The smallest count a bucket needs to be sent so that at most
+ * PROFILE_MAX_BUCKETS are: 1 unless the profile is unusually flat. */
+static unsigned profile_threshold(const unsigned *c, size_t n)
+{
+	enum { H = 4096 };
+	static size_t hist[H + 1];
+	size_t kept = 0;
+	unsigned thr;
+
+	memset(hist, 0, sizeof(hist));
+	for (size_t i = 0; i < n; i++)
+		if (c[i])
+			hist[c[i] < H ? c[i] : H]++;
+	for (thr = H + 1; thr > 1; thr--) {
+		if (kept + hist[thr - 1] > PROFILE_MAX_BUCKETS)
+			break;
+		kept += hist[thr - 1];
+	}
+	return thr;
+}
+
+/* {"type":"profile","test":..,"mode":..,"tasks":..,"step":4,"nbuckets":N,
+ *  "total":hits,"dropped":hits,"buckets":[[bucket,count],..]}: the sparse
+ * non-zero buckets of one point; the writer splits it over frames. */
+static void profile_emit(struct profile *p, const struct fl_bench_point *pt,
+			 fl_agent_emit_fn emit, void *arg)
+{
+	const unsigned *c = p->buf + 1;
+	unsigned thr = profile_threshold(c, p->nbuckets);
+	uint64_t total = 0, dropped = 0;
+	struct jw w;
+
+	jw_init(&w);
+	jw_obj_open(&w, NULL);
+	jw_str(&w, "type", "profile");
+	jw_str(&w, "test", fl_bench_test_name(pt->test));
+	jw_str(&w, "mode", fl_bench_mode_name(pt->mode));
+	jw_int(&w, "tasks", pt->ntasks);
+	jw_uint(&w, "step", p->buf[0]);
+	jw_uint(&w, "nbuckets", p->nbuckets);
+	jw_arr_open(&w, "buckets");
+	for (size_t b = 0; b < p->nbuckets; b++) {
+		total += c[b];
+		if (!c[b])
+			continue;
+		if (c[b] < thr) {
+			dropped += c[b];
+			continue;
+		}
+		jw_arr_open(&w, NULL);
+		jw_uint(&w, NULL, b);
+		jw_uint(&w, NULL, c[b]);
+		jw_arr_close(&w);
+		hits_mark(p, b);
+	}
+	jw_arr_close(&w);
+	jw_uint(&w, "total", total);
+	jw_uint(&w, "dropped", dropped);
+	jw_obj_close(&w);
+	if (!w.failed)
+		emit(arg, w.buf, NULL);
+	jw_free(&w);
+}
+
+/*
+ * The kernel's own names for the profiled buckets, from /proc/kallsyms: a
+ * kernel that comes without a usable System.map (Debian ships a
+ * placeholder) can still have its profile named on the host. Only the
+ * text symbols that hold a bucket sent for some point go out - every
+ * name at such an address, the host picks - as offsets from _stext, which
+ * KASLR does not move:
+ *   {"type":"ksyms","text":_etext - _stext,"symbols":[[offset,"name"],..]}
+ */
+struct ksym {
+	uint64_t addr;
+	char *name;
+};
+
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Text symbols of the kernel image (modules carry a [module] field). */
+static struct ksym *ksyms_read(size_t *n, uint64_t *stext, uint64_t *etext)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	struct ksym *v = NULL;
+	size_t cap = 0;
+	char line[512], name[256], type;
+	unsigned long long addr;
+
+	*n = 0;
+	*stext = *etext = 0;
+	if (!f)
+		return NULL;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3 || strchr(line, '['))
+			continue;
+		if (!strcmp(name, "_stext"))
+			*stext = addr;
+		if (!strcmp(name, "_etext"))
+			*etext = addr;
+		if (type != 'T' && type != 't' && type != 'W' && type != 'w')
+			continue;
+		if (*n == cap) {
+			struct ksym *nv = realloc(v, (cap = cap ? 2 * cap : 4096) * sizeof(*v));
+
+			if (!nv)
+				break;
+			v = nv;
+		}
+		v[*n].addr = addr;
+		v[*n].name = strdup(name);
+		if (v[*n].name)
+			(*n)++;
+	}
+	fclose(f);
+	qsort(v, *n, sizeof(*v), ksym_cmp);
+	return v;
+}
+
+/* Index of the last symbol at or below addr (v sorted, v[0].addr <= addr). */
+static size_t ksym_find(const struct ksym *v, size_t n, uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].addr <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void ksyms_emit(struct profile *p, fl_agent_emit_fn emit, void *arg)
+{
+	uint64_t stext, etext, last = UINT64_MAX, step = p->buf ? p->buf[0] : 0;
+	size_t n;
+	struct ksym *v = ksyms_read(&n, &stext, &etext);
+	struct jw w;
+
+	/* Addresses read as 0 when kptr_restrict hides them. */
+	if (!v || !n || !stext || etext <= stext || !step) {
+		for (size_t i = 0; v && i < n; i++)
+			free(v[i].name);
+		free(v);
+		return;
+	}
+	jw_init(&w);
+	jw_obj_open(&w, NULL);
+	jw_str(&w, "type", "ksyms");
+	jw_uint(&w, "text", etext - stext);
+	jw_arr_open(&w, "symbols");
+	for (size_t b = 0; b < p->hits_bits; b++) {
+		uint64_t addr = stext + b * step;
+		size_t i;
+
+		if (!(p->hits[b / 8] & (1u << (b % 8))) || addr < v[0].addr || addr >= etext)
+			continue;
+		i = ksym_find(v, n, addr);
+		if (v[i].addr == last)
+			continue;
+		last = v[i].addr;
+		while (i > 0 && v[i - 1].addr == last)
+			i--;
+		for (; i < n && v[i].addr == last; i++) {
+			jw_arr_open(&w, NULL);
+			jw_uint(&w, NULL, v[i].addr - stext);
+			jw_str(&w, NULL, v[i].name);
+			jw_arr_close(&w);
+		}
+	}
+	jw_arr_close(&w);
+	jw_obj_close(&w);
+	if (!w.failed)
+		emit(arg, w.buf, NULL);
+	jw_free(&w);
+	for (size_t i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
 }
 
 static void point_json(struct jw *w, const struct fl_bench_opts *o,
@@ -85,26 +386,56 @@ void fl_agent_error(fl_agent_emit_fn emit, void *arg, const char *msg)
 	jw_free(&w);
 }
 
+/* What is read around a point's measured window (see fl_bench_window). */
+struct window {
+	struct vmstat before, after;
+	struct profile prof;
+};
+
+static void window_begin(void *arg)
+{
+	struct window *w = arg;
+
+	profile_reset(&w->prof);
+	vmstat_read(&w->before);
+}
+
+static void window_end(void *arg)
+{
+	struct window *w = arg;
+
+	vmstat_read(&w->after);
+	profile_read(&w->prof);
+}
+
+static struct window win;
+
 static int run_point(const struct fl_bench_opts *o, const struct fl_topo *t,
 		     struct fl_bench_point *pt, fl_agent_emit_fn emit, void *arg)
 {
-	static struct vmstat before, after;
+	struct fl_bench_window hooks = { window_begin, window_end, &win };
 	char why[256];
 	struct jw w;
 
-	vmstat_read(&before);
+	pt->window = &hooks;
+	win.before.n = win.after.n = 0;
 	if (fl_bench_run(o, t, pt, why, sizeof(why))) {
+		pt->window = NULL;
 		fl_agent_error(emit, arg, why);
 		return -1;
 	}
-	vmstat_read(&after);
+	pt->window = NULL;
 	jw_init(&w);
 	point_json(&w, o, pt);
-	vmstat_delta(&w, &before, &after);
+	jw_double_p(&w, "measured_s", pt->measured_s, 3);
+	jw_str(&w, "profile", win.prof.status);
+	vmstat_delta(&w, &win.before, &win.after);
 	jw_obj_close(&w);
 	if (!w.failed)
 		emit(arg, w.buf, pt);
 	jw_free(&w);
+	if (win.prof.valid)
+		profile_emit(&win.prof, pt, emit, arg);
 	return 0;
 }
 
@@ -140,52 +471,9 @@ int fl_agent_run(const struct fl_bench_opts *o, fl_agent_emit_fn emit, void *arg
 	free(pt.task_cpu);
 	pt.task_ops = NULL;
 	pt.task_cpu = NULL;
+	if (win.prof.hits_bits)
+		ksyms_emit(&win.prof, emit, arg);
 	return err;
-}
-
-#define PROFILE_MAX_BUCKETS 50000
-
-/*
- * /proc/profile (kernel booted with profile=2): an unsigned int holding the
- * sample step, then one counter per step-sized slice of kernel text from
- * _stext. Only non-zero buckets go out, as [bucket, count] pairs; the host
- * maps bucket b to _stext + b * step with System.map. Large: it is split over
- * several records by the writer.
- */
-void fl_agent_profile(fl_agent_emit_fn emit, void *arg)
-{
-	FILE *f = fopen("/proc/profile", "rb");
-	unsigned int step, count;
-	int kept = 0;
-	struct jw w;
-
-	if (!f)
-		return;
-	if (fread(&step, sizeof(step), 1, f) != 1) {
-		fclose(f);
-		return;
-	}
-	jw_init(&w);
-	jw_obj_open(&w, NULL);
-	jw_str(&w, "type", "profile");
-	jw_uint(&w, "step", step);
-	jw_arr_open(&w, "buckets");
-	for (long b = 0; fread(&count, sizeof(count), 1, f) == 1; b++) {
-		if (!count || kept >= PROFILE_MAX_BUCKETS)
-			continue;
-		jw_arr_open(&w, NULL);
-		jw_int(&w, NULL, b);
-		jw_uint(&w, NULL, count);
-		jw_arr_close(&w);
-		kept++;
-	}
-	jw_arr_close(&w);
-	jw_int(&w, "truncated", kept >= PROFILE_MAX_BUCKETS);
-	jw_obj_close(&w);
-	fclose(f);
-	if (!w.failed)
-		emit(arg, w.buf, NULL);
-	jw_free(&w);
 }
 
 static void read_file_line(const char *path, char *buf, size_t n)

@@ -29,6 +29,7 @@ int cmd_build(int argc, char **argv);
 int cmd_config(int argc, char **argv);
 int cmd_db(int argc, char **argv);
 int cmd_help(int argc, char **argv);
+int cmd_profile(int argc, char **argv);
 int cmd_records(int argc, char **argv);
 int cmd_initramfs(int argc, char **argv);
 int cmd_report(int argc, char **argv);

@@ -24,6 +24,8 @@ static const struct fl_command commands[] = {
 	{"config", cmd_config, "config check [FILE]", "validate a configuration and print it normalised"},
 	{"db", cmd_db, "db init|migrate [--config F | --db PATH]", "create or upgrade the SQLite store"},
 	{"initramfs", cmd_initramfs, "initramfs --agent PATH [--job TEXT] [--gzip] OUT", "write a guest initramfs with fl-agent as /init"},
+	{"profile", cmd_profile, "profile [--system-map FILE] [--top N] CONSOLE|-",
+	 "the kernel profile of each measured point in a console log, per function"},
 	{"records", cmd_records, "records FILE|-", "check a console log's FLR1 records and print their JSON"},
 	{"report", cmd_report, "report show ID [--config F | --db PATH]",
 	 "print a stored report as it was mailed, with its delivery state"},

@@ -129,6 +129,30 @@ static const char *const migrations[] = {
 	"ALTER TABLE reports ADD COLUMN next_attempt INTEGER NOT NULL DEFAULT 0;"
 	"ALTER TABLE reports ADD COLUMN in_reply_to TEXT;"
 	"CREATE INDEX reports_pending ON reports(state, next_attempt);",
+	/* evidence per measured point of a run (store-evidence.c): the
+	 * vmstat rates of its window and its kernel profile per function */
+	"CREATE TABLE evidence_points ("
+	"  id INTEGER PRIMARY KEY,"
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  test TEXT NOT NULL,"
+	"  mode TEXT NOT NULL,"
+	"  tasks INTEGER NOT NULL CHECK (tasks > 0),"
+	"  measured_s REAL,"
+	"  profile TEXT NOT NULL DEFAULT 'none',"
+	"  profile_samples INTEGER,"
+	"  UNIQUE (run_id, test, mode, tasks));"
+	"CREATE TABLE evidence_vmstat ("
+	"  point_id INTEGER NOT NULL REFERENCES evidence_points(id) ON DELETE CASCADE,"
+	"  name TEXT NOT NULL,"
+	"  delta INTEGER NOT NULL,"
+	"  per_sec REAL NOT NULL,"
+	"  PRIMARY KEY (point_id, name)) WITHOUT ROWID;"
+	"CREATE TABLE evidence_profile ("
+	"  point_id INTEGER NOT NULL REFERENCES evidence_points(id) ON DELETE CASCADE,"
+	"  function TEXT NOT NULL,"
+	"  samples INTEGER NOT NULL,"
+	"  share REAL NOT NULL,"
+	"  PRIMARY KEY (point_id, function)) WITHOUT ROWID;",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

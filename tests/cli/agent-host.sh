@@ -16,6 +16,12 @@ for t in page_fault1 page_fault2 page_fault3; do
 		[ "$bad" -eq 0 ] && ok "$t $m rates positive" || fail "$t $m: rate below 1000/s"
 		key=per_process_ops; [ $m = threads ] && key=per_thread_ops
 		expect_grep "$tmp/out" "\"$key\":[" "$t $m per-task ops"
+		# The vmstat window is the measured one: about 1 s, and it saw the faults.
+		bad=$(grep -o '"measured_s":[0-9.]*' "$tmp/out" | awk -F: '$2 < 0.9 || $2 > 1.5' | wc -l)
+		[ "$bad" -eq 0 ] && ok "$t $m measured window 1 s" || fail "$t $m: measured_s off"
+		grep -q '"vmstat_delta":{.*"pgfault":[1-9]' "$tmp/out" && ok "$t $m vmstat pgfault delta" ||
+			fail "$t $m: no pgfault delta"
+		expect_grep "$tmp/out" '"profile":"' "$t $m says whether a profile follows"
 	done
 done
 

@@ -1,0 +1,121 @@
+/*
+ * builtin/profile.c - "faultline profile [--system-map FILE] [--top N] CONSOLE|-":
+ * the kernel profile of every measured point in a guest's console log, per
+ * function, most samples first. Functions are named with FILE (the build's
+ * System.map) or, without it, with the kernel's own names the agent sent.
+ * Exit 1 when no point has a profile.
+ */
+#include "../builtin.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "error.h"
+#include "evidence.h"
+#include "record.h"
+
+struct collected {
+	char **json;
+	size_t *len, n;
+};
+
+static int collect(void *arg, uint64_t seq, const char *json, size_t len)
+{
+	struct collected *c = arg;
+
+	(void)seq;
+	c->json = fl_xrealloc(c->json, (c->n + 1) * sizeof(*c->json));
+	c->len = fl_xrealloc(c->len, (c->n + 1) * sizeof(*c->len));
+	c->json[c->n] = fl_xstrndup(json, len);
+	c->len[c->n++] = len;
+	return 0;
+}
+
+static int read_console(const char *path, struct collected *c)
+{
+	struct fl_record_parser p;
+	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+	char buf[65536];
+	size_t n;
+
+	if (!f) {
+		perror(path);
+		return -1;
+	}
+	fl_record_parser_init(&p, collect, c);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		fl_record_feed(&p, buf, n);
+	fl_record_finish(&p);
+	fl_record_parser_free(&p);
+	if (f != stdin)
+		fclose(f);
+	return 0;
+}
+
+static void print_point(const struct fl_evidence_point *pt, size_t top)
+{
+	printf("%s %s tasks=%u: ", pt->test, pt->mode, pt->tasks);
+	if (!pt->nfn) {
+		printf("no profile (%s)\n", pt->profile);
+		return;
+	}
+	printf("%llu samples\n", (unsigned long long)pt->profile_samples);
+	for (size_t i = 0; i < pt->nfn && i < top; i++)
+		printf("  %6.2f%%  %8llu  %s\n", 100 * pt->fn[i].share,
+		       (unsigned long long)pt->fn[i].samples, pt->fn[i].name);
+}
+
+int cmd_profile(int argc, char **argv)
+{
+	const char *map = NULL, *path = NULL;
+	struct collected c = { 0 };
+	fl_symbols *syms = NULL;
+	size_t top = 20, shown = 0;
+	int rc = FL_EXIT_OK;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--system-map") && i + 1 < argc)
+			map = argv[++i];
+		else if (!strcmp(argv[i], "--top") && i + 1 < argc)
+			top = strtoul(argv[++i], NULL, 10);
+		else if (argv[i][0] == '-' && argv[i][1])
+			return fl_usage("profile");
+		else if (!path)
+			path = argv[i];
+		else
+			return fl_usage("profile");
+	}
+	if (!path)
+		return fl_usage("profile");
+	if (map && fl_symbols_load(&syms, map)) {
+		fprintf(stderr, "profile: %s\n", fl_error_last());
+		return FL_EXIT_USAGE;
+	}
+	if (read_console(path, &c))
+		return FL_EXIT_FAIL;
+	if (!syms)
+		syms = fl_evidence_ksyms((const char *const *)c.json, c.len, c.n);
+	for (size_t i = 0; i < c.n && rc == FL_EXIT_OK; i++) {
+		struct fl_evidence_point pt;
+		int has;
+
+		if (fl_evidence_from_record(c.json[i], c.len[i], syms, &pt, &has)) {
+			fprintf(stderr, "profile: %s: record %zu: %s\n", path, i + 1, fl_error_last());
+			rc = FL_EXIT_FAIL;
+		} else if (has && (pt.source == FL_EV_PROFILE || strcmp(pt.profile, "recorded"))) {
+			print_point(&pt, top);
+			shown += pt.nfn > 0;
+		}
+		fl_evidence_point_release(&pt);
+	}
+	for (size_t i = 0; i < c.n; i++)
+		free(c.json[i]);
+	free(c.json);
+	free(c.len);
+	fl_symbols_free(syms);
+	if (rc == FL_EXIT_OK && !shown)
+		rc = FL_EXIT_NO;
+	return rc;
+}

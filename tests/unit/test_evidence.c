@@ -1,0 +1,292 @@
+/* test_evidence.c - evidence from fl-agent records: vmstat deltas per second
+ * of the window, profiles named with a System.map, "no profile" without
+ * CONFIG_PROFILING, malformed records named by field, and the store round
+ * trip (all or nothing, replaced when built again). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "error.h"
+#include "evidence.h"
+#include "store-evidence.h"
+#include "testlib.h"
+
+/* 0x400 bytes of text: 256 buckets of 4 bytes. */
+static const char map[] = "ffffffff81000000 T _stext\n"
+			  "ffffffff81000000 T startup_64\n"
+			  "ffffffff81000100 T handle_mm_fault\n"
+			  "ffffffff81000180 T _raw_spin_lock\n"
+			  "ffffffff81000200 T clear_page_erms\n"
+			  "ffffffff81000400 T _etext\n";
+
+static const char result_rec[] =
+    "{\"type\":\"result\",\"test\":\"page_fault2\",\"mode\":\"threads\",\"tasks\":2,"
+    "\"samples\":[1,2],\"measured_s\":2.0,\"profile\":\"recorded\","
+    "\"vmstat_delta\":{\"pgfault\":400000,\"pgalloc_normal\":380000,\"nr_free_pages\":-512,"
+    "\"numa_hit\":380000}}";
+static const char profile_rec[] =
+    "{\"type\":\"profile\",\"test\":\"page_fault2\",\"mode\":\"threads\",\"tasks\":2,"
+    "\"step\":4,\"nbuckets\":256,\"buckets\":[[64,10],[96,68],[97,2],[128,15],[255,3]],"
+    "\"total\":100,\"dropped\":2}";
+static const char plain_rec[] =
+    "{\"type\":\"result\",\"test\":\"page_fault2\",\"mode\":\"processes\",\"tasks\":1,"
+    "\"measured_s\":1.0,\"profile\":\"none\",\"vmstat_delta\":{\"pgfault\":1000}}";
+
+static fl_symbols *syms(void)
+{
+	fl_symbols *s;
+
+	assert_int_equal(fl_symbols_parse(&s, map, strlen(map), "map"), 0);
+	return s;
+}
+
+static void test_result_record(void **state)
+{
+	struct fl_evidence_point pt;
+	int has;
+
+	(void)state;
+	assert_int_equal(fl_evidence_from_record(result_rec, strlen(result_rec), NULL, &pt, &has),
+			 0);
+	assert_int_equal(has, 1);
+	assert_int_equal(pt.source, FL_EV_RESULT);
+	assert_string_equal(pt.test, "page_fault2");
+	assert_string_equal(pt.mode, "threads");
+	assert_int_equal(pt.tasks, 2);
+	assert_string_equal(pt.profile, "recorded");
+	assert_int_equal(pt.nvm, 4);
+	for (size_t i = 0; i < pt.nvm; i++) {
+		if (!strcmp(pt.vm[i].name, "pgfault")) {
+			assert_int_equal(pt.vm[i].delta, 400000);
+			assert_true(pt.vm[i].per_sec == 200000.0);
+		}
+		if (!strcmp(pt.vm[i].name, "nr_free_pages"))
+			assert_true(pt.vm[i].per_sec == -256.0);
+	}
+	fl_evidence_point_release(&pt);
+}
+
+static void test_profile_record(void **state)
+{
+	fl_symbols *s = syms();
+	struct fl_evidence_point pt;
+	int has;
+
+	(void)state;
+	assert_int_equal(fl_evidence_from_record(profile_rec, strlen(profile_rec), s, &pt, &has),
+			 0);
+	assert_int_equal(has, 1);
+	assert_int_equal(pt.source, FL_EV_PROFILE);
+	assert_string_equal(pt.profile, "recorded");
+	assert_int_equal(pt.profile_samples, 100);
+	assert_int_equal(pt.nfn, 5);
+	assert_string_equal(pt.fn[0].name, "_raw_spin_lock");
+	assert_int_equal(pt.fn[0].samples, 70);
+	assert_true(pt.fn[0].share > 0.6999 && pt.fn[0].share < 0.7001);
+	assert_string_equal(pt.fn[1].name, "clear_page_erms");
+	assert_string_equal(pt.fn[2].name, "handle_mm_fault");
+	assert_string_equal(pt.fn[3].name, FL_SYM_MODULE);
+	assert_string_equal(pt.fn[4].name, FL_SYM_DROPPED);
+	fl_evidence_point_release(&pt);
+
+	/* No System.map: kept, but unmapped. */
+	assert_int_equal(fl_evidence_from_record(profile_rec, strlen(profile_rec), NULL, &pt, &has),
+			 0);
+	assert_int_equal(has, 1);
+	assert_int_equal(pt.nfn, 0);
+	assert_string_equal(pt.profile, "unmapped: no usable System.map");
+	fl_evidence_point_release(&pt);
+	fl_symbols_free(s);
+}
+
+static void test_other_records(void **state)
+{
+	const char *other[] = {
+	    "{\"type\":\"env\",\"kernel\":\"6.1\"}",
+	    "{\"type\":\"done\"}",
+	    "{\"type\":\"error\",\"message\":\"x\"}",
+	    /* a whole-job profile of an older agent names no point */
+	    "{\"type\":\"profile\",\"step\":4,\"buckets\":[[1,2]]}",
+	};
+	struct fl_evidence_point pt;
+	int has;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++) {
+		assert_int_equal(
+		    fl_evidence_from_record(other[i], strlen(other[i]), NULL, &pt, &has), 0);
+		assert_int_equal(has, 0);
+	}
+}
+
+static void expect_bad(const char *rec, const char *what)
+{
+	fl_symbols *s = syms();
+	struct fl_evidence_point pt;
+	int has = 7;
+
+	assert_int_equal(fl_evidence_from_record(rec, strlen(rec), s, &pt, &has), FL_EINVAL);
+	assert_int_equal(has, 0);
+	if (!strstr(fl_error_last(), what))
+		fail_msg("'%s' not in '%s'", what, fl_error_last());
+	fl_symbols_free(s);
+}
+
+static void test_bad_records(void **state)
+{
+	(void)state;
+	expect_bad("not json", "not a JSON object");
+	expect_bad("{\"type\":\"result\",\"test\":\"t\",\"mode\":\"m\",\"tasks\":\"two\"}",
+		   "'tasks'");
+	expect_bad("{\"type\":\"result\",\"test\":\"t\",\"mode\":\"m\",\"tasks\":2}",
+		   "'measured_s'");
+	expect_bad(
+	    "{\"type\":\"result\",\"test\":\"t\",\"mode\":\"m\",\"tasks\":2,\"measured_s\":1,"
+	    "\"vmstat_delta\":{\"pgfault\":\"many\"}}",
+	    "'vmstat_delta.pgfault'");
+	expect_bad("{\"type\":\"profile\",\"test\":\"t\",\"mode\":\"m\",\"tasks\":2,\"step\":4,"
+		   "\"nbuckets\":256,\"total\":1,\"buckets\":[[1,2],[3]]}",
+		   "'buckets[1]'");
+	expect_bad("{\"type\":\"profile\",\"test\":\"t\",\"mode\":\"m\",\"tasks\":2,\"step\":4,"
+		   "\"total\":1,\"buckets\":[]}",
+		   "'nbuckets'");
+}
+
+/* A store with one run to hang evidence on. */
+static fl_store *open_store(const char *dir, int64_t *run)
+{
+	char path[128];
+	fl_store *st;
+	int64_t machine;
+	struct fl_run_info ri = {0, 0, "page_fault2", "{}"};
+
+	snprintf(path, sizeof(path), "%s/store.db", dir);
+	assert_int_equal(fl_store_open(&st, path, 0), 0);
+	assert_int_equal(fl_store_machine_ensure(st, "vm", "libvirt", &machine), 0);
+	ri.machine_id = machine;
+	assert_int_equal(fl_store_run_create(st, &ri, run), 0);
+	return st;
+}
+
+static void test_store_run(void **state)
+{
+	const char *recs[] = {"{\"type\":\"env\"}", plain_rec, result_rec, profile_rec,
+			      "{\"type\":\"done\"}"};
+	size_t lens[5];
+	char dir[64], mappath[128], *why;
+	struct fl_evidence_point *pts;
+	size_t n;
+	int64_t run;
+	fl_store *st;
+	FILE *f;
+
+	(void)state;
+	for (int i = 0; i < 5; i++)
+		lens[i] = strlen(recs[i]);
+	assert_int_equal(fl_test_tmpdir(dir, sizeof(dir), "evidence"), 0);
+	snprintf(mappath, sizeof(mappath), "%s/System.map", dir);
+	f = fopen(mappath, "w");
+	fputs(map, f);
+	fclose(f);
+	st = open_store(dir, &run);
+
+	/* Twice: the second build replaces the first. */
+	for (int round = 0; round < 2; round++) {
+		assert_int_equal(fl_evidence_store_run(st, run, recs, lens, 5, mappath, &why), 0);
+		assert_null(why);
+	}
+	assert_int_equal(fl_store_evidence_get(st, run, &pts, &n), 0);
+	assert_int_equal(n, 2);
+	/* processes before threads. The kernel had no profile at that point. */
+	assert_string_equal(pts[0].mode, "processes");
+	assert_string_equal(pts[0].profile, "none");
+	assert_int_equal(pts[0].nfn, 0);
+	assert_int_equal(pts[0].nvm, 1);
+	assert_true(pts[0].vm[0].per_sec == 1000.0);
+	assert_string_equal(pts[1].mode, "threads");
+	assert_true(pts[1].measured_s == 2.0);
+	assert_string_equal(pts[1].profile, "recorded");
+	assert_int_equal(pts[1].profile_samples, 100);
+	assert_int_equal(pts[1].nvm, 4);
+	assert_string_equal(pts[1].vm[0].name, "nr_free_pages"); /* by name */
+	assert_int_equal(pts[1].nfn, 5);
+	assert_string_equal(pts[1].fn[0].name, "_raw_spin_lock");
+	assert_int_equal(pts[1].fn[0].samples, 70);
+	fl_evidence_points_free(pts, n);
+
+	/* Debian's placeholder map: the vmstat evidence is kept, the profile
+	 * is unmapped and the reason is given. */
+	f = fopen(mappath, "w");
+	fputs("ffffffffffffffff B The real System.map is in the linux-image-<version>-dbg "
+	      "package\n",
+	      f);
+	fclose(f);
+	assert_int_equal(fl_evidence_store_run(st, run, recs, lens, 5, mappath, &why), 0);
+	assert_non_null(why);
+	assert_non_null(strstr(why, "System.map:1:"));
+	free(why);
+	assert_int_equal(fl_store_evidence_get(st, run, &pts, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(pts[1].profile, "unmapped: no usable System.map");
+	assert_int_equal(pts[1].nfn, 0);
+	assert_int_equal(pts[1].nvm, 4);
+	fl_evidence_points_free(pts, n);
+
+	/* The same with the kernel's own names from a ksyms record: named
+	 * after all, and why says where the names came from. */
+	const char *with_ksyms[] = {result_rec, profile_rec,
+				    "{\"type\":\"ksyms\",\"text\":1024,\"symbols\":["
+				    "[256,\"handle_mm_fault\"],[384,\"_raw_spin_lock\"],"
+				    "[512,\"clear_page_erms\"]]}"};
+	size_t klens[3] = {strlen(with_ksyms[0]), strlen(with_ksyms[1]), strlen(with_ksyms[2])};
+
+	assert_int_equal(fl_evidence_store_run(st, run, with_ksyms, klens, 3, mappath, &why), 0);
+	assert_non_null(strstr(why, "kallsyms"));
+	free(why);
+	assert_int_equal(fl_store_evidence_get(st, run, &pts, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(pts[0].profile, "recorded");
+	assert_string_equal(pts[0].fn[0].name, "_raw_spin_lock");
+	assert_int_equal(pts[0].fn[0].samples, 70);
+	fl_evidence_points_free(pts, n);
+	/* No System.map at all: the same names, nothing to explain. */
+	assert_int_equal(fl_evidence_store_run(st, run, with_ksyms, klens, 3, NULL, &why), 0);
+	assert_null(why);
+	assert_int_equal(fl_store_evidence_get(st, run, &pts, &n), 0);
+	assert_string_equal(pts[0].fn[1].name, "clear_page_erms");
+	fl_evidence_points_free(pts, n);
+	assert_int_equal(fl_evidence_store_run(st, run, recs, lens, 5, mappath, &why), 0);
+	free(why);
+
+	/* A malformed record stores nothing and loses nothing: the evidence
+	 * from before is still there. */
+	recs[1] =
+	    "{\"type\":\"result\",\"test\":\"t\",\"mode\":\"m\",\"tasks\":0,\"measured_s\":1}";
+	lens[1] = strlen(recs[1]);
+	assert_int_equal(fl_evidence_store_run(st, run, recs, lens, 5, NULL, &why), FL_EINVAL);
+	assert_non_null(strstr(fl_error_last(), "record 2"));
+	free(why);
+	assert_int_equal(fl_store_evidence_get(st, run, &pts, &n), 0);
+	assert_int_equal(n, 2);
+	fl_evidence_points_free(pts, n);
+
+	/* A run without evidence has no points. */
+	assert_int_equal(fl_store_evidence_get(st, run + 1, &pts, &n), 0);
+	assert_int_equal(n, 0);
+	fl_store_free(st);
+	fl_test_rmtree(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_result_record), cmocka_unit_test(test_profile_record),
+	    cmocka_unit_test(test_other_records), cmocka_unit_test(test_bad_records),
+	    cmocka_unit_test(test_store_run),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
