@@ -129,6 +129,19 @@ static const char *const migrations[] = {
 	"ALTER TABLE reports ADD COLUMN next_attempt INTEGER NOT NULL DEFAULT 0;"
 	"ALTER TABLE reports ADD COLUMN in_reply_to TEXT;"
 	"CREATE INDEX reports_pending ON reports(state, next_attempt);",
+	/*
+	 * 3: indexes the results pages read by (store-web.c), so a page stays
+	 * fast with 100k runs: a kernel's runs of one benchmark on one machine,
+	 * the runs in progress, commits by sha prefix and by tree in time order,
+	 * and a regression's reports.
+	 */
+	"CREATE INDEX runs_by_build ON runs(build_id, benchmark, machine_id);"
+	"CREATE INDEX runs_by_status ON runs(status);"
+	"CREATE INDEX commits_by_sha ON commits(sha);"
+	"CREATE INDEX commits_by_time ON commits(tree_id, time);"
+	"CREATE INDEX reports_by_regression ON reports(regression_id);"
+	"CREATE INDEX bisections_by_state ON bisections(state);"
+	"CREATE INDEX regressions_by_state ON regressions(state);",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
