@@ -286,17 +286,21 @@ int fl_web_runs(fl_store *st, fl_pool *p, const struct fl_web_run_filter *f, uns
 	sqlite3_stmt *s;
 	int r;
 
-	/* Only the conditions asked for, so the planner can use runs_by_status. */
-	fl_buf_adds(&sql, "SELECT " RUN_COLS RUN_FROM "WHERE 1");
+	/*
+	 * The page's ids first, from runs alone (a deep OFFSET then skips ids,
+	 * not joined rows), then their rows. Only the conditions asked for, so
+	 * "in progress" is answered by the partial index runs_active.
+	 */
+	fl_buf_adds(&sql, "SELECT " RUN_COLS RUN_FROM "WHERE r.id IN (SELECT id FROM runs WHERE 1");
 	if (f->benchmark)
-		fl_buf_adds(&sql, " AND r.benchmark = ?1");
+		fl_buf_adds(&sql, " AND benchmark = ?1");
 	if (f->machine)
-		fl_buf_adds(&sql, " AND m.name = ?2");
+		fl_buf_adds(&sql, " AND machine_id = (SELECT id FROM machines WHERE name = ?2)");
 	if (f->status)
-		fl_buf_adds(&sql, " AND r.status = ?3");
+		fl_buf_adds(&sql, " AND status = ?3");
 	if (f->active)
-		fl_buf_adds(&sql, " AND r.status IN ('queued', 'running')");
-	fl_buf_adds(&sql, " ORDER BY r.id DESC LIMIT ?4 OFFSET ?5");
+		fl_buf_adds(&sql, " AND status IN ('queued', 'running')");
+	fl_buf_adds(&sql, " ORDER BY id DESC LIMIT ?4 OFFSET ?5) ORDER BY r.id DESC");
 	r = fl_store_prepare(st, &s, sql.ptr);
 	fl_buf_free(&sql);
 	if (r)

@@ -132,11 +132,12 @@ static const char *const migrations[] = {
 	/*
 	 * 3: indexes the results pages read by (store-web.c), so a page stays
 	 * fast with 100k runs: a kernel's runs of one benchmark on one machine,
-	 * the runs in progress, commits by sha prefix and by tree in time order,
-	 * and a regression's reports.
+	 * the runs in progress (a partial index: a handful of rows, newest
+	 * first), commits by sha prefix and by tree in time order, and a
+	 * regression's reports.
 	 */
 	"CREATE INDEX runs_by_build ON runs(build_id, benchmark, machine_id);"
-	"CREATE INDEX runs_by_status ON runs(status);"
+	"CREATE INDEX runs_active ON runs(id) WHERE status IN ('queued', 'running');"
 	"CREATE INDEX commits_by_sha ON commits(sha);"
 	"CREATE INDEX commits_by_time ON commits(tree_id, time);"
 	"CREATE INDEX reports_by_regression ON reports(regression_id);"
