@@ -197,6 +197,30 @@ static void test_runs_paging(void **state)
 	expect_page("/runs?status=running", 200, "<td class='status status-running'>");
 }
 
+static void test_lists(void **state)
+{
+	json_t *j;
+
+	(void)state;
+	expect_page("/regressions", 200, "<table class='regressions'>");
+	expect_page("/regressions?state=closed", 200, "No regressions.");
+	expect_page("/bisections", 200, "<a href='/bisect/1'>1</a>");
+	expect_page("/bisections?state=finished", 200, "05b843012335");
+	expect_page("/bisections?state=%3Cb%3E", 400, "bad state &#39;&lt;b&gt;&#39;");
+	j = api("/api/bisections?state=running", 200);
+	assert_int_equal(json_array_size(json_object_get(j, "bisections")), 1);
+	assert_int_equal(json_integer_value(json_object_get(
+			     json_array_get(json_object_get(j, "bisections"), 0), "id")),
+			 2);
+	json_decref(j);
+	j = api("/api/regressions?state=open", 200);
+	assert_int_equal(json_array_size(json_object_get(j, "regressions")), 1);
+	assert_true(fabs(json_real_value(json_object_get(
+			     json_array_get(json_object_get(j, "regressions"), 0), "change_pct")) +
+			 25) < 1e-9);
+	json_decref(j);
+}
+
 static void test_run_page(void **state)
 {
 	char path[64];
@@ -634,6 +658,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_dashboard),
 	    cmocka_unit_test(test_runs_paging),
+	    cmocka_unit_test(test_lists),
 	    cmocka_unit_test(test_run_page),
 	    cmocka_unit_test(test_bisect_page),
 	    cmocka_unit_test(test_regression_and_reports),
