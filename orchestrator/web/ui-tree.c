@@ -12,6 +12,7 @@
 #include "../html.h"
 #include "../svg.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -125,6 +126,12 @@ static void choices(fl_buf *out, const struct tree_page *tp, const struct fl_con
 	fl_buf_adds(out, "</nav>\n");
 }
 
+/* after against before in percent, plainly signed (stats.h signs it so positive is worse) */
+static double plain_change(const struct fl_change_point *c)
+{
+	return c->before ? 100 * (c->after - c->before) / fabs(c->before) : NAN;
+}
+
 static void change_points_table(fl_buf *out, const struct fl_web_series *s)
 {
 	if (!s->ncps) {
@@ -144,9 +151,10 @@ static void change_points_table(fl_buf *out, const struct fl_web_series *s)
 		fl_web_num(out, c->before);
 		fl_buf_adds(out, "</td><td class='num'>");
 		fl_web_num(out, c->after);
-		fl_html_addf(out,
-			     "</td><td class='num'>%.1f%%</td><td class='num'>%.3f</td></tr>\n",
-			     100 * (c->after - c->before) / (c->before ? c->before : 1), c->p);
+		fl_html_addf(
+		    out,
+		    "</td><td class='num change %s'>%.1f%%</td><td class='num'>%.3f</td></tr>\n",
+		    c->change_pct > 0 ? "worse" : "better", plain_change(c), c->p);
 	}
 	fl_buf_adds(out, "</tbody></table>\n");
 }
@@ -237,14 +245,14 @@ static json_t *tree_json(const struct tree_page *tp)
 						"median", fl_web_json_num(median_of(&s->pts[i]))));
 	}
 	for (size_t i = 0; i < s->ncps; i++)
-		json_array_append_new(cps,
-				      json_pack("{s:I, s:o, s:o, s:o, s:o, s:o}", "index",
-						(json_int_t)s->cps[i].index, "commit",
-						fl_web_json_str(s->pts[s->cps[i].index].commit.sha),
-						"before", fl_web_json_num(s->cps[i].before),
-						"after", fl_web_json_num(s->cps[i].after),
-						"change_pct", fl_web_json_num(s->cps[i].change_pct),
-						"p", fl_web_json_num(s->cps[i].p)));
+		json_array_append_new(
+		    cps, json_pack("{s:I, s:o, s:o, s:o, s:o, s:b, s:o}", "index",
+				   (json_int_t)s->cps[i].index, "commit",
+				   fl_web_json_str(s->pts[s->cps[i].index].commit.sha), "before",
+				   fl_web_json_num(s->cps[i].before), "after",
+				   fl_web_json_num(s->cps[i].after), "change_pct",
+				   fl_web_json_num(plain_change(&s->cps[i])), "worse",
+				   s->cps[i].change_pct > 0, "p", fl_web_json_num(s->cps[i].p)));
 	o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:o}", "tree",
 		      fl_web_json_str(tp->tree.name), "benchmark", fl_web_json_str(s->benchmark),
 		      "machine", fl_web_json_str(s->machine), "metric", fl_web_json_str(s->metric),

@@ -375,6 +375,10 @@ static void test_tree_page(void **state)
 			 WF_CULPRIT);
 	assert_string_equal(json_string_value(json_object_get(json_array_get(cps, 0), "commit")),
 			    w.sha[WF_CULPRIT]);
+	/* throughput fell by a quarter: worse */
+	assert_true(fabs(json_real_value(json_object_get(json_array_get(cps, 0), "change_pct")) +
+			 25) < 1e-6);
+	assert_true(json_is_true(json_object_get(json_array_get(cps, 0), "worse")));
 	json_decref(j);
 	expect_page("/tree/nope", 404, "tree &#39;nope&#39;");
 	expect_page("/tree/mainline?tasks=abc", 400, "bad tasks");
