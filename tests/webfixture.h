@@ -33,6 +33,7 @@
 
 #include "store-bisect.h"
 #include "store.h"
+#include "testlib.h"
 
 #define WF_NCOMMITS	   20
 #define WF_RUNS		   3
@@ -293,6 +294,35 @@ static inline int wf_stop(struct wf_server *s)
 	waitpid(s->pid, NULL, 0);
 	s->pid = 0;
 	return -1;
+}
+
+/* A test's world: scratch directory, store, web/ copy, configuration, server. */
+struct wf_env {
+	char dir[128], cfg[600], errlog[600];
+	struct wf_store w;
+	struct wf_server srv;
+};
+
+/* Builds it all and starts "faultline [-v] serve --config F --listen 127.0.0.1:0"; 0 or -1. */
+static inline int wf_start(struct wf_env *e, const char *tag, int verbose)
+{
+	char *argv[] = {FL_FAULTLINE, "-v",	  "serve",	 "--config",
+			e->cfg,	      "--listen", "127.0.0.1:0", NULL};
+
+	if (fl_test_tmpdir(e->dir, sizeof(e->dir), tag) || wf_fill(e->dir, &e->w) ||
+	    wf_copy_web(e->dir, FL_SOURCE_DIR) || wf_config(e->dir, e->cfg, sizeof(e->cfg)))
+		return -1;
+	snprintf(e->errlog, sizeof(e->errlog), "%s/serve.err", e->dir);
+	if (!verbose) /* drop "-v" */
+		memmove(&argv[1], &argv[2], sizeof(argv) - 2 * sizeof(argv[0]));
+	return wf_serve(&e->srv, argv, e->errlog);
+}
+
+static inline void wf_end(struct wf_env *e)
+{
+	if (e->srv.pid > 0)
+		wf_stop(&e->srv);
+	fl_test_rmtree(e->dir);
 }
 
 #endif

@@ -27,9 +27,8 @@
 #include "testlib.h"
 #include "webfixture.h"
 
-static char dir[128], cfg[600], errlog[600], artifacts[600];
-static struct wf_store w;
-static struct wf_server srv;
+static char artifacts[600];
+static struct wf_env env;
 static int profiles;
 
 /* Runs chromium with a fresh profile on url plus the action; stdout into out (NULL: dropped). */
@@ -52,8 +51,8 @@ static int chromium(const char *url, const char *action, const char *out)
 	int status;
 	pid_t pid;
 
-	snprintf(profile, sizeof(profile), "--user-data-dir=%s/profile-%d", dir, profiles++);
-	snprintf(errpath, sizeof(errpath), "%s/chromium.err", dir);
+	snprintf(profile, sizeof(profile), "--user-data-dir=%s/profile-%d", env.dir, profiles++);
+	snprintf(errpath, sizeof(errpath), "%s/chromium.err", env.dir);
 	pid = fork();
 	if (pid == 0) {
 		int o = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -93,8 +92,8 @@ static char *dom(const char *path)
 {
 	char url[600], out[300];
 
-	snprintf(url, sizeof(url), "%s%s", srv.url, path);
-	snprintf(out, sizeof(out), "%s/dom.html", dir);
+	snprintf(url, sizeof(url), "%s%s", env.srv.url, path);
+	snprintf(out, sizeof(out), "%s/dom.html", env.dir);
 	assert_int_equal(chromium(url, "--dump-dom", out), 0);
 	return slurp(out);
 }
@@ -126,7 +125,7 @@ static void screenshot(const char *path, const char *name)
 	struct stat sb;
 	FILE *f;
 
-	snprintf(url, sizeof(url), "%s%s", srv.url, path);
+	snprintf(url, sizeof(url), "%s%s", env.srv.url, path);
 	snprintf(file, sizeof(file), "%s/%s", artifacts, name);
 	snprintf(action, sizeof(action), "--screenshot=%s", file);
 	unlink(file);
@@ -145,23 +144,17 @@ static void screenshot(const char *path, const char *name)
 
 static int setup(void **state)
 {
-	char *argv[] = {FL_FAULTLINE, "serve", "--config", cfg, "--listen", "127.0.0.1:0", NULL};
-
 	(void)state;
 	snprintf(artifacts, sizeof(artifacts), "%s/artifacts/web", FL_BUILD_DIR);
-	if (fl_mkdir_p(artifacts) || fl_test_tmpdir(dir, sizeof(dir), "browser") ||
-	    wf_fill(dir, &w) || wf_copy_web(dir, FL_SOURCE_DIR) || wf_config(dir, cfg, sizeof(cfg)))
+	if (fl_mkdir_p(artifacts))
 		return -1;
-	snprintf(errlog, sizeof(errlog), "%s/serve.err", dir);
-	return wf_serve(&srv, argv, errlog);
+	return wf_start(&env, "browser", 0);
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	if (srv.pid > 0)
-		wf_stop(&srv);
-	fl_test_rmtree(dir);
+	wf_end(&env);
 	return 0;
 }
 
@@ -172,10 +165,10 @@ static void test_compare_page(void **state)
 
 	(void)state;
 	snprintf(path, sizeof(path), "/compare?a=%.12s&b=%.12s&benchmark=page_fault2&machine=numa2",
-		 w.sha[WF_CULPRIT - 1], w.sha[WF_CULPRIT]);
+		 env.w.sha[WF_CULPRIT - 1], env.w.sha[WF_CULPRIT]);
 	html = dom(path);
-	snprintf(a, sizeof(a), "data-label=\"%.12s\"", w.sha[WF_CULPRIT - 1]);
-	snprintf(b, sizeof(b), "data-label=\"%.12s\"", w.sha[WF_CULPRIT]);
+	snprintf(a, sizeof(a), "data-label=\"%.12s\"", env.w.sha[WF_CULPRIT - 1]);
+	snprintf(b, sizeof(b), "data-label=\"%.12s\"", env.w.sha[WF_CULPRIT]);
 	for (int m = 0; m < 2; m++) {
 		fig = element(html,
 			      m ? "<figure class=\"plot scalability\" data-mode=\"threads\">"

@@ -25,9 +25,7 @@
 #include "testlib.h"
 #include "webfixture.h"
 
-static char dir[128], cfg[600], errlog[600];
-static struct wf_store w;
-static struct wf_server srv;
+static struct wf_env env;
 
 struct reply {
 	long status;
@@ -49,7 +47,7 @@ static void request(const char *method, const char *path, struct reply *r)
 	char *type = NULL;
 
 	memset(r, 0, sizeof(*r));
-	snprintf(url, sizeof(url), "%s%s", srv.url, path);
+	snprintf(url, sizeof(url), "%s%s", env.srv.url, path);
 	curl_easy_setopt(c, CURLOPT_URL, url);
 	curl_easy_setopt(c, CURLOPT_PATH_AS_IS, 1L);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, add_bytes);
@@ -110,30 +108,22 @@ static json_t *api(const char *path, long status)
 
 static int setup(void **state)
 {
-	char *argv[] = {FL_FAULTLINE, "-v",	  "serve",	 "--config",
-			cfg,	      "--listen", "127.0.0.1:0", NULL};
 	char link[700];
 
 	(void)state;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
-	if (fl_test_tmpdir(dir, sizeof(dir), "web") || wf_fill(dir, &w) ||
-	    wf_copy_web(dir, FL_SOURCE_DIR) || wf_config(dir, cfg, sizeof(cfg)))
+	if (wf_start(&env, "web", 1))
 		return -1;
 	/* a link out of web/static/ that must never be followed */
-	snprintf(link, sizeof(link), "%s/web/static/evil.css", dir);
-	if (symlink("/etc/passwd", link))
-		return -1;
-	snprintf(errlog, sizeof(errlog), "%s/serve.err", dir);
-	return wf_serve(&srv, argv, errlog);
+	snprintf(link, sizeof(link), "%s/web/static/evil.css", env.dir);
+	return symlink("/etc/passwd", link);
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	if (srv.pid > 0)
-		wf_stop(&srv);
+	wf_end(&env);
 	curl_global_cleanup();
-	fl_test_rmtree(dir);
 	return 0;
 }
 
@@ -149,7 +139,7 @@ static void test_dashboard(void **state)
 		json_t *j = api("/api/", 200);
 		char active[32];
 
-		snprintf(active, sizeof(active), "%lld", (long long)w.active_run);
+		snprintf(active, sizeof(active), "%lld", (long long)env.w.active_run);
 		assert_string_equal(json_string_value(json_object_get(
 					json_array_get(json_object_get(j, "trees"), 0), "name")),
 				    "mainline");
@@ -157,7 +147,7 @@ static void test_dashboard(void **state)
 		assert_int_equal(json_array_size(json_object_get(j, "running_bisections")), 1);
 		assert_int_equal(json_integer_value(json_object_get(
 				     json_array_get(json_object_get(j, "active_runs"), 0), "id")),
-				 w.active_run);
+				 env.w.active_run);
 		json_decref(j);
 	}
 }
@@ -174,7 +164,7 @@ static void test_runs_paging(void **state)
 	b = json_object_get(p2, "runs");
 	assert_int_equal(json_array_size(a), 50);
 	assert_true(json_is_true(json_object_get(p1, "more")));
-	assert_int_equal(json_array_size(b), (size_t)w.nruns - 50);
+	assert_int_equal(json_array_size(b), (size_t)env.w.nruns - 50);
 	assert_true(json_is_false(json_object_get(p2, "more")));
 	/* newest first, and page 2 goes on where page 1 stopped */
 	for (size_t i = 0; i < 50 + json_array_size(b); i++) {
@@ -228,7 +218,7 @@ static void test_run_page(void **state)
 	json_t *j, *pts;
 
 	(void)state;
-	snprintf(path, sizeof(path), "/run/%lld", (long long)w.console_run);
+	snprintf(path, sizeof(path), "/run/%lld", (long long)env.w.console_run);
 	request(NULL, path, &r);
 	assert_int_equal(r.status, 200);
 	assert_non_null(strstr(r.body.ptr, "<h1>Run "));
@@ -245,7 +235,7 @@ static void test_run_page(void **state)
 	assert_null(strstr(r.body.ptr, "<script"));
 	done(&r);
 
-	snprintf(path, sizeof(path), "/run/%lld/console", (long long)w.console_run);
+	snprintf(path, sizeof(path), "/run/%lld/console", (long long)env.w.console_run);
 	request(NULL, path, &r);
 	assert_int_equal(r.status, 200);
 	assert_string_equal(r.type, "text/plain; charset=utf-8");
@@ -253,7 +243,7 @@ static void test_run_page(void **state)
 	assert_non_null(strstr(r.head.ptr, "X-Content-Type-Options: nosniff"));
 	done(&r);
 
-	snprintf(path, sizeof(path), "/api/run/%lld", (long long)w.console_run);
+	snprintf(path, sizeof(path), "/api/run/%lld", (long long)env.w.console_run);
 	j = api(path, 200);
 	pts = json_object_get(j, "points");
 	assert_int_equal(json_array_size(pts), 6);
@@ -303,7 +293,7 @@ static void test_bisect_page(void **state)
 	assert_int_equal(json_array_size(steps), 6);
 	assert_string_equal(
 	    json_string_value(json_object_get(json_object_get(j, "culprit"), "sha")),
-	    w.sha[WF_CULPRIT]);
+	    env.w.sha[WF_CULPRIT]);
 	assert_string_equal(
 	    json_string_value(json_object_get(json_object_get(j, "culprit"), "subject")),
 	    WF_CULPRIT_SUBJECT);
@@ -343,7 +333,7 @@ static void test_regression_and_reports(void **state)
 	assert_int_equal(
 	    json_integer_value(json_object_get(json_array_get(reports, 1), "attempts")), 2);
 	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "bad"), "sha")),
-			    w.sha[WF_CULPRIT + 3]);
+			    env.w.sha[WF_CULPRIT + 3]);
 	json_decref(j);
 	j = api("/api/report/1", 200);
 	assert_string_equal(json_string_value(json_object_get(j, "message_id")), "<r1@faultline>");
@@ -368,13 +358,13 @@ static void test_tree_page(void **state)
 	/* oldest first */
 	assert_string_equal(json_string_value(json_object_get(
 				json_object_get(json_array_get(pts, 0), "commit"), "sha")),
-			    w.sha[0]);
+			    env.w.sha[0]);
 	cps = json_object_get(j, "change_points");
 	assert_int_equal(json_array_size(cps), 1);
 	assert_int_equal(json_integer_value(json_object_get(json_array_get(cps, 0), "index")),
 			 WF_CULPRIT);
 	assert_string_equal(json_string_value(json_object_get(json_array_get(cps, 0), "commit")),
-			    w.sha[WF_CULPRIT]);
+			    env.w.sha[WF_CULPRIT]);
 	/* throughput fell by a quarter: worse */
 	assert_true(fabs(json_real_value(json_object_get(json_array_get(cps, 0), "change_pct")) +
 			 25) < 1e-6);
@@ -403,7 +393,7 @@ static void test_compare(void **state)
 
 	(void)state;
 	snprintf(path, sizeof(path), "/compare?a=%.12s&b=%s&benchmark=page_fault2&machine=numa2",
-		 w.sha[WF_CULPRIT - 1], "3.17.0-rc2-g05b843012335");
+		 env.w.sha[WF_CULPRIT - 1], "3.17.0-rc2-g05b843012335");
 	request(NULL, path, &r);
 	assert_int_equal(r.status, 200);
 	assert_non_null(
@@ -420,7 +410,7 @@ static void test_compare(void **state)
 	done(&r);
 
 	snprintf(path, sizeof(path), "/api/compare?a=%s&b=%s&benchmark=page_fault2&machine=numa2",
-		 w.sha[WF_CULPRIT - 1], w.sha[WF_CULPRIT]);
+		 env.w.sha[WF_CULPRIT - 1], env.w.sha[WF_CULPRIT]);
 	j = api(path, 200);
 	rows = json_object_get(j, "rows");
 	assert_int_equal(json_array_size(rows), 6);
@@ -488,10 +478,10 @@ static void test_escaping(void **state)
 	json_t *j;
 
 	(void)state;
-	snprintf(run, sizeof(run), "/run/%lld", (long long)w.console_run);
+	snprintf(run, sizeof(run), "/run/%lld", (long long)env.w.console_run);
 	pages[2] = run;
 	snprintf(compare, sizeof(compare), "/compare?a=%s&b=%s&benchmark=page_fault2&machine=numa2",
-		 w.sha[WF_XSS - 1], w.sha[WF_XSS]);
+		 env.w.sha[WF_XSS - 1], env.w.sha[WF_XSS]);
 	pages[3] = compare;
 	for (int i = 0; pages[i]; i++) {
 		struct reply r;
@@ -506,8 +496,8 @@ static void test_escaping(void **state)
 		done(&r);
 	}
 	snprintf(compare, sizeof(compare),
-		 "/api/compare?a=%s&b=%s&benchmark=page_fault2&machine=numa2", w.sha[WF_XSS - 1],
-		 w.sha[WF_XSS]);
+		 "/api/compare?a=%s&b=%s&benchmark=page_fault2&machine=numa2",
+		 env.w.sha[WF_XSS - 1], env.w.sha[WF_XSS]);
 	j = api(compare, 200);
 	assert_string_equal(
 	    json_string_value(json_object_get(json_object_get(j, "new"), "subject")),
@@ -588,7 +578,7 @@ static void test_writer_not_blocked(void **state)
 
 	(void)state;
 	json_decref(api("/api/runs", 200));
-	snprintf(db, sizeof(db), "%s/fl.db", dir);
+	snprintf(db, sizeof(db), "%s/fl.db", env.dir);
 	assert_int_equal(fl_store_open(&st, db, 0), 0);
 	assert_int_equal(fl_store_begin(st), 0);
 	assert_int_equal(fl_store_run_create(st, &ri, &id), 0);
@@ -610,8 +600,8 @@ static void test_access_log_and_shutdown(void **state)
 
 	(void)state;
 	expect_page("/run/1?page=1", 200, NULL);
-	assert_int_equal(wf_stop(&srv), 0);
-	f = fopen(errlog, "r");
+	assert_int_equal(wf_stop(&env.srv), 0);
+	f = fopen(env.errlog, "r");
 	assert_non_null(f);
 	while (fgets(line, sizeof(line), f))
 		fl_buf_adds(&log, line);
@@ -629,15 +619,15 @@ static void test_refuses_to_start(void **state)
 	FILE *f;
 
 	(void)state;
-	snprintf(db, sizeof(db), "%s/old.db", dir);
+	snprintf(db, sizeof(db), "%s/old.db", env.dir);
 	assert_int_equal(wf_sql(db, "CREATE TABLE t(x); PRAGMA user_version = 2;"), 0);
 	snprintf(cmd, sizeof(cmd),
 		 "%s serve --db %s --root %s/web --listen 127.0.0.1:0 2>%s/start.err; "
 		 "test $? -eq 4 && grep -q 'schema version 2, expected' %s/start.err",
-		 FL_FAULTLINE, db, dir, dir, dir);
+		 FL_FAULTLINE, db, env.dir, env.dir, env.dir);
 	assert_int_equal(system(cmd), 0);
-	snprintf(web, sizeof(web), "%s/web2", dir);
-	snprintf(cmd, sizeof(cmd), "cp -r %s/web %s", dir, web);
+	snprintf(web, sizeof(web), "%s/web2", env.dir);
+	snprintf(cmd, sizeof(cmd), "cp -r %s/web %s", env.dir, web);
 	assert_int_equal(system(cmd), 0);
 	snprintf(cmd, sizeof(cmd), "%s/templates/layout.html", web);
 	f = fopen(cmd, "a");
@@ -647,13 +637,13 @@ static void test_refuses_to_start(void **state)
 	snprintf(cmd, sizeof(cmd),
 		 "%s serve --config %s --root %s --listen 127.0.0.1:0 2>%s/start.err; "
 		 "test $? -eq 4 && grep -q 'layout.html:[0-9]*: unknown slot .titel.' %s/start.err",
-		 FL_FAULTLINE, cfg, web, dir, dir);
+		 FL_FAULTLINE, env.cfg, web, env.dir, env.dir);
 	assert_int_equal(system(cmd), 0);
 	snprintf(cmd, sizeof(cmd),
 		 "%s serve --config %s --listen nonsense 2>%s/start.err; "
 		 "test $? -eq 4 && grep -q \"listen address 'nonsense': expected HOST:PORT\" "
 		 "%s/start.err",
-		 FL_FAULTLINE, cfg, dir, dir);
+		 FL_FAULTLINE, env.cfg, env.dir, env.dir);
 	assert_int_equal(system(cmd), 0);
 }
 
