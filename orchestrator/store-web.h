@@ -11,6 +11,11 @@
  * size, are ordered newest first by id (a stable order), and say whether a
  * further page exists. A missing id is FL_ENOTFOUND, a malformed argument
  * FL_EINVAL, both with a message that names it.
+ *
+ * What the store does not hold yet (tags, baseline verdicts, run
+ * environments, vmstat and profile evidence, a step's build and boot
+ * status) is marked "Phase 2" below: those arrive as fields filled here,
+ * which the pages render when present.
  */
 #ifndef FL_STORE_WEB_H
 #define FL_STORE_WEB_H
@@ -36,7 +41,8 @@ struct fl_web_tree {
 	size_t nlatest;
 };
 
-/* Every tree with its 'latest' newest commits (by commit time). */
+/* Every tree with its 'latest' newest commits (by commit time). Phase 2: its
+ * newest tested tags and each benchmark's verdict against the baseline. */
 int fl_web_trees(fl_store *st, fl_pool *p, size_t latest, struct fl_web_tree **out, size_t *n);
 int fl_web_tree_get(fl_store *st, fl_pool *p, const char *name, size_t latest,
 		    struct fl_web_tree *out);
@@ -66,6 +72,8 @@ struct fl_web_run_filter {
 int fl_web_runs(fl_store *st, fl_pool *p, const struct fl_web_run_filter *f, unsigned page,
 		unsigned per_page, struct fl_web_run **out, size_t *n, int *more);
 
+/* Phase 2: the run's environment record (nodes, CPUs, kernel release) and
+ * timings (boot, first sample, end), and its vmstat and profile. */
 struct fl_web_run_detail {
 	struct fl_web_run run;
 	const char *backend, *facts; /* the machine; facts JSON or NULL */
@@ -142,6 +150,8 @@ int fl_web_bisections(fl_store *st, fl_pool *p, const struct fl_web_bisect_filte
 		      unsigned per_page, struct fl_web_bisection **out, size_t *n, int *more);
 int fl_web_bisection_get(fl_store *st, fl_pool *p, int64_t id, struct fl_web_bisection *out);
 
+/* Phase 2: the build and boot status behind a step, and the bisection's
+ * culprit verification and revert check. */
 struct fl_web_step {
 	size_t seq;
 	struct fl_web_commit commit; /* subject when the commit is stored */
@@ -179,7 +189,8 @@ struct fl_web_compare_row {
 	size_t new_n;
 	const char *verdict; /* DIFFERENT, SAME, UNKNOWN, or "" without both */
 };
-/* A vmstat counter or a profile function (share in %): base, new, change. */
+/* A vmstat counter (per second; change in %) or a profile function (share of
+ * samples in %; change in percentage points): base, new, change. */
 struct fl_web_delta {
 	const char *name;
 	double base, new_, change;
@@ -207,6 +218,7 @@ int fl_web_compare_runs(fl_store *st, fl_pool *p, int64_t commit_id, const char 
  * positions counted from the newest (page 1 is the latest history). Each
  * position holds its run means. Empty metric/mode/tasks take the choices of
  * the newest run (ops_per_sec when it has it, the largest task count).
+ * Phase 2: tested tags as the positions, named by the tag.
  */
 struct fl_web_series_req {
 	const char *tree, *benchmark, *machine, *metric, *mode;

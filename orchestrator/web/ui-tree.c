@@ -80,15 +80,20 @@ static void link_with(fl_buf *out, const struct tree_page *tp, const char *name,
 	const char *kv[] = {"benchmark", s->benchmark, "machine", s->machine, "metric", s->metric,
 			    "mode",	 s->mode,      "tasks",	  tasks,      NULL};
 
+	int current = 0;
+
 	snprintf(tasks, sizeof(tasks), "%u", s->tasks);
 	for (size_t i = 0; kv[i]; i += 2)
-		if (!strcmp(kv[i], name))
+		if (!strcmp(kv[i], name)) {
+			current = kv[i + 1] && !strcmp(kv[i + 1], value);
 			kv[i + 1] = value;
+		}
 	fl_buf_adds(&p, "/tree/");
 	fl_html_url_component(&p, tp->tree.name);
 	path = p.ptr;
 	fl_web_url(&url, path, kv);
-	fl_html_addf(out, " <a href='%s'>%s</a>", url.ptr, text);
+	fl_html_addf(out, " <a href='%s'%S>%s</a>", url.ptr, current ? " class='current'" : "",
+		     text);
 	fl_buf_free(&url);
 	fl_buf_free(&p);
 }
