@@ -185,6 +185,7 @@ static const struct schema report_schema = {sizeof(((T *)0)->report), report_fie
 static const struct field web_fields[] = {
 	{"listen", F_STR, OFF(T, web.listen) - OFF(T, web), 0, 0, "127.0.0.1:8080", NULL, 0, 0,
 	 NULL},
+	{"root", F_STR, OFF(T, web.root) - OFF(T, web), 0, 0, "web", NULL, 0, 0, NULL},
 	END,
 };
 static const struct schema web_schema = {sizeof(((T *)0)->web), web_fields};

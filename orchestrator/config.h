@@ -110,6 +110,7 @@ struct fl_config {
 	} report;
 	struct {
 		char *listen;
+		char *root; /* templates/ and static/ of the results pages */
 	} web;
 	struct fl_config_priv *priv;
 };

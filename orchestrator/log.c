@@ -16,11 +16,14 @@ enum fl_log_level fl_log_level(void)
 	return level;
 }
 
+/* One line per call, even from several threads (the server's access log). */
 static void say(const char *prefix, const char *fmt, va_list ap)
 {
+	flockfile(stderr);
 	fputs(prefix, stderr);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
+	funlockfile(stderr);
 }
 
 #define SAY(min, prefix)                                                                           \

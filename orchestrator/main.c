@@ -29,6 +29,8 @@ static const struct fl_command commands[] = {
 	{"records", cmd_records, "records FILE|-", "check a console log's FLR1 records and print their JSON"},
 	{"report", cmd_report, "report show ID [--config F | --db PATH]",
 	 "print a stored report as it was mailed, with its delivery state"},
+	{"serve", cmd_serve, "serve [--config F] [--db PATH] [--listen HOST:PORT] [--root DIR] [--threads N]",
+	 "serve the results pages and their JSON API until SIGINT or SIGTERM"},
 	{"help", cmd_help, "help [COMMAND]", "show the commands, or one command's usage"},
 	{NULL, NULL, NULL, NULL},
 };

@@ -73,8 +73,7 @@ int fl_store_bisect_step_add(fl_store *st, int64_t id, const struct fl_bisect_st
 	return ret;
 }
 
-/* "[1,2.5]" -> values; malformed text ends the list where it stops parsing. */
-static size_t parse_json_numbers(const char *s, double **v)
+size_t fl_store_parse_numbers(const char *s, double **v)
 {
 	size_t n = 0, alloc = 4;
 	char *end;
@@ -113,7 +112,7 @@ int fl_store_bisect_steps_each(fl_store *st, int64_t id, fl_store_step_fn fn, vo
 		rec.seq = (size_t)sqlite3_column_int64(stmt, 0);
 		rec.sha = (const char *)sqlite3_column_text(stmt, 1);
 		rec.skipped = !strcmp((const char *)sqlite3_column_text(stmt, 2), "skip");
-		rec.n = parse_json_numbers((const char *)sqlite3_column_text(stmt, 3), &v);
+		rec.n = fl_store_parse_numbers((const char *)sqlite3_column_text(stmt, 3), &v);
 		rec.v = v;
 		rec.verdict = (const char *)sqlite3_column_text(stmt, 4);
 		rec.confidence = sqlite3_column_double(stmt, 5);

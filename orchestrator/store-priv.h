@@ -18,5 +18,8 @@ int fl_store_prepare(struct fl_store *st, sqlite3_stmt **stmt, const char *sql);
 int fl_store_step_done(struct fl_store *st, sqlite3_stmt *stmt, const char *what);
 /* A text column as a fresh string, NULL for SQL NULL. */
 char *fl_store_column_dup(sqlite3_stmt *stmt, int col);
+/* "[1,2.5]" (bisect_steps.samples) -> values (caller frees *v); malformed
+ * text ends the list where it stops parsing. */
+size_t fl_store_parse_numbers(const char *s, double **v);
 
 #endif

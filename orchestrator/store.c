@@ -129,7 +129,7 @@ static const char *const migrations[] = {
 	"ALTER TABLE reports ADD COLUMN next_attempt INTEGER NOT NULL DEFAULT 0;"
 	"ALTER TABLE reports ADD COLUMN in_reply_to TEXT;"
 	"CREATE INDEX reports_pending ON reports(state, next_attempt);",
-	/* evidence per measured point of a run (store-evidence.c): the
+	/* 3: evidence per measured point of a run (store-evidence.c): the
 	 * vmstat rates of its window and its kernel profile per function */
 	"CREATE TABLE evidence_points ("
 	"  id INTEGER PRIMARY KEY,"
@@ -153,6 +153,20 @@ static const char *const migrations[] = {
 	"  samples INTEGER NOT NULL,"
 	"  share REAL NOT NULL,"
 	"  PRIMARY KEY (point_id, function)) WITHOUT ROWID;",
+	/*
+	 * 4: indexes the results pages read by (store-web.c), so a page stays
+	 * fast with 100k runs: a kernel's runs of one benchmark on one machine,
+	 * the runs in progress (a partial index: a handful of rows, newest
+	 * first), commits by sha prefix and by tree in time order, and a
+	 * regression's reports.
+	 */
+	"CREATE INDEX runs_by_build ON runs(build_id, benchmark, machine_id);"
+	"CREATE INDEX runs_active ON runs(id) WHERE status IN ('queued', 'running');"
+	"CREATE INDEX commits_by_sha ON commits(sha);"
+	"CREATE INDEX commits_by_time ON commits(tree_id, time);"
+	"CREATE INDEX reports_by_regression ON reports(regression_id);"
+	"CREATE INDEX bisections_by_state ON bisections(state);"
+	"CREATE INDEX regressions_by_state ON regressions(state);",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -6,12 +6,12 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
-				     "#8c564b"};
+static const char *const colors[] = {"#1f77b4", "#d62728", "#2ca02c",
+				     "#9467bd", "#ff7f0e", "#8c564b"};
 #define NCOLORS (sizeof(colors) / sizeof(colors[0]))
 
 struct frame {
-	double x0, x1, y0, y1; /* data range */
+	double x0, x1, y0, y1;	      /* data range */
 	int left, right, top, bottom; /* pixel box */
 };
 
@@ -62,26 +62,33 @@ static void data_range(const struct fl_svg_plot *p, struct frame *f)
 	f->y1 += (f->y1 - f->y0) * 0.05;
 }
 
+/* 1.5M, 250k, 12: what a tick says. */
+static void value_label(char *label, size_t n, double v)
+{
+	if (fabs(v) >= 1e6)
+		snprintf(label, n, "%gM", v / 1e6);
+	else if (fabs(v) >= 1e3)
+		snprintf(label, n, "%gk", v / 1e3);
+	else
+		snprintf(label, n, "%g", v);
+}
+
 static void axes(fl_buf *out, const struct fl_svg_plot *p, const struct frame *f)
 {
 	double step = nice_step(f->y1 - f->y0);
 
 	fl_html_addf(out, "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='#333'/>", f->left,
 		     f->bottom, f->right, f->bottom);
-	fl_html_addf(out, "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='#333'/>", f->left,
-		     f->top, f->left, f->bottom);
+	fl_html_addf(out, "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='#333'/>", f->left, f->top,
+		     f->left, f->bottom);
 	/* Ticks as multiples of the step, not a running sum: no drift in the labels. */
 	for (long k = (long)ceil(f->y0 / step); k * step <= f->y1; k++) {
 		double y = (double)k * step;
 		char label[32];
 
-		if (fabs(y) >= 1e6)
-			snprintf(label, sizeof(label), "%gM", y / 1e6);
-		else if (fabs(y) >= 1e3)
-			snprintf(label, sizeof(label), "%gk", y / 1e3);
-		else
-			snprintf(label, sizeof(label), "%g", y);
-		fl_html_addf(out, "<text x='%d' y='%.1f' text-anchor='end' font-size='10'>%s</text>",
+		value_label(label, sizeof(label), y);
+		fl_html_addf(out,
+			     "<text x='%d' y='%.1f' text-anchor='end' font-size='10'>%s</text>",
 			     f->left - 4, py(f, y) + 3, label);
 	}
 	if (p->xnames) {
@@ -126,8 +133,7 @@ static void series(fl_buf *out, const struct fl_svg_series *s, const struct fram
 		fl_html_addf(out, "<circle cx='%.1f' cy='%.1f' r='3' fill='%s'/>", px(f, s->x[i]),
 			     py(f, s->y[i]), color);
 	}
-	fl_html_addf(out,
-		     "<text x='%d' y='%d' font-size='11' fill='%s'>%s</text></g>",
+	fl_html_addf(out, "<text x='%d' y='%d' font-size='11' fill='%s'>%s</text></g>",
 		     f->right - 150, f->top + 12 + 14 * (int)index, color, s->label);
 }
 
@@ -155,7 +161,8 @@ void fl_svg_lines(fl_buf *out, const struct fl_svg_plot *p)
 void fl_svg_strip(fl_buf *out, const char *const *groups, const double *const *values,
 		  const size_t *counts, size_t ngroups, int width)
 {
-	int row = 18, h = row * (int)ngroups + 20;
+	int row = 18, h = row * (int)ngroups + 34;
+	char lo_label[32], hi_label[32];
 	double lo = INFINITY, hi = -INFINITY;
 
 	for (size_t g = 0; g < ngroups; g++)
@@ -178,5 +185,13 @@ void fl_svg_strip(fl_buf *out, const char *const *groups, const double *const *v
 				     110 + (values[g][i] - lo) / (hi - lo) * (width - 120), y,
 				     colors[0]);
 	}
+	/* the value scale: the smallest and the largest sample */
+	value_label(lo_label, sizeof(lo_label), lo);
+	value_label(hi_label, sizeof(hi_label), hi);
+	fl_html_addf(
+	    out,
+	    "<text class='scale' x='110' y='%d' font-size='10' text-anchor='middle'>%s</text>"
+	    "<text class='scale' x='%d' y='%d' font-size='10' text-anchor='middle'>%s</text>",
+	    h - 6, lo_label, width - 10, h - 6, hi_label);
 	fl_buf_adds(out, "</svg>");
 }

@@ -98,6 +98,9 @@ static void test_strip_and_empty(void **state)
 	fl_svg_strip(&out, groups, vals, counts, 2, 400);
 	assert_int_equal(count(out.ptr, "<circle"), 4);
 	assert_non_null(strstr(out.ptr, "1a2b3c4 &amp; co"));
+	/* the scale runs from the smallest to the largest sample */
+	assert_non_null(strstr(out.ptr, "text-anchor='middle'>1</text>"));
+	assert_non_null(strstr(out.ptr, "text-anchor='middle'>3</text>"));
 	assert_well_formed(out.ptr);
 	fl_buf_reset(&out);
 	fl_svg_lines(&out, &empty);

@@ -1,0 +1,110 @@
+/*
+ * builtin/serve.c - "faultline serve": the results pages and their JSON
+ * API over HTTP, reading the store read-only, until SIGINT or SIGTERM.
+ * The first line on standard output is the URL it listens at (so a test
+ * or a script that asked for port 0 learns the port).
+ */
+#include "../builtin.h"
+#include "../config.h"
+#include "../error.h"
+#include "../log.h"
+#include "../web/server.h"
+
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct serve_opts {
+	const char *config, *db, *listen, *root;
+	unsigned threads;
+};
+
+static int parse(int argc, char **argv, struct serve_opts *o)
+{
+	static const struct option opts[] = {
+	    {"config", required_argument, NULL, 'c'},  {"db", required_argument, NULL, 'd'},
+	    {"listen", required_argument, NULL, 'l'},  {"root", required_argument, NULL, 'r'},
+	    {"threads", required_argument, NULL, 't'}, {NULL, 0, NULL, 0},
+	};
+	char *end;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'c')
+			o->config = optarg;
+		else if (c == 'd')
+			o->db = optarg;
+		else if (c == 'l')
+			o->listen = optarg;
+		else if (c == 'r')
+			o->root = optarg;
+		else if (c == 't') {
+			unsigned long n = strtoul(optarg, &end, 10);
+
+			if (*end || !*optarg || n < 1 || n > 256) {
+				fprintf(stderr, "faultline: --threads must be 1-256, got '%s'\n",
+					optarg);
+				return FL_EXIT_USAGE;
+			}
+			o->threads = (unsigned)n;
+		} else
+			return fl_usage("serve");
+	}
+	return optind == argc ? 0 : fl_usage("serve");
+}
+
+/* Waits for SIGINT or SIGTERM, which every thread has blocked. */
+static int wait_signal(const sigset_t *set)
+{
+	int sig = 0;
+
+	while (sigwait(set, &sig))
+		;
+	return sig;
+}
+
+int cmd_serve(int argc, char **argv)
+{
+	struct fl_web_server_opts wo = {0};
+	struct fl_config *cfg = NULL;
+	struct fl_web_server *s;
+	struct serve_opts o;
+	sigset_t set;
+	int r;
+
+	if ((r = parse(argc, argv, &o)))
+		return r;
+	/* The configuration gives the store, the address and the benchmarks'
+	 * directions; --db alone serves a store without one. */
+	if ((o.config || !o.db) && (r = fl_load_config(&cfg, o.config)))
+		return r;
+	wo.store = o.db ? o.db : cfg->store.path;
+	wo.listen = o.listen ? o.listen : cfg ? cfg->web.listen : "127.0.0.1:8080";
+	wo.root = o.root ? o.root : cfg ? cfg->web.root : "web";
+	wo.threads = o.threads;
+	wo.cfg = cfg;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	/* blocked before the server's threads exist, so they inherit it */
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (fl_web_server_start(&s, &wo)) {
+		fprintf(stderr, "faultline: serve: %s\n", fl_error_last());
+		fl_config_free(cfg);
+		return FL_EXIT_FAIL;
+	}
+	printf("%s\n", fl_web_server_url(s));
+	fflush(stdout);
+	fl_info("serve: results pages at %s (store %s, read-only)", fl_web_server_url(s), wo.store);
+	r = wait_signal(&set);
+	fl_info("serve: %s, stopping", strsignal(r));
+	fl_web_server_stop(s);
+	fl_config_free(cfg);
+	return FL_EXIT_OK;
+}

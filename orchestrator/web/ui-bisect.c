@@ -1,0 +1,215 @@
+/*
+ * web/ui-bisect.c - /bisect/<id>: the culprit and result, the confidence
+ * as it evolved step by step (a line), every tested commit's samples side
+ * by side (a strip plot), and every step in a paginated table. Phase 2:
+ * each step's build and boot status, the culprit verification and the
+ * revert check, once the service stores them.
+ */
+#include "ui.h"
+#include "../html.h"
+#include "../stats.h"
+#include "../svg.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define PER_PAGE 100
+
+struct bisect_page {
+	struct fl_web_bisection b;
+	struct fl_web_step *steps;
+	size_t nsteps;
+	unsigned page;
+};
+
+static void confidence_plot(fl_buf *out, fl_pool *p, const struct bisect_page *bp)
+{
+	double *x = fl_pool_alloc(p, (bp->nsteps + 1) * sizeof(double));
+	double *y = fl_pool_alloc(p, (bp->nsteps + 1) * sizeof(double));
+	struct fl_svg_series s = {"confidence", x, y, NULL, bp->nsteps};
+	struct fl_svg_plot plot = {.title = "confidence of the best candidate",
+				   .xlabel = "step",
+				   .ylabel = "confidence",
+				   .series = &s,
+				   .nseries = 1,
+				   .height = 240};
+
+	for (size_t i = 0; i < bp->nsteps; i++) {
+		x[i] = (double)bp->steps[i].seq;
+		y[i] = bp->steps[i].confidence;
+	}
+	fl_buf_adds(out, "<figure class='plot confidence'>");
+	fl_svg_lines(out, &plot);
+	fl_buf_adds(out, "</figure>\n");
+}
+
+/* One row per tested commit, in the order they were first tested, with all their samples. */
+static void strip_plot(fl_buf *out, fl_pool *p, const struct bisect_page *bp)
+{
+	size_t ng = 0, n = bp->nsteps ? bp->nsteps : 1;
+	const char **labels = fl_pool_alloc(p, n * sizeof(char *));
+	const char **shas = fl_pool_alloc(p, n * sizeof(char *));
+	const double **values = fl_pool_alloc(p, n * sizeof(double *));
+	size_t *counts = fl_pool_alloc(p, n * sizeof(size_t));
+
+	for (size_t i = 0; i < bp->nsteps; i++) {
+		const struct fl_web_step *st = &bp->steps[i];
+		size_t g = 0;
+		double *v;
+
+		while (g < ng && strcmp(shas[g], st->commit.sha))
+			g++;
+		if (g == ng) {
+			shas[ng] = st->commit.sha;
+			counts[ng] = 0;
+			values[ng] = NULL;
+			ng++;
+		}
+		/* the newest verdict names the row */
+		labels[g] = fl_pool_alloc(p, 40);
+		snprintf((char *)labels[g], 40, "%.7s %s", st->commit.sha,
+			 *st->verdict ? st->verdict : "end");
+		v = fl_pool_alloc(p, (counts[g] + st->n + 1) * sizeof(double));
+		if (counts[g])
+			memcpy(v, values[g], counts[g] * sizeof(double));
+		memcpy(v + counts[g], st->v, st->n * sizeof(double));
+		values[g] = v;
+		counts[g] += st->n;
+	}
+	fl_buf_adds(out, "<figure class='plot strip'>");
+	fl_svg_strip(out, labels, values, counts, ng, 640);
+	fl_buf_adds(out, "</figure>\n");
+}
+
+static void steps_table(fl_buf *out, const struct bisect_page *bp)
+{
+	size_t from = (size_t)(bp->page - 1) * PER_PAGE;
+	char base[64];
+
+	fl_buf_adds(out, "<table class='steps'>\n<thead><tr><th>step</th><th>commit</th>"
+			 "<th>status</th><th>verdict</th><th>samples</th><th>median</th>"
+			 "<th>confidence</th><th>time</th></tr></thead>\n<tbody>\n");
+	for (size_t i = from; i < bp->nsteps && i < from + PER_PAGE; i++) {
+		const struct fl_web_step *st = &bp->steps[i];
+
+		fl_html_addf(out, "<tr><td class='num'>%zu</td><td class='commit'>", st->seq);
+		fl_web_commit_html(out, st->commit.sha, st->commit.subject);
+		fl_html_addf(out, "</td><td class='status status-%s'>%s</td><td>%s</td>",
+			     st->status, st->status, *st->verdict ? st->verdict : "-");
+		fl_html_addf(out, "<td class='num'>%zu</td><td class='num'>", st->n);
+		fl_web_num(out, st->n ? fl_stats_median(st->v, st->n) : NAN);
+		fl_html_addf(out, "</td><td class='num'>%.3f</td><td class='time'>",
+			     st->confidence);
+		fl_web_time(out, st->created);
+		fl_buf_adds(out, "</td></tr>\n");
+	}
+	fl_buf_adds(out, "</tbody></table>\n");
+	snprintf(base, sizeof(base), "/bisect/%lld", (long long)bp->b.id);
+	fl_web_pager(out, base, bp->page, from + PER_PAGE < bp->nsteps);
+}
+
+static void bisect_html(fl_buf *out, fl_pool *p, const struct bisect_page *bp)
+{
+	const struct fl_web_bisection *b = &bp->b;
+	fl_buf v = FL_BUF_INIT;
+
+	fl_html_addf(out, "<h1>Bisection %lld: %s</h1>\n", (long long)b->id,
+		     b->result ? b->result : b->state);
+	if (b->culprit.sha) {
+		fl_buf_adds(out, "<p class='culprit'>Culprit: ");
+		fl_web_commit_html(out, b->culprit.sha, b->culprit.subject);
+		if (b->culprit.author)
+			fl_html_addf(out, " <span class='author'>by %s</span>", b->culprit.author);
+		fl_buf_adds(out, "</p>\n");
+	}
+	fl_buf_adds(out, "<dl class='facts'>\n");
+	fl_html_addf(&v, "<code>%s</code>", b->good);
+	fl_ui_dl_row(out, "good", v.ptr);
+	fl_buf_reset(&v);
+	fl_html_addf(&v, "<code>%s</code>", b->bad);
+	fl_ui_dl_row(out, "bad", v.ptr);
+	fl_buf_reset(&v);
+	fl_html_addf(&v, "<span class='status status-%s'>%s</span>", b->state, b->state);
+	fl_ui_dl_row(out, "state", v.ptr);
+	fl_buf_reset(&v);
+	if (isnan(b->confidence))
+		fl_buf_adds(&v, "-");
+	else
+		fl_html_addf(&v, "%.3f", b->confidence);
+	fl_ui_dl_row(out, "confidence", v.ptr);
+	if (b->regression_id) {
+		fl_buf_reset(&v);
+		fl_html_addf(&v, "<a href='/regression/%lld'>%lld</a>", (long long)b->regression_id,
+			     (long long)b->regression_id);
+		fl_ui_dl_row(out, "regression", v.ptr);
+	}
+	fl_buf_reset(&v);
+	fl_html_addf(&v, "%zu", b->nsteps);
+	fl_ui_dl_row(out, "runs", v.ptr);
+	fl_buf_reset(&v);
+	fl_web_time(&v, b->created);
+	fl_ui_dl_row(out, "started", v.ptr);
+	fl_buf_reset(&v);
+	fl_web_time(&v, b->finished);
+	fl_ui_dl_row(out, "finished", v.ptr);
+	fl_buf_adds(out, "</dl>\n");
+	fl_buf_free(&v);
+	if (!bp->nsteps) {
+		fl_buf_adds(out, "<p class='empty'>No steps recorded yet.</p>\n");
+		return;
+	}
+	fl_buf_adds(out, "<h2>Confidence</h2>\n");
+	confidence_plot(out, p, bp);
+	fl_buf_adds(out, "<h2>Samples of each tested commit</h2>\n");
+	strip_plot(out, p, bp);
+	fl_buf_adds(out, "<h2>Steps</h2>\n");
+	steps_table(out, bp);
+}
+
+static json_t *bisect_json(const struct bisect_page *bp)
+{
+	json_t *o = fl_ui_bisection_json(&bp->b), *steps = json_array();
+
+	for (size_t i = 0; i < bp->nsteps; i++) {
+		const struct fl_web_step *st = &bp->steps[i];
+		json_t *v = json_array();
+
+		for (size_t k = 0; k < st->n; k++)
+			json_array_append_new(v, fl_web_json_num(st->v[k]));
+		json_array_append_new(
+		    steps,
+		    json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:I}", "seq", (json_int_t)st->seq,
+			      "commit", fl_ui_commit_json(&st->commit), "status",
+			      fl_web_json_str(st->status), "verdict", fl_web_json_str(st->verdict),
+			      "samples", v, "confidence", fl_web_json_num(st->confidence), "time",
+			      (json_int_t)st->created));
+	}
+	json_object_set_new(o, "steps", steps);
+	return o;
+}
+
+void fl_ui_bisect(struct fl_web_req *req, struct fl_web_resp *resp)
+{
+	struct bisect_page bp = {0};
+	fl_buf b = FL_BUF_INIT;
+	char title[48];
+	int64_t id;
+	int r;
+
+	if (fl_web_id(req, resp, req->rest, &id) || fl_web_page_arg(req, resp, &bp.page))
+		return;
+	if ((r = fl_web_bisection_get(req->st, &req->pool, id, &bp.b)) ||
+	    (r = fl_web_bisect_steps(req->st, &req->pool, id, &bp.steps, &bp.nsteps))) {
+		fl_web_fail_error(req, resp, r);
+		return;
+	}
+	if (req->json) {
+		fl_web_send_json(resp, 200, bisect_json(&bp));
+		return;
+	}
+	bisect_html(&b, &req->pool, &bp);
+	snprintf(title, sizeof(title), "bisection %lld", (long long)id);
+	fl_web_page(req, resp, title, &b);
+	fl_buf_free(&b);
+}

@@ -1,0 +1,238 @@
+/*
+ * test_browser.c - a real browser on the results pages: headless Chromium
+ * (Debian's package) loads the compare page, the bisection page and a tree
+ * page from a running "faultline serve"; the rendered DOM (--dump-dom) must
+ * hold the SVG plots with both kernels' series, the strip plot with every
+ * sample, and the hostile commit subject as text, not as an element.
+ * Screenshots go to <build>/artifacts/web/ for CI to keep. Exits 77 (ctest
+ * SKIP_RETURN_CODE) only when chromium is not installed.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "fs.h"
+#include "run-command.h"
+#include "testlib.h"
+#include "webfixture.h"
+
+static char artifacts[600];
+static struct wf_env env;
+static int profiles;
+
+/* Runs chromium with a fresh profile on url plus the action; stdout into out (NULL: dropped). */
+static int chromium(const char *url, const char *action, const char *out)
+{
+	char profile[300], errpath[300];
+	const char *argv[] = {"chromium",
+			      "--headless",
+			      "--no-sandbox",
+			      "--disable-gpu",
+			      "--disable-background-networking",
+			      "--disable-component-update",
+			      "--disable-sync",
+			      "--no-first-run",
+			      profile,
+			      "--window-size=1200,1600",
+			      action,
+			      url,
+			      NULL};
+	int status;
+	pid_t pid;
+
+	snprintf(profile, sizeof(profile), "--user-data-dir=%s/profile-%d", env.dir, profiles++);
+	snprintf(errpath, sizeof(errpath), "%s/chromium.err", env.dir);
+	pid = fork();
+	if (pid == 0) {
+		int o = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int e = open(errpath, O_WRONLY | O_CREAT | O_APPEND, 0644);
+
+		dup2(o, 1);
+		dup2(e, 2);
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	for (int i = 0; i < 1200; i++) { /* 120 s */
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+		usleep(100000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return -1;
+}
+
+static char *slurp(const char *path)
+{
+	fl_buf b = FL_BUF_INIT;
+	char chunk[8192];
+	size_t got;
+	FILE *f = fopen(path, "rb");
+
+	assert_non_null(f);
+	while ((got = fread(chunk, 1, sizeof(chunk), f)))
+		fl_buf_add(&b, chunk, got);
+	fclose(f);
+	return fl_buf_detach(&b);
+}
+
+/* The rendered DOM of path. */
+static char *dom(const char *path)
+{
+	char url[600], out[300];
+
+	snprintf(url, sizeof(url), "%s%s", env.srv.url, path);
+	snprintf(out, sizeof(out), "%s/dom.html", env.dir);
+	assert_int_equal(chromium(url, "--dump-dom", out), 0);
+	return slurp(out);
+}
+
+/* The element that starts with open, up to its closing tag. */
+static char *element(const char *html, const char *open, const char *close)
+{
+	const char *a = strstr(html, open), *b = a ? strstr(a, close) : NULL;
+
+	if (!a || !b)
+		print_error("no %s ... %s in the DOM\n", open, close);
+	assert_non_null(b);
+	return fl_xstrndup(a, (size_t)(b - a) + strlen(close));
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+static void screenshot(const char *path, const char *name)
+{
+	char url[600], file[700], action[800];
+	unsigned char head[24];
+	struct stat sb;
+	FILE *f;
+
+	snprintf(url, sizeof(url), "%s%s", env.srv.url, path);
+	snprintf(file, sizeof(file), "%s/%s", artifacts, name);
+	snprintf(action, sizeof(action), "--screenshot=%s", file);
+	unlink(file);
+	assert_int_equal(chromium(url, action, NULL), 0);
+	assert_int_equal(stat(file, &sb), 0);
+	f = fopen(file, "rb");
+	assert_non_null(f);
+	assert_int_equal(fread(head, 1, sizeof(head), f), sizeof(head));
+	fclose(f);
+	/* a PNG of the window's size */
+	assert_memory_equal(head, "\x89PNG\r\n\x1a\n", 8);
+	assert_int_equal(head[16] << 24 | head[17] << 16 | head[18] << 8 | head[19], 1200);
+	assert_int_equal(head[20] << 24 | head[21] << 16 | head[22] << 8 | head[23], 1600);
+	printf("screenshot: %s (%lld bytes)\n", file, (long long)sb.st_size);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(artifacts, sizeof(artifacts), "%s/artifacts/web", FL_BUILD_DIR);
+	if (fl_mkdir_p(artifacts))
+		return -1;
+	return wf_start(&env, "browser", 0);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	wf_end(&env);
+	return 0;
+}
+
+static void test_compare_page(void **state)
+{
+	char path[400], a[64], b[64];
+	char *html, *fig;
+
+	(void)state;
+	snprintf(path, sizeof(path), "/compare?a=%.12s&b=%.12s&benchmark=page_fault2&machine=numa2",
+		 env.w.sha[WF_CULPRIT - 1], env.w.sha[WF_CULPRIT]);
+	html = dom(path);
+	snprintf(a, sizeof(a), "data-label=\"%.12s\"", env.w.sha[WF_CULPRIT - 1]);
+	snprintf(b, sizeof(b), "data-label=\"%.12s\"", env.w.sha[WF_CULPRIT]);
+	for (int m = 0; m < 2; m++) {
+		fig = element(html,
+			      m ? "<figure class=\"plot scalability\" data-mode=\"threads\">"
+				: "<figure class=\"plot scalability\" data-mode=\"processes\">",
+			      "</figure>");
+		assert_int_equal(count(fig, "<svg"), 1);
+		assert_int_equal(count(fig, "<g class=\"series\""), 2);
+		assert_int_equal(count(strstr(fig, a), "<circle"),
+				 6); /* 3 task counts, 2 kernels */
+		assert_non_null(strstr(fig, b));
+		assert_int_equal(count(fig, "<polyline"), 2);
+		assert_int_equal(count(fig, "<line class=\"err\""), 6);
+		free(fig);
+	}
+	assert_non_null(strstr(html, "<table class=\"compare\">"));
+	assert_non_null(strstr(html, "-25.0%"));
+	free(html);
+	screenshot(path, "compare.png");
+}
+
+static void test_bisect_page(void **state)
+{
+	char *html, *fig;
+
+	(void)state;
+	html = dom("/bisect/1");
+	fig = element(html, "<figure class=\"plot strip\">", "</figure>");
+	assert_int_equal(count(fig, "<circle"), 6 * 5); /* every sample of every step */
+	assert_non_null(strstr(fig, "05b8430 bad"));
+	free(fig);
+	fig = element(html, "<figure class=\"plot confidence\">", "</figure>");
+	assert_non_null(strstr(fig, "<g class=\"series\" data-label=\"confidence\">"));
+	free(fig);
+	assert_non_null(strstr(html, "<p class=\"culprit\">"));
+	free(html);
+	screenshot("/bisect/1", "bisect.png");
+}
+
+/* What the browser built from the page: the subject is a text node, not a script. */
+static void test_escaped_in_the_browser(void **state)
+{
+	char *html;
+
+	(void)state;
+	html = dom("/tree/mainline");
+	assert_non_null(strstr(html, "&lt;script&gt;alert(1)&lt;/script&gt;"));
+	assert_null(strstr(html, "<script"));
+	assert_non_null(strstr(html, "<figure class=\"plot trend\">"));
+	free(html);
+	screenshot("/tree/mainline", "tree.png");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_compare_page),
+	    cmocka_unit_test(test_bisect_page),
+	    cmocka_unit_test(test_escaped_in_the_browser),
+	};
+
+	if (!fl_which("chromium")) {
+		printf("SKIP: chromium is not installed (Debian package 'chromium'; "
+		       "scripts/install-deps.sh runtime installs it)\n");
+		return 77;
+	}
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
