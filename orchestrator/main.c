@@ -25,8 +25,12 @@ static const struct fl_command commands[] = {
 	{"db", cmd_db, "db init|migrate [--config F | --db PATH]", "create or upgrade the SQLite store"},
 	{"initramfs", cmd_initramfs, "initramfs --agent PATH [--job TEXT] [--gzip] OUT", "write a guest initramfs with fl-agent as /init"},
 	{"records", cmd_records, "records FILE|-", "check a console log's FLR1 records and print their JSON"},
+	{"queue", cmd_queue, "queue show|enable MACHINE [--config F | --db PATH]",
+	 "show the watch service's jobs and machines, or put a machine back in the pool"},
 	{"report", cmd_report, "report show ID [--config F | --db PATH]",
 	 "print a stored report as it was mailed, with its delivery state"},
+	{"watch", cmd_watch, "watch [--config F] [--once]",
+	 "test new tags of the trees, bisect regressions, mail reports (--once: one pass)"},
 	{"help", cmd_help, "help [COMMAND]", "show the commands, or one command's usage"},
 	{NULL, NULL, NULL, NULL},
 };

@@ -190,25 +190,32 @@ int fl_store_jobs_children(fl_store *st, int64_t parent, struct fl_job **out, si
 	return many_jobs(st, stmt, out, n);
 }
 
-static int count(fl_store *st, const char *sql, int64_t arg, size_t *n)
+int fl_store_jobs_live(fl_store *st, size_t *n)
+{
+	size_t q = 0, r = 0, w = 0;
+	int e = fl_store_jobs_count(st, "queued", &q);
+
+	if (!e)
+		e = fl_store_jobs_count(st, "running", &r);
+	if (!e)
+		e = fl_store_jobs_count(st, "waiting", &w);
+	*n = q + r + w;
+	return e;
+}
+
+int fl_store_jobs_count(fl_store *st, const char *state, size_t *n)
 {
 	sqlite3_stmt *stmt;
 	int rc;
 
-	if (fl_store_prepare(st, &stmt, sql))
+	if (fl_store_prepare(st, &stmt, "SELECT count(*) FROM jobs WHERE state = ?1"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, arg);
+	bind_text(stmt, 1, state);
 	rc = sqlite3_step(stmt);
 	if (rc == SQLITE_ROW)
 		*n = (size_t)sqlite3_column_int64(stmt, 0);
 	sqlite3_finalize(stmt);
-	return rc == SQLITE_ROW ? 0 : fl_store_sqlerr(st, "count");
-}
-
-int fl_store_jobs_live(fl_store *st, size_t *n)
-{
-	return count(st, "SELECT count(*) FROM jobs WHERE state NOT IN ('done', 'failed') AND ?1",
-		     1, n);
+	return rc == SQLITE_ROW ? 0 : fl_store_sqlerr(st, "count jobs");
 }
 
 static int update(fl_store *st, int64_t id, const char *sql, const char *a, const char *b,
@@ -276,6 +283,15 @@ int fl_store_job_run_done(fl_store *st, int64_t id, const char *result, int64_t 
 		sqlite3_bind_null(stmt, 4);
 	r = fl_store_step_done(st, stmt, "finish run job");
 	return r ? fl_error_wrap(r, "job %lld", (long long)id) : 0;
+}
+
+int fl_store_job_wait(fl_store *st, int64_t id)
+{
+	return update(st, id,
+		      "UPDATE jobs SET state = CASE WHEN EXISTS (SELECT 1 FROM jobs c WHERE "
+		      "c.parent_id = ?1 AND c.state NOT IN ('done', 'failed')) THEN 'waiting' "
+		      "ELSE 'queued' END WHERE id = ?1",
+		      NULL, NULL, NULL, "wait for children");
 }
 
 int fl_store_job_wake_parent(fl_store *st, int64_t id)
@@ -423,6 +439,25 @@ int fl_store_machine_facts(fl_store *st, const char *name, char **json)
 		*json = fl_store_column_dup(stmt, 0);
 	sqlite3_finalize(stmt);
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : fl_store_sqlerr(st, "machine facts");
+}
+
+int fl_store_machine_names(fl_store *st, char ***names, size_t *n)
+{
+	sqlite3_stmt *stmt;
+	size_t alloc = 8;
+	int rc;
+
+	*n = 0;
+	*names = fl_xcalloc(alloc, sizeof(**names));
+	if (fl_store_prepare(st, &stmt, "SELECT name FROM machines ORDER BY name"))
+		return FL_ESTORE;
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		if (*n + 1 >= alloc)
+			*names = fl_xrealloc(*names, (alloc *= 2) * sizeof(**names));
+		(*names)[(*n)++] = fl_store_column_dup(stmt, 0);
+	}
+	sqlite3_finalize(stmt);
+	return rc == SQLITE_DONE ? 0 : fl_store_sqlerr(st, "list machines");
 }
 
 /* ---- runs ----------------------------------------------------------- */

@@ -53,6 +53,8 @@ int fl_store_jobs_in_state(fl_store *st, const char *state, const char *kind, st
 int fl_store_jobs_children(fl_store *st, int64_t parent, struct fl_job **out, size_t *n);
 /* Jobs not done or failed. */
 int fl_store_jobs_live(fl_store *st, size_t *n);
+/* Jobs in a state. */
+int fl_store_jobs_count(fl_store *st, const char *state, size_t *n);
 
 /* queued/waiting -> running; attempt counts a run job's tries. */
 int fl_store_job_start(fl_store *st, int64_t id, int attempt);
@@ -62,6 +64,8 @@ int fl_store_job_set(fl_store *st, int64_t id, const char *state, const char *re
 /* A run job's end: done with its result and the run that counts (0: none). */
 int fl_store_job_run_done(fl_store *st, int64_t id, const char *result, int64_t run_id,
 			  const char *error);
+/* A coordinator waits for its children: waiting, or queued again when none is live. */
+int fl_store_job_wait(fl_store *st, int64_t id);
 /* The parent of id goes from waiting to queued once none of its children is live. */
 int fl_store_job_wake_parent(fl_store *st, int64_t id);
 
@@ -89,6 +93,8 @@ int fl_store_machine_enable(fl_store *st, const char *name);
 /* What a backend knows of the machine (JSON: CPUs, memory, ...); *json NULL when none. */
 int fl_store_machine_set_facts(fl_store *st, const char *name, const char *json);
 int fl_store_machine_facts(fl_store *st, const char *name, char **json);
+/* Every machine the store knows, by name. */
+int fl_store_machine_names(fl_store *st, char ***names, size_t *n);
 
 /* Runs: the job that made one, and dropping one with its samples. */
 int fl_store_run_set_job(fl_store *st, int64_t run_id, int64_t job_id);
