@@ -402,13 +402,18 @@ static int step_coordinators(fl_queue *q)
 
 int fl_queue_tick(fl_queue *q)
 {
+	size_t failed;
 	int r;
 
 	reap(q, 0);
 	refresh_pool(q);
-	if ((r = step_coordinators(q)))
-		return r;
-	return dispatch(q);
+	/* a run job that dispatch fails wakes its parent: step that at once */
+	do {
+		failed = q->failed;
+		if ((r = step_coordinators(q)) || (r = dispatch(q)))
+			return r;
+	} while (q->failed != failed);
+	return 0;
 }
 
 void fl_queue_wait(fl_queue *q, int64_t ms)
