@@ -51,8 +51,9 @@ static int replay(void *ctx, const struct fl_bisect_step_rec *r)
 			a->recorded++;
 			return 0;
 		}
-	return fl_error_set(FL_EINVAL, "bisection %lld: recorded step %zu names %.12s, not on "
-				       "the path",
+	return fl_error_set(FL_EINVAL,
+			    "bisection %lld: recorded step %zu names %.12s, not on "
+			    "the path",
 			    (long long)a->id, r->seq, r->sha);
 }
 
@@ -103,8 +104,8 @@ static int sample(void *ctx, size_t idx, double **v, size_t *n)
 	if (r)
 		return r;
 	if (!strcmp(j.state, "failed"))
-		r = fl_error_set(FL_EIO, "run job %lld of %.12s failed: %s", (long long)j.id,
-				 j.rev, j.error ? j.error : "no reason given");
+		r = fl_error_set(FL_EIO, "run job %lld of %.12s failed: %s", (long long)j.id, j.rev,
+				 j.error ? j.error : "no reason given");
 	else if (strcmp(j.state, "done"))
 		r = FL_EAGAIN;
 	else if (j.result && !strcmp(j.result, "ok"))
@@ -118,8 +119,8 @@ static int sample(void *ctx, size_t idx, double **v, size_t *n)
 static void step_done(void *ctx, const struct fl_bisect_step *s)
 {
 	struct autobisect *a = ctx;
-	struct fl_bisect_step_rec rec = {s->seq,     a->shas[s->idx], s->skipped,   s->v,
-					 s->n,	     s->verdict,      s->confidence};
+	struct fl_bisect_step_rec rec = {s->seq, a->shas[s->idx], s->skipped,	s->v,
+					 s->n,	 s->verdict,	  s->confidence};
 	int steps = 0;
 
 	/* a record the engine no longer follows (it changed since) is dropped from here on */
@@ -190,10 +191,11 @@ static int conclude(struct autobisect *a, const struct fl_bisect_result *res)
 	if (r)
 		fl_store_rollback(a->st);
 	else if (res->kind == FL_BISECT_CULPRIT)
-		fl_info("bisect: regression %lld: culprit %s (confidence %.3f, %+.1f%%, %zu runs, "
-			"%zu commits tested)",
-			(long long)a->reg.id, a->shas[res->first], res->confidence, res->change_pct,
-			res->runs, res->commits_tested);
+		fl_info(
+		    "bisect: regression %lld: culprit %s (confidence %.3f, %.1f%% worse, %zu runs, "
+		    "%zu commits tested)",
+		    (long long)a->reg.id, a->shas[res->first], res->confidence, res->change_pct,
+		    res->runs, res->commits_tested);
 	else
 		fl_info("bisect: regression %lld: %s after %zu runs", (long long)a->reg.id, kind,
 			res->runs);

@@ -97,44 +97,38 @@ static int conclude(struct detect *d, int64_t machine_id)
 		return r;
 	for (size_t i = 0; i < d->npts && !r; i++) {
 		const struct fl_verdict_ext *v = &d->v[i];
-		struct fl_comparison c = {"tag",
-					  d->tag.baseline_commit,
-					  d->tag.commit_id,
-					  d->bench->name,
-					  machine_id,
-					  d->pts[i].metric,
-					  d->pts[i].mode,
-					  d->pts[i].tasks,
-					  fl_measure_primary(d->pts[i].metric),
-					  d->base.n,
-					  d->new.n,
-					  v->base_mean,
-					  v->base_sd,
-					  v->new_mean,
-					  v->new_sd,
-					  v->change,
-					  v->cmp.p,
-					  fl_verdict_name(v->cmp.verdict),
-					  v->class};
+		struct fl_watch_comparison c = {"tag",
+						d->tag.baseline_commit,
+						d->tag.commit_id,
+						d->bench->name,
+						machine_id,
+						d->pts[i].metric,
+						d->pts[i].mode,
+						d->pts[i].tasks,
+						fl_measure_primary(d->pts[i].metric),
+						d->base.n,
+						d->new.n,
+						v->base_mean,
+						v->base_sd,
+						v->new_mean,
+						v->new_sd,
+						v->change,
+						v->cmp.p,
+						fl_verdict_name(v->cmp.verdict),
+						v->class};
 
 		r = fl_store_comparison_add(d->st, d->job->id, &c);
-		if (c.is_primary && !strcmp(v->class, "improvement") && strcmp(result, "regression"))
+		if (c.is_primary && !strcmp(v->class, "improvement") &&
+		    strcmp(result, "regression"))
 			result = "improvement";
 		if (c.is_primary && !strcmp(v->class, "unclear") && !strcmp(result, "same"))
 			result = "unclear";
 	}
 	if (!r && w >= 0) {
-		struct fl_regression_new g = {d->job->id,
-					      d->tag.tree_id,
-					      d->tag.baseline_commit,
-					      d->tag.commit_id,
-					      machine_id,
-					      d->bench->name,
-					      d->pts[w].metric,
-					      d->pts[w].mode,
-					      d->pts[w].tasks,
-					      d->v[w].change,
-					      d->v[w].cmp.p};
+		struct fl_regression_new g = {
+		    d->job->id,	     d->tag.tree_id, d->tag.baseline_commit, d->tag.commit_id,
+		    machine_id,	     d->bench->name, d->pts[w].metric,	     d->pts[w].mode,
+		    d->pts[w].tasks, d->v[w].change, d->v[w].cmp.p};
 		int64_t reg, id;
 		char *key = NULL;
 
@@ -192,11 +186,12 @@ static int more_runs(struct detect *d, size_t nchildren)
 static int side_failed(struct detect *d, const char *what, const char *rev,
 		       const struct fl_role_runs *rr)
 {
-	return fl_error_set(FL_EINVAL, "%s %s (%.12s) gave no usable run on %s (%u untestable, %u "
-				       "failed)%s%s",
+	return fl_error_set(FL_EINVAL,
+			    "%s %s (%.12s) gave no usable run on %s (%u untestable, %u "
+			    "failed)%s%s",
 			    what, rev, what[0] == 'b' ? d->tag.baseline_sha : d->tag.sha,
-			    d->job->machine, rr->untestable, rr->failed,
-			    rr->last_error ? ": " : "", rr->last_error ? rr->last_error : "");
+			    d->job->machine, rr->untestable, rr->failed, rr->last_error ? ": " : "",
+			    rr->last_error ? rr->last_error : "");
 }
 
 static int step(struct detect *d)

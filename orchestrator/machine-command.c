@@ -130,7 +130,8 @@ static void record_facts(struct cmd_run *x)
 	}
 	json_object_set_new(o, "cpus", json_integer(cpus));
 	if (pages > 0)
-		json_object_set_new(o, "memory", json_integer((json_int_t)pages * sysconf(_SC_PAGESIZE)));
+		json_object_set_new(o, "memory",
+				    json_integer((json_int_t)pages * sysconf(_SC_PAGESIZE)));
 	text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
 	if (text && fl_store_machine_set_facts(x->req->store, x->req->machine->name, text))
 		fl_warn("machine '%s': %s", x->req->machine->name, fl_error_last());
@@ -209,8 +210,13 @@ static int run_command(struct cmd_run *x, struct fl_run_result *res)
 	const char *argv[] = {"sh", "-c", m->command, NULL};
 	char *commit = fl_xasprintf("FAULTLINE_COMMIT=%s", x->sha);
 	const char *env[] = {commit, NULL};
-	struct fl_child c = {.argv = argv, .env = env, .dir = x->src, .err_path = x->err,
-			     .on_line = on_line, .data = x, .timeout_ms = m->timeout_ms};
+	struct fl_child c = {.argv = argv,
+			     .env = env,
+			     .dir = x->src,
+			     .err_path = x->err,
+			     .on_line = on_line,
+			     .data = x,
+			     .timeout_ms = m->timeout_ms};
 	int status = 0, r;
 	char *why;
 
@@ -248,8 +254,9 @@ int fl_machine_command_run(const struct fl_run_req *req, struct fl_run_result *r
 	int r;
 
 	if (!req->tree || !req->repo || !req->rev)
-		return fl_error_set(FL_EINVAL, "machine '%s': the command backend runs a "
-					       "revision of a tree, not a kernel image",
+		return fl_error_set(FL_EINVAL,
+				    "machine '%s': the command backend runs a "
+				    "revision of a tree, not a kernel image",
 				    req->machine->name);
 	if (!req->machine->command)
 		return fl_error_set(FL_EINVAL, "machine '%s': no command", req->machine->name);
@@ -261,8 +268,7 @@ int fl_machine_command_run(const struct fl_run_req *req, struct fl_run_result *r
 		return r;
 	record_facts(&x);
 	res->run_id = x.run_id;
-	if ((r = slot_lock(&x)) ||
-	    (r = fl_checkout(req->repo, x.src, x.state, x.sha, &written))) {
+	if ((r = slot_lock(&x)) || (r = fl_checkout(req->repo, x.src, x.state, x.sha, &written))) {
 		res->status = FL_RUN_INFRA_ERROR;
 		res->detail = fl_xasprintf("cannot check out %.12s: %s", x.sha, fl_error_last());
 		r = fl_store_run_finish(req->store, x.run_id, "infra-error", res->detail);

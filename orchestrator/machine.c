@@ -14,7 +14,7 @@ static const struct {
 	const char *name;
 	int (*run)(const struct fl_run_req *req, struct fl_run_result *res);
 } backends[] = {
-	{"command", fl_machine_command_run},
+    {"command", fl_machine_command_run},
 };
 
 const char *fl_run_status_name(enum fl_run_status s)

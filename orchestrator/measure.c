@@ -84,10 +84,11 @@ static void add_points(const struct fl_runset *rs, struct fl_point **v, size_t *
 
 			if (k && at_point(&rs->s[i][k - 1], &p))
 				continue; /* samples come sorted by point */
-			if (bsearch(&p, *v, *n, sizeof(p), point_cmp))
+			if (*n && bsearch(&p, *v, *n, sizeof(p), point_cmp))
 				continue;
 			if (*n == *alloc)
-				*v = fl_xrealloc(*v, (*alloc = *alloc ? 2 * *alloc : 16) * sizeof(p));
+				*v = fl_xrealloc(*v,
+						 (*alloc = *alloc ? 2 * *alloc : 16) * sizeof(p));
 			(*v)[(*n)++] = p;
 			qsort(*v, *n, sizeof(p), point_cmp);
 		}
@@ -196,8 +197,7 @@ unsigned fl_measure_max_runs(const struct fl_benchmark_conf *b)
 
 enum fl_direction fl_measure_direction(const struct fl_benchmark_conf *b)
 {
-	return b->direction && !strcmp(b->direction, "lower") ? FL_LOWER_BETTER
-							      : FL_HIGHER_BETTER;
+	return b->direction && !strcmp(b->direction, "lower") ? FL_LOWER_BETTER : FL_HIGHER_BETTER;
 }
 
 int fl_measure_compare(const struct fl_config *cfg, enum fl_direction dir, const double *base,
@@ -211,8 +211,8 @@ int fl_measure_compare(const struct fl_config *cfg, enum fl_direction dir, const
 	out->base_sd = fl_stats_stddev(base, nb);
 	out->new_mean = fl_stats_mean(new, nn);
 	out->new_sd = fl_stats_stddev(new, nn);
-	out->change = out->base_mean ? 100 * (out->new_mean - out->base_mean) / fabs(out->base_mean)
-				     : 0;
+	out->change =
+	    out->base_mean ? 100 * (out->new_mean - out->base_mean) / fabs(out->base_mean) : 0;
 	out->class = "unclear";
 	if (nb < 2 || nn < 2) {
 		out->cmp.verdict = FL_UNKNOWN;

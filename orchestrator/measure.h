@@ -42,11 +42,13 @@ struct fl_runset {
 int fl_runset_load(fl_store *st, const int64_t *ids, size_t n, struct fl_runset *rs);
 void fl_runset_release(struct fl_runset *rs);
 /* The points of a and b (b may be NULL), sorted; the array is the caller's, the strings are not. */
-size_t fl_runset_points(const struct fl_runset *a, const struct fl_runset *b, struct fl_point **out);
+size_t fl_runset_points(const struct fl_runset *a, const struct fl_runset *b,
+			struct fl_point **out);
 /* One value per run that measured p (its mean there); caller frees *v. */
 size_t fl_runset_values(const struct fl_runset *rs, const struct fl_point *p, double **v);
 /* The samples of run i at p, in order; caller frees *v. */
-size_t fl_runset_samples(const struct fl_runset *rs, size_t i, const struct fl_point *p, double **v);
+size_t fl_runset_samples(const struct fl_runset *rs, size_t i, const struct fl_point *p,
+			 double **v);
 
 /* What a role of a coordinator's run jobs produced. */
 struct fl_role_runs {
@@ -74,7 +76,7 @@ unsigned fl_measure_max_runs(const struct fl_benchmark_conf *b);
 struct fl_verdict_ext {
 	struct fl_compare cmp; /* change_pct positive is worse */
 	double base_mean, base_sd, new_mean, new_sd;
-	double change; /* as measured: 100 * (new - base) / base */
+	double change;	   /* as measured: 100 * (new - base) / base */
 	const char *class; /* regression, improvement, same, unclear */
 };
 int fl_measure_compare(const struct fl_config *cfg, enum fl_direction dir, const double *base,

@@ -35,7 +35,7 @@ struct fl_queue {
 	struct fl_queue_opts o;
 	fl_store *st;
 	int lock_fd;
-	int wake[2]; /* workers write a byte here when they finish */
+	int wake[2];	  /* workers write a byte here when they finish */
 	unsigned *active; /* runs in flight per machine */
 	int *broken;	  /* per machine, as last read from the store */
 	struct worker *workers;
@@ -204,9 +204,10 @@ static void run_job(struct worker *w, fl_store *st)
 					 .label = label,
 					 .job_id = j->id};
 
-		r = req.bench ? fl_machine_run(&req, &res)
-			      : fl_error_set(FL_EINVAL, "benchmark '%s' is not in the configuration",
-					     j->benchmark);
+		r = req.bench
+			? fl_machine_run(&req, &res)
+			: fl_error_set(FL_EINVAL, "benchmark '%s' is not in the configuration",
+				       j->benchmark);
 	}
 	/* A request that could not be carried out at all is our trouble, not the commit's. */
 	if (r) {

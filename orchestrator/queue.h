@@ -69,10 +69,10 @@ int fl_queue_tick(fl_queue *q);
 void fl_queue_wait(fl_queue *q, int64_t ms);
 
 struct fl_queue_status {
-	size_t live;	 /* jobs not done or failed */
-	size_t running;	 /* runs in worker threads */
-	size_t blocked;	 /* queued runs of machines out of the pool */
-	size_t failed;	 /* jobs that failed since the queue was opened */
+	size_t live;	/* jobs not done or failed */
+	size_t running; /* runs in worker threads */
+	size_t blocked; /* queued runs of machines out of the pool */
+	size_t failed;	/* jobs that failed since the queue was opened */
 };
 void fl_queue_status(fl_queue *q, struct fl_queue_status *s);
 /* Waits for the runs in flight, then closes. */

@@ -200,8 +200,9 @@ static int gather(struct report *x, int64_t regression_id)
 	x->machine = fl_config_machine(x->cfg, x->reg.machine);
 	x->tree = fl_config_tree(x->cfg, x->reg.tree);
 	if (!x->bench || !x->machine || !x->tree)
-		return fl_error_set(FL_EINVAL, "regression %lld: its benchmark, machine or tree is "
-					       "no longer in the configuration",
+		return fl_error_set(FL_EINVAL,
+				    "regression %lld: its benchmark, machine or tree is "
+				    "no longer in the configuration",
 				    (long long)regression_id);
 	if ((r = fl_service_repo(x->svc, x->reg.tree, &x->repo, NULL)) ||
 	    (r = fl_store_regression_bisection(x->st, x->reg.id, x->reg.good, x->reg.bad, &bid,
@@ -332,19 +333,19 @@ static void add_tables(struct report *x)
 		fl_buf_addf(&x->b, "commit:\n  %.12s (the culprit's parent)\n  %.12s (\"%s\")\n\n",
 			    x->parent, x->culprit.sha, x->culprit.subject);
 		compare_table(&x->b, x->reg.benchmark, a, &x->c_parent, c, &x->c_culprit, 0);
-		deltas += compare_table(&x->b, x->reg.benchmark, a, &x->c_parent, c,
-					&x->c_culprit, 1);
+		deltas +=
+		    compare_table(&x->b, x->reg.benchmark, a, &x->c_parent, c, &x->c_culprit, 1);
 		fl_buf_adds(&x->b, "\n");
 	}
 	fl_buf_addf(&x->b, "tags:\n  %s (baseline)\n  %s\n\n", x->reg.baseline, x->reg.tag);
 	compare_table(&x->b, x->reg.benchmark, x->reg.baseline, &x->tag_base, x->reg.tag,
 		      &x->tag_new, 0);
-	deltas +=
-	    compare_table(&x->b, x->reg.benchmark, x->reg.baseline, &x->tag_base, x->reg.tag,
-			  &x->tag_new, 1);
+	deltas += compare_table(&x->b, x->reg.benchmark, x->reg.baseline, &x->tag_base, x->reg.tag,
+				&x->tag_new, 1);
 	if (!deltas)
-		fl_buf_addf(&x->b, "\nvmstat and profile deltas: none, the runs on %s carry no "
-				   "vmstat or profile records.\n",
+		fl_buf_addf(&x->b,
+			    "\nvmstat and profile deltas: none, the runs on %s carry no "
+			    "vmstat or profile records.\n",
 			    x->machine->name);
 	fl_buf_adds(&x->b, "\n");
 	free(a);
@@ -363,7 +364,9 @@ static int log_step(void *ctx, const struct fl_bisect_step_rec *s)
 
 	l->runs++;
 	fl_buf_addf(b, "  %4zu  %.12s  %-7s  ", s->seq + 1, s->sha,
-		    s->skipped ? "skip" : *s->verdict ? s->verdict : "end");
+		    s->skipped	  ? "skip"
+		    : *s->verdict ? s->verdict
+				  : "end");
 	if (*s->verdict)
 		fl_buf_addf(b, "%5.3f  ", s->confidence);
 	else
@@ -445,7 +448,7 @@ static void add_revert(struct report *x)
 		free(label);
 	}
 	fl_buf_addf(&x->b, "\n  verdict: %s\n\n",
-		    !v->verdict			     ? "not measured"
+		    !v->verdict			       ? "not measured"
 		    : !strcmp(v->verdict, "restores")  ? "the revert brings the throughput back to "
 							 "the baseline's (restores)"
 		    : !strcmp(v->verdict, "partial")   ? "the revert recovers part of the loss, "
@@ -491,7 +494,8 @@ static void add_reproduce(struct report *x)
 			    "%s --bad %s --direction %s --min-change %g --confidence %g -- sh -c "
 			    "%s\n\n",
 			    x->reg.good, x->reg.bad, x->bench->direction,
-			    100 * x->cfg->regression.min_change, x->cfg->regression.confidence, cmd);
+			    100 * x->cfg->regression.min_change, x->cfg->regression.confidence,
+			    cmd);
 		free(cmd);
 	} else {
 		fl_buf_addf(&x->b,
@@ -501,8 +505,8 @@ static void add_reproduce(struct report *x)
 			    "\tfaultline run --config %s --machine %s --benchmark %s --rev %s\n"
 			    "\tfaultline run --config %s --machine %s --benchmark %s --rev %s\n\n",
 			    x->cfg->path, x->cfg->path, x->tree->name, rev, x->cfg->path,
-			    x->tree->name, base, x->cfg->path, x->machine->name, x->bench->name, rev,
-			    x->cfg->path, x->machine->name, x->bench->name, base);
+			    x->tree->name, base, x->cfg->path, x->machine->name, x->bench->name,
+			    rev, x->cfg->path, x->machine->name, x->bench->name, base);
 	}
 }
 
@@ -532,7 +536,8 @@ static void add_body(struct report *x)
 	fl_buf_addf(&x->b, "The tag was %+.1f%% on %s", x->reg.change, metric);
 	if (*x->reg.mode)
 		fl_buf_addf(&x->b, " at %u task%s", x->reg.tasks, x->reg.tasks == 1 ? "" : "s");
-	fl_buf_addf(&x->b, " (p=%.2g over %zu + %zu runs); the bisection ran on the same machine.\n\n",
+	fl_buf_addf(&x->b,
+		    " (p=%.2g over %zu + %zu runs); the bisection ran on the same machine.\n\n",
 		    x->reg.p, x->tag_base.n, x->tag_new.n);
 	add_tables(x);
 	add_bisection(x);
@@ -574,8 +579,8 @@ static void release(struct report *x)
 	fl_buf_free(&x->b);
 }
 
-int fl_report_render(struct fl_service *svc, fl_store *st, int64_t regression_id,
-		     char **subj, char **body)
+int fl_report_render(struct fl_service *svc, fl_store *st, int64_t regression_id, char **subj,
+		     char **body)
 {
 	struct report x = {.svc = svc, .st = st, .cfg = svc->cfg, .b = FL_BUF_INIT};
 	int r;
@@ -623,8 +628,8 @@ int fl_report_step(void *ctx, fl_store *st, const struct fl_job *job)
 		if (r)
 			fl_store_rollback(st);
 		else
-			fl_info("report: regression %lld: report %lld stored: %s", (long long)job->ref_id,
-				(long long)id, subj);
+			fl_info("report: regression %lld: report %lld stored: %s",
+				(long long)job->ref_id, (long long)id, subj);
 	}
 	free(mid);
 	free(subj);

@@ -24,7 +24,7 @@
 struct fl_service;
 
 /* Renders the report of a regression (caller frees both). */
-int fl_report_render(struct fl_service *svc, fl_store *st, int64_t regression_id,
-		     char **subject, char **body);
+int fl_report_render(struct fl_service *svc, fl_store *st, int64_t regression_id, char **subject,
+		     char **body);
 
 #endif

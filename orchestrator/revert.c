@@ -188,7 +188,7 @@ static int make_revert(struct revert *x)
 }
 
 /* The job ends with a verdict and hands on to the report. */
-static int conclude(struct revert *x, const char *verdict, const struct fl_comparison *rows,
+static int conclude(struct revert *x, const char *verdict, const struct fl_watch_comparison *rows,
 		    size_t nrows)
 {
 	char *key = fl_xasprintf("report:%lld", (long long)x->reg.id);
@@ -226,7 +226,7 @@ out:
 static int more_runs(struct revert *x, size_t nchildren)
 {
 	struct fl_round_side sides[] = {
-		{"base", x->reg.good}, {"bad", x->reg.bad}, {"revert", x->rv.commit_sha}};
+	    {"base", x->reg.good}, {"bad", x->reg.bad}, {"revert", x->rv.commit_sha}};
 	unsigned round = (unsigned)(nchildren / (3 * x->bench->repeat));
 	int r;
 
@@ -256,12 +256,13 @@ static const char *verdict_of(const struct fl_verdict_ext *vs_bad,
 	return "unclear";
 }
 
-/* Every point of the revert against the tag and the baseline, and the verdict at the regression's. */
-static int measure(struct revert *x, const struct fl_role_runs *base, const struct fl_role_runs *bad,
-		   const struct fl_role_runs *rev, size_t nkids)
+/* Every point of the revert against the tag and the baseline, and the verdict at the regression's.
+ */
+static int measure(struct revert *x, const struct fl_role_runs *base,
+		   const struct fl_role_runs *bad, const struct fl_role_runs *rev, size_t nkids)
 {
 	struct fl_runset sb = {0}, sd = {0}, sr = {0};
-	struct fl_comparison *rows = NULL;
+	struct fl_watch_comparison *rows = NULL;
 	const char *verdict = NULL;
 	struct fl_point *pts = NULL;
 	size_t npts = 0, nrows = 0;
@@ -284,18 +285,31 @@ static int measure(struct revert *x, const struct fl_role_runs *base, const stru
 
 			r = fl_measure_compare(x->svc->cfg, fl_measure_direction(x->bench), a, na,
 					       y, ny, &v[k]);
-			rows[nrows++] = (struct fl_comparison){
-				k ? "revert-base" : "revert-bad", k ? x->good_commit : x->bad_commit,
-				x->revert_commit, x->bench->name, x->reg.machine_id, pts[i].metric,
-				pts[i].mode, pts[i].tasks, fl_measure_primary(pts[i].metric), na, ny,
-				v[k].base_mean, v[k].base_sd, v[k].new_mean, v[k].new_sd,
-				v[k].change, v[k].cmp.p, fl_verdict_name(v[k].cmp.verdict),
-				v[k].class};
+			rows[nrows++] =
+			    (struct fl_watch_comparison){k ? "revert-base" : "revert-bad",
+							 k ? x->good_commit : x->bad_commit,
+							 x->revert_commit,
+							 x->bench->name,
+							 x->reg.machine_id,
+							 pts[i].metric,
+							 pts[i].mode,
+							 pts[i].tasks,
+							 fl_measure_primary(pts[i].metric),
+							 na,
+							 ny,
+							 v[k].base_mean,
+							 v[k].base_sd,
+							 v[k].new_mean,
+							 v[k].new_sd,
+							 v[k].change,
+							 v[k].cmp.p,
+							 fl_verdict_name(v[k].cmp.verdict),
+							 v[k].class};
 			free(a);
 		}
 		free(y);
-		if (!r && !strcmp(pts[i].metric, x->reg.metric) && !strcmp(pts[i].mode, x->reg.mode) &&
-		    pts[i].tasks == x->reg.tasks)
+		if (!r && !strcmp(pts[i].metric, x->reg.metric) &&
+		    !strcmp(pts[i].mode, x->reg.mode) && pts[i].tasks == x->reg.tasks)
 			verdict = verdict_of(&v[0], &v[1]);
 	}
 	if (r)

@@ -44,10 +44,10 @@ int fl_service_repo(struct fl_service *s, const char *tree, fl_repo **out, int *
 }
 
 static const struct fl_queue_kind kinds[] = {
-	{"compare", fl_detect_step},
-	{"bisect", fl_autobisect_step},
-	{"revert", fl_revert_step},
-	{"report", fl_report_step},
+    {"compare", fl_detect_step},
+    {"bisect", fl_autobisect_step},
+    {"revert", fl_revert_step},
+    {"report", fl_report_step},
 };
 
 const struct fl_queue_kind *fl_service_kinds(size_t *n)

@@ -107,10 +107,11 @@ int fl_store_job_add(fl_store *st, const struct fl_job_new *j, int64_t *id, int 
 	struct fl_job got;
 	int r;
 
-	if (fl_store_prepare(st, &stmt,
-			     "INSERT INTO jobs(kind, key, parent_id, tree, machine, benchmark, rev, "
-			     "role, seq, ref_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) "
-			     "ON CONFLICT (key) DO NOTHING"))
+	if (fl_store_prepare(
+		st, &stmt,
+		"INSERT INTO jobs(kind, key, parent_id, tree, machine, benchmark, rev, "
+		"role, seq, ref_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) "
+		"ON CONFLICT (key) DO NOTHING"))
 		return FL_ESTORE;
 	bind_text(stmt, 1, j->kind);
 	bind_text(stmt, 2, j->key);
@@ -163,8 +164,8 @@ static int many_jobs(fl_store *st, sqlite3_stmt *stmt, struct fl_job **out, size
 int fl_store_jobs_in_state(fl_store *st, const char *state, const char *kind, struct fl_job **out,
 			   size_t *n)
 {
-	const char *sql = !kind		     ? "SELECT " JOB_COLUMNS " FROM jobs WHERE state = ?1 "
-						       "ORDER BY id"
+	const char *sql = !kind		   ? "SELECT " JOB_COLUMNS " FROM jobs WHERE state = ?1 "
+					     "ORDER BY id"
 			  : kind[0] == '!' ? "SELECT " JOB_COLUMNS " FROM jobs WHERE state = ?1 "
 					     "AND kind <> ?2 ORDER BY id"
 					   : "SELECT " JOB_COLUMNS " FROM jobs WHERE state = ?1 "
@@ -184,7 +185,8 @@ int fl_store_jobs_children(fl_store *st, int64_t parent, struct fl_job **out, si
 	sqlite3_stmt *stmt;
 
 	if (fl_store_prepare(st, &stmt,
-			     "SELECT " JOB_COLUMNS " FROM jobs WHERE parent_id = ?1 ORDER BY seq, id"))
+			     "SELECT " JOB_COLUMNS
+			     " FROM jobs WHERE parent_id = ?1 ORDER BY seq, id"))
 		return FL_ESTORE;
 	sqlite3_bind_int64(stmt, 1, parent);
 	return many_jobs(st, stmt, out, n);
@@ -342,8 +344,9 @@ int fl_store_machine_state(fl_store *st, const char *name, struct fl_machine_sta
 	int rc;
 
 	memset(m, 0, sizeof(*m));
-	if (fl_store_prepare(st, &stmt,
-			     "SELECT state, state_reason, infra_errors FROM machines WHERE name = ?1"))
+	if (fl_store_prepare(
+		st, &stmt,
+		"SELECT state, state_reason, infra_errors FROM machines WHERE name = ?1"))
 		return FL_ESTORE;
 	bind_text(stmt, 1, name);
 	rc = sqlite3_step(stmt);
@@ -367,8 +370,7 @@ void fl_machine_state_release(struct fl_machine_state *m)
 	memset(m, 0, sizeof(*m));
 }
 
-static int machine_update(fl_store *st, const char *sql, const char *name, const char *why,
-			  int max)
+static int machine_update(fl_store *st, const char *sql, const char *name, const char *why, int max)
 {
 	sqlite3_stmt *stmt;
 	int r;
@@ -503,9 +505,10 @@ int fl_store_run_samples(fl_store *st, int64_t run_id, struct fl_run_sample **ou
 
 	*out = NULL;
 	*n = 0;
-	if (fl_store_prepare(st, &stmt,
-			     "SELECT metric, mode, tasks, seq, value FROM samples WHERE run_id = ?1 "
-			     "ORDER BY metric, mode, tasks, seq"))
+	if (fl_store_prepare(
+		st, &stmt,
+		"SELECT metric, mode, tasks, seq, value FROM samples WHERE run_id = ?1 "
+		"ORDER BY metric, mode, tasks, seq"))
 		return FL_ESTORE;
 	sqlite3_bind_int64(stmt, 1, run_id);
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {

@@ -71,8 +71,7 @@ int fl_store_watch_tag_seen(fl_store *st, int64_t tree_id, const char *tag, int 
 	sqlite3_stmt *stmt;
 	int r;
 
-	if (fl_store_prepare(st, &stmt,
-			     "SELECT 1 FROM watch_tags WHERE tree_id = ?1 AND tag = ?2"))
+	if (fl_store_prepare(st, &stmt, "SELECT 1 FROM watch_tags WHERE tree_id = ?1 AND tag = ?2"))
 		return FL_ESTORE;
 	sqlite3_bind_int64(stmt, 1, tree_id);
 	sqlite3_bind_text(stmt, 2, tag, -1, SQLITE_TRANSIENT);
@@ -142,7 +141,7 @@ void fl_watch_tag_release(struct fl_watch_tag *t)
 
 /* ---- comparisons ---------------------------------------------------- */
 
-int fl_store_comparison_add(fl_store *st, int64_t job_id, const struct fl_comparison *c)
+int fl_store_comparison_add(fl_store *st, int64_t job_id, const struct fl_watch_comparison *c)
 {
 	sqlite3_stmt *stmt;
 
@@ -201,10 +200,11 @@ int fl_store_regression_add(fl_store *st, const struct fl_regression_new *g, int
 	sqlite3_stmt *stmt;
 	int r;
 
-	if (fl_store_prepare(st, &stmt,
-			     "INSERT INTO regressions(tree_id, good_commit, bad_commit, benchmark, "
-			     "machine_id, metric, mode, tasks, change, p_value, job_id) VALUES (?1, "
-			     "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT DO NOTHING"))
+	if (fl_store_prepare(
+		st, &stmt,
+		"INSERT INTO regressions(tree_id, good_commit, bad_commit, benchmark, "
+		"machine_id, metric, mode, tasks, change, p_value, job_id) VALUES (?1, "
+		"?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT DO NOTHING"))
 		return FL_ESTORE;
 	sqlite3_bind_int64(stmt, 1, g->tree_id);
 	sqlite3_bind_int64(stmt, 2, g->good_commit);

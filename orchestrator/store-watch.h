@@ -41,7 +41,7 @@ void fl_watch_tag_release(struct fl_watch_tag *t);
 
 /* ---- comparisons ---------------------------------------------------- */
 
-struct fl_comparison {
+struct fl_watch_comparison {
 	const char *what; /* tag, revert-bad, revert-base */
 	int64_t base_commit, new_commit;
 	const char *benchmark;
@@ -56,7 +56,7 @@ struct fl_comparison {
 	const char *class;   /* regression, improvement, same, unclear */
 };
 /* Replaces the row of the same (job, what, metric, mode, tasks). */
-int fl_store_comparison_add(fl_store *st, int64_t job_id, const struct fl_comparison *c);
+int fl_store_comparison_add(fl_store *st, int64_t job_id, const struct fl_watch_comparison *c);
 /* Rows of a class (NULL: all) of one job, for logs and tests. */
 int fl_store_comparisons_count(fl_store *st, int64_t job_id, const char *class, size_t *n);
 

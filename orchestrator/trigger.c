@@ -82,8 +82,7 @@ static int tag_is_ancestor(void *ctx, size_t j, size_t i)
 	return a && d && strcmp(a, d) && fl_repo_is_ancestor(l->repo, a, d);
 }
 
-static int record_commit(fl_store *st, fl_repo *repo, int64_t tree_id, const char *sha,
-			 int64_t *id)
+static int record_commit(fl_store *st, fl_repo *repo, int64_t tree_id, const char *sha, int64_t *id)
 {
 	struct fl_repo_commit c;
 	struct fl_commit_info ci;
@@ -206,8 +205,8 @@ static int schedule(struct fl_service *svc, fl_store *st, const struct fl_tree_c
 	return r;
 }
 
-static int pass_tree(struct fl_service *svc, fl_store *st, const struct fl_tree_conf *t,
-		     int fetch, unsigned *scheduled)
+static int pass_tree(struct fl_service *svc, fl_store *st, const struct fl_tree_conf *t, int fetch,
+		     unsigned *scheduled)
 {
 	struct tag_list l = {0};
 	size_t known, fresh = 0, keep;
@@ -248,8 +247,7 @@ static int pass_tree(struct fl_service *svc, fl_store *st, const struct fl_tree_
 	return r;
 }
 
-int fl_trigger_tree(struct fl_service *svc, fl_store *st, size_t i, int fetch,
-		    unsigned *scheduled)
+int fl_trigger_tree(struct fl_service *svc, fl_store *st, size_t i, int fetch, unsigned *scheduled)
 {
 	int r = pass_tree(svc, st, &svc->cfg->trees[i], fetch, scheduled);
 

@@ -26,8 +26,7 @@
 #include <stddef.h>
 
 /* One pass over cfg->trees[i]; fetch 0 reads a clone as it is. Adds to *scheduled. */
-int fl_trigger_tree(struct fl_service *svc, fl_store *st, size_t i, int fetch,
-		    unsigned *scheduled);
+int fl_trigger_tree(struct fl_service *svc, fl_store *st, size_t i, int fetch, unsigned *scheduled);
 /* One pass over every tree. */
 int fl_trigger_pass(struct fl_service *svc, fl_store *st, int fetch, unsigned *scheduled);
 
@@ -35,7 +34,6 @@ int fl_trigger_pass(struct fl_service *svc, fl_store *st, int fetch, unsigned *s
  * The baseline of tag i among tags in version order: the closest j < i with
  * is_ancestor(ctx, j, i); -1 when there is none.
  */
-long fl_trigger_previous(size_t i, int (*is_ancestor)(void *ctx, size_t j, size_t i),
-			 void *ctx);
+long fl_trigger_previous(size_t i, int (*is_ancestor)(void *ctx, size_t j, size_t i), void *ctx);
 
 #endif

@@ -14,7 +14,7 @@
 
 /* git with a fixed identity and date, so commits are the same on every run. */
 #define FL_TEST_GIT                                                                                \
-	"GIT_AUTHOR_NAME='A U Thor' GIT_AUTHOR_EMAIL=a@u.th GIT_COMMITTER_NAME=C "                \
+	"GIT_AUTHOR_NAME='A U Thor' GIT_AUTHOR_EMAIL=a@u.th GIT_COMMITTER_NAME=C "                 \
 	"GIT_COMMITTER_EMAIL=c@o.m GIT_AUTHOR_DATE='1700000000 +0000' "                            \
 	"GIT_COMMITTER_DATE='1700000000 +0000' git -c init.defaultBranch=master "                  \
 	"-c tag.gpgSign=false -c commit.gpgSign=false "
@@ -49,7 +49,7 @@ static inline int fl_test_sh(const char *fmt, ...)
 
 /* The first line a command prints, without its newline, into out. */
 static inline int fl_test_out(char *out, size_t n, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 static inline int fl_test_out(char *out, size_t n, const char *fmt, ...)
 {
 	char cmd[8192];

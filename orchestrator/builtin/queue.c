@@ -27,8 +27,8 @@ static void show_machines(fl_store *st)
 
 		if (!fl_store_machine_state(st, names[i], &m)) {
 			printf("  %-16s %-7s %d infra error%s in a row%s%s\n", names[i], m.state,
-			       m.infra_errors, m.infra_errors == 1 ? "" : "s",
-			       m.reason ? ": " : "", m.reason ? m.reason : "");
+			       m.infra_errors, m.infra_errors == 1 ? "" : "s", m.reason ? ": " : "",
+			       m.reason ? m.reason : "");
 			fl_machine_state_release(&m);
 		}
 		free(names[i]);

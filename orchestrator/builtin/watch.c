@@ -79,8 +79,8 @@ static void poll_trees(struct watch *w)
 		if (now < w->next_poll[i])
 			continue;
 		fl_trigger_tree(&w->svc, fl_queue_store(w->q), i, 1, &scheduled);
-		w->next_poll[i] = now + (w->cfg->trees[i].poll_ms > 0 ? w->cfg->trees[i].poll_ms
-								      : 600000);
+		w->next_poll[i] =
+		    now + (w->cfg->trees[i].poll_ms > 0 ? w->cfg->trees[i].poll_ms : 600000);
 		if (w->once)
 			w->next_poll[i] = INT64_MAX;
 	}
@@ -126,9 +126,10 @@ static int serve(struct watch *w)
 		fl_queue_status(w->q, &s);
 		if (stop_signal) {
 			if (s.running) {
-				fl_info("watch: stopping on signal %d; %zu runs in flight are redone "
-					"at the next start",
-					(int)stop_signal, s.running);
+				fl_info(
+				    "watch: stopping on signal %d; %zu runs in flight are redone "
+				    "at the next start",
+				    (int)stop_signal, s.running);
 				fflush(NULL);
 				_exit(FL_EXIT_OK); /* the store is consistent: as after a crash */
 			}
@@ -138,8 +139,8 @@ static int serve(struct watch *w)
 		if (w->once && !s.running)
 			break;
 		if (now_ms() - last_status >= 60000) {
-			fl_info("watch: %zu jobs to do, %zu runs in flight, %u reports to send", s.live,
-				s.running, w->pending);
+			fl_info("watch: %zu jobs to do, %zu runs in flight, %u reports to send",
+				s.live, s.running, w->pending);
 			last_status = now_ms();
 		}
 		fl_queue_wait(w->q, next_wake(w));
@@ -156,9 +157,9 @@ static int serve(struct watch *w)
 static int parse(int argc, char **argv, const char **config, int *once)
 {
 	static const struct option opts[] = {
-		{"config", required_argument, NULL, 'c'},
-		{"once", no_argument, NULL, 'o'},
-		{NULL, 0, NULL, 0},
+	    {"config", required_argument, NULL, 'c'},
+	    {"once", no_argument, NULL, 'o'},
+	    {NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -200,9 +201,9 @@ int cmd_watch(int argc, char **argv)
 	}
 	w.next_poll = fl_xcalloc(cfg->ntrees + 1, sizeof(*w.next_poll));
 	w.smtp = (struct fl_smtp){cfg->report.smtp, cfg->report.username, cfg->report.password, 30};
-	w.box = (struct fl_outbox){&w.smtp, cfg->report.from, (const char *const *)cfg->report.to,
-				   cfg->report.nto,
-				   cfg->report.retry_ms > 0 ? (cfg->report.retry_ms + 999) / 1000 : 60};
+	w.box = (struct fl_outbox){
+	    &w.smtp, cfg->report.from, (const char *const *)cfg->report.to, cfg->report.nto,
+	    cfg->report.retry_ms > 0 ? (cfg->report.retry_ms + 999) / 1000 : 60};
 	fl_info("watch: %zu trees, %zu machines, %zu benchmarks; store %s%s", cfg->ntrees,
 		cfg->nmachines, cfg->nbenchmarks, cfg->store.path, w.once ? "; one pass" : "");
 	catch_signals();

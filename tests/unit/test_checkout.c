@@ -111,9 +111,9 @@ static void test_moves(void **state)
 	assert_int_equal(written, 4);
 	assert_int_equal(access(p, F_OK), -1);
 
-	assert_int_equal(fl_checkout(r, co, st, "0123456789012345678901234567890123456789",
-				     &written),
-			 FL_ENOTFOUND);
+	assert_int_equal(
+	    fl_checkout(r, co, st, "0123456789012345678901234567890123456789", &written),
+	    FL_ENOTFOUND);
 	assert_non_null(strstr(fl_error_last(), "0123456789012345678901234567890123456789"));
 	fl_repo_free(r);
 
@@ -128,7 +128,7 @@ static void test_moves(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_moves),
+	    cmocka_unit_test(test_moves),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

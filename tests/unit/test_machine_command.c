@@ -46,19 +46,20 @@ static int setup(void **state)
 	snprintf(path, sizeof(path), "%s/fl.yaml", dir);
 	snprintf(db, sizeof(db), "%s/fl.db", dir);
 	f = fopen(path, "w");
-	fprintf(f,
-		"var: %s/var\nstore: { path: %s }\n"
-		"trees: [ { name: t, url: %s/src } ]\n"
-		"machines:\n"
-		"  - { name: ok, backend: command, command: \"echo warming up; cat v; echo ' 2.5 '; "
-		"echo 'x 3'; echo 7 >&2; echo $FAULTLINE_COMMIT > %s/seen\" }\n"
-		"  - { name: skip, backend: command, command: \"exit 125\" }\n"
-		"  - { name: fail, backend: command, command: \"echo 1; echo first >&2; echo 'it "
-		"broke' >&2; exit 3\" }\n"
-		"  - { name: silent, backend: command, command: \"echo no numbers\" }\n"
-		"  - { name: slow, backend: command, command: \"sleep 5; echo 1\", timeout: 200ms }\n"
-		"benchmarks: [ { name: b } ]\n",
-		dir, db, dir, dir);
+	fprintf(
+	    f,
+	    "var: %s/var\nstore: { path: %s }\n"
+	    "trees: [ { name: t, url: %s/src } ]\n"
+	    "machines:\n"
+	    "  - { name: ok, backend: command, command: \"echo warming up; cat v; echo ' 2.5 '; "
+	    "echo 'x 3'; echo 7 >&2; echo $FAULTLINE_COMMIT > %s/seen\" }\n"
+	    "  - { name: skip, backend: command, command: \"exit 125\" }\n"
+	    "  - { name: fail, backend: command, command: \"echo 1; echo first >&2; echo 'it "
+	    "broke' >&2; exit 3\" }\n"
+	    "  - { name: silent, backend: command, command: \"echo no numbers\" }\n"
+	    "  - { name: slow, backend: command, command: \"sleep 5; echo 1\", timeout: 200ms }\n"
+	    "benchmarks: [ { name: b } ]\n",
+	    dir, db, dir, dir);
 	fclose(f);
 	if (fl_config_load(&cfg, path)) {
 		fprintf(stderr, "%s\n", fl_error_last());
@@ -175,9 +176,9 @@ static void test_infra(void **state)
 
 	(void)state;
 	/* the checkout directory cannot be made: ours, not the commit's */
-	assert_int_equal(fl_test_sh("rm -rf %s/var/checkouts/silent && touch %s/var/checkouts/silent",
-				    dir, dir),
-			 0);
+	assert_int_equal(
+	    fl_test_sh("rm -rf %s/var/checkouts/silent && touch %s/var/checkouts/silent", dir, dir),
+	    0);
 	assert_int_equal(run("silent", c1, &res), 0);
 	assert_int_equal(res.status, FL_RUN_INFRA_ERROR);
 	assert_non_null(strstr(res.detail, "cannot check out"));
@@ -192,9 +193,9 @@ static void test_infra(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_samples),
-		cmocka_unit_test(test_failures),
-		cmocka_unit_test(test_infra),
+	    cmocka_unit_test(test_samples),
+	    cmocka_unit_test(test_failures),
+	    cmocka_unit_test(test_infra),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

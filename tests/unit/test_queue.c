@@ -71,8 +71,14 @@ static int teardown(void **state)
 static int64_t add(fl_store *st, const char *kind, const char *key, int64_t parent,
 		   const char *machine, const char *rev)
 {
-	struct fl_job_new j = {.kind = kind, .key = key, .parent_id = parent, .tree = "t",
-			       .machine = machine, .benchmark = "b", .rev = rev, .role = "x"};
+	struct fl_job_new j = {.kind = kind,
+			       .key = key,
+			       .parent_id = parent,
+			       .tree = "t",
+			       .machine = machine,
+			       .benchmark = "b",
+			       .rev = rev,
+			       .role = "x"};
 	int64_t id;
 	int created;
 
@@ -146,9 +152,8 @@ static void test_recover(void **state)
 	assert_int_equal(fl_store_job_wait(st, p), 0);
 	/* a run in flight when the power went: half its samples written */
 	assert_int_equal(fl_store_job_start(st, inflight, 1), 0);
-	assert_int_equal(fl_store_run_create(st, &(struct fl_run_info){0, m, "b", NULL, inflight},
-					     &r1),
-			 0);
+	assert_int_equal(
+	    fl_store_run_create(st, &(struct fl_run_info){0, m, "b", NULL, inflight}, &r1), 0);
 	assert_int_equal(fl_store_samples_add(st, r1, s, 1), 0);
 	/* a job done on its second attempt: the failed first one stays as history */
 	assert_int_equal(fl_store_run_create(st, &(struct fl_run_info){0, m, "b", NULL, done}, &r2),
@@ -166,7 +171,8 @@ static void test_recover(void **state)
 	assert_int_equal(fl_store_samples_add(st, r4, s, 2), 0);
 	assert_int_equal(fl_store_run_finish(st, r4, "ok", ""), 0);
 	/* a run of another program (no job): not the queue's to touch */
-	assert_int_equal(fl_store_run_create(st, &(struct fl_run_info){0, m, "b", NULL, 0}, &r5), 0);
+	assert_int_equal(fl_store_run_create(st, &(struct fl_run_info){0, m, "b", NULL, 0}, &r5),
+			 0);
 
 	assert_int_equal(fl_store_jobs_recover(st, &requeued, &discarded), 0);
 	assert_int_equal(requeued, 3); /* the parent and two run jobs */
@@ -259,17 +265,19 @@ static void test_outcomes(void **state)
 
 	job_result("run:test:0", buf, sizeof(buf));
 	assert_string_equal(buf, "done ok 1");
-	assert_int_equal(fl_test_sql_int(db, "SELECT count(*) FROM samples JOIN runs ON runs.id = "
-					     "samples.run_id JOIN jobs ON jobs.run_id = runs.id AND "
-					     "runs.job_id = jobs.id WHERE jobs.key = 'run:test:0'"),
+	assert_int_equal(fl_test_sql_int(db,
+					 "SELECT count(*) FROM samples JOIN runs ON runs.id = "
+					 "samples.run_id JOIN jobs ON jobs.run_id = runs.id AND "
+					 "runs.job_id = jobs.id WHERE jobs.key = 'run:test:0'"),
 			 2);
 	job_result("run:test:1", buf, sizeof(buf));
 	assert_string_equal(buf, "done untestable 1");
 	job_result("run:test:2", buf, sizeof(buf));
 	assert_string_equal(buf, "done failed 3");
-	assert_int_equal(fl_test_sql_int(db, "SELECT count(*) FROM runs WHERE status = "
-					     "'agent-error' AND job_id = (SELECT id FROM jobs WHERE "
-					     "key = 'run:test:2')"),
+	assert_int_equal(fl_test_sql_int(db,
+					 "SELECT count(*) FROM runs WHERE status = "
+					 "'agent-error' AND job_id = (SELECT id FROM jobs WHERE "
+					 "key = 'run:test:2')"),
 			 3);
 	fl_test_sql_text(db, "SELECT error FROM jobs WHERE key = 'run:test:2'", buf, sizeof(buf));
 	assert_string_equal(buf, "exit 3: oops");
@@ -314,9 +322,9 @@ static void test_outcomes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_states),
-		cmocka_unit_test(test_recover),
-		cmocka_unit_test(test_outcomes),
+	    cmocka_unit_test(test_states),
+	    cmocka_unit_test(test_recover),
+	    cmocka_unit_test(test_outcomes),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -33,10 +33,10 @@ static int setup(void **state)
 	(void)state;
 	if (fl_test_tmpdir(dir, sizeof(dir), "revert"))
 		return -1;
-	return fl_test_sh("mkdir %s/src && " GIT "init -q && printf '1\\n2\\n3\\n4\\n5\\n6\\n7\\n' > f && "
-			  "echo x > other && " GIT "add -A && " GIT "commit -qm base && " GIT
-			  "tag base",
-			  dir, dir, dir, dir, dir);
+	return fl_test_sh(
+	    "mkdir %s/src && " GIT "init -q && printf '1\\n2\\n3\\n4\\n5\\n6\\n7\\n' > f && "
+	    "echo x > other && " GIT "add -A && " GIT "commit -qm base && " GIT "tag base",
+	    dir, dir, dir, dir, dir);
 }
 
 static int teardown(void **state)
@@ -69,34 +69,30 @@ static void test_clean_and_conflict(void **state)
 	snprintf(buf, sizeof(buf), "%s/src", dir);
 	assert_int_equal(fl_repo_open(&r, "t", buf), 0);
 
-	assert_int_equal(fl_revert_commit(r, culprit, clean, "refs/faultline/revert/1", sha,
-					  &conflicts),
-			 0);
+	assert_int_equal(
+	    fl_revert_commit(r, culprit, clean, "refs/faultline/revert/1", sha, &conflicts), 0);
 	assert_null(conflicts);
-	assert_int_equal(fl_test_out(buf, sizeof(buf), "git -C %s/src show %s:f | tr '\\n' ' '",
-				     dir, sha),
-			 0);
+	assert_int_equal(
+	    fl_test_out(buf, sizeof(buf), "git -C %s/src show %s:f | tr '\\n' ' '", dir, sha), 0);
 	assert_string_equal(buf, "1 2 3 4 5 six 7 ");
 	assert_int_equal(fl_test_out(buf, sizeof(buf), "git -C %s/src rev-parse %s^", dir, sha), 0);
 	assert_string_equal(buf, clean);
-	assert_int_equal(fl_test_out(buf, sizeof(buf), "git -C %s/src log -1 --format=%%s %s", dir,
-				     sha),
-			 0);
+	assert_int_equal(
+	    fl_test_out(buf, sizeof(buf), "git -C %s/src log -1 --format=%%s %s", dir, sha), 0);
 	assert_string_equal(buf, "Revert \"mm: slow down line two\"");
-	assert_int_equal(fl_test_out(buf, sizeof(buf), "git -C %s/src rev-parse "
-						       "refs/faultline/revert/1",
+	assert_int_equal(fl_test_out(buf, sizeof(buf),
+				     "git -C %s/src rev-parse "
+				     "refs/faultline/revert/1",
 				     dir),
 			 0);
 	assert_string_equal(buf, sha);
 	/* made again after a crash: the very same commit */
-	assert_int_equal(fl_revert_commit(r, culprit, clean, "refs/faultline/revert/1", again,
-					  &conflicts),
-			 0);
+	assert_int_equal(
+	    fl_revert_commit(r, culprit, clean, "refs/faultline/revert/1", again, &conflicts), 0);
 	assert_string_equal(again, sha);
 
-	assert_int_equal(fl_revert_commit(r, culprit, later, "refs/faultline/revert/2", sha,
-					  &conflicts),
-			 1);
+	assert_int_equal(
+	    fl_revert_commit(r, culprit, later, "refs/faultline/revert/2", sha, &conflicts), 1);
 	assert_string_equal(conflicts, "f\n");
 	free(conflicts);
 	assert_int_equal(fl_test_sh("git -C %s/src rev-parse -q --verify refs/faultline/revert/2 "
@@ -111,9 +107,8 @@ static void test_clean_and_conflict(void **state)
 	/* nothing of the user's moved */
 	assert_int_equal(fl_test_out(buf, sizeof(buf), "git -C %s/src rev-parse HEAD", dir), 0);
 	assert_string_equal(buf, head);
-	assert_int_equal(fl_test_out(buf, sizeof(buf), "git -C %s/src status --porcelain | wc -l",
-				     dir),
-			 0);
+	assert_int_equal(
+	    fl_test_out(buf, sizeof(buf), "git -C %s/src status --porcelain | wc -l", dir), 0);
 	assert_string_equal(buf, "0");
 }
 
@@ -123,18 +118,19 @@ static void test_merge(void **state)
 	fl_repo *r;
 
 	(void)state;
-	assert_int_equal(fl_test_sh("cd %s/src && git checkout -q -b side base && echo new > side "
-				    "&& " GIT "add side && " GIT "commit -qm side && git checkout -q "
-				    "master && " GIT "merge -q --no-ff -m 'Merge side' side && echo z "
-				    "> other && " GIT "commit -qam after",
-				    dir, dir, dir, dir, dir),
-			 0);
+	assert_int_equal(
+	    fl_test_sh("cd %s/src && git checkout -q -b side base && echo new > side "
+		       "&& " GIT "add side && " GIT "commit -qm side && git checkout -q "
+		       "master && " GIT "merge -q --no-ff -m 'Merge side' side && echo z "
+		       "> other && " GIT "commit -qam after",
+		       dir, dir, dir, dir, dir),
+	    0);
 	rev("HEAD~1", merge);
 	snprintf(buf, sizeof(buf), "%s/src", dir);
 	assert_int_equal(fl_repo_open(&r, "t", buf), 0);
 	rev("HEAD", buf);
-	assert_int_equal(fl_revert_commit(r, merge, buf, "refs/faultline/revert/4", sha, &conflicts),
-			 0);
+	assert_int_equal(
+	    fl_revert_commit(r, merge, buf, "refs/faultline/revert/4", sha, &conflicts), 0);
 	/* the side branch's file is gone, the later change stays */
 	assert_int_not_equal(fl_test_sh("git -C %s/src cat-file -e %s:side 2>/dev/null", dir, sha),
 			     0);
@@ -146,8 +142,8 @@ static void test_merge(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_clean_and_conflict),
-		cmocka_unit_test(test_merge),
+	    cmocka_unit_test(test_clean_and_conflict),
+	    cmocka_unit_test(test_merge),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

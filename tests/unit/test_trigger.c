@@ -119,15 +119,17 @@ static void test_first_pass_and_later(void **state)
 	assert_string_equal(row, ""); /* does not match the pattern */
 	assert_int_equal(fl_test_sql_int(db, "SELECT count(*) FROM watch_tags"), 5);
 	/* b1 on both machines, b2 only on m2 */
-	assert_int_equal(fl_test_sql_int(db, "SELECT count(*) FROM jobs WHERE kind = 'compare'"), 3);
+	assert_int_equal(fl_test_sql_int(db, "SELECT count(*) FROM jobs WHERE kind = 'compare'"),
+			 3);
 
 	/* nothing new: nothing scheduled */
 	assert_int_equal(fl_trigger_pass(&svc, st, 0, &scheduled), 0);
 	assert_int_equal(scheduled, 0);
 
 	/* two new tags: each against the one before it */
-	assert_int_equal(fl_test_sh(GIT "commit -q --allow-empty -m rc4 && " GIT "tag v6.2-rc4 && " GIT
-				    "commit -q --allow-empty -m final && " GIT "tag v6.2",
+	assert_int_equal(fl_test_sh(GIT "commit -q --allow-empty -m rc4 && " GIT
+					"tag v6.2-rc4 && " GIT
+					"commit -q --allow-empty -m final && " GIT "tag v6.2",
 				    dir, dir, dir, dir),
 			 0);
 	assert_int_equal(fl_trigger_pass(&svc, st, 0, &scheduled), 0);
@@ -136,7 +138,8 @@ static void test_first_pass_and_later(void **state)
 	assert_string_equal(row, "scheduled v6.2-rc3");
 	tag_row(db, "v6.2", row, sizeof(row));
 	assert_string_equal(row, "scheduled v6.2-rc4");
-	assert_int_equal(fl_test_sql_int(db, "SELECT count(*) FROM jobs WHERE kind = 'compare'"), 9);
+	assert_int_equal(fl_test_sql_int(db, "SELECT count(*) FROM jobs WHERE kind = 'compare'"),
+			 9);
 	assert_int_equal(fl_trigger_pass(&svc, st, 0, &scheduled), 0);
 	assert_int_equal(scheduled, 0);
 	assert_int_equal(fl_test_sql_int(db, "SELECT count(*) FROM jobs"), 9);
@@ -189,8 +192,7 @@ static void test_backfill_and_fixed(void **state)
 	assert_int_equal(fl_store_open(&st, db, 0), 0);
 	assert_int_equal(fl_trigger_pass(&svc, st, 0, &scheduled), 0);
 	assert_int_equal(scheduled, 0);
-	fl_test_sql_text(db, "SELECT note FROM watch_tags WHERE tag = 'v6.2'", row,
-			 sizeof(row));
+	fl_test_sql_text(db, "SELECT note FROM watch_tags WHERE tag = 'v6.2'", row, sizeof(row));
 	assert_string_equal(row, "baseline: tree 'linux': unknown revision 'v9.9'");
 	fl_store_free(st);
 	fl_service_release(&svc);
@@ -200,9 +202,9 @@ static void test_backfill_and_fixed(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_previous),
-		cmocka_unit_test(test_first_pass_and_later),
-		cmocka_unit_test(test_backfill_and_fixed),
+	    cmocka_unit_test(test_previous),
+	    cmocka_unit_test(test_first_pass_and_later),
+	    cmocka_unit_test(test_backfill_and_fixed),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
