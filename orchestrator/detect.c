@@ -183,15 +183,13 @@ static int more_runs(struct detect *d, size_t nchildren)
 	return r;
 }
 
-static int side_failed(struct detect *d, const char *what, const char *rev,
+static int side_failed(struct detect *d, const char *what, const char *name, const char *sha,
 		       const struct fl_role_runs *rr)
 {
 	return fl_error_set(FL_EINVAL,
-			    "%s %s (%.12s) gave no usable run on %s (%u untestable, %u "
-			    "failed)%s%s",
-			    what, rev, what[0] == 'b' ? d->tag.baseline_sha : d->tag.sha,
-			    d->job->machine, rr->untestable, rr->failed, rr->last_error ? ": " : "",
-			    rr->last_error ? rr->last_error : "");
+			    "%s %s (%.12s) gave no usable run on %s (%u untestable, %u failed)%s%s",
+			    what, name, sha, d->job->machine, rr->untestable, rr->failed,
+			    rr->last_error ? ": " : "", rr->last_error ? rr->last_error : "");
 }
 
 static int step(struct detect *d)
@@ -211,9 +209,9 @@ static int step(struct detect *d)
 	else if (b.live || n.live)
 		r = fl_store_job_wait(d->st, d->job->id);
 	else if (!b.n)
-		r = side_failed(d, "baseline", d->tag.baseline, &b);
+		r = side_failed(d, "baseline", d->tag.baseline, d->tag.baseline_sha, &b);
 	else if (!n.n)
-		r = side_failed(d, "tag", d->tag.tag, &n);
+		r = side_failed(d, "tag", d->tag.tag, d->tag.sha, &n);
 	else if (!(r = fl_runset_load(d->st, b.ids, b.n, &d->base)) &&
 		 !(r = fl_runset_load(d->st, n.ids, n.n, &d->new)) && (r = decide(d)) >= 0) {
 		if (r > 0 && b.tried < fl_measure_max_runs(d->bench))

@@ -28,6 +28,7 @@ struct worker {
 	size_t machine;
 	pthread_t thread;
 	atomic_int finished;
+	int recorded; /* the worker wrote the run's end into the store */
 	struct worker *next;
 };
 
@@ -219,6 +220,8 @@ static void run_job(struct worker *w, fl_store *st)
 	detail = res.detail ? res.detail : "";
 	if (record_outcome(w, st, &res, detail, &broken))
 		fl_err("run %s: cannot record its end: %s", label, fl_error_last());
+	else
+		w->recorded = 1;
 	fl_info("run: %s %s: %s%s%s", j->benchmark, label, fl_run_status_name(res.status),
 		*detail ? ": " : "", detail);
 	if (broken)
@@ -258,6 +261,10 @@ static void reap(fl_queue *q, int all)
 			continue;
 		}
 		pthread_join(w->thread, NULL);
+		/* a run whose end could not be stored is redone, as after a crash */
+		if (!w->recorded && fl_store_job_set(q->st, w->job.id, "queued", NULL,
+						     "the run's end could not be stored"))
+			fl_err("job %lld: %s", (long long)w->job.id, fl_error_last());
 		q->active[w->machine]--;
 		q->running--;
 		*p = w->next;

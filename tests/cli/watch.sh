@@ -7,7 +7,8 @@
 #      throughput back, exactly one mail whose headers and body are checked;
 #      nothing is scheduled twice;
 #   3. a culprit whose lines were changed again: the revert conflicts and
-#      the report names the file;
+#      the report names the file; a culprit next to an untestable commit is
+#      reported as a range;
 #   4. crash safety: the service is killed (SIGKILL) at fixed points and
 #      during a run, then started again: same culprit, no run repeated or
 #      counted twice, exactly one mail;
@@ -22,6 +23,7 @@ cat >"$tmp/bench" <<'SH'
 #!/bin/sh
 # logs each invocation, sleeps $BENCH_SLEEP, prints 5 samples around the speed
 echo "$FAULTLINE_COMMIT" >>"$BENCH_LOG"
+[ -n "${SKIP:-}" ] && [ "$FAULTLINE_COMMIT" = "$SKIP" ] && exit 125
 [ -n "${BENCH_SLEEP:-}" ] && sleep "$BENCH_SLEEP"
 base=100
 [ -f perf.conf ] && base=$(sed -n 's/^speed=\([0-9]*\).*/\1/p' perf.conf)
@@ -193,6 +195,25 @@ if [ -s "$tmp/cmail" ] && grep -q "does not revert cleanly on top of v1.2" "$(ca
 	grep -q "^	perf.conf$" "$(cat "$tmp/cmail")"; then ok "the report names the conflicting file"; else
 	fail "the report names the conflicting file"; fi
 
+# a repository where v1.1 and v1.2 exist from the start: the first pass tests v1.2
+crash_repo="$tmp/crash-repo"
+make_repo "$crash_repo" clean 30
+crash_culprit=$(git_in "$crash_repo" rev-parse HEAD~7)
+
+# the culprit's parent cannot be tested (exit 125): the answer is the range of both
+skipped=$(git_in "$crash_repo" rev-parse HEAD~8)
+config range "$crash_repo" "$port" "SKIP=$skipped"
+before=$(mails "$maildir")
+expect_exit 0 "an untestable neighbour: reported as a range" "$FAULTLINE" watch --config "$tmp/range.yaml" --once
+expect_grep "$tmp/err" "cannot be tested" "the untestable commit is skipped"
+[ "$(q range "SELECT result FROM bisections")" = range ] && ok "the bisection is a range" || fail "the bisection is a range"
+[ "$(q range "SELECT count(*) FROM reverts")" = 0 ] && ok "no revert for a range" || fail "no revert for a range"
+[ "$(mails "$maildir")" = $((before + 1)) ] && ok "one mail for the range" || fail "one mail for the range"
+grep -l "since v1.1" "$maildir"/new/* >"$tmp/rmail" 2>/dev/null
+if [ -s "$tmp/rmail" ] && grep -q "the bisection did not single out one commit (range)" "$(cat "$tmp/rmail")" &&
+	grep -q "result: range ${skipped%${skipped#????????????}}..${crash_culprit%${crash_culprit#????????????}}" "$(cat "$tmp/rmail")"; then
+	ok "the report names the range"; else fail "the report names the range"; fi
+
 # ---- 4. crash safety ---------------------------------------------------------
 # after: the culprit, no run counted twice, nothing run twice, one mail
 check_recovered() { # NAME DB-NAME MAILS-BEFORE DISCARDED
@@ -215,10 +236,6 @@ check_recovered() { # NAME DB-NAME MAILS-BEFORE DISCARDED
 	[ "$(q "$db" "SELECT count(*) FROM reports")" = 1 ] && ok "$name: one report stored" || fail "$name: one report stored"
 }
 
-# a repository where v1.1 and v1.2 exist from the start: the first pass tests v1.2
-crash_repo="$tmp/crash-repo"
-make_repo "$crash_repo" clean 30
-crash_culprit=$(git_in "$crash_repo" rev-parse HEAD~7)
 n=0
 for point in run-stored:16 bisect-step:3 bisect-step:7 report-store:1; do
 	n=$((n + 1))
