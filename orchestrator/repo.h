@@ -44,7 +44,7 @@ int fl_repo_tags(fl_repo *r, const char *pattern, char ***tags, size_t *n);
 /* Version order: v6.1-rc1 < v6.1-rc2 < v6.1 < v6.2-rc1 < v6.10. */
 int fl_repo_version_cmp(const char *a, const char *b);
 
-/* 1 when commit ancestor is reachable from commit descendant (or is it), else 0. */
+/* 1 when commit ancestor (full hex) is reachable from descendant (or is it), else 0. */
 int fl_repo_is_ancestor(fl_repo *r, const char *ancestor, const char *descendant);
 
 /* First-parent commits in (from, to], oldest first, as hex shas. */

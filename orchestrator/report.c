@@ -37,7 +37,7 @@ struct report {
 	int have_revert;
 	char parent[41];	       /* the culprit's first parent */
 	struct fl_repo_commit culprit; /* sha "" when there is none */
-	struct fl_runset tag_base, tag_new, c_parent, c_culprit, r_bad, r_revert;
+	struct fl_runset tag_base, tag_new, c_parent, c_culprit, r_base, r_bad, r_revert;
 	double headline; /* the change the first line states */
 	fl_buf b;
 };
@@ -229,6 +229,7 @@ static int gather(struct report *x, int64_t regression_id)
 	    (r = load_runs(x, is_culprit(x) ? bisect_job : 0, NULL, x->parent, &x->c_parent)) ||
 	    (r = load_runs(x, is_culprit(x) ? bisect_job : 0, NULL, x->culprit.sha,
 			   &x->c_culprit)) ||
+	    (r = load_runs(x, job_id(x, "revert"), "base", NULL, &x->r_base)) ||
 	    (r = load_runs(x, job_id(x, "revert"), "bad", NULL, &x->r_bad)) ||
 	    (r = load_runs(x, job_id(x, "revert"), "revert", NULL, &x->r_revert)))
 		return r;
@@ -443,8 +444,12 @@ static void add_revert(struct report *x)
 	{
 		char *label = fl_xasprintf("%.12s", v->commit_sha);
 
+		/* against the tag it was made on, then against the baseline */
 		compare_table(&x->b, x->reg.benchmark, x->reg.tag, &x->r_bad, label, &x->r_revert,
 			      0);
+		fl_buf_adds(&x->b, "\n");
+		compare_table(&x->b, x->reg.benchmark, x->reg.baseline, &x->r_base, label,
+			      &x->r_revert, 0);
 		free(label);
 	}
 	fl_buf_addf(&x->b, "\n  verdict: %s\n\n",
@@ -574,6 +579,7 @@ static void release(struct report *x)
 	fl_runset_release(&x->tag_new);
 	fl_runset_release(&x->c_parent);
 	fl_runset_release(&x->c_culprit);
+	fl_runset_release(&x->r_base);
 	fl_runset_release(&x->r_bad);
 	fl_runset_release(&x->r_revert);
 	fl_buf_free(&x->b);

@@ -133,7 +133,7 @@ static int add_compares(struct fl_service *svc, fl_store *st, const struct fl_tr
 	return r;
 }
 
-/* The baseline of tag i: its index in l, or a fixed revision in *fixed. */
+/* The baseline of tag i into sha and *name: 1, or 0 with the reason in *why. */
 static int baseline(const struct fl_tree_conf *t, struct tag_list *l, size_t i, char sha[41],
 		    const char **name, char **why)
 {
