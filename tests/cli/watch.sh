@@ -77,7 +77,7 @@ store: { path: $tmp/$1.db }
 trees:
   - { name: demo, url: $2, tags: ["v*"], poll: 1s }
 machines:
-  - { name: box, backend: command, command: "${4:-} $tmp/bench", timeout: 1m }
+  - { name: box, backend: command, command: "${4:-} $tmp/bench", timeout: 1m, max_parallel: 2 }
 benchmarks:
   - { name: demo, repeat: 3 }
 regression: { min_change: 2%, confidence: 0.95 }
@@ -163,6 +163,9 @@ runs=$(($(q main "SELECT count(*) FROM runs") - runs_before))
 ok_runs=$(q main "SELECT count(*) FROM runs WHERE status = 'ok'")
 [ "$(wc -l <"$BENCH_LOG")" = "$runs" ] && ok "every run of the command is stored once ($runs)" ||
 	fail "every run of the command is stored once ($(wc -l <"$BENCH_LOG") runs, $runs stored)"
+[ -d "$tmp/var-main/checkouts/box/0/src" ] && [ -d "$tmp/var-main/checkouts/box/1/src" ] &&
+	ok "two runs at once in two private checkouts (max_parallel 2)" ||
+	fail "two runs at once in two private checkouts (max_parallel 2)"
 [ "$ok_runs" = "$(q main "SELECT count(*) FROM jobs WHERE kind = 'run' AND result = 'ok'")" ] &&
 	ok "each ok run belongs to one done run job" || fail "each ok run belongs to one done run job"
 expect_exit 0 "a third pass finds nothing new" "$FAULTLINE" watch --config "$tmp/main.yaml" --once
@@ -173,6 +176,10 @@ expect_exit 0 "and a fourth" "$FAULTLINE" watch --config "$tmp/main.yaml" --once
 expect_exit 0 "queue show" "$FAULTLINE" queue show --config "$tmp/main.yaml"
 expect_grep "$tmp/out" "box              online  0 infra errors in a row" "the machine is in the pool"
 expect_grep "$tmp/out" "0 running, 0 queued, 0 waiting, 0 failed" "nothing left to do"
+expect_exit 4 "queue enable: an unknown machine" "$FAULTLINE" queue enable nosuch --config "$tmp/main.yaml"
+expect_grep "$tmp/err" "no machine 'nosuch'" "names it"
+expect_exit 2 "watch: a bad option" "$FAULTLINE" watch --config "$tmp/main.yaml" --bogus
+expect_exit 2 "watch: a bad configuration" "$FAULTLINE" watch --config "$tmp/nosuch.yaml" --once
 expect_exit 0 "report show" "$FAULTLINE" report show 1 --config "$tmp/main.yaml"
 expect_grep "$tmp/out" "mm: make things slower" "the stored report"
 
