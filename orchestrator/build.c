@@ -5,6 +5,7 @@
  */
 #include "build.h"
 #include "buf.h"
+#include "checkout.h"
 #include "config.h"
 #include "error.h"
 #include "fs.h"
@@ -60,16 +61,6 @@ static int read_file(const char *path, fl_buf *b)
 		fl_buf_add(b, chunk, n);
 	fclose(f);
 	return 0;
-}
-
-/* Removes a directory tree; used for stale slots and evicted artifacts. */
-static int remove_tree(const char *path)
-{
-	const char *argv[] = {"rm", "-rf", "--", path, NULL};
-	struct fl_child c = {.argv = argv};
-	int status, r = fl_run_command(&c, &status);
-
-	return r ? r : status ? fl_error_set(FL_EIO, "cannot remove %s", path) : 0;
 }
 
 /* Copies a file; a full disk is named as such. */
@@ -197,117 +188,6 @@ static int slot_lock(struct build_ctx *x)
 		r = fl_mkdir_p(x->src);
 	}
 	free(dir);
-	return r;
-}
-
-static int write_blob(git_repository *git, const git_diff_file *f, const char *path)
-{
-	git_blob *blob;
-	const void *data;
-	size_t len;
-	int fd, r = 0;
-
-	if (git_blob_lookup(&blob, git, &f->id))
-		return fl_error_set(FL_EIO, "blob %s: %s", f->path, git_error_last()->message);
-	data = git_blob_rawcontent(blob);
-	len = (size_t)git_blob_rawsize(blob);
-	unlink(path);
-	if (f->mode == GIT_FILEMODE_LINK) {
-		char *target = fl_xstrndup(data, len);
-
-		if (symlink(target, path))
-			r = fl_error_set(FL_EIO, "symlink %s: %s", path, strerror(errno));
-		free(target);
-	} else if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC,
-			      f->mode == GIT_FILEMODE_BLOB_EXECUTABLE ? 0755 : 0644)) < 0) {
-		r = fl_error_set(FL_EIO, "cannot write %s: %s", path, strerror(errno));
-	} else {
-		if (write(fd, data, len) != (ssize_t)len)
-			r = fl_error_set(FL_EIO, "%s: %s", path,
-					 errno == ENOSPC ? "disk full" : strerror(errno));
-		if (close(fd) && !r)
-			r = fl_error_set(FL_EIO, "%s: %s", path, strerror(errno));
-	}
-	git_blob_free(blob);
-	return r;
-}
-
-static int apply_delta(struct build_ctx *x, git_repository *git, const git_diff_delta *d)
-{
-	char *path;
-	int r = 0;
-
-	if (d->new_file.mode == GIT_FILEMODE_COMMIT || d->old_file.mode == GIT_FILEMODE_COMMIT)
-		return 0; /* submodules: the kernel has none */
-	x->res->files_written++;
-	if (d->status == GIT_DELTA_DELETED) {
-		path = fl_xasprintf("%s/%s", x->src, d->old_file.path);
-		if (unlink(path) && errno != ENOENT)
-			r = fl_error_set(FL_EIO, "cannot remove %s: %s", path, strerror(errno));
-		free(path);
-		return r;
-	}
-	path = fl_xasprintf("%s/%s", x->src, d->new_file.path);
-	*strrchr(path, '/') = '\0';
-	r = fl_mkdir_p(path);
-	path[strlen(path)] = '/';
-	if (!r)
-		r = write_blob(git, &d->new_file, path);
-	free(path);
-	return r;
-}
-
-/*
- * Moves the slot's source directory to the commit, writing only what
- * differs from the commit it is at (recorded in HEAD, which is removed
- * while the move runs so that an interrupted move starts over).
- */
-static int slot_move(struct build_ctx *x, git_commit *to)
-{
-	git_repository *git = fl_repo_git(x->req->repo);
-	char *head = fl_xasprintf("%s/HEAD", x->slot_dir);
-	git_tree *old_tree = NULL, *new_tree = NULL;
-	fl_buf was = FL_BUF_INIT;
-	git_diff_options opts;
-	git_diff *diff = NULL;
-	git_oid oid;
-	FILE *f;
-	int r = 0;
-
-	if (!access(head, F_OK) && !read_file(head, &was) && was.len >= 40) {
-		git_commit *c;
-
-		was.ptr[40] = '\0';
-		if (!git_oid_fromstr(&oid, was.ptr) && !git_commit_lookup(&c, git, &oid)) {
-			git_commit_tree(&old_tree, c);
-			git_commit_free(c);
-		}
-	}
-	unlink(head);
-	if (!old_tree) {
-		/* Unknown state: start from an empty directory. */
-		if ((r = remove_tree(x->src)) || (r = fl_mkdir_p(x->src)))
-			goto out;
-	}
-	if (git_commit_tree(&new_tree, to)) {
-		r = fl_error_set(FL_EIO, "tree of commit: %s", git_error_last()->message);
-		goto out;
-	}
-	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
-	if (git_diff_tree_to_tree(&diff, git, old_tree, new_tree, &opts)) {
-		r = fl_error_set(FL_EIO, "diff: %s", git_error_last()->message);
-		goto out;
-	}
-	for (size_t i = 0; !r && i < git_diff_num_deltas(diff); i++)
-		r = apply_delta(x, git, git_diff_get_delta(diff, i));
-	if (!r && (!(f = fopen(head, "w")) || fprintf(f, "%s\n", x->res->sha) < 0 || fclose(f)))
-		r = fl_error_set(FL_EIO, "cannot write %s: %s", head, strerror(errno));
-out:
-	git_diff_free(diff);
-	git_tree_free(old_tree);
-	git_tree_free(new_tree);
-	fl_buf_free(&was);
-	free(head);
 	return r;
 }
 
@@ -569,7 +449,7 @@ static void evict(fl_store *st, uint64_t cap, int64_t keep)
 	while (cap && !fl_store_build_cache_size(st, &total) && total > cap &&
 	       !fl_store_build_lru(st, keep, &id, &dir)) {
 		fl_info("build: cache over %llu bytes, evicting %s", (unsigned long long)cap, dir);
-		remove_tree(dir);
+		fl_remove_tree(dir);
 		fl_store_build_evicted(st, id);
 		free(dir);
 	}
@@ -609,7 +489,7 @@ static int save_artifacts(struct build_ctx *x, uint64_t *size)
 		r = fl_error_set(FL_EIO, "cannot write %s", to);
 	free(to);
 	if (r)
-		remove_tree(res->artifact);
+		fl_remove_tree(res->artifact);
 	return r;
 }
 
@@ -710,17 +590,12 @@ static int compile(struct build_ctx *x, int64_t build_id, int64_t start)
 
 static int build_locked(struct build_ctx *x, int64_t build_id, int64_t start)
 {
-	git_commit *commit;
-	git_oid oid;
+	char *head = fl_xasprintf("%s/HEAD", x->slot_dir);
 	int r, fd;
 
-	git_oid_fromstr(&oid, x->res->sha);
-	if (git_commit_lookup(&commit, fl_repo_git(x->req->repo), &oid))
-		return fl_error_set(FL_ENOTFOUND, "tree '%s': commit %s", fl_repo_name(x->req->repo),
-				    x->res->sha);
 	fl_info("build: slot %u: checking out %.12s", x->slot, x->res->sha);
-	r = slot_move(x, commit);
-	git_commit_free(commit);
+	r = fl_checkout(x->req->repo, x->src, head, x->res->sha, &x->res->files_written);
+	free(head);
 	if (!r)
 		fl_info("build: slot %u: %u files written", x->slot, x->res->files_written);
 	if (!r)

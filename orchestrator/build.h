@@ -2,8 +2,7 @@
  * build.h - kernel builds: slots, kconfig, make, and the artifact cache.
  *
  * A slot is var/slots/<n>/src, a source directory moved from commit to
- * commit by writing only the files that differ (a tree-to-tree diff in
- * libgit2, no index), plus one object directory (O=) per kernel config,
+ * commit by checkout.c (only the files that differ are written), plus one object directory (O=) per kernel config,
  * var/slots/<n>/obj-<config hash>, so make rebuilds only what changed.
  * Artifacts live in var/artifacts/<sha>-<config hash>-<compiler hash>/
  * (bzImage, System.map, config, build.log, duration_ms) and are indexed

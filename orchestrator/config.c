@@ -81,6 +81,7 @@ static const struct field tree_fields[] = {
 	{"tags", F_STRLIST, OFF(T, tags), OFF(T, ntags), NONEMPTY, "v*", NULL, 0, 0, NULL},
 	{"poll", F_DURATION, OFF(T, poll_ms), 0, 0, "10m", NULL, 0, 0, NULL},
 	{"baseline", F_STR, OFF(T, baseline), 0, 0, "previous-tag", NULL, 0, 0, NULL},
+	{"backfill", F_UINT, OFF(T, backfill), 0, 0, "1", NULL, 0, 100000, NULL},
 	END,
 };
 #undef T
@@ -112,6 +113,8 @@ static const struct field machine_fields[] = {
 	{"max_parallel", F_UINT, OFF(T, max_parallel), 0, 0, "1", NULL, 1, 1024, NULL},
 	{"command", F_STR, OFF(T, command), 0, 0, NULL, NULL, 0, 0, NULL},
 	{"token_file", F_STR, OFF(T, token_file), 0, 0, NULL, NULL, 0, 0, NULL},
+	{"timeout", F_DURATION, OFF(T, timeout_ms), 0, 0, "1h", NULL, 0, 0, NULL},
+	{"max_infra_errors", F_UINT, OFF(T, max_infra_errors), 0, 0, "3", NULL, 1, 1000, NULL},
 	END,
 };
 #undef T
@@ -127,6 +130,7 @@ static const struct field benchmark_fields[] = {
 	{"warmup", F_DURATION, OFF(T, warmup_ms), 0, 0, "2s", NULL, 0, 0, NULL},
 	{"duration", F_DURATION, OFF(T, duration_ms), 0, 0, "5s", NULL, 0, 0, NULL},
 	{"repeat", F_UINT, OFF(T, repeat), 0, 0, "3", NULL, 1, 1000, NULL},
+	{"max_repeat", F_UINT, OFF(T, max_repeat), 0, 0, "0", NULL, 0, 10000, NULL},
 	{"memory_per_task", F_SIZE, OFF(T, memory_per_task), 0, 0, "128M", NULL, 0, 0, NULL},
 	{"placement", F_ENUM, OFF(T, placement), 0, 0, "spread", placements, 0, 0, NULL},
 	{"direction", F_ENUM, OFF(T, direction), 0, 0, "higher", directions, 0, 0, NULL},
@@ -178,6 +182,8 @@ static const struct field report_fields[] = {
 	 NULL},
 	{"url", F_STR, OFF(T, report.url) - OFF(T, report), 0, 0, "http://127.0.0.1:8080", NULL, 0,
 	 0, NULL},
+	{"retry", F_DURATION, OFF(T, report.retry_ms) - OFF(T, report), 0, 0, "1m", NULL, 0, 0,
+	 NULL},
 	END,
 };
 static const struct schema report_schema = {sizeof(((T *)0)->report), report_fields};
@@ -809,6 +815,9 @@ static void check_benchmark(struct loader *L, struct fl_benchmark_conf *b)
 		if (used && m->backend && strcmp(m->backend, "command"))
 			needs_test = 1;
 	}
+	if (b->max_repeat && b->max_repeat < b->repeat)
+		report_at(L, &b->max_repeat, "max_repeat %u is below repeat %u", b->max_repeat,
+			  b->repeat);
 	if (needs_test && !b->test)
 		report_at(L, &b->name, "benchmark '%s' runs on a kernel machine but names no 'test'",
 			  b->name);

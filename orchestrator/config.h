@@ -33,6 +33,7 @@ struct fl_tree_conf {
 	size_t ntags;
 	int64_t poll_ms;
 	char *baseline; /* "previous-tag", or a fixed revision */
+	unsigned backfill; /* first pass over a tree: test only this many of the newest tags */
 };
 
 struct fl_kernel_conf {
@@ -55,6 +56,8 @@ struct fl_machine_conf {
 	unsigned max_parallel;
 	char *command; /* command backend: shell command run in the checkout */
 	char *token_file; /* baremetal: the box's shared secret */
+	int64_t timeout_ms; /* command backend: limit of one run */
+	unsigned max_infra_errors; /* infra errors in a row before it leaves the pool */
 };
 
 struct fl_benchmark_conf {
@@ -66,6 +69,7 @@ struct fl_benchmark_conf {
 	size_t ntasks;
 	int64_t warmup_ms, duration_ms;
 	unsigned repeat;
+	unsigned max_repeat; /* runs per side a comparison may grow to; 0: 4 x repeat */
 	uint64_t memory_per_task;
 	char *placement; /* spread, pack, none */
 	char *direction; /* higher (throughput) or lower (latency) is better */
@@ -107,6 +111,7 @@ struct fl_config {
 		char *username;
 		char *password;
 		char *url; /* base of the links in reports */
+		int64_t retry_ms; /* first retry of a failed send; doubles up to 1h */
 	} report;
 	struct {
 		char *listen;

@@ -19,6 +19,7 @@ enum {
 	FL_ESTORE = -6, /* SQLite */
 	FL_EVERSION = -7, /* incompatible version (store schema, record format) */
 	FL_ETIMEOUT = -8,
+	FL_EAGAIN = -9, /* not yet: waiting for work queued elsewhere (a run job) */
 };
 
 /* Sets the message and returns code, so "return fl_error_set(...)" works. */

@@ -4,6 +4,8 @@
 #include "error.h"
 
 #include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -41,4 +43,28 @@ int fl_mkdir_parent(const char *file)
 	r = fl_mkdir_p(dir);
 	free(dir);
 	return r;
+}
+
+/* nftw callback: children before their directory (FTW_DEPTH), links not followed. */
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	if (remove(path) && errno != ENOENT) {
+		fl_error_set(FL_EIO, "cannot remove %s: %s", path, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+int fl_remove_tree(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st))
+		return errno == ENOENT ? 0 : fl_error_set(FL_EIO, "%s: %s", path, strerror(errno));
+	if (nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS))
+		return FL_EIO;
+	return 0;
 }

@@ -1,4 +1,4 @@
-/* fs.h - the file-system helpers several stages need (state directories). */
+/* fs.h - the file-system helpers several stages need (state directories, scratch trees). */
 #ifndef FL_FS_H
 #define FL_FS_H
 
@@ -6,5 +6,7 @@
 int fl_mkdir_p(const char *path);
 /* mkdir -p of the directory a file will be created in. */
 int fl_mkdir_parent(const char *file);
+/* rm -rf: 0 when path is gone (or never was), FL_EIO naming what stayed. */
+int fl_remove_tree(const char *path);
 
 #endif

@@ -67,6 +67,9 @@ struct fl_run_req {
 	const char *system_map; /* optional */
 	/* Shown in progress lines: "bisect step 4", "v6.1-fl1 run 2/3". */
 	const char *label;
+	/* The watch service's run job (store-jobs.h), recorded on the run so
+	 * that a restart can tell the runs a crash interrupted; 0: none. */
+	int64_t job_id;
 };
 
 struct fl_run_result {

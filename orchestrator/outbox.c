@@ -5,13 +5,18 @@
 #include "mail.h"
 #include "store.h"
 
-int64_t fl_outbox_backoff(int attempts)
+int64_t fl_outbox_backoff_from(int64_t first_s, int attempts)
 {
-	int64_t s = 60;
+	int64_t s = first_s > 0 ? first_s : 1;
 
 	for (int i = 1; i < attempts && s < 3600; i++)
 		s *= 2;
 	return s < 3600 ? s : 3600;
+}
+
+int64_t fl_outbox_backoff(int attempts)
+{
+	return fl_outbox_backoff_from(60, attempts);
 }
 
 static int send_one(fl_store *st, const struct fl_outbox *box, const struct fl_report *r,
@@ -21,7 +26,7 @@ static int send_one(fl_store *st, const struct fl_outbox *box, const struct fl_r
 			    r->in_reply_to, now};
 
 	if (fl_mail_send(box->smtp, &m)) {
-		int64_t wait = fl_outbox_backoff(r->attempts + 1);
+		int64_t wait = fl_outbox_backoff_from(box->retry_s ? box->retry_s : 60, r->attempts + 1);
 
 		fl_warn("report %lld: %s; next try in %llds", (long long)r->id, fl_error_last(),
 			(long long)wait);

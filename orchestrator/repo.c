@@ -89,6 +89,17 @@ out:
 	return r;
 }
 
+int fl_repo_open_tree(fl_repo **out, const char *name, const char *url, const char *var,
+		      int *local)
+{
+	struct stat st;
+
+	*local = !stat(url, &st) && S_ISDIR(st.st_mode);
+	if (*local)
+		return fl_repo_open(out, name, url);
+	return fl_repo_clone(out, name, url, var);
+}
+
 int fl_repo_fetch(fl_repo *r)
 {
 	git_fetch_options opts;
@@ -217,6 +228,15 @@ void fl_repo_strv_free(char **v, size_t n)
 	for (size_t i = 0; i < n; i++)
 		free(v[i]);
 	free(v);
+}
+
+int fl_repo_is_ancestor(fl_repo *r, const char *ancestor, const char *descendant)
+{
+	git_oid a, d;
+
+	if (git_oid_fromstr(&a, ancestor) || git_oid_fromstr(&d, descendant))
+		return 0;
+	return git_oid_equal(&a, &d) || git_graph_descendant_of(r->git, &d, &a) == 1;
 }
 
 int fl_repo_first_parents(fl_repo *r, const char *from, const char *to, char ***shas,

@@ -22,6 +22,13 @@ int fl_repo_open(fl_repo **out, const char *name, const char *path);
  * opened after. Does not fetch an existing clone; see fl_repo_fetch().
  */
 int fl_repo_clone(fl_repo **out, const char *name, const char *url, const char *var);
+/*
+ * A configured tree: a url that is an existing local directory is opened in
+ * place (never fetched, never written to except refs/faultline/); anything
+ * else is the bare clone (fl_repo_clone). *local says which.
+ */
+int fl_repo_open_tree(fl_repo **out, const char *name, const char *url, const char *var,
+		      int *local);
 /* Fetches every branch and tag from origin into the bare clone. */
 int fl_repo_fetch(fl_repo *r);
 void fl_repo_free(fl_repo *r);
@@ -36,6 +43,9 @@ int fl_repo_resolve(fl_repo *r, const char *rev, char sha[41]);
 int fl_repo_tags(fl_repo *r, const char *pattern, char ***tags, size_t *n);
 /* Version order: v6.1-rc1 < v6.1-rc2 < v6.1 < v6.2-rc1 < v6.10. */
 int fl_repo_version_cmp(const char *a, const char *b);
+
+/* 1 when commit ancestor (full hex) is reachable from descendant (or is it), else 0. */
+int fl_repo_is_ancestor(fl_repo *r, const char *ancestor, const char *descendant);
 
 /* First-parent commits in (from, to], oldest first, as hex shas. */
 int fl_repo_first_parents(fl_repo *r, const char *from, const char *to, char ***shas,

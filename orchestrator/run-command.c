@@ -32,8 +32,17 @@ static void child_exec(const struct fl_child *c, int outfd, int errfd)
 	int e;
 
 	setpgid(0, 0);
-	if (dup2(outfd, 1) < 0 || dup2(outfd, 2) < 0)
+	if (dup2(outfd, 1) < 0)
 		goto fail;
+	if (c->err_path) {
+		int fd = open(c->err_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+
+		if (fd < 0 || dup2(fd, 2) < 0)
+			goto fail;
+		close(fd);
+	} else if (dup2(outfd, 2) < 0) {
+		goto fail;
+	}
 	close(outfd);
 	if (c->dir && chdir(c->dir))
 		goto fail;
@@ -131,7 +140,7 @@ int fl_run_command(const struct fl_child *c, int *status)
 	int out[2], err[2], r, e;
 	pid_t pid;
 
-	if (c->out_path && !(rd.log = fopen(c->out_path, "a")))
+	if (c->out_path && !(rd.log = fopen(c->out_path, "ae")))
 		return fl_error_set(FL_EIO, "cannot open %s: %s", c->out_path, strerror(errno));
 	if (pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
 		r = fl_error_set(FL_EIO, "pipe: %s", strerror(errno));

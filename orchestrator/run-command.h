@@ -2,7 +2,8 @@
  * run-command.h - running a program the way every stage needs it (git's
  * run-command in spirit): an argv, environment additions, a working
  * directory, standard output and error together into a file and/or a line
- * callback, and a timeout that kills the whole process group.
+ * callback (or standard error apart, into its own file), and a timeout that
+ * kills the whole process group.
  */
 #ifndef FL_RUN_COMMAND_H
 #define FL_RUN_COMMAND_H
@@ -14,6 +15,7 @@ struct fl_child {
 	const char *const *env;	 /* "NAME=value" added to the environment, NULL-terminated */
 	const char *dir;	 /* working directory, NULL for ours */
 	const char *out_path;	 /* stdout+stderr appended here; NULL: not kept */
+	const char *err_path;	 /* set: stderr appended here instead, apart from stdout */
 	/* each line of stdout+stderr, without its newline, while the child runs */
 	void (*on_line)(void *data, const char *line);
 	void *data;

@@ -167,6 +167,91 @@ static const char *const migrations[] = {
 	"CREATE INDEX reports_by_regression ON reports(regression_id);"
 	"CREATE INDEX bisections_by_state ON bisections(state);"
 	"CREATE INDEX regressions_by_state ON regressions(state);",
+	/*
+	 * 5: the watch service (store-jobs.c, store-watch.c): the job queue, the
+	 * tags it scheduled, comparison results and revert checks; runs and
+	 * regressions point at the job that made them, machines count their
+	 * infra errors in a row, one bisection per regression.
+	 */
+	"CREATE TABLE jobs ("
+	"  id INTEGER PRIMARY KEY,"
+	"  kind TEXT NOT NULL CHECK (kind IN ('compare', 'bisect', 'revert', 'report', 'run')),"
+	"  key TEXT NOT NULL UNIQUE,"
+	"  parent_id INTEGER REFERENCES jobs(id),"
+	"  state TEXT NOT NULL DEFAULT 'queued' CHECK (state IN"
+	"    ('queued', 'running', 'waiting', 'done', 'failed')),"
+	"  tree TEXT NOT NULL DEFAULT '',"
+	"  machine TEXT NOT NULL DEFAULT '',"
+	"  benchmark TEXT NOT NULL DEFAULT '',"
+	"  rev TEXT NOT NULL DEFAULT '',"
+	"  role TEXT NOT NULL DEFAULT '',"
+	"  seq INTEGER NOT NULL DEFAULT 0,"
+	"  ref_id INTEGER NOT NULL DEFAULT 0,"
+	"  result TEXT,"
+	"  run_id INTEGER REFERENCES runs(id),"
+	"  attempts INTEGER NOT NULL DEFAULT 0,"
+	"  error TEXT,"
+	"  created INTEGER NOT NULL DEFAULT (unixepoch()),"
+	"  started INTEGER,"
+	"  finished INTEGER);"
+	"CREATE INDEX jobs_by_state ON jobs(state, id);"
+	"CREATE INDEX jobs_by_parent ON jobs(parent_id, seq);"
+	"ALTER TABLE runs ADD COLUMN job_id INTEGER REFERENCES jobs(id);"
+	"CREATE INDEX runs_by_job ON runs(job_id);"
+	"ALTER TABLE machines ADD COLUMN infra_errors INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE machines ADD COLUMN state_reason TEXT;"
+	"CREATE TABLE watch_tags ("
+	"  id INTEGER PRIMARY KEY,"
+	"  tree_id INTEGER NOT NULL REFERENCES trees(id),"
+	"  tag TEXT NOT NULL,"
+	"  commit_id INTEGER REFERENCES commits(id),"
+	"  baseline TEXT,"
+	"  baseline_commit INTEGER REFERENCES commits(id),"
+	"  state TEXT NOT NULL CHECK (state IN ('scheduled', 'skipped', 'no-baseline')),"
+	"  note TEXT,"
+	"  created INTEGER NOT NULL DEFAULT (unixepoch()),"
+	"  UNIQUE (tree_id, tag));"
+	"CREATE TABLE comparisons ("
+	"  id INTEGER PRIMARY KEY,"
+	"  job_id INTEGER NOT NULL REFERENCES jobs(id),"
+	"  what TEXT NOT NULL,"
+	"  base_commit INTEGER NOT NULL REFERENCES commits(id),"
+	"  new_commit INTEGER NOT NULL REFERENCES commits(id),"
+	"  benchmark TEXT NOT NULL,"
+	"  machine_id INTEGER NOT NULL REFERENCES machines(id),"
+	"  metric TEXT NOT NULL,"
+	"  mode TEXT NOT NULL DEFAULT '',"
+	"  tasks INTEGER NOT NULL,"
+	"  is_primary INTEGER NOT NULL DEFAULT 0,"
+	"  base_runs INTEGER NOT NULL,"
+	"  base_mean REAL,"
+	"  base_stddev REAL,"
+	"  new_runs INTEGER NOT NULL,"
+	"  new_mean REAL,"
+	"  new_stddev REAL,"
+	"  change REAL,"
+	"  p_value REAL,"
+	"  verdict TEXT NOT NULL CHECK (verdict IN ('different', 'same', 'unknown')),"
+	"  class TEXT NOT NULL CHECK (class IN ('regression', 'improvement', 'same', 'unclear')),"
+	"  created INTEGER NOT NULL DEFAULT (unixepoch()),"
+	"  UNIQUE (job_id, what, metric, mode, tasks));"
+	"ALTER TABLE regressions ADD COLUMN job_id INTEGER REFERENCES jobs(id);"
+	"CREATE UNIQUE INDEX regressions_by_job ON regressions(job_id);"
+	"CREATE UNIQUE INDEX bisections_by_regression ON bisections(regression_id)"
+	"  WHERE regression_id IS NOT NULL;"
+	"ALTER TABLE bisections ADD COLUMN summary TEXT;"
+	"CREATE TABLE reverts ("
+	"  id INTEGER PRIMARY KEY,"
+	"  regression_id INTEGER NOT NULL UNIQUE REFERENCES regressions(id),"
+	"  culprit TEXT NOT NULL,"
+	"  onto TEXT NOT NULL,"
+	"  state TEXT NOT NULL CHECK (state IN ('applied', 'conflict', 'error')),"
+	"  commit_sha TEXT,"
+	"  ref TEXT,"
+	"  conflicts TEXT,"
+	"  error TEXT,"
+	"  verdict TEXT,"
+	"  created INTEGER NOT NULL DEFAULT (unixepoch()));",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -408,8 +493,8 @@ int fl_store_run_create(fl_store *st, const struct fl_run_info *run, int64_t *id
 	int r;
 
 	if (fl_store_prepare(st, &stmt,
-			     "INSERT INTO runs(build_id, machine_id, benchmark, params) "
-			     "VALUES (?1, ?2, ?3, ?4)"))
+			     "INSERT INTO runs(build_id, machine_id, benchmark, params, job_id) "
+			     "VALUES (?1, ?2, ?3, ?4, ?5)"))
 		return FL_ESTORE;
 	if (run->build_id)
 		sqlite3_bind_int64(stmt, 1, run->build_id);
@@ -418,6 +503,10 @@ int fl_store_run_create(fl_store *st, const struct fl_run_info *run, int64_t *id
 	sqlite3_bind_int64(stmt, 2, run->machine_id);
 	sqlite3_bind_text(stmt, 3, run->benchmark, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(stmt, 4, run->params ? run->params : "{}", -1, SQLITE_TRANSIENT);
+	if (run->job_id)
+		sqlite3_bind_int64(stmt, 5, run->job_id);
+	else
+		sqlite3_bind_null(stmt, 5);
 	if ((r = fl_store_step_done(st, stmt, "insert run")))
 		return r;
 	*id = sqlite3_last_insert_rowid(st->db);

@@ -54,6 +54,7 @@ struct fl_run_info {
 	int64_t machine_id;
 	const char *benchmark;
 	const char *params; /* JSON */
+	int64_t job_id;	    /* 0: none; the watch service's run job (store-jobs.h) */
 };
 int fl_store_run_create(fl_store *st, const struct fl_run_info *r, int64_t *id);
 /* status: ok, boot-failed, panic, timeout, agent-error, infra-error */

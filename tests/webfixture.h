@@ -91,8 +91,12 @@ static inline int wf_runs(fl_store *st, struct wf_store *w, int i, int64_t build
 {
 	static const char *const modes[] = {"processes", "threads"};
 	static const unsigned tasks[] = {1, 2, 4};
-	struct fl_run_info ri = {build, machine, "page_fault2",
-				 "{\"test\":\"page_fault2\",\"duration\":\"5s\",\"repeat\":3}"};
+	struct fl_run_info ri = {
+		.build_id = build,
+		.machine_id = machine,
+		.benchmark = "page_fault2",
+		.params = "{\"test\":\"page_fault2\",\"duration\":\"5s\",\"repeat\":3}",
+	};
 
 	for (int run = 0; run < WF_RUNS; run++) {
 		struct fl_sample s[18];
@@ -171,7 +175,7 @@ static inline int wf_fill(const char *dir, struct wf_store *w)
 		    fl_store_build_finish(st, build, &ok) || wf_runs(st, w, i, build, machine))
 			return -1;
 	}
-	ri = (struct fl_run_info){build, machine, "page_fault2", "{}"};
+	ri = (struct fl_run_info){.build_id = build, .machine_id = machine, .benchmark = "page_fault2", .params = "{}"};
 	if (fl_store_run_create(st, &ri, &w->active_run) || wf_bisections(st, w))
 		return -1;
 	w->nruns++;

@@ -55,7 +55,7 @@ static const char *const to[] = {"dev@example.org"};
 static void test_down_then_up(void **state)
 {
 	struct fl_smtp smtp = {url, NULL, NULL, 5};
-	struct fl_outbox box = {&smtp, "faultline@localhost", to, 1};
+	struct fl_outbox box = {&smtp, "faultline@localhost", to, 1, 0};
 	struct fl_report_new r = {0, "<faultline.regression.1.x@localhost>",
 				  "faultline noticed a -25% regression", "body\n"};
 	struct fl_report got;

@@ -570,7 +570,7 @@ static void test_methods_and_unknown_paths(void **state)
 /* The server holds read-only connections; a writer still writes, and pages show it at once. */
 static void test_writer_not_blocked(void **state)
 {
-	struct fl_run_info ri = {0, 1, "page_fault3", "{}"};
+	struct fl_run_info ri = {.machine_id = 1, .benchmark = "page_fault3", .params = "{}"};
 	char db[300];
 	fl_store *st;
 	int64_t id;

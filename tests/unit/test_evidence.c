@@ -162,7 +162,7 @@ static fl_store *open_store(const char *dir, int64_t *run)
 	char path[128];
 	fl_store *st;
 	int64_t machine;
-	struct fl_run_info ri = {0, 0, "page_fault2", "{}"};
+	struct fl_run_info ri = {.benchmark = "page_fault2", .params = "{}"};
 
 	snprintf(path, sizeof(path), "%s/store.db", dir);
 	assert_int_equal(fl_store_open(&st, path, 0), 0);

@@ -1,0 +1,107 @@
+/*
+ * builtin/queue.c - "faultline queue show": what the watch service has to do
+ * and the state of its machine pool; "faultline queue enable MACHINE" puts
+ * a machine that left the pool after repeated infra errors back into it.
+ */
+#include "../builtin.h"
+#include "../config.h"
+#include "../error.h"
+#include "../store-jobs.h"
+#include "../store.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void show_machines(fl_store *st)
+{
+	char **names;
+	size_t n;
+
+	if (fl_store_machine_names(st, &names, &n))
+		return;
+	printf("machines:\n");
+	for (size_t i = 0; i < n; i++) {
+		struct fl_machine_state m;
+
+		if (!fl_store_machine_state(st, names[i], &m)) {
+			printf("  %-16s %-7s %d infra error%s in a row%s%s\n", names[i], m.state,
+			       m.infra_errors, m.infra_errors == 1 ? "" : "s", m.reason ? ": " : "",
+			       m.reason ? m.reason : "");
+			fl_machine_state_release(&m);
+		}
+		free(names[i]);
+	}
+	free(names);
+}
+
+static void show_jobs(fl_store *st)
+{
+	static const char *const states[] = {"running", "queued", "waiting", "failed"};
+	size_t count[5] = {0};
+	struct fl_job *jobs;
+	size_t n;
+
+	fl_store_jobs_count(st, "done", &count[4]);
+	for (size_t s = 0; s < 4; s++)
+		fl_store_jobs_count(st, states[s], &count[s]);
+	printf("jobs: %zu running, %zu queued, %zu waiting, %zu failed, %zu done\n", count[0],
+	       count[1], count[2], count[3], count[4]);
+	for (size_t s = 0; s < 4; s++) {
+		if (fl_store_jobs_in_state(st, states[s], NULL, &jobs, &n))
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			const struct fl_job *j = &jobs[i];
+
+			printf("  %6lld %-7s %-7s %s %s on %s", (long long)j->id, j->kind, j->state,
+			       j->tree, j->benchmark, j->machine);
+			if (!strcmp(j->kind, "run"))
+				printf(" %s %.12s (attempt %d)", j->role, j->rev, j->attempts);
+			if (j->error && *j->error)
+				printf(": %s", j->error);
+			putchar('\n');
+		}
+		fl_jobs_free(jobs, n);
+	}
+}
+
+int cmd_queue(int argc, char **argv)
+{
+	struct fl_store_opts o;
+	const char *path, *machine = NULL;
+	fl_store *st;
+	int code;
+
+	if (argc < 2 || (strcmp(argv[1], "show") && strcmp(argv[1], "enable")))
+		return fl_usage("queue");
+	if ((code = fl_store_opts_parse(argc, argv, "queue", &o)))
+		return code;
+	if (!strcmp(argv[1], "enable")) {
+		if (optind + 1 != argc)
+			return fl_usage("queue");
+		machine = argv[optind];
+	} else if (optind != argc) {
+		return fl_usage("queue");
+	}
+	if ((code = fl_store_opts_path(&o, &path)))
+		return code;
+	if (fl_store_open(&st, path, 0)) {
+		fprintf(stderr, "faultline: %s\n", fl_error_last());
+		fl_config_free(o.cfg);
+		return FL_EXIT_FAIL;
+	}
+	if (machine) {
+		code = fl_store_machine_enable(st, machine) ? FL_EXIT_FAIL : FL_EXIT_OK;
+		if (code)
+			fprintf(stderr, "faultline: %s\n", fl_error_last());
+		else
+			printf("machine '%s' is back in the pool\n", machine);
+	} else {
+		show_machines(st);
+		show_jobs(st);
+	}
+	fl_store_free(st);
+	fl_config_free(o.cfg);
+	return code;
+}

@@ -1,0 +1,216 @@
+/*
+ * builtin/watch.c - "faultline watch": the service. Every tree is fetched
+ * each poll interval and its new tags scheduled (trigger.c); the job queue
+ * (queue.c) runs the comparisons, bisections, revert checks and reports;
+ * the outbox mails what was stored, retrying with backoff.
+ *
+ * --once does one pass: the trees are read once, the work that pass (and
+ * any left from an interrupted service) makes is done to the end, the
+ * outbox is flushed, and the command exits: 0 when everything finished and
+ * was mailed, 4 when a job failed, a machine left the pool or a report is
+ * still waiting for the mail server.
+ */
+#include "../buf.h"
+#include "../builtin.h"
+#include "../config.h"
+#include "../error.h"
+#include "../log.h"
+#include "../mail.h"
+#include "../outbox.h"
+#include "../queue.h"
+#include "../service.h"
+#include "../store.h"
+#include "../trigger.h"
+
+#include <getopt.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static void catch_signals(void)
+{
+	struct sigaction sa = {0};
+
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+struct watch {
+	const struct fl_config *cfg;
+	struct fl_service svc;
+	fl_queue *q;
+	int once;
+	int64_t *next_poll; /* per tree */
+	struct fl_smtp smtp;
+	struct fl_outbox box;
+	unsigned pending; /* reports not sent yet */
+};
+
+/* Trees whose poll interval has passed (every tree on the first call). */
+static void poll_trees(struct watch *w)
+{
+	int64_t now = now_ms();
+
+	for (size_t i = 0; i < w->cfg->ntrees; i++) {
+		unsigned scheduled = 0;
+
+		if (now < w->next_poll[i])
+			continue;
+		fl_trigger_tree(&w->svc, fl_queue_store(w->q), i, 1, &scheduled);
+		w->next_poll[i] =
+		    now + (w->cfg->trees[i].poll_ms > 0 ? w->cfg->trees[i].poll_ms : 600000);
+		if (w->once)
+			w->next_poll[i] = INT64_MAX;
+	}
+}
+
+static void flush_outbox(struct watch *w)
+{
+	struct fl_report *due;
+	unsigned sent, failed;
+	size_t n;
+
+	if (!w->cfg->report.smtp)
+		return;
+	if (fl_outbox_flush(fl_queue_store(w->q), &w->box, (int64_t)time(NULL), &sent, &failed))
+		fl_err("outbox: %s", fl_error_last());
+	if (!fl_store_reports_due(fl_queue_store(w->q), INT64_MAX, &due, &n)) {
+		w->pending = (unsigned)n;
+		fl_store_reports_free(due, n);
+	}
+}
+
+static int64_t next_wake(const struct watch *w)
+{
+	int64_t wait = 1000, now = now_ms();
+
+	for (size_t i = 0; i < w->cfg->ntrees; i++)
+		if (w->next_poll[i] - now < wait)
+			wait = w->next_poll[i] - now;
+	return wait > 0 ? wait : 0;
+}
+
+/* The loop; returns the exit code. */
+static int serve(struct watch *w)
+{
+	struct fl_queue_status s = {0};
+	int64_t last_status = now_ms();
+
+	for (;;) {
+		poll_trees(w);
+		if (fl_queue_tick(w->q))
+			fl_err("queue: %s", fl_error_last());
+		flush_outbox(w);
+		fl_queue_status(w->q, &s);
+		if (stop_signal) {
+			if (s.running) {
+				fl_info(
+				    "watch: stopping on signal %d; %zu runs in flight are redone "
+				    "at the next start",
+				    (int)stop_signal, s.running);
+				fflush(NULL);
+				_exit(FL_EXIT_OK); /* the store is consistent: as after a crash */
+			}
+			fl_info("watch: stopping on signal %d", (int)stop_signal);
+			return FL_EXIT_OK;
+		}
+		if (w->once && !s.running)
+			break;
+		if (now_ms() - last_status >= 60000) {
+			fl_info("watch: %zu jobs to do, %zu runs in flight, %u reports to send",
+				s.live, s.running, w->pending);
+			last_status = now_ms();
+		}
+		fl_queue_wait(w->q, next_wake(w));
+	}
+	if (s.live)
+		fl_err("watch: %zu jobs cannot go on (%zu runs wait for machines out of the pool)",
+		       s.live, s.blocked);
+	if (w->pending)
+		fl_warn("watch: %u reports are not sent yet; the next 'faultline watch' retries",
+			w->pending);
+	return s.live || s.failed || w->pending ? FL_EXIT_FAIL : FL_EXIT_OK;
+}
+
+static int parse(int argc, char **argv, const char **config, int *once)
+{
+	static const struct option opts[] = {
+	    {"config", required_argument, NULL, 'c'},
+	    {"once", no_argument, NULL, 'o'},
+	    {NULL, 0, NULL, 0},
+	};
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'c')
+			*config = optarg;
+		else if (c == 'o')
+			*once = 1;
+		else
+			return -1;
+	}
+	return optind == argc ? 0 : -1;
+}
+
+int cmd_watch(int argc, char **argv)
+{
+	struct watch w = {0};
+	struct fl_config *cfg;
+	const struct fl_queue_kind *kinds;
+	struct fl_queue_opts qo;
+	const char *config = NULL;
+	size_t nkinds;
+	int code;
+
+	if (parse(argc, argv, &config, &w.once))
+		return fl_usage("watch");
+	if ((code = fl_load_config(&cfg, config)))
+		return code;
+	w.cfg = cfg;
+	fl_service_init(&w.svc, cfg);
+	kinds = fl_service_kinds(&nkinds);
+	qo = (struct fl_queue_opts){cfg, kinds, nkinds, &w.svc};
+	if (fl_queue_open(&w.q, &qo)) {
+		fprintf(stderr, "faultline: %s\n", fl_error_last());
+		fl_service_release(&w.svc);
+		fl_config_free(cfg);
+		return FL_EXIT_FAIL;
+	}
+	w.next_poll = fl_xcalloc(cfg->ntrees + 1, sizeof(*w.next_poll));
+	w.smtp = (struct fl_smtp){cfg->report.smtp, cfg->report.username, cfg->report.password, 30};
+	w.box = (struct fl_outbox){
+	    &w.smtp, cfg->report.from, (const char *const *)cfg->report.to, cfg->report.nto,
+	    cfg->report.retry_ms > 0 ? (cfg->report.retry_ms + 999) / 1000 : 60};
+	fl_info("watch: %zu trees, %zu machines, %zu benchmarks; store %s%s", cfg->ntrees,
+		cfg->nmachines, cfg->nbenchmarks, cfg->store.path, w.once ? "; one pass" : "");
+	catch_signals();
+	code = serve(&w);
+	fl_queue_free(w.q);
+	fl_service_release(&w.svc);
+	free(w.next_poll);
+	fl_config_free(cfg);
+	return code;
+}

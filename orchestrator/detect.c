@@ -1,0 +1,246 @@
+/*
+ * detect.c - the compare step of the watch service: a tag against its
+ * baseline on one machine, for one benchmark.
+ *
+ * Runs of the baseline and the tag are interleaved on the same machine
+ * (base, new, base, new, ...), `repeat` of each per round; while a primary
+ * point's verdict is UNKNOWN another round is added, up to max_repeat runs
+ * a side. Every point of every metric is stored (comparisons); a
+ * regression is a DIFFERENT verdict in the bad direction of at least
+ * regression.min_change on any task count of the primary metric, and the
+ * worst one becomes the regression that is bisected. Improvements are
+ * stored and logged, never bisected.
+ */
+#include "buf.h"
+#include "config.h"
+#include "error.h"
+#include "log.h"
+#include "measure.h"
+#include "service.h"
+#include "store-watch.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct detect {
+	struct fl_service *svc;
+	fl_store *st;
+	const struct fl_job *job;
+	const struct fl_benchmark_conf *bench;
+	struct fl_watch_tag tag;
+	struct fl_runset base, new;
+	struct fl_point *pts;
+	size_t npts;
+	struct fl_verdict_ext *v; /* per point */
+};
+
+/* Measured every point at its final verdict; 1 when a primary point is still unclear. */
+static int decide(struct detect *d)
+{
+	int unclear = 0, r = 0;
+
+	d->npts = fl_runset_points(&d->base, &d->new, &d->pts);
+	d->v = fl_xcalloc(d->npts + 1, sizeof(*d->v));
+	for (size_t i = 0; i < d->npts && !r; i++) {
+		double *b, *n;
+		size_t nb = fl_runset_values(&d->base, &d->pts[i], &b);
+		size_t nn = fl_runset_values(&d->new, &d->pts[i], &n);
+
+		r = fl_measure_compare(d->svc->cfg, fl_measure_direction(d->bench), b, nb, n, nn,
+				       &d->v[i]);
+		if (fl_measure_primary(d->pts[i].metric) && d->v[i].cmp.verdict == FL_UNKNOWN)
+			unclear = 1;
+		free(b);
+		free(n);
+	}
+	return r ? r : unclear;
+}
+
+/* The primary point with the largest regression; -1 when none regressed. */
+static long worst(const struct detect *d)
+{
+	long w = -1;
+
+	for (size_t i = 0; i < d->npts; i++)
+		if (fl_measure_primary(d->pts[i].metric) && !strcmp(d->v[i].class, "regression") &&
+		    (w < 0 || d->v[i].cmp.change_pct > d->v[w].cmp.change_pct))
+			w = (long)i;
+	return w;
+}
+
+static void log_points(const struct detect *d)
+{
+	for (size_t i = 0; i < d->npts; i++) {
+		const struct fl_verdict_ext *v = &d->v[i];
+		char *name;
+
+		if (!fl_measure_primary(d->pts[i].metric) ||
+		    (strcmp(v->class, "regression") && strcmp(v->class, "improvement")))
+			continue;
+		name = fl_point_name(d->bench->name, &d->pts[i], 1);
+		fl_info("compare: %s %s vs %s on %s: %+.1f%% %s of %s (p=%.2g)", d->tag.tree,
+			d->tag.tag, d->tag.baseline, d->job->machine, v->change, v->class, name,
+			v->cmp.p);
+		free(name);
+	}
+}
+
+/* The comparisons, the regression and its bisection, the job's end: one transaction. */
+static int conclude(struct detect *d, int64_t machine_id)
+{
+	long w = worst(d);
+	const char *result = "same";
+	int r;
+
+	if ((r = fl_store_begin(d->st)))
+		return r;
+	for (size_t i = 0; i < d->npts && !r; i++) {
+		const struct fl_verdict_ext *v = &d->v[i];
+		struct fl_watch_comparison c = {"tag",
+						d->tag.baseline_commit,
+						d->tag.commit_id,
+						d->bench->name,
+						machine_id,
+						d->pts[i].metric,
+						d->pts[i].mode,
+						d->pts[i].tasks,
+						fl_measure_primary(d->pts[i].metric),
+						d->base.n,
+						d->new.n,
+						v->base_mean,
+						v->base_sd,
+						v->new_mean,
+						v->new_sd,
+						v->change,
+						v->cmp.p,
+						fl_verdict_name(v->cmp.verdict),
+						v->class};
+
+		r = fl_store_comparison_add(d->st, d->job->id, &c);
+		if (c.is_primary && !strcmp(v->class, "improvement") &&
+		    strcmp(result, "regression"))
+			result = "improvement";
+		if (c.is_primary && !strcmp(v->class, "unclear") && !strcmp(result, "same"))
+			result = "unclear";
+	}
+	if (!r && w >= 0) {
+		struct fl_regression_new g = {
+		    d->job->id,	     d->tag.tree_id, d->tag.baseline_commit, d->tag.commit_id,
+		    machine_id,	     d->bench->name, d->pts[w].metric,	     d->pts[w].mode,
+		    d->pts[w].tasks, d->v[w].change, d->v[w].cmp.p};
+		int64_t reg, id;
+		char *key = NULL;
+
+		result = "regression";
+		r = fl_store_regression_add(d->st, &g, &reg);
+		if (!r) {
+			key = fl_xasprintf("bisect:%lld", (long long)reg);
+			r = fl_store_job_add(d->st,
+					     &(struct fl_job_new){.kind = "bisect",
+								  .key = key,
+								  .tree = d->tag.tree,
+								  .machine = d->job->machine,
+								  .benchmark = d->bench->name,
+								  .ref_id = reg},
+					     &id, NULL);
+		}
+		free(key);
+	}
+	if (!r)
+		r = fl_store_job_set(d->st, d->job->id, "done", result, NULL);
+	if (!r)
+		r = fl_store_commit(d->st);
+	if (r) {
+		fl_store_rollback(d->st);
+		return r;
+	}
+	log_points(d);
+	fl_info("compare: %s %s vs %s, %s on %s: %s (%zu + %zu runs)", d->tag.tree, d->tag.tag,
+		d->tag.baseline, d->bench->name, d->job->machine, result, d->base.n, d->new.n);
+	return 0;
+}
+
+/* Another round of runs, or the job waits for the ones it has. */
+static int more_runs(struct detect *d, size_t nchildren)
+{
+	struct fl_round_side sides[] = {{"base", d->tag.baseline_sha}, {"new", d->tag.sha}};
+	unsigned round = (unsigned)(nchildren / (2 * d->bench->repeat));
+	int r;
+
+	if ((r = fl_store_begin(d->st)))
+		return r;
+	r = fl_measure_add_round(d->st, d->job, d->tag.tree, sides, 2, d->bench->repeat, round);
+	if (!r)
+		r = fl_store_job_wait(d->st, d->job->id);
+	if (!r)
+		r = fl_store_commit(d->st);
+	if (r)
+		fl_store_rollback(d->st);
+	else if (round)
+		fl_info("compare: %s %s vs %s on %s: not clear yet, %u more runs each", d->tag.tree,
+			d->tag.tag, d->tag.baseline, d->job->machine, d->bench->repeat);
+	return r;
+}
+
+static int side_failed(struct detect *d, const char *what, const char *name, const char *sha,
+		       const struct fl_role_runs *rr)
+{
+	return fl_error_set(FL_EINVAL,
+			    "%s %s (%.12s) gave no usable run on %s (%u untestable, %u failed)%s%s",
+			    what, name, sha, d->job->machine, rr->untestable, rr->failed,
+			    rr->last_error ? ": " : "", rr->last_error ? rr->last_error : "");
+}
+
+static int step(struct detect *d)
+{
+	struct fl_role_runs b = {0}, n = {0};
+	struct fl_job *kids;
+	size_t nkids;
+	int64_t machine_id;
+	int r;
+
+	if ((r = fl_store_jobs_children(d->st, d->job->id, &kids, &nkids)))
+		return r;
+	fl_role_runs(kids, nkids, "base", &b);
+	fl_role_runs(kids, nkids, "new", &n);
+	if (!nkids)
+		r = more_runs(d, 0);
+	else if (b.live || n.live)
+		r = fl_store_job_wait(d->st, d->job->id);
+	else if (!b.n)
+		r = side_failed(d, "baseline", d->tag.baseline, d->tag.baseline_sha, &b);
+	else if (!n.n)
+		r = side_failed(d, "tag", d->tag.tag, d->tag.sha, &n);
+	else if (!(r = fl_runset_load(d->st, b.ids, b.n, &d->base)) &&
+		 !(r = fl_runset_load(d->st, n.ids, n.n, &d->new)) && (r = decide(d)) >= 0) {
+		if (r > 0 && b.tried < fl_measure_max_runs(d->bench))
+			r = more_runs(d, nkids);
+		else if (!(r = fl_store_machine_ensure(d->st, d->job->machine, "", &machine_id)))
+			r = conclude(d, machine_id);
+	}
+	fl_role_runs_release(&b);
+	fl_role_runs_release(&n);
+	fl_jobs_free(kids, nkids);
+	return r;
+}
+
+int fl_detect_step(void *svc, fl_store *st, const struct fl_job *job)
+{
+	struct detect d = {.svc = svc, .st = st, .job = job};
+	int r;
+
+	d.bench = fl_config_benchmark(d.svc->cfg, job->benchmark);
+	if (!d.bench)
+		return fl_error_set(FL_EINVAL, "benchmark '%s' is no longer in the configuration",
+				    job->benchmark);
+	if ((r = fl_store_watch_tag_get(st, job->ref_id, &d.tag)))
+		return r;
+	r = step(&d);
+	fl_runset_release(&d.base);
+	fl_runset_release(&d.new);
+	free(d.pts);
+	free(d.v);
+	fl_watch_tag_release(&d.tag);
+	return r;
+}

@@ -1,0 +1,202 @@
+/*
+ * test_machine_command.c - the command backend of fl_machine_run() on a
+ * real repository: numbers on stdout are the run's samples (nothing else
+ * is, not even numbers on stderr), FAULTLINE_COMMIT and the checkout are
+ * the commit's, exit 125 leaves no run, a failing command is an
+ * agent-error with its last stderr line, silence is an agent-error, the
+ * timeout kills it, a checkout that cannot be made is an infra-error, and
+ * the user's tree is left alone.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <unistd.h>
+
+#include "config.h"
+#include "error.h"
+#include "machine.h"
+#include "repo.h"
+#include "store-jobs.h"
+#include "store.h"
+#include "testlib.h"
+
+static char dir[64], c1[41], c2[41], db[96];
+static struct fl_config *cfg;
+static fl_repo *repo;
+static fl_store *st;
+
+#define GIT "cd %s/src && " FL_TEST_GIT
+
+static int setup(void **state)
+{
+	char path[128];
+	FILE *f;
+
+	(void)state;
+	if (fl_test_tmpdir(dir, sizeof(dir), "mcmd") ||
+	    fl_test_sh("mkdir %s/src && " GIT "init -q && echo 1 > v && " GIT "add v && " GIT
+		       "commit -qm one && echo 2 > v && " GIT "commit -qam two",
+		       dir, dir, dir, dir, dir) ||
+	    fl_test_out(c1, sizeof(c1), "git -C %s/src rev-parse HEAD~1", dir) ||
+	    fl_test_out(c2, sizeof(c2), "git -C %s/src rev-parse HEAD", dir))
+		return -1;
+	snprintf(path, sizeof(path), "%s/fl.yaml", dir);
+	snprintf(db, sizeof(db), "%s/fl.db", dir);
+	f = fopen(path, "w");
+	fprintf(
+	    f,
+	    "var: %s/var\nstore: { path: %s }\n"
+	    "trees: [ { name: t, url: %s/src } ]\n"
+	    "machines:\n"
+	    "  - { name: ok, backend: command, command: \"echo warming up; cat v; echo ' 2.5 '; "
+	    "echo 'x 3'; echo 7 >&2; echo $FAULTLINE_COMMIT > %s/seen\" }\n"
+	    "  - { name: skip, backend: command, command: \"exit 125\" }\n"
+	    "  - { name: fail, backend: command, command: \"echo 1; echo first >&2; echo 'it "
+	    "broke' >&2; exit 3\" }\n"
+	    "  - { name: silent, backend: command, command: \"echo no numbers\" }\n"
+	    "  - { name: slow, backend: command, command: \"sleep 5; echo 1\", timeout: 200ms }\n"
+	    "benchmarks: [ { name: b } ]\n",
+	    dir, db, dir, dir);
+	fclose(f);
+	if (fl_config_load(&cfg, path)) {
+		fprintf(stderr, "%s\n", fl_error_last());
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/src", dir);
+	return fl_repo_open(&repo, "t", path) || fl_store_open(&st, db, 0);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	fl_store_free(st);
+	fl_repo_free(repo);
+	fl_config_free(cfg);
+	return fl_test_rmtree(dir);
+}
+
+static int run(const char *machine, const char *rev, struct fl_run_result *res)
+{
+	struct fl_run_req req = {.cfg = cfg,
+				 .machine = fl_config_machine(cfg, machine),
+				 .bench = fl_config_benchmark(cfg, "b"),
+				 .store = st,
+				 .tree = fl_config_tree(cfg, "t"),
+				 .repo = repo,
+				 .rev = rev,
+				 .label = machine};
+
+	return fl_machine_run(&req, res);
+}
+
+static void test_samples(void **state)
+{
+	struct fl_run_result res;
+	struct fl_run_sample *s;
+	char seen[64], q[128], status[32];
+	size_t n;
+
+	(void)state;
+	assert_int_equal(run("ok", c1, &res), 0);
+	assert_int_equal(res.status, FL_RUN_OK);
+	assert_true(res.run_id > 0);
+	assert_int_equal(res.build_id, 0);
+	assert_int_equal(fl_store_run_samples(st, res.run_id, &s, &n), 0);
+	assert_int_equal(n, 2); /* "1" (v at c1) and " 2.5 "; not "x 3", not stderr's 7 */
+	assert_string_equal(s[0].metric, "value");
+	assert_string_equal(s[0].mode, "");
+	assert_int_equal(s[0].tasks, 1);
+	assert_true(s[0].value == 1 && s[1].value == 2.5);
+	assert_int_equal(s[1].seq, 1);
+	fl_run_samples_free(s, n);
+	snprintf(q, sizeof(q), "SELECT status FROM runs WHERE id = %lld", (long long)res.run_id);
+	fl_test_sql_text(db, q, status, sizeof(status));
+	assert_string_equal(status, "ok");
+	fl_test_out(seen, sizeof(seen), "cat %s/seen", dir);
+	assert_string_equal(seen, c1);
+	fl_run_result_release(&res);
+
+	/* the next commit in the same private checkout */
+	assert_int_equal(run("ok", c2, &res), 0);
+	assert_int_equal(fl_store_run_samples(st, res.run_id, &s, &n), 0);
+	assert_true(n == 2 && s[0].value == 2);
+	fl_run_samples_free(s, n);
+	fl_run_result_release(&res);
+	/* the user's work tree was never the checkout */
+	fl_test_out(seen, sizeof(seen), "cd %s/src && git status --porcelain | wc -l", dir);
+	assert_string_equal(seen, "0");
+}
+
+static void test_failures(void **state)
+{
+	struct fl_run_result res;
+	char q[128], status[32];
+	long long runs = fl_test_sql_int(db, "SELECT count(*) FROM runs");
+
+	(void)state;
+	assert_int_equal(run("skip", c1, &res), 0);
+	assert_int_equal(res.status, FL_RUN_UNTESTABLE);
+	assert_int_equal(res.run_id, 0);
+	assert_int_equal(fl_test_sql_int(db, "SELECT count(*) FROM runs"), runs);
+	fl_run_result_release(&res);
+
+	assert_int_equal(run("fail", c1, &res), 0);
+	assert_int_equal(res.status, FL_RUN_AGENT_ERROR);
+	assert_string_equal(res.detail, "exit 3: it broke");
+	snprintf(q, sizeof(q), "SELECT status FROM runs WHERE id = %lld", (long long)res.run_id);
+	fl_test_sql_text(db, q, status, sizeof(status));
+	assert_string_equal(status, "agent-error");
+	snprintf(q, sizeof(q), "SELECT count(*) FROM samples WHERE run_id = %lld",
+		 (long long)res.run_id);
+	assert_int_equal(fl_test_sql_int(db, q), 0); /* a failed run's numbers do not count */
+	fl_run_result_release(&res);
+
+	assert_int_equal(run("silent", c1, &res), 0);
+	assert_int_equal(res.status, FL_RUN_AGENT_ERROR);
+	assert_string_equal(res.detail, "no number on standard output");
+	fl_run_result_release(&res);
+
+	assert_int_equal(run("slow", c1, &res), 0);
+	assert_int_equal(res.status, FL_RUN_TIMEOUT);
+	assert_non_null(strstr(res.detail, "timed out"));
+	fl_run_result_release(&res);
+
+	assert_true(run("ok", "no-such-rev", &res) < 0);
+	assert_non_null(strstr(fl_error_last(), "no-such-rev"));
+	fl_run_result_release(&res);
+}
+
+static void test_infra(void **state)
+{
+	struct fl_run_result res;
+	char q[128], status[32];
+
+	(void)state;
+	/* the checkout directory cannot be made: ours, not the commit's */
+	assert_int_equal(
+	    fl_test_sh("rm -rf %s/var/checkouts/silent && touch %s/var/checkouts/silent", dir, dir),
+	    0);
+	assert_int_equal(run("silent", c1, &res), 0);
+	assert_int_equal(res.status, FL_RUN_INFRA_ERROR);
+	assert_non_null(strstr(res.detail, "cannot check out"));
+	snprintf(q, sizeof(q), "SELECT status FROM runs WHERE id = %lld", (long long)res.run_id);
+	fl_test_sql_text(db, q, status, sizeof(status));
+	assert_string_equal(status, "infra-error");
+	fl_run_result_release(&res);
+	assert_string_equal(fl_run_status_name(FL_RUN_UNTESTABLE), "untestable");
+	assert_string_equal(fl_run_status_name(FL_RUN_INFRA_ERROR), "infra-error");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_samples),
+	    cmocka_unit_test(test_failures),
+	    cmocka_unit_test(test_infra),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

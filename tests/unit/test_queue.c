@@ -1,0 +1,331 @@
+/*
+ * test_queue.c - the job queue's states and recovery, on a real store and
+ * real command machines:
+ *   - a job is created once per key; a coordinator waits while a child is
+ *     live and is woken when the last one ends, not before;
+ *   - recovery after a crash: running and waiting jobs are queued again,
+ *     runs in flight (or finished but never recorded by their job) are
+ *     deleted with their samples, recorded runs and failed attempts stay;
+ *   - run outcomes: ok is done with its run, exit 125 is done untestable,
+ *     a failing command is tried FL_QUEUE_ATTEMPTS times then done failed
+ *     with every attempt's run kept, infra errors take the machine out of
+ *     the pool at max_infra_errors and its job waits (blocked) until the
+ *     machine is enabled again;
+ *   - one queue per store.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <unistd.h>
+
+#include "config.h"
+#include "error.h"
+#include "queue.h"
+#include "store-jobs.h"
+#include "store.h"
+#include "testlib.h"
+
+static char dir[64], db[96], head[41];
+static struct fl_config *cfg;
+
+#define GIT "cd %s/src && " FL_TEST_GIT
+
+static int setup(void **state)
+{
+	char path[128];
+	FILE *f;
+
+	(void)state;
+	if (fl_test_tmpdir(dir, sizeof(dir), "queue") ||
+	    fl_test_sh("mkdir %s/src && " GIT "init -q && " GIT "commit -q --allow-empty -m one",
+		       dir, dir, dir) ||
+	    fl_test_out(head, sizeof(head), "git -C %s/src rev-parse HEAD", dir))
+		return -1;
+	snprintf(path, sizeof(path), "%s/fl.yaml", dir);
+	snprintf(db, sizeof(db), "%s/fl.db", dir);
+	f = fopen(path, "w");
+	fprintf(f,
+		"var: %s/var\nstore: { path: %s }\n"
+		"trees: [ { name: t, url: %s/src } ]\n"
+		"machines:\n"
+		"  - { name: good, backend: command, command: 'echo 1; echo 2', max_parallel: 2 }\n"
+		"  - { name: skip, backend: command, command: 'exit 125' }\n"
+		"  - { name: flaky, backend: command, command: 'echo oops >&2; exit 3' }\n"
+		"  - { name: infra, backend: command, command: 'echo 1', max_infra_errors: 2 }\n"
+		"benchmarks: [ { name: b } ]\n",
+		dir, db, dir);
+	fclose(f);
+	return fl_config_load(&cfg, path);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	fl_config_free(cfg);
+	return fl_test_rmtree(dir);
+}
+
+static int64_t add(fl_store *st, const char *kind, const char *key, int64_t parent,
+		   const char *machine, const char *rev)
+{
+	struct fl_job_new j = {.kind = kind,
+			       .key = key,
+			       .parent_id = parent,
+			       .tree = "t",
+			       .machine = machine,
+			       .benchmark = "b",
+			       .rev = rev,
+			       .role = "x"};
+	int64_t id;
+	int created;
+
+	assert_int_equal(fl_store_job_add(st, &j, &id, &created), 0);
+	return id;
+}
+
+static const char *state_of(fl_store *st, int64_t id, char *buf)
+{
+	struct fl_job j;
+
+	assert_int_equal(fl_store_job_get(st, id, &j), 0);
+	strcpy(buf, j.state);
+	fl_job_release(&j);
+	return buf;
+}
+
+static void test_states(void **state)
+{
+	char path[128], buf[32];
+	int64_t parent, a, b, again;
+	int created;
+	fl_store *st;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/states.db", dir);
+	assert_int_equal(fl_store_open(&st, path, 0), 0);
+	parent = add(st, "compare", "p", 0, "good", "");
+	a = add(st, "run", "p:0", parent, "good", head);
+	b = add(st, "run", "p:1", parent, "good", head);
+	assert_int_equal(fl_store_job_add(st, &(struct fl_job_new){.kind = "run", .key = "p:0"},
+					  &again, &created),
+			 0);
+	assert_int_equal(again, a);
+	assert_int_equal(created, 0);
+
+	assert_int_equal(fl_store_job_start(st, parent, 0), 0);
+	assert_int_equal(fl_store_job_wait(st, parent), 0);
+	assert_string_equal(state_of(st, parent, buf), "waiting");
+	assert_int_equal(fl_store_job_run_done(st, a, "ok", 0, NULL), 0);
+	assert_int_equal(fl_store_job_wake_parent(st, a), 0);
+	assert_string_equal(state_of(st, parent, buf), "waiting"); /* b is still live */
+	assert_int_equal(fl_store_job_run_done(st, b, "failed", 0, "exit 3"), 0);
+	assert_int_equal(fl_store_job_wake_parent(st, b), 0);
+	assert_string_equal(state_of(st, parent, buf), "queued");
+	/* waiting with nothing live is queued at once */
+	assert_int_equal(fl_store_job_wait(st, parent), 0);
+	assert_string_equal(state_of(st, parent, buf), "queued");
+	assert_int_equal(fl_store_job_set(st, parent, "done", "same", NULL), 0);
+	assert_string_equal(state_of(st, parent, buf), "done");
+	fl_store_free(st);
+}
+
+static void test_recover(void **state)
+{
+	struct fl_sample s[2] = {{"value", "", 1, 0, 1.0}, {"value", "", 1, 1, 2.0}};
+	char path[128], buf[32], q[160];
+	int64_t m, p, inflight, done, unrecorded, r1, r2, r3, r4, r5;
+	unsigned requeued, discarded;
+	fl_store *st;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/recover.db", dir);
+	assert_int_equal(fl_store_open(&st, path, 0), 0);
+	assert_int_equal(fl_store_machine_ensure(st, "good", "command", &m), 0);
+	p = add(st, "bisect", "p", 0, "good", "");
+	inflight = add(st, "run", "r:0", p, "good", head);
+	done = add(st, "run", "r:1", p, "good", head);
+	unrecorded = add(st, "run", "r:2", p, "good", head);
+	assert_int_equal(fl_store_job_start(st, p, 0), 0);
+	assert_int_equal(fl_store_job_wait(st, p), 0);
+	/* a run in flight when the power went: half its samples written */
+	assert_int_equal(fl_store_job_start(st, inflight, 1), 0);
+	assert_int_equal(
+	    fl_store_run_create(st, &(struct fl_run_info){0, m, "b", NULL, inflight}, &r1), 0);
+	assert_int_equal(fl_store_samples_add(st, r1, s, 1), 0);
+	/* a job done on its second attempt: the failed first one stays as history */
+	assert_int_equal(fl_store_run_create(st, &(struct fl_run_info){0, m, "b", NULL, done}, &r2),
+			 0);
+	assert_int_equal(fl_store_run_finish(st, r2, "agent-error", "exit 3"), 0);
+	assert_int_equal(fl_store_run_create(st, &(struct fl_run_info){0, m, "b", NULL, done}, &r3),
+			 0);
+	assert_int_equal(fl_store_samples_add(st, r3, s, 2), 0);
+	assert_int_equal(fl_store_run_finish(st, r3, "ok", ""), 0);
+	assert_int_equal(fl_store_job_run_done(st, done, "ok", r3, NULL), 0);
+	/* a run that finished but whose job never recorded it */
+	assert_int_equal(fl_store_job_start(st, unrecorded, 1), 0);
+	assert_int_equal(
+	    fl_store_run_create(st, &(struct fl_run_info){0, m, "b", NULL, unrecorded}, &r4), 0);
+	assert_int_equal(fl_store_samples_add(st, r4, s, 2), 0);
+	assert_int_equal(fl_store_run_finish(st, r4, "ok", ""), 0);
+	/* a run of another program (no job): not the queue's to touch */
+	assert_int_equal(fl_store_run_create(st, &(struct fl_run_info){0, m, "b", NULL, 0}, &r5),
+			 0);
+
+	assert_int_equal(fl_store_jobs_recover(st, &requeued, &discarded), 0);
+	assert_int_equal(requeued, 3); /* the parent and two run jobs */
+	assert_int_equal(discarded, 2);
+	assert_string_equal(state_of(st, p, buf), "queued");
+	assert_string_equal(state_of(st, inflight, buf), "queued");
+	assert_string_equal(state_of(st, unrecorded, buf), "queued");
+	assert_string_equal(state_of(st, done, buf), "done");
+	fl_store_free(st);
+	snprintf(q, sizeof(q), "SELECT group_concat(id) FROM (SELECT id FROM runs ORDER BY id)");
+	fl_test_sql_text(path, q, buf, sizeof(buf));
+	snprintf(q, sizeof(q), "%lld,%lld,%lld", (long long)r2, (long long)r3, (long long)r5);
+	assert_string_equal(buf, q);
+	snprintf(q, sizeof(q), "SELECT count(*) FROM samples WHERE run_id IN (%lld, %lld)",
+		 (long long)r1, (long long)r4);
+	assert_int_equal(fl_test_sql_int(path, q), 0);
+	snprintf(q, sizeof(q), "SELECT count(*) FROM samples WHERE run_id = %lld", (long long)r3);
+	assert_int_equal(fl_test_sql_int(path, q), 2);
+}
+
+/* A coordinator for the test: four run jobs once, then done when they are. */
+static int steps;
+
+static int test_step(void *ctx, fl_store *st, const struct fl_job *job)
+{
+	static const char *const machines[] = {"good", "skip", "flaky", "infra"};
+	int64_t id;
+
+	(void)ctx;
+	steps++;
+	if (steps > 1)
+		return fl_store_job_set(st, job->id, "done", "checked", NULL);
+	for (int i = 0; i < 4; i++) {
+		char key[32];
+
+		snprintf(key, sizeof(key), "run:test:%d", i);
+		fl_store_job_add(st,
+				 &(struct fl_job_new){.kind = "run",
+						      .key = key,
+						      .parent_id = job->id,
+						      .tree = "t",
+						      .machine = machines[i],
+						      .benchmark = "b",
+						      .rev = i == 3 ? "no-such-rev" : head,
+						      .role = "x",
+						      .seq = i},
+				 &id, NULL);
+	}
+	return fl_store_job_wait(st, job->id);
+}
+
+static void run_until_idle(fl_queue *q, struct fl_queue_status *s)
+{
+	for (int i = 0; i < 200; i++) {
+		assert_int_equal(fl_queue_tick(q), 0);
+		fl_queue_status(q, s);
+		if (!s->running)
+			return;
+		fl_queue_wait(q, 1000);
+	}
+	fail_msg("the queue never went idle");
+}
+
+static void job_result(const char *key, char *out, size_t n)
+{
+	char q[256];
+
+	snprintf(q, sizeof(q),
+		 "SELECT state || ' ' || coalesce(result, '-') || ' ' || attempts FROM jobs "
+		 "WHERE key = '%s'",
+		 key);
+	fl_test_sql_text(db, q, out, n);
+}
+
+static void test_outcomes(void **state)
+{
+	const struct fl_queue_kind kinds[] = {{"compare", test_step}};
+	struct fl_queue_opts o = {cfg, kinds, 1, NULL};
+	struct fl_queue_status s;
+	struct fl_machine_state ms;
+	char buf[128];
+	fl_queue *q, *second;
+
+	(void)state;
+	assert_int_equal(fl_queue_open(&q, &o), 0);
+	assert_int_equal(fl_queue_open(&second, &o), FL_EEXISTS);
+	assert_non_null(strstr(fl_error_last(), "another faultline watch"));
+	add(fl_queue_store(q), "compare", "test", 0, "good", "");
+	run_until_idle(q, &s);
+
+	job_result("run:test:0", buf, sizeof(buf));
+	assert_string_equal(buf, "done ok 1");
+	assert_int_equal(fl_test_sql_int(db,
+					 "SELECT count(*) FROM samples JOIN runs ON runs.id = "
+					 "samples.run_id JOIN jobs ON jobs.run_id = runs.id AND "
+					 "runs.job_id = jobs.id WHERE jobs.key = 'run:test:0'"),
+			 2);
+	job_result("run:test:1", buf, sizeof(buf));
+	assert_string_equal(buf, "done untestable 1");
+	job_result("run:test:2", buf, sizeof(buf));
+	assert_string_equal(buf, "done failed 3");
+	assert_int_equal(fl_test_sql_int(db,
+					 "SELECT count(*) FROM runs WHERE status = "
+					 "'agent-error' AND job_id = (SELECT id FROM jobs WHERE "
+					 "key = 'run:test:2')"),
+			 3);
+	fl_test_sql_text(db, "SELECT error FROM jobs WHERE key = 'run:test:2'", buf, sizeof(buf));
+	assert_string_equal(buf, "exit 3: oops");
+
+	/* two infra errors: the machine is out, its job waits, the parent too */
+	job_result("run:test:3", buf, sizeof(buf));
+	assert_string_equal(buf, "queued - 2");
+	assert_int_equal(fl_store_machine_state(fl_queue_store(q), "infra", &ms), 0);
+	assert_string_equal(ms.state, "broken");
+	assert_int_equal(ms.infra_errors, 2);
+	assert_non_null(strstr(ms.reason, "no-such-rev"));
+	fl_machine_state_release(&ms);
+	assert_int_equal(s.blocked, 1);
+	assert_int_equal(s.live, 2);
+	assert_int_equal(steps, 1);
+	job_result("test", buf, sizeof(buf));
+	assert_string_equal(buf, "waiting - 0");
+
+	/* back in the pool: tried again, out again after two more */
+	assert_int_equal(fl_store_machine_enable(fl_queue_store(q), "infra"), 0);
+	run_until_idle(q, &s);
+	job_result("run:test:3", buf, sizeof(buf));
+	assert_string_equal(buf, "queued - 4");
+	assert_int_equal(s.blocked, 1);
+	fl_queue_free(q);
+
+	/* a machine that is gone from the configuration fails its jobs, and the parent goes on */
+	assert_int_equal(fl_test_sql_exec(db, "UPDATE jobs SET machine = 'gone' WHERE key = "
+					      "'run:test:3'"),
+			 0);
+	assert_int_equal(fl_queue_open(&q, &o), 0);
+	run_until_idle(q, &s);
+	job_result("run:test:3", buf, sizeof(buf));
+	assert_string_equal(buf, "failed - 4");
+	job_result("test", buf, sizeof(buf));
+	assert_string_equal(buf, "done checked 0");
+	assert_int_equal(s.live, 0);
+	assert_int_equal(steps, 2);
+	fl_queue_free(q);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_states),
+	    cmocka_unit_test(test_recover),
+	    cmocka_unit_test(test_outcomes),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
