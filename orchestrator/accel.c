@@ -17,12 +17,11 @@
 
 static char *answer_path(const struct fl_accel_probe *p)
 {
-	fl_buf b = FL_BUF_INIT;
+	char *host = fl_path_component(p->uri), *path;
 
-	fl_buf_addf(&b, "%s/accel/", p->state_dir);
-	for (const char *c = p->uri; *c; c++)
-		fl_buf_addch(&b, (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') ? *c : '_');
-	return fl_buf_detach(&b);
+	path = fl_xasprintf("%s/accel/%s", p->state_dir, host);
+	free(host);
+	return path;
 }
 
 static const char *remembered(const char *path)
@@ -117,7 +116,7 @@ int fl_accel_resolve(const char *wanted, const struct fl_accel_probe *p, const c
 		*probed = 1;
 		remember(path, known);
 	}
-	fl_info("accel: %s uses %s%s", p->uri, known, *probed ? "" : " (remembered)");
+	fl_verbose("accel: %s uses %s%s", p->uri, known, *probed ? "" : " (remembered)");
 	free(path);
 	*accel = known;
 	return 0;

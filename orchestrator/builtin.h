@@ -32,6 +32,7 @@ int cmd_help(int argc, char **argv);
 int cmd_records(int argc, char **argv);
 int cmd_initramfs(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 
 const struct fl_command *fl_commands(void);
 const struct fl_command *fl_command_find(const char *name);

@@ -16,6 +16,9 @@ char *fl_domain_cmdline(const struct fl_domain_spec *spec)
 	fl_buf_adds(&b, "console=ttyS0 panic=-1 rdinit=/init");
 	if (spec->profile)
 		fl_buf_adds(&b, " profile=2");
+	/* The machine's own arguments come after ours, so they can override them. */
+	if (spec->machine && spec->machine->cmdline && *spec->machine->cmdline)
+		fl_buf_addf(&b, " %s", spec->machine->cmdline);
 	if (spec->job)
 		fl_buf_addf(&b, " fl.job=%s", spec->job);
 	return fl_buf_detach(&b);

@@ -42,3 +42,13 @@ int fl_mkdir_parent(const char *file)
 	free(dir);
 	return r;
 }
+
+char *fl_path_component(const char *s)
+{
+	char *out = fl_xstrdup(s);
+
+	for (char *c = out; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9')))
+			*c = '_';
+	return out;
+}

@@ -6,5 +6,8 @@
 int fl_mkdir_p(const char *path);
 /* mkdir -p of the directory a file will be created in. */
 int fl_mkdir_parent(const char *file);
+/* s made safe as one file name: lower-case letters and digits kept, the
+ * rest '_' ("qemu:///system" -> "qemu____system"). Caller frees. */
+char *fl_path_component(const char *s);
 
 #endif

@@ -27,6 +27,11 @@ static const struct fl_command commands[] = {
 	{"records", cmd_records, "records FILE|-", "check a console log's FLR1 records and print their JSON"},
 	{"report", cmd_report, "report show ID [--config F | --db PATH]",
 	 "print a stored report as it was mailed, with its delivery state"},
+	{"run", cmd_run,
+	 "run [--config F] [--machine M] [--benchmark B] (--tree T --rev REV [--kernel K] | "
+	 "--kernel-image PATH [--system-map PATH]) [--repeat N] [--timeout DURATION] "
+	 "[--job KEY=VALUE]...",
+	 "boot a kernel on a machine, run a benchmark, store and print operations per second"},
 	{"help", cmd_help, "help [COMMAND]", "show the commands, or one command's usage"},
 	{NULL, NULL, NULL, NULL},
 };

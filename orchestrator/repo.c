@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 struct fl_repo {
 	char *name;
@@ -86,6 +87,21 @@ int fl_repo_clone(fl_repo **out, const char *name, const char *url, const char *
 out:
 	free(dir);
 	free(path);
+	return r;
+}
+
+int fl_repo_open_tree(fl_repo **out, const char *name, const char *url, const char *var)
+{
+	int r;
+
+	if (!access(url, F_OK))
+		return fl_repo_open(out, name, url);
+	if ((r = fl_repo_clone(out, name, url, var)))
+		return r;
+	if ((r = fl_repo_fetch(*out))) {
+		fl_repo_free(*out);
+		*out = NULL;
+	}
 	return r;
 }
 

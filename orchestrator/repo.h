@@ -22,6 +22,11 @@ int fl_repo_open(fl_repo **out, const char *name, const char *path);
  * opened after. Does not fetch an existing clone; see fl_repo_fetch().
  */
 int fl_repo_clone(fl_repo **out, const char *name, const char *url, const char *var);
+/*
+ * A configured tree: a url that is a directory here is opened in place;
+ * anything else is cloned into var/trees/<name> (first use) and fetched.
+ */
+int fl_repo_open_tree(fl_repo **out, const char *name, const char *url, const char *var);
 /* Fetches every branch and tag from origin into the bare clone. */
 int fl_repo_fetch(fl_repo *r);
 void fl_repo_free(fl_repo *r);

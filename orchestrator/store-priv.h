@@ -6,6 +6,8 @@
 #define FL_STORE_PRIV_H
 
 #include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
 
 struct fl_store {
 	sqlite3 *db;
@@ -18,5 +20,9 @@ int fl_store_prepare(struct fl_store *st, sqlite3_stmt **stmt, const char *sql);
 int fl_store_step_done(struct fl_store *st, sqlite3_stmt *stmt, const char *what);
 /* A text column as a fresh string, NULL for SQL NULL. */
 char *fl_store_column_dup(sqlite3_stmt *stmt, int col);
+/* Inserts samples inside the caller's transaction. */
+struct fl_sample;
+int fl_store_samples_insert(struct fl_store *st, int64_t run_id, const struct fl_sample *s,
+			    size_t n);
 
 #endif
