@@ -251,7 +251,10 @@ static int make_job(struct lv_run *x)
 	fl_buf_addf(&job, ";tasks=%s;warmup=%lds;duration=%lds;memory=", tasks,
 		    seconds_up(b->warmup_ms), seconds_up(b->duration_ms));
 	add_size(&job, b->memory_per_task);
-	fl_buf_addf(&job, ";placement=%s;timeout=%lds", b->placement, watchdog_s(b));
+	fl_buf_addf(&job, ";placement=%s", b->placement);
+	/* The agent takes at most an hour; past that it derives its own, alike. */
+	if (watchdog_s(b) <= 3600)
+		fl_buf_addf(&job, ";timeout=%lds", watchdog_s(b));
 	free(tasks);
 	for (const char *const *e = x->req->job_extra; e && *e; e++) {
 		if (!strchr(*e, '=') || strpbrk(*e, " \t\n;\"'")) {
@@ -584,7 +587,7 @@ static int run_guest(struct lv_run *x)
 	x->console = fl_console_new(&expect, &hooks);
 	r = boot(x, &end);
 	if (x->store_error) {
-		fl_error_set(x->store_error, "%s", x->store_message);
+		/* Try to end the run; the store's trouble is the caller's error either way. */
 		finish(x, FL_RUN_INFRA_ERROR, fl_xasprintf("store: %s", x->store_message));
 		return fl_error_set(x->store_error, "%s", x->store_message);
 	}
