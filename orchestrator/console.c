@@ -39,6 +39,18 @@ struct fl_console {
 	int hook_error;
 };
 
+/* A line for a message: control characters out, at most DETAIL_LINE_MAX bytes. */
+static char *clean_line(const char *s, size_t n)
+{
+	fl_buf b = FL_BUF_INIT;
+
+	for (size_t i = 0; i < n && b.len < DETAIL_LINE_MAX; i++)
+		fl_buf_addch(&b, (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? ' ' : s[i]);
+	while (b.len && b.ptr[b.len - 1] == ' ')
+		b.ptr[--b.len] = '\0';
+	return fl_buf_detach(&b);
+}
+
 static void note_error(fl_console *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void note_error(fl_console *c, const char *fmt, ...)
@@ -55,19 +67,9 @@ static void note_error(fl_console *c, const char *fmt, ...)
 	va_end(ap);
 	if (b.len >= b.alloc)
 		b.len = b.alloc - 1;
-	c->seen.first_error = fl_buf_detach(&b);
-}
-
-/* A line for a message: control characters out, at most DETAIL_LINE_MAX bytes. */
-static char *clean_line(const char *s, size_t n)
-{
-	fl_buf b = FL_BUF_INIT;
-
-	for (size_t i = 0; i < n && b.len < DETAIL_LINE_MAX; i++)
-		fl_buf_addch(&b, (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? ' ' : s[i]);
-	while (b.len && b.ptr[b.len - 1] == ' ')
-		b.ptr[--b.len] = '\0';
-	return fl_buf_detach(&b);
+	/* It quotes the guest's text: no terminal control sequences out of it. */
+	c->seen.first_error = clean_line(b.ptr, b.len);
+	fl_buf_free(&b);
 }
 
 static void end_line(fl_console *c)

@@ -24,17 +24,17 @@ static const struct {
 	const char *name;
 	int (*run)(const struct fl_run_req *req, struct fl_run_result *res);
 } backends[] = {
-    {"libvirt", fl_machine_libvirt_run},
+	{"libvirt", fl_machine_libvirt_run},
 };
 
 static const char *const status_names[] = {
-    [FL_RUN_OK] = "ok",
-    [FL_RUN_BOOT_FAILED] = "boot-failed",
-    [FL_RUN_PANIC] = "panic",
-    [FL_RUN_TIMEOUT] = "timeout",
-    [FL_RUN_AGENT_ERROR] = "agent-error",
-    [FL_RUN_INFRA_ERROR] = "infra-error",
-    [FL_RUN_UNTESTABLE] = "untestable",
+	[FL_RUN_OK] = "ok",
+	[FL_RUN_BOOT_FAILED] = "boot-failed",
+	[FL_RUN_PANIC] = "panic",
+	[FL_RUN_TIMEOUT] = "timeout",
+	[FL_RUN_AGENT_ERROR] = "agent-error",
+	[FL_RUN_INFRA_ERROR] = "infra-error",
+	[FL_RUN_UNTESTABLE] = "untestable",
 };
 
 const char *fl_run_status_name(enum fl_run_status s)

@@ -296,18 +296,18 @@ static int run_cmd(struct fl_config *cfg, struct run_opts *o)
 int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"config", required_argument, NULL, 'c'},
-	    {"machine", required_argument, NULL, 'm'},
-	    {"benchmark", required_argument, NULL, 'b'},
-	    {"tree", required_argument, NULL, 't'},
-	    {"rev", required_argument, NULL, 'r'},
-	    {"kernel", required_argument, NULL, 'k'},
-	    {"kernel-image", required_argument, NULL, 'i'},
-	    {"system-map", required_argument, NULL, 's'},
-	    {"repeat", required_argument, NULL, 'n'},
-	    {"timeout", required_argument, NULL, 'T'},
-	    {"job", required_argument, NULL, 'j'},
-	    {NULL, 0, NULL, 0},
+		{"config", required_argument, NULL, 'c'},
+		{"machine", required_argument, NULL, 'm'},
+		{"benchmark", required_argument, NULL, 'b'},
+		{"tree", required_argument, NULL, 't'},
+		{"rev", required_argument, NULL, 'r'},
+		{"kernel", required_argument, NULL, 'k'},
+		{"kernel-image", required_argument, NULL, 'i'},
+		{"system-map", required_argument, NULL, 's'},
+		{"repeat", required_argument, NULL, 'n'},
+		{"timeout", required_argument, NULL, 'T'},
+		{"job", required_argument, NULL, 'j'},
+		{NULL, 0, NULL, 0},
 	};
 	struct run_opts o = {0};
 	struct fl_config *cfg;

@@ -270,6 +270,25 @@ static void test_agent_error_record(void **state)
 	fl_buf_free(&l.b);
 }
 
+/* The guest's text reaches terminals and mail: no control sequences get through. */
+static void test_error_text_is_cleaned(void **state)
+{
+	struct seen_records rec = {0};
+	struct log l;
+	fl_console *c;
+	char *detail;
+
+	(void)state;
+	log_init(&l);
+	log_record(&l, ENV);
+	log_record(&l, "{\"type\":\"error\",\"message\":\"\\u001b[2Jbad\\r\\nline\\u0007\"}");
+	assert_int_equal(feed(l.b.ptr, l.b.len, 0, 1, 0, &c, &detail, &rec), FL_RUN_AGENT_ERROR);
+	assert_string_equal(detail, "agent:  [2Jbad  line");
+	free(detail);
+	fl_console_free(c);
+	fl_buf_free(&l.b);
+}
+
 static void test_agent_stopped_early(void **state)
 {
 	struct seen_records rec = {0};
@@ -322,21 +341,21 @@ static void test_lost_record_in_the_middle(void **state)
 static void test_bad_results(void **state)
 {
 	static const char *const bad[][2] = {
-	    {"{\"type\":\"result\",\"test\":\"page_fault1\",\"mode\":\"threads\",\"tasks\":1,"
+		{"{\"type\":\"result\",\"test\":\"page_fault1\",\"mode\":\"threads\",\"tasks\":1,"
 	     "\"samples\":[1.0]}",
 	     "result record 1 is for page_fault1, the benchmark runs page_fault2"},
-	    {"{\"type\":\"result\",\"test\":\"page_fault2\",\"mode\":\"threads\","
+		{"{\"type\":\"result\",\"test\":\"page_fault2\",\"mode\":\"threads\","
 	     "\"samples\":[1.0]}",
 	     "result record 1 lacks test, mode, tasks or samples"},
-	    {"{\"type\":\"result\",\"test\":\"page_fault2\",\"mode\":\"fibers\",\"tasks\":1,"
+		{"{\"type\":\"result\",\"test\":\"page_fault2\",\"mode\":\"fibers\",\"tasks\":1,"
 	     "\"samples\":[1.0]}",
 	     "result record 1: unknown mode 'fibers'"},
-	    {"{\"type\":\"result\",\"test\":\"page_fault2\",\"mode\":\"threads\",\"tasks\":1,"
+		{"{\"type\":\"result\",\"test\":\"page_fault2\",\"mode\":\"threads\",\"tasks\":1,"
 	     "\"samples\":[1.0,\"x\"]}",
 	     "result record 1: sample 1 is not a rate"},
-	    {"[1,2,3]", "record 1 is not a JSON object"},
-	    {"{\"type\":\"result\",", "record 1 is not a JSON object"},
-	    {"{\"no\":\"type\"}", "record 1 has no type"},
+		{"[1,2,3]", "record 1 is not a JSON object"},
+		{"{\"type\":\"result\",", "record 1 is not a JSON object"},
+		{"{\"no\":\"type\"}", "record 1 has no type"},
 	};
 
 	(void)state;
@@ -468,18 +487,19 @@ static void test_hook_failure_stops(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_clean_run),
-	    cmocka_unit_test(test_panic_split_between_reads),
-	    cmocka_unit_test(test_panic_after_results_is_panic),
-	    cmocka_unit_test(test_no_agent_is_boot_failed),
-	    cmocka_unit_test(test_agent_error_record),
-	    cmocka_unit_test(test_agent_stopped_early),
-	    cmocka_unit_test(test_lost_record_in_the_middle),
-	    cmocka_unit_test(test_bad_results),
-	    cmocka_unit_test(test_deadline),
-	    cmocka_unit_test(test_garbage),
-	    cmocka_unit_test(test_same_point_twice_keeps_counting),
-	    cmocka_unit_test(test_hook_failure_stops),
+		cmocka_unit_test(test_clean_run),
+		cmocka_unit_test(test_panic_split_between_reads),
+		cmocka_unit_test(test_panic_after_results_is_panic),
+		cmocka_unit_test(test_no_agent_is_boot_failed),
+		cmocka_unit_test(test_agent_error_record),
+		cmocka_unit_test(test_error_text_is_cleaned),
+		cmocka_unit_test(test_agent_stopped_early),
+		cmocka_unit_test(test_lost_record_in_the_middle),
+		cmocka_unit_test(test_bad_results),
+		cmocka_unit_test(test_deadline),
+		cmocka_unit_test(test_garbage),
+		cmocka_unit_test(test_same_point_twice_keeps_counting),
+		cmocka_unit_test(test_hook_failure_stops),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -156,10 +156,10 @@ static void test_memory_error_is_returned(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_max_parallel),
-	    cmocka_unit_test(test_across_processes_and_death),
-	    cmocka_unit_test(test_admission_by_memory),
-	    cmocka_unit_test(test_memory_error_is_returned),
+		cmocka_unit_test(test_max_parallel),
+		cmocka_unit_test(test_across_processes_and_death),
+		cmocka_unit_test(test_admission_by_memory),
+		cmocka_unit_test(test_memory_error_is_returned),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

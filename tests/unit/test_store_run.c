@@ -214,10 +214,10 @@ static void test_stale_runs(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_old_store_migrates),
-	    cmocka_unit_test(test_run_life),
-	    cmocka_unit_test(test_not_ok_keeps_no_samples),
-	    cmocka_unit_test(test_stale_runs),
+		cmocka_unit_test(test_old_store_migrates),
+		cmocka_unit_test(test_run_life),
+		cmocka_unit_test(test_not_ok_keeps_no_samples),
+		cmocka_unit_test(test_stale_runs),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
