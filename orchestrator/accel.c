@@ -17,12 +17,11 @@
 
 static char *answer_path(const struct fl_accel_probe *p)
 {
-	fl_buf b = FL_BUF_INIT;
+	char *host = fl_path_component(p->uri), *path;
 
-	fl_buf_addf(&b, "%s/accel/", p->state_dir);
-	for (const char *c = p->uri; *c; c++)
-		fl_buf_addch(&b, (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') ? *c : '_');
-	return fl_buf_detach(&b);
+	path = fl_xasprintf("%s/accel/%s", p->state_dir, host);
+	free(host);
+	return path;
 }
 
 static const char *remembered(const char *path)
@@ -68,7 +67,7 @@ static void collect(const char *data, size_t len, void *arg)
 	fl_buf_add(arg, data, len);
 }
 
-/* 1 if a KVM guest printed the kernel banner before the deadline. */
+/* 1 if a KVM guest printed the kernel banner before the deadline; -1 if interrupted. */
 static int kvm_boots(const struct fl_accel_probe *p)
 {
 	struct fl_machine_conf m = {.name = "accel-probe", .sockets = 1, .cores = 1,
@@ -83,7 +82,8 @@ static int kvm_boots(const struct fl_accel_probe *p)
 
 	if (!fl_guest_start(&g, p->uri, &spec) &&
 	    !fl_guest_wait(g, p->deadline_ms, collect, &out, &end))
-		ok = strstr(fl_buf_str(&out), "Linux version") != NULL;
+		ok = end == FL_GUEST_INTERRUPTED ? -1
+						 : strstr(fl_buf_str(&out), "Linux version") != NULL;
 	else
 		fl_verbose("accel: KVM probe on %s failed: %s", p->uri, fl_error_last());
 	fl_guest_free(g);
@@ -113,11 +113,22 @@ int fl_accel_resolve(const char *wanted, const struct fl_accel_probe *p, const c
 		ensure_dir(p);
 		fl_info("accel: probing KVM on %s (deadline %lld ms)", p->uri,
 			(long long)p->deadline_ms);
-		known = kvm_boots(p) ? "kvm" : "tcg";
+		switch (kvm_boots(p)) {
+		case -1:
+			/* Stopped before an answer: nothing to remember. */
+			free(path);
+			return fl_error_set(FL_EIO, "accel: the KVM probe on %s was interrupted",
+					    p->uri);
+		case 1:
+			known = "kvm";
+			break;
+		default:
+			known = "tcg";
+		}
 		*probed = 1;
 		remember(path, known);
 	}
-	fl_info("accel: %s uses %s%s", p->uri, known, *probed ? "" : " (remembered)");
+	fl_verbose("accel: %s uses %s%s", p->uri, known, *probed ? "" : " (remembered)");
 	free(path);
 	*accel = known;
 	return 0;

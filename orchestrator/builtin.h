@@ -36,6 +36,7 @@ int cmd_queue(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 
 const struct fl_command *fl_commands(void);
 const struct fl_command *fl_command_find(const char *name);

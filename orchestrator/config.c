@@ -111,6 +111,8 @@ static const struct field machine_fields[] = {
 	{"distances", F_MATRIX, OFF(T, distances), OFF(T, ndistances), 0, NULL, NULL, 10, 255,
 	 NULL},
 	{"max_parallel", F_UINT, OFF(T, max_parallel), 0, 0, "1", NULL, 1, 1024, NULL},
+	{"boot_timeout", F_DURATION, OFF(T, boot_timeout_ms), 0, 0, "2m", NULL, 0, 0, NULL},
+	{"cmdline", F_STR, OFF(T, cmdline), 0, 0, NULL, NULL, 0, 0, NULL},
 	{"command", F_STR, OFF(T, command), 0, 0, NULL, NULL, 0, 0, NULL},
 	{"token_file", F_STR, OFF(T, token_file), 0, 0, NULL, NULL, 0, 0, NULL},
 	{"timeout", F_DURATION, OFF(T, timeout_ms), 0, 0, "1h", NULL, 0, 0, NULL},

@@ -54,6 +54,8 @@ struct fl_machine_conf {
 	unsigned *distances; /* nodes x nodes, row-major; empty for the default */
 	size_t ndistances;
 	unsigned max_parallel;
+	int64_t boot_timeout_ms; /* kernel machines: creation to the agent's start, at most */
+	char *cmdline;		 /* kernel machines: extra kernel command-line arguments */
 	char *command; /* command backend: shell command run in the checkout */
 	char *token_file; /* baremetal: the box's shared secret */
 	int64_t timeout_ms; /* command backend: limit of one run */

@@ -22,6 +22,9 @@ char *fl_domain_cmdline(const struct fl_domain_spec *spec)
 	 * (15 MB for Debian's cloud kernel), read once per point. */
 	if (spec->profile)
 		fl_buf_adds(&b, " profile=2");
+	/* The machine's own arguments come after ours, so they can override them. */
+	if (spec->machine && spec->machine->cmdline && *spec->machine->cmdline)
+		fl_buf_addf(&b, " %s", spec->machine->cmdline);
 	if (spec->job)
 		fl_buf_addf(&b, " fl.job=%s", spec->job);
 	return fl_buf_detach(&b);

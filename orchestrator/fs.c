@@ -68,3 +68,13 @@ int fl_remove_tree(const char *path)
 		return FL_EIO;
 	return 0;
 }
+
+char *fl_path_component(const char *s)
+{
+	char *out = fl_xstrdup(s);
+
+	for (char *c = out; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9')))
+			*c = '_';
+	return out;
+}

@@ -8,5 +8,8 @@ int fl_mkdir_p(const char *path);
 int fl_mkdir_parent(const char *file);
 /* rm -rf: 0 when path is gone (or never was), FL_EIO naming what stayed. */
 int fl_remove_tree(const char *path);
+/* s made safe as one file name: lower-case letters and digits kept, the
+ * rest '_' ("qemu:///system" -> "qemu____system"). Caller frees. */
+char *fl_path_component(const char *s);
 
 #endif

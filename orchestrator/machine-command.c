@@ -19,7 +19,7 @@
 #include "error.h"
 #include "fs.h"
 #include "log.h"
-#include "machine-backend.h"
+#include "machine-priv.h"
 #include "run-command.h"
 #include "store-jobs.h"
 

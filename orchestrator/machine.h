@@ -51,6 +51,8 @@ enum fl_run_status {
 	FL_RUN_UNTESTABLE,  /* build-failed commit, or a command's exit 125: bisection skips it */
 };
 const char *fl_run_status_name(enum fl_run_status s);
+/* The status a name stands for; FL_EINVAL for an unknown name. */
+int fl_run_status_parse(const char *name, enum fl_run_status *s);
 
 struct fl_run_req {
 	const struct fl_config *cfg;
@@ -70,6 +72,12 @@ struct fl_run_req {
 	/* The watch service's run job (store-jobs.h), recorded on the run so
 	 * that a restart can tell the runs a crash interrupted; 0: none. */
 	int64_t job_id;
+	/* Extra agent job keys after the benchmark's own, "key=value", NULL-ended
+	 * (tests: "hang=1" is the agent's hang hook); may be NULL. */
+	const char *const *job_extra;
+	/* The whole run's deadline from the guest's creation; 0 derives it from
+	 * the machine's boot_timeout and the benchmark's length. */
+	int64_t deadline_ms;
 };
 
 struct fl_run_result {
@@ -77,16 +85,38 @@ struct fl_run_result {
 	int64_t build_id; /* 0 for the command backend and prebuilt images */
 	enum fl_run_status status;
 	char *detail; /* why it ended that way: first error line, panic line; may be NULL */
+	/* From the guest's creation, ms; -1 when it did not happen. */
+	int64_t agent_ms;	 /* the agent's first record */
+	int64_t first_sample_ms; /* the first result */
+	int64_t total_ms;	 /* the end of the run */
 };
 
 /*
  * Runs req->bench once on req->machine. Every way the commit or the machine
  * can fail is a status, not an error: 0 is returned with res->status set.
  * Negative FL_E* codes are for a request that cannot be carried out at all
- * (bad arguments, the store unwritable) and leave the reason in
- * fl_error_last().
+ * (bad arguments, the store unwritable, no toolchain to build with) and
+ * leave the reason in fl_error_last().
+ *
+ * Interrupted (fl_machine_interrupted()), a run ends infra-error with detail
+ * "interrupted" and its guest destroyed; the caller should stop.
  */
 int fl_machine_run(const struct fl_run_req *req, struct fl_run_result *res);
 void fl_run_result_release(struct fl_run_result *res);
+
+/*
+ * SIGINT and SIGTERM make every run in progress destroy its guest and end,
+ * and fl_machine_interrupted() true. Commands that run machines install
+ * this first. Idempotent.
+ */
+void fl_machine_catch_signals(void);
+int fl_machine_interrupted(void);
+
+/*
+ * Ends the runs this host's dead processes left 'running' (infra-error,
+ * "abandoned") and destroys their guests on every libvirt machine of cfg.
+ * Returns how many runs it ended, or a negative FL_E* code.
+ */
+int fl_machine_reap_stale(const struct fl_config *cfg, fl_store *store);
 
 #endif

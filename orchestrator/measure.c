@@ -51,7 +51,7 @@ int fl_runset_load(fl_store *st, const int64_t *ids, size_t n, struct fl_runset 
 void fl_runset_release(struct fl_runset *rs)
 {
 	for (size_t i = 0; i < rs->n; i++)
-		fl_run_samples_free(rs->s[i], rs->ns[i]);
+		fl_store_samples_free(rs->s[i], rs->ns[i]);
 	free(rs->ids);
 	free(rs->s);
 	free(rs->ns);
@@ -70,7 +70,7 @@ static int point_cmp(const void *x, const void *y)
 	return c;
 }
 
-static int at_point(const struct fl_run_sample *s, const struct fl_point *p)
+static int at_point(const struct fl_sample_row *s, const struct fl_point *p)
 {
 	return s->tasks == p->tasks && !strcmp(s->metric, p->metric) && !strcmp(s->mode, p->mode);
 }

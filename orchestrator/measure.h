@@ -14,6 +14,7 @@
 
 #include "stats.h"
 #include "store-jobs.h"
+#include "store-run.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -36,7 +37,7 @@ char *fl_point_name(const char *benchmark, const struct fl_point *p, int with_ta
 struct fl_runset {
 	size_t n;
 	int64_t *ids;
-	struct fl_run_sample **s;
+	struct fl_sample_row **s;
 	size_t *ns;
 };
 int fl_runset_load(fl_store *st, const int64_t *ids, size_t n, struct fl_runset *rs);

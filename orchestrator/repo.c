@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 struct fl_repo {
 	char *name;
@@ -98,6 +99,17 @@ int fl_repo_open_tree(fl_repo **out, const char *name, const char *url, const ch
 	if (*local)
 		return fl_repo_open(out, name, url);
 	return fl_repo_clone(out, name, url, var);
+}
+
+int fl_repo_open_current(fl_repo **out, const char *name, const char *url, const char *var)
+{
+	int local, r = fl_repo_open_tree(out, name, url, var, &local);
+
+	if (!r && !local && (r = fl_repo_fetch(*out))) {
+		fl_repo_free(*out);
+		*out = NULL;
+	}
+	return r;
 }
 
 int fl_repo_fetch(fl_repo *r)

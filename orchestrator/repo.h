@@ -29,6 +29,8 @@ int fl_repo_clone(fl_repo **out, const char *name, const char *url, const char *
  */
 int fl_repo_open_tree(fl_repo **out, const char *name, const char *url, const char *var,
 		      int *local);
+/* The same, and a bare clone is fetched first: what one-shot commands want. */
+int fl_repo_open_current(fl_repo **out, const char *name, const char *url, const char *var);
 /* Fetches every branch and tag from origin into the bare clone. */
 int fl_repo_fetch(fl_repo *r);
 void fl_repo_free(fl_repo *r);

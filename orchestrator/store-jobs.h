@@ -100,14 +100,4 @@ int fl_store_machine_names(fl_store *st, char ***names, size_t *n);
 int fl_store_run_set_job(fl_store *st, int64_t run_id, int64_t job_id);
 int fl_store_run_discard(fl_store *st, int64_t run_id);
 
-/* One stored sample with its own strings. */
-struct fl_run_sample {
-	char *metric, *mode;
-	unsigned tasks, seq;
-	double value;
-};
-/* A run's samples in (metric, mode, tasks, seq) order. */
-int fl_store_run_samples(fl_store *st, int64_t run_id, struct fl_run_sample **out, size_t *n);
-void fl_run_samples_free(struct fl_run_sample *s, size_t n);
-
 #endif

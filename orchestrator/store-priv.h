@@ -6,6 +6,8 @@
 #define FL_STORE_PRIV_H
 
 #include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
 
 struct fl_store {
 	sqlite3 *db;
@@ -21,5 +23,9 @@ char *fl_store_column_dup(sqlite3_stmt *stmt, int col);
 /* "[1,2.5]" (bisect_steps.samples) -> values (caller frees *v); malformed
  * text ends the list where it stops parsing. */
 size_t fl_store_parse_numbers(const char *s, double **v);
+/* Inserts samples inside the caller's transaction. */
+struct fl_sample;
+int fl_store_samples_insert(struct fl_store *st, int64_t run_id, const struct fl_sample *s,
+			    size_t n);
 
 #endif

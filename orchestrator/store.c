@@ -252,6 +252,37 @@ static const char *const migrations[] = {
 	"  error TEXT,"
 	"  verdict TEXT,"
 	"  created INTEGER NOT NULL DEFAULT (unixepoch()));",
+	/*
+	 * 6: runs on any machine backend (store-run.c): what ran without a
+	 * build row (commit, prebuilt image), who runs it (host and pid, so a
+	 * run left 'running' by a dead process is recognised), the guest's
+	 * facts, the timing, and every record the agent sent.
+	 */
+	"ALTER TABLE runs ADD COLUMN commit_id INTEGER REFERENCES commits(id);"
+	"ALTER TABLE runs ADD COLUMN kernel_image TEXT;"
+	"ALTER TABLE runs ADD COLUMN system_map TEXT;"
+	"ALTER TABLE runs ADD COLUMN label TEXT;"
+	"ALTER TABLE runs ADD COLUMN detail TEXT;"
+	"ALTER TABLE runs ADD COLUMN owner_host TEXT;"
+	"ALTER TABLE runs ADD COLUMN owner_pid INTEGER;"
+	"ALTER TABLE runs ADD COLUMN domain TEXT;"
+	"ALTER TABLE runs ADD COLUMN accel TEXT;"
+	"ALTER TABLE runs ADD COLUMN machine_facts TEXT;"
+	"ALTER TABLE runs ADD COLUMN console_path TEXT;"
+	"ALTER TABLE runs ADD COLUMN nodes INTEGER;"
+	"ALTER TABLE runs ADD COLUMN cpus INTEGER;"
+	"ALTER TABLE runs ADD COLUMN kernel_release TEXT;"
+	"ALTER TABLE runs ADD COLUMN created_ms INTEGER;"
+	"ALTER TABLE runs ADD COLUMN agent_ms INTEGER;"
+	"ALTER TABLE runs ADD COLUMN first_sample_ms INTEGER;"
+	"ALTER TABLE runs ADD COLUMN ended_ms INTEGER;"
+	"CREATE INDEX runs_by_status ON runs(status);"
+	"CREATE TABLE run_records ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  seq INTEGER NOT NULL,"
+	"  type TEXT NOT NULL,"
+	"  json TEXT NOT NULL,"
+	"  PRIMARY KEY (run_id, seq));",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -532,16 +563,14 @@ int fl_store_run_finish(fl_store *st, int64_t run_id, const char *status, const 
 	return 0;
 }
 
-int fl_store_samples_add(fl_store *st, int64_t run_id, const struct fl_sample *s, size_t n)
+int fl_store_samples_insert(fl_store *st, int64_t run_id, const struct fl_sample *s, size_t n)
 {
 	sqlite3_stmt *stmt;
 
-	if (fl_store_begin(st))
-		return FL_ESTORE;
 	if (fl_store_prepare(st, &stmt,
 			     "INSERT INTO samples(run_id, metric, mode, tasks, seq, value) "
 			     "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"))
-		goto fail;
+		return FL_ESTORE;
 	for (size_t i = 0; i < n; i++) {
 		sqlite3_bind_int64(stmt, 1, run_id);
 		sqlite3_bind_text(stmt, 2, s[i].metric, -1, SQLITE_STATIC);
@@ -554,17 +583,23 @@ int fl_store_samples_add(fl_store *st, int64_t run_id, const struct fl_sample *s
 			fl_error_wrap(FL_ESTORE, "run %lld, sample %zu of %zu", (long long)run_id,
 				      i + 1, n);
 			sqlite3_finalize(stmt);
-			goto fail;
+			return FL_ESTORE;
 		}
 		sqlite3_reset(stmt);
 	}
 	sqlite3_finalize(stmt);
-	if (fl_store_commit(st))
-		goto fail;
 	return 0;
-fail:
-	fl_store_rollback(st);
-	return FL_ESTORE;
+}
+
+int fl_store_samples_add(fl_store *st, int64_t run_id, const struct fl_sample *s, size_t n)
+{
+	if (fl_store_begin(st))
+		return FL_ESTORE;
+	if (fl_store_samples_insert(st, run_id, s, n) || fl_store_commit(st)) {
+		fl_store_rollback(st);
+		return FL_ESTORE;
+	}
+	return 0;
 }
 
 int fl_store_samples_count(fl_store *st, int64_t run_id, size_t *count)

@@ -42,7 +42,17 @@ if ! grep -q '^dynamic_ownership = 0' "$conf" 2>/dev/null; then
 	printf 'user = "root"\ngroup = "root"\ndynamic_ownership = 0\nremember_owner = 0\n' >"$conf"
 fi
 pgrep -x virtlogd >/dev/null || virtlogd -d
-pgrep -x libvirtd >/dev/null || libvirtd -d
+# libvirt double-forks QEMU, so a guest's QEMU is an orphan. Here PID 1 is
+# no real init and reaps orphans late: an exited QEMU stays a zombie for
+# about 1.5 s, and libvirt waits for it at every domain's end. Under tini
+# as a subreaper (-s) the orphans are tini's and are reaped at once.
+if ! pgrep -x libvirtd >/dev/null; then
+	if command -v tini >/dev/null; then
+		setsid tini -s -- libvirtd </dev/null >/dev/null 2>&1 &
+	else
+		libvirtd -d
+	fi
+fi
 touch "$pidfile"
 i=0
 until running; do

@@ -14,19 +14,6 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
-
-/* A url that is a directory here is used in place; anything else is cloned into var/trees. */
-static int open_tree(const struct fl_config *cfg, const struct fl_tree_conf *t, fl_repo **repo)
-{
-	int r;
-
-	if (!access(t->url, F_OK))
-		return fl_repo_open(repo, t->name, t->url);
-	if ((r = fl_repo_clone(repo, t->name, t->url, cfg->var)))
-		return r;
-	return fl_repo_fetch(*repo);
-}
 
 static int report(const struct fl_build_result *res)
 {
@@ -56,7 +43,8 @@ static int run_build(struct fl_config *cfg, const char *tree, const char *rev,
 			t ? kernel : tree);
 		return FL_EXIT_USAGE;
 	}
-	if ((r = open_tree(cfg, t, &repo)) || (r = fl_store_open(&st, cfg->store.path, 0))) {
+	if ((r = fl_repo_open_current(&repo, t->name, t->url, cfg->var)) ||
+	    (r = fl_store_open(&st, cfg->store.path, 0))) {
 		fprintf(stderr, "faultline: %s\n", fl_error_last());
 		fl_repo_free(repo);
 		return FL_EXIT_FAIL;

@@ -100,6 +100,25 @@ static void test_two_sockets_with_distances(void **state)
 	free(desc);
 }
 
+/* The machine's own arguments follow ours (so they override), the job comes last. */
+static void test_machine_cmdline_and_job(void **state)
+{
+	struct fl_machine_conf m = {.name = "numa2", .sockets = 2, .cores = 1, .threads = 1,
+				    .memory_per_node = 1ULL << 28,
+				    .cmdline = "mitigations=off rdinit=/nonexistent"};
+	struct fl_domain_spec spec = {"fl-h-1-2", &m, "tcg", "/k", "/i", "/c",
+				      "test=page_fault2;tasks=1,100%;hang=1", 0};
+	char *desc, *cmdline = fl_domain_cmdline(&spec);
+
+	(void)state;
+	assert_string_equal(cmdline, "console=ttyS0 panic=-1 rdinit=/init mitigations=off "
+				     "rdinit=/nonexistent fl.job=test=page_fault2;tasks=1,100%;hang=1");
+	desc = roundtrip(&spec);
+	assert_non_null(strstr(desc, cmdline));
+	free(desc);
+	free(cmdline);
+}
+
 static void test_refuses_unresolved_accel(void **state)
 {
 	struct fl_machine_conf m = {.name = "numa2", .sockets = 2, .cores = 1, .threads = 1,
@@ -122,6 +141,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_eight_sockets),
 		cmocka_unit_test(test_two_sockets_with_distances),
+		cmocka_unit_test(test_machine_cmdline_and_job),
 		cmocka_unit_test(test_refuses_unresolved_accel),
 	};
 	virSetErrorFunc(NULL, quiet);

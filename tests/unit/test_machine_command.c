@@ -20,6 +20,7 @@
 #include "machine.h"
 #include "repo.h"
 #include "store-jobs.h"
+#include "store-run.h"
 #include "store.h"
 #include "testlib.h"
 
@@ -95,7 +96,7 @@ static int run(const char *machine, const char *rev, struct fl_run_result *res)
 static void test_samples(void **state)
 {
 	struct fl_run_result res;
-	struct fl_run_sample *s;
+	struct fl_sample_row *s;
 	char seen[64], q[128], status[32];
 	size_t n;
 
@@ -111,7 +112,7 @@ static void test_samples(void **state)
 	assert_int_equal(s[0].tasks, 1);
 	assert_true(s[0].value == 1 && s[1].value == 2.5);
 	assert_int_equal(s[1].seq, 1);
-	fl_run_samples_free(s, n);
+	fl_store_samples_free(s, n);
 	snprintf(q, sizeof(q), "SELECT status FROM runs WHERE id = %lld", (long long)res.run_id);
 	fl_test_sql_text(db, q, status, sizeof(status));
 	assert_string_equal(status, "ok");
@@ -123,7 +124,7 @@ static void test_samples(void **state)
 	assert_int_equal(run("ok", c2, &res), 0);
 	assert_int_equal(fl_store_run_samples(st, res.run_id, &s, &n), 0);
 	assert_true(n == 2 && s[0].value == 2);
-	fl_run_samples_free(s, n);
+	fl_store_samples_free(s, n);
 	fl_run_result_release(&res);
 	/* the user's work tree was never the checkout */
 	fl_test_out(seen, sizeof(seen), "cd %s/src && git status --porcelain | wc -l", dir);

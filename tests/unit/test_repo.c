@@ -175,6 +175,32 @@ static void test_clone_fetch(void **state)
 	assert_non_null(strstr(fl_error_last(), "tree 'x'"));
 }
 
+/* A directory is used in place; a URL is cloned into var/trees and fetched. */
+static void test_open_tree(void **state)
+{
+	char path[128], url[160], var[128], trees[160], sha[41];
+	fl_repo *r;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/src", dir);
+	snprintf(url, sizeof(url), "file://%s/src", dir);
+	snprintf(var, sizeof(var), "%s/var-open", dir);
+	snprintf(trees, sizeof(trees), "%s/trees/mainline", var);
+	assert_int_equal(fl_repo_open_current(&r, "mainline", path, var), 0);
+	assert_int_equal(fl_repo_resolve(r, "v6.1", sha), 0);
+	fl_repo_free(r);
+	assert_int_equal(access(trees, F_OK), -1);
+	assert_int_equal(fl_repo_open_current(&r, "mainline", url, var), 0);
+	assert_int_equal(access(trees, F_OK), 0);
+	assert_int_equal(fl_repo_resolve(r, "v6.1", sha), 0);
+	fl_repo_free(r);
+	snprintf(url, sizeof(url), "file://%s/nothing-here", dir);
+	r = (fl_repo *)url;
+	assert_true(fl_repo_open_current(&r, "other", url, var) < 0);
+	assert_null(r);
+	assert_non_null(strstr(fl_error_last(), "other"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -182,6 +208,7 @@ int main(void)
 		cmocka_unit_test(test_tags),
 		cmocka_unit_test(test_first_parents),
 		cmocka_unit_test(test_clone_fetch),
+		cmocka_unit_test(test_open_tree),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
