@@ -5,12 +5,22 @@
  * bisection (median of 10 runs against the midpoint of the end medians).
  *
  * Every history has values around 100 with noise of scale 1 (Gaussian sigma,
- * Student t3 scale, or Gaussian with 5% outliers at +-(5..15) scales), so a
- * step of k "standard deviations" is k% slower (throughput, higher better).
- * Null histories have no step; "skip10" makes 10% of the inner commits
- * untestable. Everything is seeded: the same arguments print the same table.
+ * Student t3 scale, Gaussian with 5% outliers at +-(5..15) scales, or a
+ * right-skewed lognormal of standard deviation 1), so a step of k "standard
+ * deviations" is k% slower (throughput, higher better). Null histories have
+ * no step; "skip10%" makes 10% of the inner commits untestable. In the
+ * "5/run" scenarios one run (one boot) prints 5 samples that share a per-run
+ * offset: 80% of the variance is between runs, 20% within a run, so the 5
+ * samples are worth little more than one. Everything is seeded: the same
+ * arguments print the same table.
  *
- *   bisect-sim [TRIALS]      (default 200 per scenario)
+ *   bisect-sim [-t TRIALS] [-v]                     the table (default 200 trials)
+ *   bisect-sim [-t TRIALS] [-v] -n N [-z gauss|t3|outl|skew] [-s STEP]
+ *              [-k SKIP_FRACTION] [-r SAMPLES_PER_RUN] [-c BETWEEN_RUN_VARIANCE]
+ *              [-m MIN_CHANGE_PCT]                  one scenario of your own
+ *
+ * -v prints every trial the engine got wrong. A baseline run of several
+ * samples counts as their mean.
  */
 #include "bisect.h"
 #include "buf.h"
@@ -20,41 +30,84 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-enum noise { GAUSS, T3, OUTLIERS };
-static const char *noise_names[] = {"gauss", "t3", "outl5%"};
+enum noise { GAUSS, T3, OUTLIERS, SKEW };
+static const char *noise_names[] = {"gauss", "t3", "outl5%", "skew"};
+
+struct scenario {
+	size_t n;
+	enum noise noise;
+	double step, skip; /* in noise scales; fraction of inner commits untestable */
+	size_t per_run;	   /* samples one run prints */
+	double between;	   /* share of the variance common to one run's samples */
+	double min_change; /* fraction, for the engine */
+	int trials, verbose;
+	int only; /* -T: run this trial alone and print its steps; -1: all */
+};
 
 struct history {
-	size_t n, culprit; /* culprit n: none (null history) */
-	double step;
-	enum noise noise;
+	const struct scenario *sc;
+	size_t culprit; /* n: none (null history) */
 	unsigned char *skip;
 	uint64_t rng;
 	size_t runs;
+	size_t phase_runs[3]; /* the engine's runs by phase, summed over trials */
 };
 
 static double noise(struct history *h)
 {
 	double z = fl_rand_normal(&h->rng), chi = 0;
 
-	if (h->noise == T3) {
+	switch (h->sc->noise) {
+	case T3:
 		for (int i = 0; i < 3; i++) {
 			double g = fl_rand_normal(&h->rng);
 
 			chi += g * g;
 		}
 		return z / sqrt(chi / 3);
+	case OUTLIERS:
+		if (fl_rand_uniform(&h->rng) < 0.05)
+			return (fl_rand_uniform(&h->rng) < 0.5 ? -1 : 1) *
+			       (5 + 10 * fl_rand_uniform(&h->rng));
+		return z;
+	case SKEW: /* lognormal, sigma 0.5, centred on its median, scaled to sd 1 */
+		return (exp(0.5 * z) - 1) / 0.6039;
+	default:
+		return z;
 	}
-	if (h->noise == OUTLIERS && fl_rand_uniform(&h->rng) < 0.05)
-		return (fl_rand_uniform(&h->rng) < 0.5 ? -1 : 1) *
-		       (5 + 10 * fl_rand_uniform(&h->rng));
-	return z;
 }
 
-static double value(struct history *h, size_t i)
+/* One run of commit i: per_run samples in v. Slower (lower) from the culprit on. */
+static void run_values(struct history *h, size_t i, double *v)
 {
+	const struct scenario *sc = h->sc;
+	double base = 100 - (i >= h->culprit ? sc->step : 0), common = 0;
+
 	h->runs++;
-	return 100 - (i >= h->culprit ? h->step : 0) + noise(h);
+	if (sc->per_run == 1) {
+		v[0] = base + noise(h);
+		return;
+	}
+	common = sqrt(sc->between) * noise(h);
+	for (size_t k = 0; k < sc->per_run; k++)
+		v[k] = base + common + sqrt(1 - sc->between) * noise(h);
+}
+
+static void on_step(void *ctx, const struct fl_bisect_step *st)
+{
+	struct history *h = ctx;
+
+	h->phase_runs[st->phase]++;
+	if (h->sc->only < 0)
+		return;
+	printf("    %3zu %-7s commit %4zu %s", st->seq, fl_bisect_phase_name(st->phase), st->idx,
+	       st->skipped ? "skip" : "");
+	for (size_t k = 0; k < st->n && k < 5; k++)
+		printf(" %7.2f", st->v[k]);
+	printf("  %-4s best %zu p=%.3f left %zu\n", st->verdict, st->best, st->confidence,
+	       st->left);
 }
 
 static int engine_sample(void *ctx, size_t idx, double **v, size_t *n)
@@ -65,9 +118,9 @@ static int engine_sample(void *ctx, size_t idx, double **v, size_t *n)
 		h->runs++;
 		return FL_BISECT_SKIP;
 	}
-	*v = fl_xmalloc(sizeof(double));
-	(*v)[0] = value(h, idx);
-	*n = 1;
+	*v = fl_xmalloc(h->sc->per_run * sizeof(double));
+	run_values(h, idx, *v);
+	*n = h->sc->per_run;
 	return 0;
 }
 
@@ -78,11 +131,13 @@ struct outcome {
 
 static double median_of(struct history *h, size_t i, int reps)
 {
-	double v[16];
+	double m[16], v[64];
 
-	for (int k = 0; k < reps; k++)
-		v[k] = value(h, i);
-	return fl_stats_median(v, reps);
+	for (int k = 0; k < reps; k++) {
+		run_values(h, i, v);
+		m[k] = fl_stats_mean(v, h->sc->per_run);
+	}
+	return fl_stats_median(m, reps);
 }
 
 /* Classic bisection: good/bad by the side of the end-point midpoint;
@@ -90,8 +145,8 @@ static double median_of(struct history *h, size_t i, int reps)
 static struct outcome baseline(struct history *h, int reps)
 {
 	struct outcome o = {0};
-	size_t lo = 0, hi = h->n - 1, mid, tested = 2;
-	double thr = (median_of(h, 0, reps) + median_of(h, h->n - 1, reps)) / 2;
+	size_t lo = 0, hi = h->sc->n - 1, mid, tested = 2;
+	double thr = (median_of(h, 0, reps) + median_of(h, hi, reps)) / 2;
 
 	while (hi - lo > 1) {
 		size_t base = lo + (hi - lo) / 2, d;
@@ -130,25 +185,24 @@ static struct outcome baseline(struct history *h, int reps)
 	return o;
 }
 
-static struct outcome engine(struct history *h)
+static struct outcome engine(struct history *h, struct fl_bisect_result *r)
 {
 	struct fl_bisect_opts opts;
-	struct fl_bisect_result r;
 	struct outcome o = {0};
 	fl_bisect *b;
 
 	fl_bisect_opts_init(&opts);
-	opts.min_change = 0.005; /* half a standard deviation */
-	if (fl_bisect_new(&b, h->n, &opts) || fl_bisect_run(b, engine_sample, NULL, h, &r)) {
+	opts.min_change = h->sc->min_change;
+	if (fl_bisect_new(&b, h->sc->n, &opts) || fl_bisect_run(b, engine_sample, on_step, h, r)) {
 		fprintf(stderr, "bisect-sim: engine error\n");
 		exit(1);
 	}
 	fl_bisect_free(b);
-	o.kind = r.kind == FL_BISECT_CULPRIT ? 0 : r.kind == FL_BISECT_RANGE ? 1 : 2;
-	o.first = r.first;
-	o.culprit = r.kind == FL_BISECT_RANGE ? r.last : r.first;
-	o.runs = r.runs;
-	o.tested = r.commits_tested;
+	o.kind = r->kind == FL_BISECT_CULPRIT ? 0 : r->kind == FL_BISECT_RANGE ? 1 : 2;
+	o.first = r->first;
+	o.culprit = r->kind == FL_BISECT_RANGE ? r->last : r->first;
+	o.runs = r->runs;
+	o.tested = r->commits_tested;
 	return o;
 }
 
@@ -171,18 +225,21 @@ static double pct(double *v, size_t n, double q)
 	return v[(size_t)floor(q * (n - 1) + 0.5)];
 }
 
-static void tally_add(struct tally *t, const struct history *h, struct outcome o)
+static int tally_add(struct tally *t, const struct history *h, struct outcome o)
 {
+	int right = 0;
+
 	t->runs[t->trials] = (double)o.runs;
 	t->tested[t->trials] = (double)o.tested;
 	t->trials++;
 	if (o.kind == 0) {
 		t->named++;
-		t->exact += o.culprit == h->culprit;
+		t->exact += right = o.culprit == h->culprit;
 	} else if (o.kind == 1 && o.first <= h->culprit && h->culprit <= o.culprit)
-		t->range_ok++;
+		t->range_ok += right = 1;
 	else if (o.kind == 2)
 		t->other++;
+	return right;
 }
 
 static void tally_print(const char *who, struct tally *t, int null)
@@ -197,65 +254,163 @@ static void tally_print(const char *who, struct tally *t, int null)
 	       pct(t->runs, n, 0.9), pct(t->tested, n, 0.5), pct(t->tested, n, 0.9));
 }
 
-static void scenario(size_t n, enum noise nz, double step, int skips, int trials)
+static void scenario(const struct scenario *sc)
 {
 	struct tally t[3];
 	const char *who[] = {"engine", "single", "fixed-10"};
-	uint64_t seed = n * 1000003 + nz * 101 + (uint64_t)(step * 7) + skips * 13;
+	size_t phase_runs[3] = {0}, beside_skip = 0;
+	uint64_t seed = sc->n * 1000003 + sc->noise * 101 + (uint64_t)(sc->step * 7) +
+			(uint64_t)(sc->skip * 130) + sc->per_run * 31;
+	size_t n = sc->n;
 
 	for (int k = 0; k < 3; k++) {
 		t[k] = (struct tally){0};
-		t[k].runs = fl_xcalloc(trials, sizeof(double));
-		t[k].tested = fl_xcalloc(trials, sizeof(double));
+		t[k].runs = fl_xcalloc(sc->trials, sizeof(double));
+		t[k].tested = fl_xcalloc(sc->trials, sizeof(double));
 	}
-	for (int i = 0; i < trials; i++) {
-		struct history h = {.n = n, .step = step, .noise = nz};
+	for (int i = 0; i < sc->trials; i++) {
+		struct history h = {.sc = sc};
+		struct fl_bisect_result r;
 		uint64_t hs = seed * 7919 + i;
 
 		h.skip = fl_xcalloc(n, 1);
-		h.culprit = step > 0 ? 1 + fl_rand_next(&hs) % (n - 1) : n;
-		for (size_t c = 1; skips && c + 1 < n; c++)
-			h.skip[c] = fl_rand_uniform(&hs) < 0.10;
+		h.culprit = sc->step > 0 ? 1 + fl_rand_next(&hs) % (n - 1) : n;
+		for (size_t c = 1; c + 1 < n; c++)
+			h.skip[c] = sc->skip > 0 && fl_rand_uniform(&hs) < sc->skip;
+		/* then no one can name it alone: the answer is a range */
+		beside_skip += h.culprit < n && (h.skip[h.culprit - 1] || h.skip[h.culprit]);
+		if (sc->only >= 0 && i != sc->only)
+			continue;
 		for (int k = 0; k < 3; k++) {
 			struct outcome o;
+			int right;
 
 			h.rng = hs + 17 * k;
 			h.runs = 0;
-			o = k == 0 ? engine(&h) : baseline(&h, k == 1 ? 1 : 10);
-			tally_add(&t[k], &h, o);
+			o = k == 0 ? engine(&h, &r) : baseline(&h, k == 1 ? 1 : 10);
+			for (int p = 0; k == 0 && p < 3; p++)
+				phase_runs[p] += h.phase_runs[p];
+			right = tally_add(&t[k], &h, o);
+			if (k == 0 && (sc->only >= 0 ||
+				       (sc->verbose && !right && (sc->step > 0 || o.kind == 0))))
+				printf("    trial %d: culprit %zu, engine %s %zu..%zu p=%.3f "
+				       "runs %zu commits %zu\n",
+				       i, h.culprit, fl_bisect_kind_name(r.kind), r.first, r.last,
+				       r.confidence, r.runs, r.commits_tested);
 		}
 		free(h.skip);
 	}
-	printf("n=%-4zu %-6s step=%s%s  (%d trials; runs and commits: median / p90)\n", n,
-	       noise_names[nz],
-	       step > 0 ? (step == 1   ? "1sd"
-			   : step == 2 ? "2sd"
-				       : "4sd")
-			: "null",
-	       skips ? " skip10%" : "", trials);
+	printf("n=%-4zu %-6s step=", n, noise_names[sc->noise]);
+	if (sc->step > 0)
+		printf("%gsd", sc->step);
+	else
+		printf("null");
+	if (sc->skip > 0)
+		printf(" skip%g%%", 100 * sc->skip);
+	if (sc->per_run > 1)
+		printf(" %zu/run (%g%% between runs)", sc->per_run, 100 * sc->between);
+	printf("  (%d trials; runs and commits: median / p90)\n", sc->trials);
+	if (sc->skip > 0 && sc->step > 0)
+		printf("  the culprit is next to an untestable commit in %.1f%% of trials\n",
+		       100.0 * beside_skip / sc->trials);
+	if (sc->only >= 0)
+		return;
 	for (int k = 0; k < 3; k++) {
-		tally_print(who[k], &t[k], step == 0);
+		tally_print(who[k], &t[k], sc->step == 0);
 		free(t[k].runs);
 		free(t[k].tested);
 	}
+	printf("  engine runs by phase (mean): confirm %.1f, search %.1f, verify %.1f\n",
+	       (double)phase_runs[0] / sc->trials, (double)phase_runs[1] / sc->trials,
+	       (double)phase_runs[2] / sc->trials);
+	fflush(stdout);
+}
+
+/* A 2-sd step and a null history of the same kind. */
+static void step_and_null(struct scenario *sc)
+{
+	sc->step = 2;
+	scenario(sc);
+	sc->step = 0;
+	scenario(sc);
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: bisect-sim [-t TRIALS] [-v] [-n N [-z gauss|t3|outl|skew] "
+			"[-s STEP] [-k SKIP] [-r PER_RUN] [-c BETWEEN] [-m MIN_CHANGE_PCT]]\n");
+	return 2;
 }
 
 int main(int argc, char **argv)
 {
 	static const size_t sizes[] = {32, 256, 1024};
 	static const double steps[] = {1, 2, 4, 0};
-	int trials = argc > 1 ? atoi(argv[1]) : 200;
+	struct scenario sc = {.noise = GAUSS,
+			      .step = 2,
+			      .per_run = 1,
+			      .between = 0.8,
+			      .min_change = 0.005,
+			      .trials = 200,
+			      .only = -1};
+	int c;
 
-	if (trials < 1) {
-		fprintf(stderr, "usage: bisect-sim [TRIALS]\n");
-		return 2;
+	while ((c = getopt(argc, argv, "t:vn:z:s:k:r:c:m:T:")) != -1) {
+		if (c == 't')
+			sc.trials = atoi(optarg);
+		else if (c == 'T')
+			sc.only = atoi(optarg);
+		else if (c == 'v')
+			sc.verbose = 1;
+		else if (c == 'n')
+			sc.n = strtoul(optarg, NULL, 10);
+		else if (c == 'z') {
+			for (sc.noise = GAUSS; sc.noise <= SKEW; sc.noise++)
+				if (!strncmp(optarg, noise_names[sc.noise], strlen(optarg)))
+					break;
+			if (sc.noise > SKEW)
+				return usage();
+		} else if (c == 's')
+			sc.step = atof(optarg);
+		else if (c == 'k')
+			sc.skip = atof(optarg);
+		else if (c == 'r')
+			sc.per_run = strtoul(optarg, NULL, 10);
+		else if (c == 'c')
+			sc.between = atof(optarg);
+		else if (c == 'm')
+			sc.min_change = atof(optarg) / 100;
+		else
+			return usage();
+	}
+	if (optind < argc && sc.trials == 200) /* the old form: bisect-sim TRIALS */
+		sc.trials = atoi(argv[optind++]);
+	if (sc.trials < 1 || optind < argc || sc.per_run < 1 || sc.per_run > 64 || sc.between < 0 ||
+	    sc.between > 1 || (sc.n && sc.n < 2) || sc.min_change <= 0)
+		return usage();
+	if (sc.per_run == 1)
+		sc.between = 1;
+	if (sc.n) {
+		scenario(&sc);
+		return 0;
 	}
 	for (size_t s = 0; s < 3; s++) {
+		sc.n = sizes[s];
 		for (int nz = GAUSS; nz <= OUTLIERS; nz++)
-			for (size_t k = 0; k < 4; k++)
-				scenario(sizes[s], nz, steps[k], 0, trials);
-		scenario(sizes[s], GAUSS, 2, 1, trials);
-		scenario(sizes[s], GAUSS, 0, 1, trials);
+			for (size_t k = 0; k < 4; k++) {
+				sc.noise = nz;
+				sc.step = steps[k];
+				scenario(&sc);
+			}
+		sc.noise = GAUSS;
+		sc.skip = 0.1;
+		step_and_null(&sc);
+		sc.skip = 0;
+		sc.per_run = 5;
+		sc.between = 0.8;
+		step_and_null(&sc);
+		sc.per_run = 1;
+		sc.between = 1;
 	}
 	return 0;
 }

@@ -4,15 +4,32 @@
  *
  * Commits are indices 0..n-1 in first-parent order, 0 the known good (older)
  * end, n-1 the known bad end. The engine asks a callback for samples of one
- * commit at a time (one call is one run of the benchmark) and keeps a
- * posterior over the culprit position c (commits >= c are bad): each sample
- * is weighed by its likelihood under the good and the bad distribution,
- * Student t with 4 degrees of freedom around the end points' medians, so
- * outliers and heavy tails do not flip a decision. It always tests the
- * commit whose good/bad outcome is least certain (the posterior median, the
- * most informative single test), stops when one candidate holds the
- * required confidence, and verifies it against its parent with fresh
- * samples before reporting.
+ * commit at a time. One call is one run of the benchmark (one boot); the
+ * samples of one run share that run's state, so the run, summarised by the
+ * 20% trimmed mean of its samples, is the unit of evidence, and its
+ * variance is the variance between runs plus the within-run variance over
+ * its sample count.
+ *
+ * 1. Confirm: the ends are compared by a one-sided group-sequential
+ *    Mann-Whitney test (looks at init_samples runs per end and half as many
+ *    more each time up to max_end_samples, alpha split over the looks); a
+ *    bad end not worse by min_change is "no regression".
+ * 2. Search: a posterior over the culprit position with Student t noise
+ *    (4 degrees of freedom, the scale fitted by maximum likelihood to the
+ *    commits classified on either side) in which the centres of the good
+ *    and the bad side are integrated out for every split, not plugged in.
+ *    The next run goes where it is expected to tell the most about the
+ *    culprit position (mutual information): usually the posterior median,
+ *    sometimes an end point or a commit run before, whose class centre is
+ *    what separates two positions.
+ * 3. Verify: once one block holds the confidence, fresh runs of its last
+ *    commit and of the commit below it, in a one-sided group-sequential
+ *    Mann-Whitney test at verify_alpha: a candidate that is not the culprit
+ *    passes with probability at most verify_alpha whatever the noise's
+ *    shape, so the answer's error is about (1 - confidence) * verify_alpha.
+ *    On a history without a regression a culprit needs both a false
+ *    confirmation and a false verification: at most alpha * verify_alpha *
+ *    max_verify_fails.
  *
  * The engine is deterministic given the samples it receives, so a recorded
  * sequence of steps can be replayed (fl_bisect_replay) to resume after a
@@ -29,6 +46,8 @@
  * engine frees them) and negative FL_E* errors, which abort the bisection. */
 #define FL_BISECT_SKIP 1 /* the commit cannot be tested: build or boot failure */
 
+/* One run of commit idx: *n samples of it in *v (per-second samples of one
+ * boot, say). */
 typedef int (*fl_bisect_sample_fn)(void *ctx, size_t idx, double **v, size_t *n);
 
 enum fl_bisect_phase { FL_PHASE_CONFIRM, FL_PHASE_SEARCH, FL_PHASE_VERIFY };
@@ -42,7 +61,7 @@ struct fl_bisect_step {
 	size_t n;
 	int skipped;
 	const char *verdict; /* "good", "bad", "skip", or "" while confirming */
-	double confidence;   /* mass of the best candidate after this step */
+	double confidence;   /* mass of the best block after this step */
 	size_t best;	     /* that candidate's first position */
 	size_t left;	     /* positions in the smallest set holding the target confidence */
 };
@@ -55,18 +74,17 @@ struct fl_bisect_opts {
 	double min_change;	 /* fraction of the good median, e.g. 0.05 */
 	double confidence;	 /* posterior mass to stop at, default 0.95 */
 	size_t max_runs;	 /* budget in callback calls, replayed ones included */
-	double alpha;		 /* significance of the end point and verify tests */
-	size_t init_samples;	 /* samples at each end before the first comparison */
-	size_t max_end_samples;	 /* at most this many per end (and per verify side) */
-	size_t max_verify_fails; /* give up after this many refuted candidates */
-	/* The verification of a candidate that already holds the confidence is a
-	 * check against a wrong noise model, not the whole evidence: it may use a
-	 * looser level and start from fewer fresh samples per side. */
+	double alpha;		 /* chance the confirmation calls equal ends different */
+	size_t init_samples;	 /* runs at each end before the first comparison */
+	size_t max_end_samples;	 /* at most this many runs per end (and per verify side) */
+	size_t max_verify_fails; /* give up after this many verifications that failed */
+	/* chance a verification passes a commit that equals its parent, and its
+	 * first look (raised to the first size at which the test can pass) */
 	double verify_alpha;
 	size_t verify_samples;
 };
 
-/* Defaults: higher-better, 5%, 0.95, 200 runs, alpha 0.01, 8, 40, 3, 0.05, 5. */
+/* Defaults: higher-better, 5%, 0.95, 200 runs, alpha 0.05, 8, 40, 3, 0.05, 5. */
 void fl_bisect_opts_init(struct fl_bisect_opts *o);
 
 enum fl_bisect_kind {
@@ -81,8 +99,10 @@ struct fl_bisect_result {
 	enum fl_bisect_kind kind;
 	size_t first, last; /* culprit: first == last */
 	double confidence;
-	double
-	    change_pct; /* good -> bad end points (verified pair for a culprit), positive worse */
+	/* good -> bad in percent, positive worse: for a culprit or range the
+	 * step between the model's good and bad centres (all classified runs),
+	 * otherwise the end points' Hodges-Lehmann shift */
+	double change_pct;
 	size_t runs, commits_tested;
 };
 

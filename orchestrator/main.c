@@ -17,7 +17,8 @@ const char *fl_opt_config = "faultline.yaml";
 static const struct fl_command commands[] = {
 	{"bisect", cmd_bisect,
 	 "bisect run [--repo DIR] --good REV --bad REV [--direction higher|lower] "
-	 "[--min-change PCT] [--confidence P] [--max-runs N] [--json] [--db PATH] -- CMD [ARGS...]",
+	 "[--min-change PCT] [--confidence P] [--max-runs N] [--timeout SECONDS] [--json] "
+	 "[--db PATH] -- CMD [ARGS...]",
 	 "find the commit that made a noisy benchmark slower"},
 	{"build", cmd_build, "build [--config F] [--tree T] --rev REV [--kernel K]",
 	 "build a kernel, or find it in the artifact cache; prints the artifact directory"},

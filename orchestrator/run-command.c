@@ -29,20 +29,24 @@ static int64_t now_ms(void)
 /* In the child: never returns. Reports an exec failure's errno through errfd. */
 static void child_exec(const struct fl_child *c, int outfd, int errfd)
 {
-	int e;
+	int e, null = open("/dev/null", O_RDWR);
 
 	setpgid(0, 0);
-	if (dup2(outfd, 1) < 0)
+	/* stdin is /dev/null: in its own process group, a child reading the
+	 * terminal would be stopped */
+	if (null < 0 || dup2(null, 0) < 0 || dup2(outfd, 1) < 0)
 		goto fail;
 	if (c->err_path) {
-		int fd = open(c->err_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+		int fd = open(c->err_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 
 		if (fd < 0 || dup2(fd, 2) < 0)
 			goto fail;
 		close(fd);
-	} else if (dup2(outfd, 2) < 0) {
+	} else if (dup2(c->err == FL_ERR_MERGED ? outfd : c->err == FL_ERR_NULL ? null : 2, 2) < 0) {
 		goto fail;
 	}
+	if (null > 2)
+		close(null);
 	close(outfd);
 	if (c->dir && chdir(c->dir))
 		goto fail;
@@ -79,9 +83,14 @@ static void reader_feed(struct reader *rd, const char *p, size_t n)
 	}
 }
 
-/* Reads until EOF or the deadline; returns FL_ETIMEOUT at the deadline. */
-static int pump(struct reader *rd, int fd, int64_t deadline)
+#define CANCEL_GRACE_MS 5000
+
+/* Reads until EOF or the deadline; returns FL_ETIMEOUT at the deadline. A
+ * raised cancel flag sends the group SIGTERM, and SIGKILL after a grace. */
+static int pump(struct reader *rd, int fd, pid_t pid, int64_t deadline)
 {
+	const volatile sig_atomic_t *cancel = rd->c->cancel;
+	int64_t kill_at = 0;
 	char chunk[8192];
 
 	for (;;) {
@@ -89,6 +98,14 @@ static int pump(struct reader *rd, int fd, int64_t deadline)
 		int wait = -1;
 		ssize_t n;
 
+		if (cancel && *cancel && !kill_at) {
+			kill(-pid, SIGTERM);
+			kill_at = now_ms() + CANCEL_GRACE_MS;
+		}
+		if (kill_at && now_ms() >= kill_at) {
+			kill(-pid, SIGKILL);
+			return 0; /* what survives in the group may hold the pipe open */
+		}
 		if (deadline) {
 			int64_t left = deadline - now_ms();
 
@@ -96,6 +113,9 @@ static int pump(struct reader *rd, int fd, int64_t deadline)
 				return FL_ETIMEOUT;
 			wait = left > 1000 ? 1000 : (int)left;
 		}
+		/* a signal can raise the flag just before poll: look again soon */
+		if (cancel && (wait < 0 || wait > 200))
+			wait = 200;
 		if (poll(&pfd, 1, wait) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -154,9 +174,10 @@ int fl_run_command(const struct fl_child *c, int *status)
 	}
 	if (!pid)
 		child_exec(c, out[1], err[1]);
+	setpgid(pid, pid); /* as the child does: a kill(-pid) right away must find the group */
 	close(out[1]);
 	close(err[1]);
-	r = pump(&rd, out[0], c->timeout_ms ? now_ms() + c->timeout_ms : 0);
+	r = pump(&rd, out[0], pid, c->timeout_ms ? now_ms() + c->timeout_ms : 0);
 	if (r == FL_ETIMEOUT) {
 		kill(-pid, SIGKILL);
 		fl_error_set(FL_ETIMEOUT, "'%s' timed out after %lld ms", c->argv[0],

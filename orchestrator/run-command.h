@@ -1,31 +1,46 @@
 /*
  * run-command.h - running a program the way every stage needs it (git's
  * run-command in spirit): an argv, environment additions, a working
- * directory, standard output and error together into a file and/or a line
- * callback (or standard error apart, into its own file), and a timeout that
- * kills the whole process group.
+ * directory, standard output (and error, unless told otherwise) into a file
+ * and/or a line callback, a timeout that kills the whole process group, and
+ * a cancel flag a signal handler can raise.
  */
 #ifndef FL_RUN_COMMAND_H
 #define FL_RUN_COMMAND_H
 
+#include <signal.h>
 #include <stdint.h>
 
+/* Where the child's standard error goes. */
+enum fl_child_err {
+	FL_ERR_MERGED = 0, /* with standard output, to out_path and on_line */
+	FL_ERR_OURS,	   /* to our standard error, as it is */
+	FL_ERR_NULL,	   /* nowhere */
+};
+
+/* The child runs in its own process group with /dev/null as standard input. */
 struct fl_child {
 	const char *const *argv; /* argv[0] is looked up in PATH */
 	const char *const *env;	 /* "NAME=value" added to the environment, NULL-terminated */
 	const char *dir;	 /* working directory, NULL for ours */
 	const char *out_path;	 /* stdout+stderr appended here; NULL: not kept */
-	const char *err_path;	 /* set: stderr appended here instead, apart from stdout */
+	const char *err_path;	 /* set: stderr appended here, apart from stdout (err ignored) */
 	/* each line of stdout+stderr, without its newline, while the child runs */
 	void (*on_line)(void *data, const char *line);
 	void *data;
 	int64_t timeout_ms; /* 0: none */
+	enum fl_child_err err;
+	/* When *cancel becomes non-zero (say, set by a SIGINT handler), the
+	 * child's process group gets SIGTERM, and SIGKILL 5 s later if it is
+	 * still there; fl_run_command then returns as usual with its status. */
+	const volatile sig_atomic_t *cancel;
 };
 
 /*
  * Runs the child to the end. Returns 0 with *status = its exit code (128 +
- * signal when killed by one), FL_ENOTFOUND when the program cannot be run,
- * FL_ETIMEOUT after killing it at the timeout, FL_EIO for our own trouble.
+ * signal when killed by one, cancelled ones too), FL_ENOTFOUND when the
+ * program cannot be run, FL_ETIMEOUT after killing it at the timeout, FL_EIO
+ * for our own trouble.
  */
 int fl_run_command(const struct fl_child *c, int *status);
 

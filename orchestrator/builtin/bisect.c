@@ -13,18 +13,18 @@
 #include "../builtin.h"
 #include "../error.h"
 #include "../log.h"
+#include "../run-command.h"
 #include "../store-bisect.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #define MAX_ATTEMPTS 3 /* a failing run is retried this many times in all */
@@ -55,81 +55,45 @@ struct bisect_ctx {
 	char **shas;
 	size_t n;
 	char **cmd;
-	size_t current; /* the commit checked out in wt, n when unknown */
-	fl_store *st;	/* --db: every step is recorded here */
+	size_t current;	    /* the commit checked out in wt, n when unknown */
+	int64_t timeout_ms; /* --timeout: a longer run of CMD is killed and failed */
+	fl_store *st;	    /* --db: every step is recorded here */
 	int64_t id;
 	size_t replayed;
 };
 
-/*
- * Runs argv in cwd (NULL: ours) with FAULTLINE_COMMIT=commit when given;
- * standard output is captured into out, standard error passes through
- * unless quiet. Returns the exit status, 128+signal, or -1 on exec trouble.
- */
-static int run_capture(char **argv, const char *cwd, const char *commit, fl_buf *out, int quiet)
+static void add_line(void *data, const char *line)
 {
-	int fd[2], status;
-	char chunk[4096];
-	ssize_t got;
-	pid_t pid;
-
-	if (pipe(fd))
-		return -1;
-	pid = fork();
-	if (pid < 0) {
-		close(fd[0]);
-		close(fd[1]);
-		return -1;
-	}
-	if (!pid) {
-		dup2(fd[1], 1);
-		close(fd[0]);
-		close(fd[1]);
-		if (quiet) {
-			int null = open("/dev/null", O_WRONLY);
-
-			if (null >= 0)
-				dup2(null, 2);
-		}
-		if ((cwd && chdir(cwd)) || (commit && setenv("FAULTLINE_COMMIT", commit, 1)))
-			_exit(127);
-		execvp(argv[0], argv);
-		fprintf(stderr, "faultline: cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	close(fd[1]);
-	while ((got = read(fd[0], chunk, sizeof(chunk))) > 0 || (got < 0 && errno == EINTR))
-		if (got > 0 && out)
-			fl_buf_add(out, chunk, (size_t)got);
-	close(fd[0]);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
+	fl_buf_addf(data, "%s\n", line);
 }
 
-/* git -C repo ARGS..., output trimmed of its last newline; 0 or FL_ENOTFOUND. */
-static int git(const char *repo, fl_buf *out, const char *a1, const char *a2, const char *a3,
-	       const char *a4)
+/* git -C repo ARGS... (NULL-terminated), its standard output (trimmed of
+ * the last newline) in out, its standard error discarded; 0 or FL_ENOTFOUND. */
+static int git(const char *repo, fl_buf *out, ...)
 {
-	char *argv[] = {"git",	    "-C",	(char *)repo, (char *)a1,
-			(char *)a2, (char *)a3, (char *)a4,   NULL};
-	int r;
+	const char *argv[12] = {"git", "-C", repo};
+	struct fl_child c = {.argv = argv, .on_line = add_line, .data = out, .err = FL_ERR_NULL};
+	size_t k = 3;
+	va_list ap;
+	int st, r;
 
+	va_start(ap, out);
+	while (k + 1 < sizeof(argv) / sizeof(*argv) && (argv[k] = va_arg(ap, const char *)))
+		k++;
+	va_end(ap);
+	argv[k] = NULL;
 	fl_buf_reset(out);
-	r = run_capture(argv, NULL, NULL, out, 1);
+	r = fl_run_command(&c, &st);
 	while (out->len && out->ptr[out->len - 1] == '\n')
 		out->ptr[--out->len] = '\0';
-	return r ? FL_ENOTFOUND : 0;
+	return r || st ? FL_ENOTFOUND : 0;
 }
 
 static int resolve(const char *repo, const char *rev, char **sha)
 {
 	fl_buf out = FL_BUF_INIT;
 	char *spec = fl_xasprintf("%s^{commit}", rev);
-	int r = git(repo, &out, "rev-parse", "--verify", "--quiet", spec);
+	int r = git(repo, &out, "rev-parse", "--verify", "--quiet", spec, NULL);
 
 	free(spec);
 	if (r || out.len != 40) {
@@ -200,30 +164,57 @@ static size_t parse_samples(char *text, double **v)
 	return n;
 }
 
+/* One run of CMD in the worktree: its standard output in out, its standard
+ * error passed through; *st its exit status. A run that cannot be started
+ * or that timed out is a failed run (*why says how); a signal stops it. */
+static int run_cmd(struct bisect_ctx *bc, const char *sha, fl_buf *out, int *st, char **why)
+{
+	char *env_commit = fl_xasprintf("FAULTLINE_COMMIT=%s", sha);
+	const char *env[] = {env_commit, NULL};
+	struct fl_child c = {.argv = (const char *const *)bc->cmd,
+			     .env = env,
+			     .dir = bc->wt,
+			     .on_line = add_line,
+			     .data = out,
+			     .timeout_ms = bc->timeout_ms,
+			     .err = FL_ERR_OURS,
+			     .cancel = &interrupted};
+	int r = fl_run_command(&c, st);
+
+	free(env_commit);
+	*why = NULL;
+	if (r == FL_ENOTFOUND || r == FL_ETIMEOUT) {
+		*why = fl_xstrdup(fl_error_last());
+		*st = -1;
+		r = 0;
+	}
+	if (!r && interrupted)
+		r = fl_error_set(FL_EIO, "interrupted by signal %d", (int)interrupted);
+	return r;
+}
+
 static int sample_commit(void *ctx, size_t idx, double **v, size_t *n)
 {
 	struct bisect_ctx *bc = ctx;
 	const char *sha = bc->shas[idx];
 	fl_buf out = FL_BUF_INIT;
-	char *co[] = {"git",	  "-C",	     bc->wt,	  "checkout", "--quiet",
-		      "--detach", "--force", (char *)sha, NULL};
-	int st;
+	int st, r = 0;
 
 	*v = NULL;
 	*n = 0;
 	if (interrupted)
 		return fl_error_set(FL_EIO, "interrupted by signal %d", (int)interrupted);
 	/* the engine often asks for the same commit again: keep the checkout */
-	if (bc->current != idx && run_capture(co, NULL, NULL, NULL, 1))
+	if (bc->current != idx &&
+	    git(bc->wt, &out, "checkout", "--quiet", "--detach", "--force", sha, NULL))
 		return fl_error_set(FL_EIO, "%s: cannot check out %.12s", bc->wt, sha);
 	bc->current = idx;
 	for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+		char *why;
+
 		fl_buf_reset(&out);
-		st = run_capture(bc->cmd, bc->wt, sha, &out, 0);
-		if (interrupted) {
-			fl_buf_free(&out);
-			return fl_error_set(FL_EIO, "interrupted by signal %d", (int)interrupted);
-		}
+		if ((r = run_cmd(bc, sha, &out, &st, &why)))
+			break;
 		if (st == 125) {
 			fl_info("bisect: %.7s cannot be tested (exit 125), skipping", sha);
 			break;
@@ -233,10 +224,20 @@ static int sample_commit(void *ctx, size_t idx, double **v, size_t *n)
 		free(*v);
 		*v = NULL;
 		*n = 0;
-		fl_info("bisect: %.7s run %d of %d failed (%s %d)", sha, attempt, MAX_ATTEMPTS,
-			st ? "exit" : "no samples, exit", st);
+		if (why)
+			fl_info("bisect: %.7s run %d of %d failed (%s)", sha, attempt, MAX_ATTEMPTS,
+				why);
+		else
+			fl_info("bisect: %.7s run %d of %d failed (%s %d)", sha, attempt,
+				MAX_ATTEMPTS, st ? "exit" : "no samples, exit", st);
+		free(why);
 	}
 	fl_buf_free(&out);
+	if (r) {
+		free(*v);
+		*v = NULL;
+		return r;
+	}
 	return *n ? 0 : FL_BISECT_SKIP;
 }
 
@@ -278,7 +279,7 @@ static char *subject(const char *repo, const char *sha)
 {
 	fl_buf out = FL_BUF_INIT;
 
-	git(repo, &out, "log", "-1", "--format=%s", sha);
+	git(repo, &out, "log", "-1", "--format=%s", sha, NULL);
 	return fl_buf_detach(&out);
 }
 
@@ -324,6 +325,7 @@ static void print_result(struct bisect_ctx *bc, const struct fl_bisect_result *r
 struct run_opts {
 	const char *repo, *good, *bad, *db;
 	struct fl_bisect_opts bo;
+	double timeout;
 	int json;
 };
 
@@ -339,6 +341,7 @@ static int parse_args(int argc, char **argv, struct run_opts *ro)
 	    {"max-runs", required_argument, NULL, 'n'},
 	    {"json", no_argument, NULL, 'j'},
 	    {"db", required_argument, NULL, 'D'},
+	    {"timeout", required_argument, NULL, 't'},
 	    {NULL, 0, NULL, 0},
 	};
 	char *end;
@@ -368,6 +371,8 @@ static int parse_args(int argc, char **argv, struct run_opts *ro)
 			ro->bo.confidence = strtod(optarg, &end);
 		else if (c == 'n')
 			ro->bo.max_runs = strtoul(optarg, &end, 10);
+		else if (c == 't')
+			ro->timeout = strtod(optarg, &end);
 		else
 			return -1;
 		if (end && (*end || errno || end == optarg)) {
@@ -376,7 +381,7 @@ static int parse_args(int argc, char **argv, struct run_opts *ro)
 		}
 	}
 	if (!ro->good || !ro->bad || optind >= argc || ro->bo.min_change <= 0 ||
-	    ro->bo.confidence <= 0 || ro->bo.confidence >= 1 || !ro->bo.max_runs)
+	    ro->bo.confidence <= 0 || ro->bo.confidence >= 1 || !ro->bo.max_runs || ro->timeout < 0)
 		return -1;
 	return optind;
 }
@@ -394,11 +399,11 @@ static int make_worktree(struct bisect_ctx *bc, const char *good)
 				    strerror(errno));
 	}
 	rmdir(dir); /* git worktree add wants to create it */
-	r = git(bc->repo, &out, "worktree", "add", "--detach", dir);
+	r = git(bc->repo, &out, "worktree", "add", "--detach", dir, NULL);
 	if (!r) {
 		free(out.ptr);
 		out = (fl_buf)FL_BUF_INIT;
-		r = git(dir, &out, "checkout", "--quiet", "--detach", good);
+		r = git(dir, &out, "checkout", "--quiet", "--detach", good, NULL);
 	}
 	fl_buf_free(&out);
 	bc->wt = dir;
@@ -410,8 +415,8 @@ static void remove_worktree(struct bisect_ctx *bc)
 	fl_buf out = FL_BUF_INIT;
 
 	if (bc->wt) {
-		git(bc->repo, &out, "worktree", "remove", "--force", bc->wt);
-		git(bc->repo, &out, "worktree", "prune", NULL, NULL);
+		git(bc->repo, &out, "worktree", "remove", "--force", bc->wt, NULL);
+		git(bc->repo, &out, "worktree", "prune", NULL);
 	}
 	fl_buf_free(&out);
 	free(bc->wt);
@@ -483,6 +488,7 @@ static int bisect_run(int argc, char **argv)
 		return fl_usage("bisect");
 	bc.repo = ro.repo;
 	bc.cmd = argv + at;
+	bc.timeout_ms = (int64_t)(ro.timeout * 1000);
 	if (resolve(ro.repo, ro.good, &good) || resolve(ro.repo, ro.bad, &bad) ||
 	    first_parent_list(&bc, good, bad) || fl_bisect_new(&b, bc.n, &ro.bo)) {
 		fprintf(stderr, "faultline: %s\n", fl_error_last());

@@ -19,12 +19,18 @@ c12=$(git -C "$repo" rev-parse HEAD~8)
 
 cat >"$tmp/bench" <<'SH'
 #!/bin/sh
-# PER_RUN noisy samples (default 1) after a non-numeric line; logs the commit it saw
+# PER_RUN noisy samples (default 1) after a non-numeric line; logs the commit it saw.
+# SKIP=sha exits 125 there, HANG=sha sleeps there, and a number on stderr is no sample.
 echo "$FAULTLINE_COMMIT" >>"$BENCH_LOG"
 [ -n "${SKIP:-}" ] && [ "$FAULTLINE_COMMIT" = "$SKIP" ] && exit 125
+if [ -n "${HANG:-}" ] && [ "$FAULTLINE_COMMIT" = "$HANG" ]; then
+	echo $$ >>"$HANG_PIDS"
+	exec sleep 60
+fi
 base=100
 [ -f slow ] && base=90
 echo "warming up"
+echo 1000 >&2
 awk -v seed="$$$(date +%N)" -v base=$base -v n="${PER_RUN:-1}" 'BEGIN {
 	srand(seed % 2147483647)
 	for (i = 0; i < n; i++)
@@ -32,7 +38,8 @@ awk -v seed="$$$(date +%N)" -v base=$base -v n="${PER_RUN:-1}" 'BEGIN {
 }'
 SH
 chmod +x "$tmp/bench"
-export BENCH_LOG="$tmp/bench.log"
+export BENCH_LOG="$tmp/bench.log" HANG_PIDS="$tmp/hang.pids"
+: >"$HANG_PIDS"
 
 # the user's checkout: a dirty tree on a branch, which must be left alone
 echo local >"$repo/untracked"
@@ -63,6 +70,16 @@ PY
 
 expect_exit 0 "a skipped neighbour gives a range" env SKIP="$c12" "$FAULTLINE" bisect run --repo "$repo" --good HEAD~19 --bad HEAD -- "$tmp/bench"
 expect_grep "$tmp/out" "range $c12 $culprit" "the range is commit 12..13"
+
+# a run that hangs is killed at --timeout and counts as a failed run: commit 12
+# fails three times and is skipped, so the answer is the range 12..13
+expect_exit 0 "a hanging run is timed out" env HANG="$c12" "$FAULTLINE" bisect run --repo "$repo" --good HEAD~19 --bad HEAD --timeout 0.5 -- "$tmp/bench"
+expect_grep "$tmp/out" "range $c12 $culprit" "the timed-out commit is skipped"
+expect_grep "$tmp/err" "timed out after 500 ms" "says it timed out"
+alive=0
+for p in $(cat "$HANG_PIDS"); do kill -0 "$p" 2>/dev/null && alive=$((alive + 1)); done
+[ "$alive" = 0 ] && ok "no timed-out run is left running" || fail "no timed-out run is left running ($alive)"
+expect_exit 2 "a bad --timeout" "$FAULTLINE" bisect run --repo "$repo" --good HEAD~19 --bad HEAD --timeout -1 -- "$tmp/bench"
 
 expect_exit 1 "no regression between two fast commits" "$FAULTLINE" bisect run --repo "$repo" --good HEAD~19 --bad HEAD~9 -- "$tmp/bench"
 expect_grep "$tmp/out" "no-regression" "says no-regression"
@@ -113,6 +130,20 @@ got=$?
 expect_grep "$tmp/err" "interrupted by signal 15" "says it was interrupted"
 [ "$(git -C "$repo" worktree list | wc -l)" = 1 ] && ok "the worktree is removed on SIGTERM" ||
 	fail "the worktree is removed on SIGTERM"
+# SIGTERM while CMD hangs: the run is stopped (its process group gets SIGTERM), not waited for
+"$FAULTLINE" bisect run --repo "$repo" --good HEAD~19 --bad HEAD -- env HANG="$(git -C "$repo" rev-parse HEAD~19)" "$tmp/bench" \
+	>"$tmp/out" 2>"$tmp/err" &
+pid=$!
+sleep 1
+start=$(date +%s)
+kill -TERM "$pid"
+wait "$pid"
+got=$?
+[ "$got" = 4 ] && [ $(($(date +%s) - start)) -lt 10 ] && ok "SIGTERM stops a hanging run" ||
+	fail "SIGTERM stops a hanging run (exit $got after $(($(date +%s) - start)) s)"
+alive=0
+for p in $(cat "$HANG_PIDS"); do kill -0 "$p" 2>/dev/null && alive=$((alive + 1)); done
+[ "$alive" = 0 ] && ok "the hanging run is gone" || fail "the hanging run is gone ($alive)"
 expect_exit 0 "the interrupted bisection resumes" "$FAULTLINE" bisect run --repo "$repo" --good HEAD~19 --bad HEAD --db "$db2" -- "$tmp/bench"
 expect_grep "$tmp/err" "resuming bisection 1" "from its record"
 expect_grep "$tmp/out" "culprit $culprit" "and finds the culprit"

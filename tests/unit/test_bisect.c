@@ -2,7 +2,10 @@
  * test_bisect.c - properties of the bisection engine on small seeded
  * histories: it finds the culprit, reports a range around skipped commits,
  * stops at the budget, says "no regression" on flat histories, follows the
- * direction, and resumes from recorded steps without re-running them.
+ * direction, resumes from recorded steps without re-running them, treats
+ * the samples of one run as one run (they share the run's offset), bounds
+ * the false culprits of null histories by its error rates, and runs the end
+ * points again when that is what separates two positions.
  * Histories are Gaussian (splitmix64 + Box-Muller) around 100, sigma 1;
  * the culprit is placed by the test, so the expected answer is known.
  */
@@ -12,6 +15,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,14 +26,18 @@
 struct sim {
 	size_t culprit;
 	double step; /* in sigmas; bad commits are worse by this much */
+	/* per_run > 1: a run prints per_run samples, an offset of sd `between`
+	 * shared by the run plus independent noise of sd `within` each */
+	size_t per_run;
+	double between, within;
 	int lower_better;
 	const int *skip; /* skip[i]: commit i cannot be tested, may be NULL */
 	uint64_t rng;
 	size_t calls;
 	int fail;
 	/* a record of the steps, for the replay test */
-	size_t nrec, rec_idx[512];
-	double rec_v[512];
+	size_t nrec, rec_idx[512], rec_n[512];
+	double rec_v[512], rec_vv[512][8];
 	int rec_skip[512];
 };
 
@@ -43,6 +51,15 @@ static int sim_sample(void *ctx, size_t idx, double **v, size_t *n)
 		return fl_error_set(FL_EIO, "benchmark exploded");
 	if (s->skip && s->skip[idx])
 		return FL_BISECT_SKIP;
+	if (s->per_run > 1) {
+		double base = 100 + s->between * fl_rand_normal(&s->rng) - shift;
+
+		*v = fl_xmalloc(s->per_run * sizeof(double));
+		for (size_t k = 0; k < s->per_run; k++)
+			(*v)[k] = base + s->within * fl_rand_normal(&s->rng);
+		*n = s->per_run;
+		return 0;
+	}
 	*v = fl_xmalloc(sizeof(double));
 	(*v)[0] = 100 + fl_rand_normal(&s->rng) + (s->lower_better ? shift : -shift);
 	*n = 1;
@@ -57,19 +74,28 @@ static void sim_record(void *ctx, const struct fl_bisect_step *st)
 		s->rec_idx[s->nrec] = st->idx;
 		s->rec_skip[s->nrec] = st->skipped;
 		s->rec_v[s->nrec] = st->n ? st->v[0] : 0;
+		s->rec_n[s->nrec] = st->n < 8 ? st->n : 8;
+		for (size_t k = 0; k < s->rec_n[s->nrec]; k++)
+			s->rec_vv[s->nrec][k] = st->v[k];
 		s->nrec++;
 	}
+}
+
+static void run_with(struct sim *s, size_t n, const struct fl_bisect_opts *o,
+		     fl_bisect_sample_fn fn, struct fl_bisect_result *res)
+{
+	fl_bisect *b;
+
+	assert_int_equal(fl_bisect_new(&b, n, o), 0);
+	assert_int_equal(fl_bisect_run(b, fn, sim_record, s, res), 0);
+	assert_int_equal(res->runs, s->calls);
+	fl_bisect_free(b);
 }
 
 static void run(struct sim *s, size_t n, const struct fl_bisect_opts *o,
 		struct fl_bisect_result *res)
 {
-	fl_bisect *b;
-
-	assert_int_equal(fl_bisect_new(&b, n, o), 0);
-	assert_int_equal(fl_bisect_run(b, sim_sample, sim_record, s, res), 0);
-	assert_int_equal(res->runs, s->calls);
-	fl_bisect_free(b);
+	run_with(s, n, o, sim_sample, res);
 }
 
 static void test_finds_culprit(void **state)
@@ -221,12 +247,233 @@ static void test_resume(void **state)
 	assert_int_equal(resumed.runs, full.runs);
 }
 
+/*
+ * Five samples per run that share the run's offset (sd 1) and vary little
+ * within it (sd 0.2) are worth about one sample: an engine that counted them
+ * as five would be confident five times too fast. On null histories it must
+ * name no culprit, on 2-sigma steps the right one, on seeded histories.
+ */
+static void test_correlated_runs(void **state)
+{
+	struct fl_bisect_opts o;
+	struct fl_bisect_result res;
+	int named = 0;
+
+	(void)state;
+	fl_bisect_opts_init(&o);
+	o.min_change = 0.005;
+	for (uint64_t seed = 1; seed <= 40; seed++) {
+		struct sim s = {.step = 0,
+				.rng = seed,
+				.culprit = 48,
+				.per_run = 5,
+				.between = 1,
+				.within = 0.2};
+
+		run(&s, 48, &o, &res);
+		named += res.kind == FL_BISECT_CULPRIT || res.kind == FL_BISECT_RANGE;
+	}
+	assert_int_equal(named, 0);
+	for (uint64_t seed = 1; seed <= 20; seed++) {
+		struct sim s = {
+		    .step = 2, .rng = seed * 31, .per_run = 5, .between = 1, .within = 0.2};
+
+		s.culprit = 1 + (seed * 7919) % 47;
+		run(&s, 48, &o, &res);
+		assert_int_equal(res.kind, FL_BISECT_CULPRIT);
+		assert_int_equal(res.first, s.culprit);
+	}
+}
+
+/* Runs of different lengths: every third run prints 8 samples, the others
+ * one. The model weighs a long run's mean by its smaller variance. */
+static int mixed_sample(void *ctx, size_t idx, double **v, size_t *n)
+{
+	struct sim *s = ctx;
+	size_t k = s->calls % 3 == 0 ? 8 : 1;
+	double base = 100 + 0.5 * fl_rand_normal(&s->rng) - (idx >= s->culprit ? s->step : 0);
+
+	s->calls++;
+	*v = fl_xmalloc(k * sizeof(double));
+	for (size_t i = 0; i < k; i++)
+		(*v)[i] = base + 0.9 * fl_rand_normal(&s->rng);
+	*n = k;
+	return 0;
+}
+
+/* Ten seeded histories of n commits from proto (culprit and rng set per
+ * seed): every one must end with the right culprit. */
+static void expect_culprits(fl_bisect_sample_fn fn, size_t n, double min_change, struct sim proto)
+{
+	struct fl_bisect_opts o;
+	struct fl_bisect_result res;
+
+	fl_bisect_opts_init(&o);
+	o.min_change = min_change;
+	for (uint64_t seed = 1; seed <= 10; seed++) {
+		struct sim s = proto;
+
+		s.rng = seed * 101;
+		s.culprit = 1 + (seed * 37) % (n - 1);
+		run_with(&s, n, &o, fn, &res);
+		assert_int_equal(res.kind, FL_BISECT_CULPRIT);
+		assert_int_equal(res.first, s.culprit);
+		assert_true(res.change_pct > 0.6 * s.step && res.change_pct < 1.4 * s.step);
+	}
+}
+
+static void test_mixed_run_lengths(void **state)
+{
+	(void)state;
+	expect_culprits(mixed_sample, 40, 0.005, (struct sim){.step = 2});
+}
+
+/*
+ * A null history that gets past the confirmation (alpha 0.4: the ends differ
+ * by chance four times in ten) can only end with a culprit when a
+ * verification passes a commit that equals its parent: at most verify_alpha
+ * per verification, at most max_verify_fails of them. Over 300 seeds that
+ * bounds the culprits named by 0.4 * 3 * 0.05 = 6%, 18 of 300, whatever
+ * the posterior believed.
+ */
+static void test_null_false_culprits(void **state)
+{
+	struct fl_bisect_opts o;
+	struct fl_bisect_result res;
+	int named = 0, searched = 0;
+
+	(void)state;
+	fl_bisect_opts_init(&o);
+	o.min_change = 0.0001;
+	o.alpha = 0.4;
+	for (uint64_t seed = 1; seed <= 300; seed++) {
+		struct sim s = {.step = 0, .rng = seed * 7, .culprit = 16};
+
+		run(&s, 16, &o, &res);
+		named += res.kind == FL_BISECT_CULPRIT || res.kind == FL_BISECT_RANGE;
+		searched += res.runs > 2 * o.max_end_samples || res.kind != FL_BISECT_NO_REGRESSION;
+	}
+	assert_true(searched > 30); /* the confirmation did let many through */
+	assert_true(named <= 18);
+}
+
+/*
+ * The good end's first eight runs happen to read high (101.85 where the
+ * good commits read 100): commits 1 and 2 (100) then sit half way between
+ * the ends (bad reads 98.15), and more runs of them cannot tell whether
+ * they are good. More runs of the good end can, and the engine must find
+ * that out rather than run commit 2 until the budget is gone. Noise sd 0.3.
+ */
+static int biased_end_sample(void *ctx, size_t idx, double **v, size_t *n)
+{
+	struct sim *s = ctx;
+	double centre = idx >= s->culprit ? 98.15 : idx == 0 && s->calls < 16 ? 101.85 : 100;
+
+	s->calls++;
+	*v = fl_xmalloc(sizeof(double));
+	(*v)[0] = centre + 0.3 * fl_rand_normal(&s->rng);
+	*n = 1;
+	return 0;
+}
+
+/* nrec counts the runs of an end point while searching */
+static void count_end_runs(void *ctx, const struct fl_bisect_step *st)
+{
+	struct sim *s = ctx;
+
+	if (st->phase == FL_PHASE_SEARCH && (st->idx == 0 || st->idx == 3))
+		s->nrec++;
+}
+
+static void test_informative_end_runs(void **state)
+{
+	struct fl_bisect_opts o;
+	struct fl_bisect_result res;
+	struct sim s = {.rng = 3, .culprit = 3};
+	fl_bisect *b;
+
+	(void)state;
+	fl_bisect_opts_init(&o);
+	o.min_change = 0.005;
+	assert_int_equal(fl_bisect_new(&b, 4, &o), 0);
+	assert_int_equal(fl_bisect_run(b, biased_end_sample, count_end_runs, &s, &res), 0);
+	fl_bisect_free(b);
+	assert_int_equal(res.kind, FL_BISECT_CULPRIT);
+	assert_int_equal(res.first, 3);
+	assert_true(s.nrec > 0); /* an end point was run again while searching */
+	assert_true(res.runs < 100);
+}
+
+/* Benchmarks that print the same number every time (counted events), or
+ * whole numbers with noise: many ties, a MAD of 0, and still the culprit. */
+static int quantised_sample(void *ctx, size_t idx, double **v, size_t *n)
+{
+	struct sim *s = ctx;
+	double x = 100 - (idx >= s->culprit ? s->step : 0);
+
+	s->calls++;
+	*v = fl_xmalloc(sizeof(double));
+	(*v)[0] = s->within > 0 ? round(x + s->within * fl_rand_normal(&s->rng)) : x;
+	*n = 1;
+	return 0;
+}
+
+static void test_quantised(void **state)
+{
+	(void)state;
+	/* exact values, then whole numbers with noise of sd 1.5; a step of 5 */
+	expect_culprits(quantised_sample, 30, 0.01, (struct sim){.step = 5});
+	expect_culprits(quantised_sample, 30, 0.01, (struct sim){.step = 5, .within = 1.5});
+}
+
+/* Resuming works with runs of several samples too: replaying the first
+ * half of a recorded bisection gives the same answer with the same runs. */
+static void test_resume_multi(void **state)
+{
+	struct fl_bisect_opts o;
+	struct fl_bisect_result full, resumed;
+	struct sim s = {
+	    .step = 2, .rng = 5, .culprit = 9, .per_run = 3, .between = 1, .within = 0.3};
+	struct sim s2 = s;
+	size_t keep;
+	fl_bisect *b;
+
+	(void)state;
+	fl_bisect_opts_init(&o);
+	o.min_change = 0.005;
+	run(&s, 20, &o, &full);
+	assert_int_equal(full.kind, FL_BISECT_CULPRIT);
+	assert_int_equal(full.first, 9);
+	keep = s.nrec / 2;
+	for (size_t i = 0; i < keep * (1 + s.per_run); i++)
+		fl_rand_normal(&s2.rng);
+	assert_int_equal(fl_bisect_new(&b, 20, &o), 0);
+	for (size_t i = 0; i < keep; i++)
+		fl_bisect_replay(b, s.rec_idx[i], s.rec_vv[i], s.rec_n[i], s.rec_skip[i]);
+	assert_int_equal(fl_bisect_run(b, sim_sample, NULL, &s2, &resumed), 0);
+	fl_bisect_free(b);
+	assert_int_equal(s2.calls, full.runs - keep);
+	assert_int_equal(resumed.kind, full.kind);
+	assert_int_equal(resumed.first, full.first);
+	assert_int_equal(resumed.runs, full.runs);
+	assert_true(resumed.confidence == full.confidence);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_finds_culprit), cmocka_unit_test(test_lower_better),
-	    cmocka_unit_test(test_skips),	  cmocka_unit_test(test_budget_and_null),
-	    cmocka_unit_test(test_errors),	  cmocka_unit_test(test_resume),
+	    cmocka_unit_test(test_finds_culprit),
+	    cmocka_unit_test(test_lower_better),
+	    cmocka_unit_test(test_skips),
+	    cmocka_unit_test(test_budget_and_null),
+	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_resume),
+	    cmocka_unit_test(test_correlated_runs),
+	    cmocka_unit_test(test_mixed_run_lengths),
+	    cmocka_unit_test(test_null_false_culprits),
+	    cmocka_unit_test(test_informative_end_runs),
+	    cmocka_unit_test(test_quantised),
+	    cmocka_unit_test(test_resume_multi),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

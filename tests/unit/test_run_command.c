@@ -1,7 +1,8 @@
 /*
  * test_run_command.c - the process helper: exit codes, lines to the
- * callback and the log, environment and directory, a missing program, and
- * a timeout that kills the child's children too.
+ * callback and the log, environment and directory, a missing program, a
+ * timeout that kills the child's children too, standard error kept apart
+ * or dropped, standard input from /dev/null, and cancelling by a flag.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "error.h"
@@ -88,12 +90,59 @@ static void test_timeout(void **state)
 	assert_non_null(strstr(fl_error_last(), "timed out after 300 ms"));
 }
 
+/* Standard error to nowhere or to ours, standard input from /dev/null. */
+static void test_stderr_stdin(void **state)
+{
+	const char *argv[] = {"sh", "-c", "echo out; echo err >&2; cat; echo done", NULL};
+	struct lines l = {0};
+	struct fl_child c = {.argv = argv, .on_line = count, .data = &l, .err = FL_ERR_NULL};
+	char path[] = "/tmp/fl-test-err-XXXXXX", buf[64] = "";
+	int status, fd = mkstemp(path), saved = dup(2);
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(fl_run_command(&c, &status), 0);
+	assert_int_equal(l.n, 2); /* out, done: no err, and cat read nothing */
+	assert_string_equal(l.last, "done");
+	/* FL_ERR_OURS: the child writes to our fd 2, here a file */
+	l = (struct lines){0};
+	c.err = FL_ERR_OURS;
+	dup2(fd, 2);
+	assert_int_equal(fl_run_command(&c, &status), 0);
+	dup2(saved, 2);
+	close(saved);
+	assert_int_equal(l.n, 2);
+	f = fopen(path, "r");
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	close(fd);
+	unlink(path);
+	assert_string_equal(buf, "err\n");
+}
+
+/* A raised cancel flag ends the child's whole group long before it would end. */
+static void test_cancel(void **state)
+{
+	const char *argv[] = {"sh", "-c", "sleep 30 & sleep 30", NULL};
+	volatile sig_atomic_t flag = 1;
+	struct fl_child c = {.argv = argv, .cancel = &flag};
+	time_t t0 = time(NULL);
+	int status;
+
+	(void)state;
+	assert_int_equal(fl_run_command(&c, &status), 0);
+	assert_int_equal(status, 128 + SIGTERM);
+	assert_true(time(NULL) - t0 < 10);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lines_env_dir),
 		cmocka_unit_test(test_status_missing),
 		cmocka_unit_test(test_timeout),
+		cmocka_unit_test(test_stderr_stdin),
+		cmocka_unit_test(test_cancel),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
