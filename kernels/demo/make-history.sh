@@ -16,7 +16,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 dest=${1:-$root/var/demo/linux}
-patches=$here/patches
+patches=${FL_DEMO_PATCHES:-$here/patches}	# another series: tests only
 say() { echo "demo history: $*" >&2; }
 die() { say "$*"; exit 1; }
 
