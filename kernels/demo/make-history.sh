@@ -26,7 +26,14 @@ count=$#
 series=$(cat "$@" | sha256sum | cut -c1-64)
 
 export GIT_COMMITTER_NAME="faultline demo" GIT_COMMITTER_EMAIL=demo@faultline.invalid
-git_() { git -C "$dest" "$@"; }
+# Nothing from the user's git configuration may change the commit ids.
+git_in() {
+	dir=$1
+	shift
+	git -C "$dir" -c commit.gpgSign=false -c tag.gpgSign=false \
+		-c core.hooksPath=/dev/null -c core.autocrlf=false "$@"
+}
+git_() { git_in "$dest" "$@"; }
 has_tag() { git_ rev-parse -q --verify "refs/tags/$1" >/dev/null 2>&1; }
 
 mkdir -p "$(dirname "$dest")"
@@ -48,8 +55,9 @@ else
 	tmp=$dest.new
 	rm -rf "$tmp"
 	sh "$root/tests/kernel/linux-repo.sh" --import-only "$tmp" || die "importing the sources failed"
+	# Tagged before it gets its name: a DEST without v6.1-fl0 is not ours.
 	GIT_COMMITTER_DATE="2022-12-11T14:15:00-0800" \
-		git -C "$tmp" tag -a -m "Linux 6.1 as Debian ships it (linux-source-6.1)" v6.1-fl0 HEAD
+		git_in "$tmp" tag -a -m "Linux 6.1 as Debian ships it (linux-source-6.1)" v6.1-fl0 HEAD
 	mv "$tmp" "$dest"
 	say "imported the sources as v6.1-fl0 in $(( $(date +%s) - start )) s"
 fi
