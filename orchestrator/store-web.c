@@ -560,8 +560,8 @@ int fl_web_job_runs(fl_store *st, fl_pool *p, int64_t parent_job, unsigned page,
 	if (fl_store_prepare(
 		st, &s,
 		"SELECT " RUN_COLS ", j.role" RUN_FROM "JOIN jobs j ON j.id = r.job_id "
-		"WHERE r.id IN (SELECT x.id FROM jobs k JOIN runs x ON x.job_id = k.id "
-		"WHERE k.parent_id = ?1 ORDER BY x.id DESC LIMIT ?2 OFFSET ?3) "
+		"WHERE r.id IN (SELECT x.id FROM runs x WHERE x.job_id IN (SELECT id FROM "
+		"jobs WHERE parent_id = ?1) ORDER BY +x.id DESC LIMIT ?2 OFFSET ?3) "
 		"ORDER BY r.id DESC"))
 		return FL_ESTORE;
 	sqlite3_bind_int64(s, 1, parent_job);

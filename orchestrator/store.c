@@ -286,12 +286,14 @@ static const char *const migrations[] = {
 	/*
 	 * 7: what the results pages read since the service and the run path
 	 * store it (store-web.c): a kernel's runs by runs.commit_id, a tag's
-	 * compare jobs and a regression's jobs by what they are about, tags by
-	 * name (revisions in URLs), and each bisection step's progress (commits
-	 * left, best candidate, phase) as the engine reported it.
+	 * compare jobs and a regression's jobs by what they are about, the jobs
+	 * in progress (a partial index, as runs_active), tags by name (revisions
+	 * in URLs), and each bisection step's progress (commits left, best
+	 * candidate, phase) as the engine reported it.
 	 */
 	"CREATE INDEX runs_by_commit ON runs(commit_id, benchmark, machine_id);"
 	"CREATE INDEX jobs_by_ref ON jobs(kind, ref_id);"
+	"CREATE INDEX jobs_live ON jobs(id) WHERE state IN ('queued', 'running', 'waiting');"
 	"CREATE INDEX watch_tags_by_tag ON watch_tags(tag);"
 	"CREATE INDEX watch_tags_by_baseline ON watch_tags(baseline);"
 	"ALTER TABLE bisect_steps ADD COLUMN remaining INTEGER;"
