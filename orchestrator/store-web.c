@@ -511,37 +511,56 @@ static void read_run(sqlite3_stmt *s, fl_pool *p, void *row)
 	r->job_id = sqlite3_column_int64(s, 11 + NCOMMIT_COLS);
 }
 
-int fl_web_runs(fl_store *st, fl_pool *p, const struct fl_web_run_filter *f, unsigned page,
-		unsigned per_page, struct fl_web_run **out, size_t *n, int *more)
+/* A list's condition: cond (with ?N for value) added when value is not NULL, or when set. */
+struct cond {
+	const char *cond, *value;
+	int set;
+};
+
+/*
+ * A page of a list, newest first: the page's ids first, from the table
+ * alone (a deep OFFSET then skips ids, not joined rows), then their rows
+ * (select ends in "WHERE x.id IN (SELECT id FROM table WHERE 1"). Only the
+ * conditions asked for, so "in progress" is answered by a partial index
+ * (runs_active, jobs_live). Values bind at 1..nc, the page after them.
+ */
+static int list_page(fl_store *st, fl_pool *p, const char *select, const char *alias,
+		     const struct cond *c, size_t nc, unsigned page, unsigned per_page, size_t size,
+		     row_fn fn, void **out, size_t *n, int *more, const char *what)
 {
 	fl_buf sql = FL_BUF_INIT;
 	sqlite3_stmt *s;
 	int r;
 
-	/*
-	 * The page's ids first, from runs alone (a deep OFFSET then skips ids,
-	 * not joined rows), then their rows. Only the conditions asked for, so
-	 * "in progress" is answered by the partial index runs_active.
-	 */
-	fl_buf_adds(&sql, "SELECT " RUN_COLS RUN_FROM "WHERE r.id IN (SELECT id FROM runs WHERE 1");
-	if (f->benchmark)
-		fl_buf_adds(&sql, " AND benchmark = ?1");
-	if (f->machine)
-		fl_buf_adds(&sql, " AND machine_id = (SELECT id FROM machines WHERE name = ?2)");
-	if (f->status)
-		fl_buf_adds(&sql, " AND status = ?3");
-	if (f->active)
-		fl_buf_adds(&sql, " AND status IN ('queued', 'running')");
-	fl_buf_adds(&sql, " ORDER BY id DESC LIMIT ?4 OFFSET ?5) ORDER BY r.id DESC");
+	fl_buf_adds(&sql, select);
+	for (size_t i = 0; i < nc; i++)
+		if (c[i].value || c[i].set)
+			fl_buf_addf(&sql, " AND %s", c[i].cond);
+	fl_buf_addf(&sql, " ORDER BY id DESC LIMIT ?%zu OFFSET ?%zu) ORDER BY %s.id DESC", nc + 1,
+		    nc + 2, alias);
 	r = fl_store_prepare(st, &s, sql.ptr);
 	fl_buf_free(&sql);
 	if (r)
 		return FL_ESTORE;
-	bind_opt_text(s, 1, f->benchmark);
-	bind_opt_text(s, 2, f->machine);
-	bind_opt_text(s, 3, f->status);
-	bind_page(s, 4, page, per_page);
-	return collect(st, p, s, sizeof(**out), read_run, (void **)out, n, per_page, more, "runs");
+	for (size_t i = 0; i < nc; i++)
+		bind_opt_text(s, (int)i + 1, c[i].value);
+	bind_page(s, (int)nc + 1, page, per_page);
+	return collect(st, p, s, size, fn, out, n, per_page, more, what);
+}
+
+int fl_web_runs(fl_store *st, fl_pool *p, const struct fl_web_run_filter *f, unsigned page,
+		unsigned per_page, struct fl_web_run **out, size_t *n, int *more)
+{
+	const struct cond c[] = {
+	    {"benchmark = ?1", f->benchmark, 0},
+	    {"machine_id = (SELECT id FROM machines WHERE name = ?2)", f->machine, 0},
+	    {"status = ?3", f->status, 0},
+	    {"status IN ('queued', 'running')", NULL, f->active},
+	};
+
+	return list_page(
+	    st, p, "SELECT " RUN_COLS RUN_FROM "WHERE r.id IN (SELECT id FROM runs WHERE 1", "r", c,
+	    4, page, per_page, sizeof(**out), read_run, (void **)out, n, more, "runs");
 }
 
 static void read_job_run(sqlite3_stmt *s, fl_pool *p, void *row)
@@ -1095,12 +1114,14 @@ static void read_job(sqlite3_stmt *s, fl_pool *p, void *row)
 int fl_web_jobs(fl_store *st, fl_pool *p, const struct fl_web_job_filter *f, unsigned page,
 		unsigned per_page, struct fl_web_job **out, size_t *n, int *more)
 {
-	fl_buf sql = FL_BUF_INIT;
-	sqlite3_stmt *s;
-	int r;
+	const struct cond c[] = {
+	    {"kind = ?1", f->kind, 0},
+	    {"state = ?2", f->state, 0},
+	    {"state IN ('queued', 'running', 'waiting')", NULL, f->live},
+	};
 
-	fl_buf_adds(
-	    &sql,
+	return list_page(
+	    st, p,
 	    "SELECT j.id, coalesce(j.parent_id, 0), j.ref_id, j.kind, j.state, j.tree, j.machine, "
 	    "j.benchmark, j.role, j.seq, j.attempts, j.result, j.error, j.created, "
 	    "coalesce(j.started, 0), coalesce(j.finished, 0), CASE WHEN j.kind = 'run' THEN "
@@ -1110,22 +1131,8 @@ int fl_web_jobs(fl_store *st, fl_pool *p, const struct fl_web_job_filter *f, uns
 	    "('done', 'failed')), w.tag, w.baseline, j.rev, " COMMIT_COLS(
 		"c", "t") " FROM jobs j LEFT JOIN watch_tags w ON j.kind = 'compare' AND w.id = "
 			  "j.ref_id" COMMIT_BY_SHA("nullif(j.rev, '')") "WHERE j.id IN (SELECT "
-									"id FROM jobs WHERE 1");
-	if (f->kind)
-		fl_buf_adds(&sql, " AND kind = ?1");
-	if (f->state)
-		fl_buf_adds(&sql, " AND state = ?2");
-	if (f->live)
-		fl_buf_adds(&sql, " AND state IN ('queued', 'running', 'waiting')");
-	fl_buf_adds(&sql, " ORDER BY id DESC LIMIT ?3 OFFSET ?4) ORDER BY j.id DESC");
-	r = fl_store_prepare(st, &s, sql.ptr);
-	fl_buf_free(&sql);
-	if (r)
-		return FL_ESTORE;
-	bind_opt_text(s, 1, f->kind);
-	bind_opt_text(s, 2, f->state);
-	bind_page(s, 3, page, per_page);
-	return collect(st, p, s, sizeof(**out), read_job, (void **)out, n, per_page, more, "jobs");
+									"id FROM jobs WHERE 1",
+	    "j", c, 3, page, per_page, sizeof(**out), read_job, (void **)out, n, more, "jobs");
 }
 
 static void read_machine(sqlite3_stmt *s, fl_pool *p, void *row)

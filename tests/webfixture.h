@@ -50,6 +50,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "error.h"
 #include "fs.h"
 #include "store-bisect.h"
@@ -672,6 +673,26 @@ static inline int wf_fill(const char *dir, struct wf_store *w)
 		fprintf(stderr, "webfixture: %s\n", fl_error_last());
 	fl_store_free(st);
 	return r ? -1 : 0;
+}
+
+/* A whole file (NUL-terminated, caller frees), its length in *len (may be NULL); NULL when it
+ * cannot be read. */
+static inline char *wf_slurp(const char *path, size_t *len)
+{
+	fl_buf b = FL_BUF_INIT;
+	char chunk[8192];
+	size_t got;
+	FILE *f = fopen(path, "rb");
+
+	if (!f)
+		return NULL;
+	while ((got = fread(chunk, 1, sizeof(chunk), f)))
+		fl_buf_add(&b, chunk, got);
+	fclose(f);
+	if (len)
+		*len = b.len;
+	fl_buf_str(&b);
+	return fl_buf_detach(&b);
 }
 
 /* dir/web: a copy of the source tree's web/ the tests may add files to. */

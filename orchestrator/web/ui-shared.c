@@ -14,6 +14,16 @@ void fl_ui_dl_row(fl_buf *out, const char *name, const char *html)
 	fl_html_addf(out, "<dt>%s</dt><dd>%S</dd>\n", name, html);
 }
 
+/* A table's start (head: raw HTML up to <tbody>), or the empty text when there are no rows: 0. */
+static int table_open(fl_buf *out, size_t n, const char *empty, const char *head)
+{
+	if (!n)
+		fl_html_addf(out, "<p class='empty'>%s</p>\n", empty);
+	else
+		fl_buf_adds(out, head);
+	return n != 0;
+}
+
 void fl_ui_status_cell(fl_buf *out, const char *status, const char *detail)
 {
 	if (detail && *detail)
@@ -39,13 +49,11 @@ static void cell_commit(fl_buf *out, const struct fl_web_commit *c)
 
 void fl_ui_runs_table(fl_buf *out, const struct fl_web_run *r, size_t n)
 {
-	if (!n) {
-		fl_buf_adds(out, "<p class='empty'>No runs.</p>\n");
+	if (!table_open(out, n, "No runs.",
+			"<table class='runs'>\n<thead><tr><th>run</th><th>kernel</th>"
+			"<th>tree</th><th>benchmark</th><th>machine</th><th>status</th>"
+			"<th>started</th><th>finished</th></tr></thead>\n<tbody>\n"))
 		return;
-	}
-	fl_buf_adds(out, "<table class='runs'>\n<thead><tr><th>run</th><th>kernel</th>"
-			 "<th>tree</th><th>benchmark</th><th>machine</th><th>status</th>"
-			 "<th>started</th><th>finished</th></tr></thead>\n<tbody>\n");
 	for (size_t i = 0; i < n; i++) {
 		fl_html_addf(out, "<tr><td><a href='/run/%lld'>%lld</a>", (long long)r[i].id,
 			     (long long)r[i].id);
@@ -66,14 +74,12 @@ void fl_ui_runs_table(fl_buf *out, const struct fl_web_run *r, size_t n)
 
 void fl_ui_regressions_table(fl_buf *out, const struct fl_web_regression *g, size_t n)
 {
-	if (!n) {
-		fl_buf_adds(out, "<p class='empty'>No regressions.</p>\n");
+	if (!table_open(out, n, "No regressions.",
+			"<table class='regressions'>\n<thead><tr><th>regression</th>"
+			"<th>tree</th><th>tags</th><th>benchmark</th><th>metric</th>"
+			"<th>change</th><th>good</th><th>bad</th><th>machine</th><th>state</th>"
+			"<th>bisection</th><th>found</th></tr></thead>\n<tbody>\n"))
 		return;
-	}
-	fl_buf_adds(out, "<table class='regressions'>\n<thead><tr><th>regression</th>"
-			 "<th>tree</th><th>tags</th><th>benchmark</th><th>metric</th>"
-			 "<th>change</th><th>good</th><th>bad</th><th>machine</th><th>state</th>"
-			 "<th>bisection</th><th>found</th></tr></thead>\n<tbody>\n");
 	for (size_t i = 0; i < n; i++) {
 		fl_html_addf(out, "<tr><td><a href='/regression/%lld'>%lld</a></td><td>%s</td>",
 			     (long long)g[i].id, (long long)g[i].id, g[i].tree);
@@ -101,15 +107,13 @@ void fl_ui_regressions_table(fl_buf *out, const struct fl_web_regression *g, siz
 
 void fl_ui_bisections_table(fl_buf *out, const struct fl_web_bisection *b, size_t n)
 {
-	if (!n) {
-		fl_buf_adds(out, "<p class='empty'>No bisections.</p>\n");
+	if (!table_open(out, n, "No bisections.",
+			"<table class='bisections'>\n<thead><tr><th>bisection</th><th>good</th>"
+			"<th>bad</th><th>state</th><th>result</th><th>culprit</th>"
+			"<th>confidence</th><th>steps</th><th>progress</th><th>started</th></tr>"
+			"</thead>\n"
+			"<tbody>\n"))
 		return;
-	}
-	fl_buf_adds(out, "<table class='bisections'>\n<thead><tr><th>bisection</th><th>good</th>"
-			 "<th>bad</th><th>state</th><th>result</th><th>culprit</th>"
-			 "<th>confidence</th><th>steps</th><th>progress</th><th>started</th></tr>"
-			 "</thead>\n"
-			 "<tbody>\n");
 	for (size_t i = 0; i < n; i++) {
 		fl_html_addf(out, "<tr><td><a href='/bisect/%lld'>%lld</a></td>",
 			     (long long)b[i].id, (long long)b[i].id);
@@ -259,13 +263,11 @@ static void job_what(fl_buf *out, const struct fl_web_job *j)
 
 void fl_ui_jobs_table(fl_buf *out, const struct fl_web_job *j, size_t n)
 {
-	if (!n) {
-		fl_buf_adds(out, "<p class='empty'>No jobs.</p>\n");
+	if (!table_open(out, n, "No jobs.",
+			"<table class='jobs'>\n<thead><tr><th>job</th><th>kind</th><th>what</th>"
+			"<th>benchmark</th><th>machine</th><th>state</th><th>attempts</th>"
+			"<th>progress</th><th>since</th></tr></thead>\n<tbody>\n"))
 		return;
-	}
-	fl_buf_adds(out, "<table class='jobs'>\n<thead><tr><th>job</th><th>kind</th><th>what</th>"
-			 "<th>benchmark</th><th>machine</th><th>state</th><th>attempts</th>"
-			 "<th>progress</th><th>since</th></tr></thead>\n<tbody>\n");
 	for (size_t i = 0; i < n; i++) {
 		fl_html_addf(out, "<tr id='job-%lld'><td class='num'>%lld</td><td>%s</td><td>",
 			     (long long)j[i].id, (long long)j[i].id, j[i].kind);

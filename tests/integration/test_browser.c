@@ -74,29 +74,17 @@ static int chromium(const char *url, const char *action, const char *out)
 	return -1;
 }
 
-static char *slurp(const char *path)
-{
-	fl_buf b = FL_BUF_INIT;
-	char chunk[8192];
-	size_t got;
-	FILE *f = fopen(path, "rb");
-
-	assert_non_null(f);
-	while ((got = fread(chunk, 1, sizeof(chunk), f)))
-		fl_buf_add(&b, chunk, got);
-	fclose(f);
-	return fl_buf_detach(&b);
-}
-
 /* The rendered DOM of path. */
 static char *dom(const char *path)
 {
-	char url[600], out[300];
+	char url[600], out[300], *html;
 
 	snprintf(url, sizeof(url), "%s%s", env.srv.url, path);
 	snprintf(out, sizeof(out), "%s/dom.html", env.dir);
 	assert_int_equal(chromium(url, "--dump-dom", out), 0);
-	return slurp(out);
+	html = wf_slurp(out, NULL);
+	assert_non_null(html);
+	return html;
 }
 
 /* The element that starts with open, up to its closing tag. */

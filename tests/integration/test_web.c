@@ -415,21 +415,6 @@ static void test_run_page(void **state)
 	expect_page("/run/1?page=x", 400, "bad page");
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	fl_buf b = FL_BUF_INIT;
-	char chunk[8192];
-	size_t got;
-	FILE *f = fopen(path, "rb");
-
-	assert_non_null(f);
-	while ((got = fread(chunk, 1, sizeof(chunk), f)))
-		fl_buf_add(&b, chunk, got);
-	fclose(f);
-	*len = b.len;
-	return fl_buf_detach(&b);
-}
-
 /* A run through the run path: environment, timings, job, and the console log on disk. */
 static void test_run_environment(void **state)
 {
@@ -466,7 +451,8 @@ static void test_run_environment(void **state)
 
 	snprintf(path, sizeof(path), "%s/var/runs/%lld/console.log", env.dir,
 		 (long long)env.w.env_run);
-	log = slurp(path, &len);
+	log = wf_slurp(path, &len);
+	assert_non_null(log);
 	snprintf(path, sizeof(path), "/run/%lld/console", (long long)env.w.env_run);
 	request(NULL, path, &r);
 	assert_int_equal(r.status, 200);
