@@ -57,11 +57,11 @@ typedef void (*row_fn)(sqlite3_stmt *s, fl_pool *p, void *row);
 
 /*
  * Steps a prepared statement to its end, reading each row into a growing
- * array of 'size'-byte rows; finalizes it. With per_page, the statement
- * fetched one row more than a page: *more says whether it came.
+ * array of 'size'-byte rows. collect() finalizes it; with per_page, the
+ * statement fetched one row more than a page: *more says whether it came.
  */
-static int collect(fl_store *st, fl_pool *p, sqlite3_stmt *s, size_t size, row_fn fn, void **out,
-		   size_t *n, unsigned per_page, int *more, const char *what)
+static int read_rows(fl_store *st, fl_pool *p, sqlite3_stmt *s, size_t size, row_fn fn, void **out,
+		     size_t *n, const char *what)
 {
 	size_t alloc = 0;
 	int rc;
@@ -73,9 +73,19 @@ static int collect(fl_store *st, fl_pool *p, sqlite3_stmt *s, size_t size, row_f
 		fn(s, p, (char *)*out + *n * size);
 		(*n)++;
 	}
+	rc = rc == SQLITE_DONE ? 0 : fl_store_sqlerr(st, what);
+	sqlite3_reset(s); /* ready for the next binding */
+	return rc;
+}
+
+static int collect(fl_store *st, fl_pool *p, sqlite3_stmt *s, size_t size, row_fn fn, void **out,
+		   size_t *n, unsigned per_page, int *more, const char *what)
+{
+	int r = read_rows(st, p, s, size, fn, out, n, what);
+
 	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
-		return fl_store_sqlerr(st, what);
+	if (r)
+		return r;
 	if (more) {
 		*more = per_page && *n > per_page;
 		if (*more)
@@ -190,21 +200,19 @@ static void read_verdict(sqlite3_stmt *s, fl_pool *p, void *row)
 	v->change = NAN;
 }
 
-/* The primary point that decided a finished compare job. */
-static int verdict_point(fl_store *st, fl_pool *p, struct fl_web_verdict *v)
+/* A tag's compare jobs, and the primary point that decided a finished one: prepared once for
+ * all the tags of a tree. */
+struct verdict_stmts {
+	sqlite3_stmt *jobs, *point;
+};
+
+static int verdict_point(fl_store *st, fl_pool *p, sqlite3_stmt *s, struct fl_web_verdict *v)
 {
 	const char *want = !strcmp(v->verdict, "worse")	   ? "regression"
 			   : !strcmp(v->verdict, "better") ? "improvement"
 							   : "";
-	sqlite3_stmt *s;
 	int rc;
 
-	if (fl_store_prepare(
-		st, &s,
-		"SELECT metric, mode, tasks, change FROM comparisons WHERE job_id = ?1 "
-		"AND what = 'tag' AND is_primary = 1 ORDER BY class = ?2 DESC, "
-		"abs(change) DESC LIMIT 1"))
-		return FL_ESTORE;
 	sqlite3_bind_int64(s, 1, v->job_id);
 	sqlite3_bind_text(s, 2, want, -1, SQLITE_STATIC);
 	rc = sqlite3_step(s);
@@ -214,17 +222,31 @@ static int verdict_point(fl_store *st, fl_pool *p, struct fl_web_verdict *v)
 		v->tasks = (unsigned)sqlite3_column_int64(s, 2);
 		v->change = col_num(s, 3);
 	}
-	sqlite3_finalize(s);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : fl_store_sqlerr(st, "verdict point");
+	rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : fl_store_sqlerr(st, "verdict point");
+	sqlite3_reset(s);
+	return rc;
 }
 
-static int tag_verdicts(fl_store *st, fl_pool *p, struct fl_web_tag *tag)
+static int tag_verdicts(fl_store *st, fl_pool *p, const struct verdict_stmts *vs,
+			struct fl_web_tag *tag)
 {
-	sqlite3_stmt *s;
 	int r;
 
+	sqlite3_bind_int64(vs->jobs, 1, tag->id);
+	if ((r = read_rows(st, p, vs->jobs, sizeof(*tag->verdicts), read_verdict,
+			   (void **)&tag->verdicts, &tag->nverdicts, "tag verdicts")))
+		return r;
+	for (size_t i = 0; i < tag->nverdicts; i++)
+		if (!strcmp(tag->verdicts[i].state, "done") &&
+		    (r = verdict_point(st, p, vs->point, &tag->verdicts[i])))
+			return r;
+	return 0;
+}
+
+static int verdicts_prepare(fl_store *st, struct verdict_stmts *vs)
+{
 	if (fl_store_prepare(
-		st, &s,
+		st, &vs->jobs,
 		"SELECT j.id, j.benchmark, j.machine, j.state, j.result, j.error, (SELECT "
 		"count(*) FROM jobs k WHERE k.parent_id = j.id AND k.kind = 'run'), (SELECT "
 		"count(*) FROM jobs k WHERE k.parent_id = j.id AND k.kind = 'run' AND k.state IN "
@@ -232,14 +254,14 @@ static int tag_verdicts(fl_store *st, fl_pool *p, struct fl_web_tag *tag)
 		"j.id), 0) FROM jobs j WHERE j.kind = 'compare' AND j.ref_id = ?1 ORDER BY "
 		"j.benchmark, j.machine, j.id"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(s, 1, tag->id);
-	if ((r = collect(st, p, s, sizeof(*tag->verdicts), read_verdict, (void **)&tag->verdicts,
-			 &tag->nverdicts, 0, NULL, "tag verdicts")))
-		return r;
-	for (size_t i = 0; i < tag->nverdicts; i++)
-		if (!strcmp(tag->verdicts[i].state, "done") &&
-		    (r = verdict_point(st, p, &tag->verdicts[i])))
-			return r;
+	if (fl_store_prepare(
+		st, &vs->point,
+		"SELECT metric, mode, tasks, change FROM comparisons WHERE job_id = ?1 "
+		"AND what = 'tag' AND is_primary = 1 ORDER BY class = ?2 DESC, "
+		"abs(change) DESC LIMIT 1")) {
+		sqlite3_finalize(vs->jobs);
+		return FL_ESTORE;
+	}
 	return 0;
 }
 
@@ -268,9 +290,12 @@ static int cmp_tag_newest(const void *a, const void *b)
  * read: hundreds at most, and SQL does not know version order). */
 static int tree_tags(fl_store *st, fl_pool *p, struct fl_web_tree *t, size_t latest)
 {
+	struct verdict_stmts vs;
 	sqlite3_stmt *s;
 	int r;
 
+	if (!latest)
+		return 0;
 	if (fl_store_prepare(
 		st, &s,
 		"SELECT w.id, w.tag, w.state, w.note, w.baseline, w.created, " COMMIT_COLS(
@@ -287,12 +312,17 @@ static int tree_tags(fl_store *st, fl_pool *p, struct fl_web_tree *t, size_t lat
 	qsort(t->tags, t->ntags, sizeof(*t->tags), cmp_tag_newest);
 	if (t->ntags > latest)
 		t->ntags = latest;
-	for (size_t i = 0; i < t->ntags; i++) {
+	if (!t->ntags)
+		return 0;
+	if (verdicts_prepare(st, &vs))
+		return FL_ESTORE;
+	for (size_t i = 0; i < t->ntags && !r; i++) {
 		t->tags[i].tree = t->name;
-		if ((r = tag_verdicts(st, p, &t->tags[i])))
-			return r;
+		r = tag_verdicts(st, p, &vs, &t->tags[i]);
 	}
-	return 0;
+	sqlite3_finalize(vs.jobs);
+	sqlite3_finalize(vs.point);
+	return r;
 }
 
 static void read_tree(sqlite3_stmt *s, fl_pool *p, void *row)
