@@ -63,7 +63,8 @@ static int console_open(const char *path, int64_t id, struct stat *sb)
 	return fd;
 }
 
-/* The last max bytes of the file as a string (NUL bytes as blanks); *size: the whole. */
+/* The last max bytes of the file as a string (NUL bytes as blanks), from a line start when
+ * whole_lines asks for it. */
 static char *read_tail(fl_pool *p, int fd, const struct stat *sb, size_t max, int whole_lines)
 {
 	size_t size = (size_t)sb->st_size, off = size > max ? size - max : 0, got = 0;
