@@ -5,8 +5,11 @@
  *
  * Fills a fresh store with N runs (default 100000) of 10 samples each (1M
  * samples) over 2000 commits, 2 benchmarks and 2 machines, plus
- * regressions, bisections and reports, with its own bulk inserts (one
- * transaction, prepared statements); starts the real "faultline serve" on
+ * regressions, bisections and reports, and the watch service's tables (20
+ * tags with their compare jobs and comparison rows, a tag still being
+ * measured, every bisection step's run job, a broken machine), with its
+ * own bulk inserts (one transaction, prepared statements); starts the
+ * real "faultline serve" on
  * a loopback port; then for each endpoint runs C concurrent libcurl
  * clients (default 4, keep-alive) for S seconds (default 3) and one
  * sequential client, and prints requests per second and median / p90
@@ -81,9 +84,12 @@ static void fill_runs(sqlite3 *db, long nruns)
 {
 	static const char *const modes[] = {"processes", "threads"};
 	static const unsigned tasks[] = {1, 2, 4, 8, 16};
-	sqlite3_stmt *run = prep(db, "INSERT INTO runs(build_id, machine_id, benchmark, params, "
-				     "status, console, started, finished) VALUES (?1, ?2, ?3, "
-				     "'{\"repeat\":12}', 'ok', ?4, ?5, ?5 + 20)");
+	/* as the run path writes them: commit and build; every tenth is an older row
+	 * without runs.commit_id, found through its build */
+	sqlite3_stmt *run =
+	    prep(db, "INSERT INTO runs(build_id, machine_id, benchmark, params, "
+		     "status, console, started, finished, commit_id) VALUES (?1, ?2, "
+		     "?3, '{\"repeat\":12}', 'ok', ?4, ?5, ?5 + 20, ?6)");
 	sqlite3_stmt *sample = prep(db, "INSERT INTO samples(run_id, metric, mode, tasks, seq, "
 					"value) VALUES (?1, 'ops_per_sec', ?2, ?3, 0, ?4)");
 	uint64_t rng = 42;
@@ -100,6 +106,10 @@ static void fill_runs(sqlite3 *db, long nruns)
 		sqlite3_bind_text(run, 4, k % 1000 ? NULL : "Linux version 6.1.0\nfl-agent: ok\n",
 				  -1, SQLITE_STATIC);
 		sqlite3_bind_int64(run, 5, 1400000000 + k * 60);
+		if (k % 10)
+			sqlite3_bind_int64(run, 6, commit + 1);
+		else
+			sqlite3_bind_null(run, 6);
 		step(db, run);
 		id = sqlite3_last_insert_rowid(db);
 		for (int m = 0; m < 2; m++)
@@ -158,6 +168,79 @@ static void fill_rest(sqlite3 *db)
 	}
 }
 
+/*
+ * The watch service: tag v6.K on every 100th commit, each against the one
+ * before, a finished compare job (the tag at the step worse, the others
+ * the same) with its rows on page_fault2/numa2, the newest tag still
+ * measuring (24 run jobs, half done); regressions 1-5 found by that
+ * comparison; each bisection step's run job with its run; numa8 broken.
+ */
+static void fill_service(sqlite3 *db)
+{
+	char sql[1024];
+
+	for (int k = 1; k < NCOMMITS / 100; k++) {
+		int last = k == NCOMMITS / 100 - 1, worse = k * 100 == STEP_AT;
+
+		snprintf(
+		    sql, sizeof(sql),
+		    "INSERT INTO watch_tags(tree_id, tag, commit_id, baseline, baseline_commit, "
+		    "state) VALUES (1, 'v6.%d', %d, 'v6.%d', %d, 'scheduled');"
+		    "INSERT INTO jobs(kind, key, state, tree, machine, benchmark, ref_id, "
+		    "result) VALUES ('compare', 'compare:%d:page_fault2:numa2', '%s', "
+		    "'mainline', 'numa2', 'page_fault2', %d, %s)",
+		    k, k * 100 + 1, k - 1, (k - 1) * 100 + 1, k, last ? "waiting" : "done", k,
+		    last    ? "NULL"
+		    : worse ? "'regression'"
+			    : "'same'");
+		exec(db, sql);
+		for (int m = 0; m < 2 && !last; m++)
+			for (int t = 1; t <= 16; t *= 2) {
+				snprintf(
+				    sql, sizeof(sql),
+				    "INSERT INTO comparisons(job_id, what, base_commit, "
+				    "new_commit, benchmark, machine_id, metric, mode, tasks, "
+				    "is_primary, base_runs, base_mean, base_stddev, new_runs, "
+				    "new_mean, new_stddev, change, p_value, verdict, class) "
+				    "VALUES ((SELECT max(id) FROM jobs), 'tag', %d, %d, "
+				    "'page_fault2', 1, 'ops_per_sec', "
+				    "'%s', %d, 1, 12, %d, 5000, 12, %d, 5000, %s, 0.001, '%s', "
+				    "'%s')",
+				    (k - 1) * 100 + 1, k * 100 + 1, m ? "threads" : "processes", t,
+				    250000 * t, worse ? 200000 * t : 250000 * t,
+				    worse ? "-20.0" : "0.1", worse ? "different" : "same",
+				    worse ? "regression" : "same");
+				exec(db, sql);
+			}
+	}
+	for (int i = 0; i < 24; i++) {
+		snprintf(sql, sizeof(sql),
+			 "INSERT INTO jobs(kind, key, parent_id, state, tree, machine, benchmark, "
+			 "rev, role, seq, attempts) SELECT 'run', 'run:last:%d', (SELECT id FROM "
+			 "jobs WHERE kind = 'compare' AND state = 'waiting'), '%s', 'mainline', "
+			 "'numa2', 'page_fault2', sha, '%s', %d, %d FROM commits WHERE id = %d",
+			 i,
+			 i < 12	   ? "done"
+			 : i == 12 ? "running"
+				   : "queued",
+			 i % 2 ? "new" : "base", i, i <= 12,
+			 i % 2 ? NCOMMITS - 99 : NCOMMITS - 199);
+		exec(db, sql);
+	}
+	exec(db, "UPDATE regressions SET job_id = (SELECT id FROM jobs WHERE result = "
+		 "'regression') WHERE id = 1;"
+		 "UPDATE machines SET state = 'broken', infra_errors = 3, state_reason = "
+		 "'libvirt: cannot connect' WHERE name = 'numa8';"
+		 "INSERT INTO jobs(kind, key, state, tree, machine, benchmark, rev, role, seq, "
+		 "attempts, result, run_id) SELECT 'run', 'run:bisection:' || s.bisection_id || "
+		 "':' || s.seq || ':' || s.commit_sha, 'done', 'mainline', 'numa2', "
+		 "'page_fault2', s.commit_sha, 'bisect', s.seq, 1, 'ok', (SELECT min(r.id) FROM "
+		 "runs r JOIN commits c ON c.id = r.commit_id WHERE c.sha = s.commit_sha) FROM "
+		 "bisect_steps s;"
+		 "UPDATE runs SET job_id = (SELECT id FROM jobs j WHERE j.run_id = runs.id) "
+		 "WHERE id IN (SELECT run_id FROM jobs WHERE kind = 'run');");
+}
+
 static void fill(const char *path, long nruns)
 {
 	sqlite3_stmt *commit, *build;
@@ -194,6 +277,7 @@ static void fill(const char *path, long nruns)
 	sqlite3_finalize(build);
 	fill_runs(db, nruns);
 	fill_rest(db);
+	fill_service(db);
 	exec(db, "COMMIT; PRAGMA wal_checkpoint(TRUNCATE); ANALYZE;");
 	sqlite3_close(db);
 	fprintf(stderr, "bench/web: filled %ld runs, %ld samples in %.1f s\n", nruns, nruns * 10,
@@ -400,18 +484,28 @@ int main(int argc, char **argv)
 	struct endpoint eps[] = {
 	    {"static /static/faultline.css", "/static/faultline.css", 0},
 	    {"python3 http.server, same file", NULL, 0},
-	    {"/", "/", 1},
+	    {"/ (5 tags, jobs in progress)", "/", 1},
+	    {"/api/", "/api/", 1},
 	    {"/compare (2 kernels, 12+13 runs)", NULL, 1},
 	    {"/api/compare", NULL, 1},
-	    {"/tree/mainline (50 commits)", "/tree/mainline?benchmark=page_fault2&machine=numa2",
-	     1},
+	    {"/tree/mainline (19 tags)", "/tree/mainline?benchmark=page_fault2&machine=numa2", 1},
 	    {"/api/tree/mainline", "/api/tree/mainline?benchmark=page_fault2&machine=numa2", 1},
+	    {"/tree/mainline?by=commit (50 commits)",
+	     "/tree/mainline?benchmark=page_fault2&machine=numa2&by=commit", 1},
+	    {"/api/tree/mainline?by=commit",
+	     "/api/tree/mainline?benchmark=page_fault2&machine=numa2&by=commit", 1},
 	    {"/run/N", NULL, 1},
 	    {"/api/run/N", NULL, 1},
 	    {"/bisect/1 (20 steps)", "/bisect/1", 1},
 	    {"/api/bisect/1", "/api/bisect/1", 1},
 	    {"/runs?page=1000 (deep page)", "/runs?page=1000", 1},
 	    {"/api/regression/5", "/api/regression/5", 1},
+	    {"/regression/1 (comparison, runs)", "/regression/1", 1},
+	    {"/jobs?state=live", "/jobs?state=live", 1},
+	    {"/compare?a=v6.14&b=v6.15 (tags)",
+	     "/compare?a=v6.14&b=v6.15&benchmark=page_fault2"
+	     "&machine=numa2",
+	     1},
 	};
 	char paths[4][300];
 
@@ -419,10 +513,10 @@ int main(int argc, char **argv)
 	snprintf(paths[1], sizeof(paths[1]), "/api/%s", compare);
 	snprintf(paths[2], sizeof(paths[2]), "/run/%s", run);
 	snprintf(paths[3], sizeof(paths[3]), "/api/run/%s", run);
-	eps[3].path = paths[0];
-	eps[4].path = paths[1];
-	eps[7].path = paths[2];
-	eps[8].path = paths[3];
+	eps[4].path = paths[0];
+	eps[5].path = paths[1];
+	eps[10].path = paths[2];
+	eps[11].path = paths[3];
 
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	printf("store: %ld runs, %ld samples, %d commits; server: %d threads; %.0f s per "

@@ -119,8 +119,16 @@ static int sample(void *ctx, size_t idx, double **v, size_t *n)
 static void step_done(void *ctx, const struct fl_bisect_step *s)
 {
 	struct autobisect *a = ctx;
-	struct fl_bisect_step_rec rec = {s->seq, a->shas[s->idx], s->skipped,	s->v,
-					 s->n,	 s->verdict,	  s->confidence};
+	struct fl_bisect_step_rec rec = {.seq = s->seq,
+					 .sha = a->shas[s->idx],
+					 .skipped = s->skipped,
+					 .v = s->v,
+					 .n = s->n,
+					 .verdict = s->verdict,
+					 .confidence = s->confidence,
+					 .remaining = s->left,
+					 .best = s->phase != FL_PHASE_CONFIRM ? a->shas[s->best] : NULL,
+					 .phase = fl_bisect_phase_name(s->phase)};
 	int steps = 0;
 
 	/* a record the engine no longer follows (it changed since) is dropped from here on */

@@ -57,7 +57,8 @@ int fl_store_bisect_step_add(fl_store *st, int64_t id, const struct fl_bisect_st
 	fl_buf_addch(&json, ']');
 	if (fl_store_prepare(st, &stmt,
 			     "INSERT INTO bisect_steps(bisection_id, seq, commit_sha, status, "
-			     "samples, verdict, confidence) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")) {
+			     "samples, verdict, confidence, remaining, best, phase) VALUES (?1, ?2, "
+			     "?3, ?4, ?5, ?6, ?7, nullif(?8, 0), ?9, ?10)")) {
 		fl_buf_free(&json);
 		return FL_ESTORE;
 	}
@@ -68,6 +69,9 @@ int fl_store_bisect_step_add(fl_store *st, int64_t id, const struct fl_bisect_st
 	sqlite3_bind_text(stmt, 5, json.ptr, -1, SQLITE_STATIC);
 	sqlite3_bind_text(stmt, 6, r->verdict ? r->verdict : "", -1, SQLITE_STATIC);
 	sqlite3_bind_double(stmt, 7, r->confidence);
+	sqlite3_bind_int64(stmt, 8, (sqlite3_int64)r->remaining);
+	sqlite3_bind_text(stmt, 9, r->best, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 10, r->phase, -1, SQLITE_STATIC);
 	ret = fl_store_step_done(st, stmt, "record bisect step");
 	fl_buf_free(&json);
 	return ret;

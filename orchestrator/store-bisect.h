@@ -23,6 +23,10 @@ struct fl_bisect_step_rec {
 	size_t n;
 	const char *verdict; /* may be "" */
 	double confidence;
+	/* Progress as the engine saw it, for the pages; 0 / NULL: not known. */
+	size_t remaining; /* commits left (fl_bisect_step.left) */
+	const char *best; /* the best candidate's sha */
+	const char *phase; /* confirm, search, verify (fl_bisect_phase_name) */
 };
 int fl_store_bisect_step_add(fl_store *st, int64_t id, const struct fl_bisect_step_rec *r);
 

@@ -283,6 +283,22 @@ static const char *const migrations[] = {
 	"  type TEXT NOT NULL,"
 	"  json TEXT NOT NULL,"
 	"  PRIMARY KEY (run_id, seq));",
+	/*
+	 * 7: what the results pages read since the service and the run path
+	 * store it (store-web.c): a kernel's runs by runs.commit_id, a tag's
+	 * compare jobs and a regression's jobs by what they are about, the jobs
+	 * in progress (a partial index, as runs_active), tags by name (revisions
+	 * in URLs), and each bisection step's progress (commits left, best
+	 * candidate, phase) as the engine reported it.
+	 */
+	"CREATE INDEX runs_by_commit ON runs(commit_id, benchmark, machine_id);"
+	"CREATE INDEX jobs_by_ref ON jobs(kind, ref_id);"
+	"CREATE INDEX jobs_live ON jobs(id) WHERE state IN ('queued', 'running', 'waiting');"
+	"CREATE INDEX watch_tags_by_tag ON watch_tags(tag);"
+	"CREATE INDEX watch_tags_by_baseline ON watch_tags(baseline);"
+	"ALTER TABLE bisect_steps ADD COLUMN remaining INTEGER;"
+	"ALTER TABLE bisect_steps ADD COLUMN best TEXT;"
+	"ALTER TABLE bisect_steps ADD COLUMN phase TEXT;",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -524,8 +540,8 @@ int fl_store_run_create(fl_store *st, const struct fl_run_info *run, int64_t *id
 	int r;
 
 	if (fl_store_prepare(st, &stmt,
-			     "INSERT INTO runs(build_id, machine_id, benchmark, params, job_id) "
-			     "VALUES (?1, ?2, ?3, ?4, ?5)"))
+			     "INSERT INTO runs(build_id, machine_id, benchmark, params, job_id, "
+			     "commit_id) VALUES (?1, ?2, ?3, ?4, ?5, nullif(?6, 0))"))
 		return FL_ESTORE;
 	if (run->build_id)
 		sqlite3_bind_int64(stmt, 1, run->build_id);
@@ -538,6 +554,7 @@ int fl_store_run_create(fl_store *st, const struct fl_run_info *run, int64_t *id
 		sqlite3_bind_int64(stmt, 5, run->job_id);
 	else
 		sqlite3_bind_null(stmt, 5);
+	sqlite3_bind_int64(stmt, 6, run->commit_id);
 	if ((r = fl_store_step_done(st, stmt, "insert run")))
 		return r;
 	*id = sqlite3_last_insert_rowid(st->db);

@@ -255,6 +255,9 @@ static void show_step(void *ctx, const struct fl_bisect_step *st)
 		    .n = st->n,
 		    .verdict = st->verdict,
 		    .confidence = st->confidence,
+		    .remaining = st->left,
+		    .best = st->phase != FL_PHASE_CONFIRM ? bc->shas[st->best] : NULL,
+		    .phase = fl_bisect_phase_name(st->phase),
 		};
 
 		if (fl_store_bisect_step_add(bc->st, bc->id, &rec)) {

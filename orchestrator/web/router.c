@@ -18,6 +18,7 @@ static const struct route {
     {"/bisections", 1, 1, fl_ui_bisections},
     {"/bisect/", 0, 1, fl_ui_bisect},
     {"/regressions", 1, 1, fl_ui_regressions},
+    {"/jobs", 1, 1, fl_ui_jobs},
     {"/regression/", 0, 1, fl_ui_regression},
     {"/report/", 0, 1, fl_ui_report},
     {"/tree/", 0, 1, fl_ui_tree},

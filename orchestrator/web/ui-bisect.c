@@ -1,11 +1,13 @@
 /*
- * web/ui-bisect.c - /bisect/<id>: the culprit and result, the confidence
- * as it evolved step by step (a line), every tested commit's samples side
- * by side (a strip plot), and every step in a paginated table. Phase 2:
- * each step's build and boot status, the culprit verification and the
- * revert check, once the service stores them.
+ * web/ui-bisect.c - /bisect/<id>: the culprit and result, its verification
+ * against its parent (the verify steps and the engine's summary), the
+ * confidence as it evolved step by step (a line), every tested commit's
+ * samples side by side (a strip plot), every step in a paginated table
+ * with the build and boot status of its runs (each attempt, linked), and
+ * for a regression's bisection the revert check.
  */
 #include "ui.h"
+#include "../error.h"
 #include "../html.h"
 #include "../stats.h"
 #include "../svg.h"
@@ -21,6 +23,8 @@ struct bisect_page {
 	struct fl_web_step *steps;
 	size_t nsteps;
 	unsigned page;
+	int has_revert;
+	struct fl_web_revert revert;
 };
 
 static void confidence_plot(fl_buf *out, fl_pool *p, const struct bisect_page *bp)
@@ -82,31 +86,123 @@ static void strip_plot(fl_buf *out, fl_pool *p, const struct bisect_page *bp)
 	fl_buf_adds(out, "</figure>\n");
 }
 
+/* Each attempt's run (status linked, detail as its title), then how the job ended. */
+static void step_runs(fl_buf *out, const struct fl_web_step *st)
+{
+	fl_buf_adds(out, "<td class='runs'>");
+	for (size_t k = 0; k < st->nruns; k++) {
+		const struct fl_web_step_run *r = &st->runs[k];
+
+		if (k)
+			fl_buf_adds(out, " &rarr; ");
+		fl_html_addf(out, "<a class='status status-%s' href='/run/%lld'", r->status,
+			     (long long)r->id);
+		if (r->detail)
+			fl_html_addf(out, " title='%s'", r->detail);
+		fl_html_addf(out, ">%s</a>", r->status);
+		if (r->build_status && strcmp(r->build_status, "ok"))
+			fl_html_addf(out, " (build %s)", r->build_status);
+	}
+	if (st->job_result && strcmp(st->job_result, "ok")) {
+		fl_html_addf(out, "%S<span class='status status-%s'>%s</span>",
+			     st->nruns ? " &rarr; " : "", st->job_result, st->job_result);
+		if (st->job_error)
+			fl_html_addf(out, ": <span class='detail'>%s</span>", st->job_error);
+	} else if (!st->job_id) {
+		fl_buf_adds(out, "-");
+	}
+	fl_buf_adds(out, "</td>");
+}
+
 static void steps_table(fl_buf *out, const struct bisect_page *bp)
 {
 	size_t from = (size_t)(bp->page - 1) * PER_PAGE;
 	char base[64];
 
-	fl_buf_adds(out, "<table class='steps'>\n<thead><tr><th>step</th><th>commit</th>"
-			 "<th>status</th><th>verdict</th><th>samples</th><th>median</th>"
-			 "<th>confidence</th><th>time</th></tr></thead>\n<tbody>\n");
+	fl_buf_adds(out, "<table class='steps'>\n<thead><tr><th>step</th><th>phase</th>"
+			 "<th>commit</th><th>status</th><th>verdict</th><th>runs</th>"
+			 "<th>samples</th><th>median</th><th>confidence</th><th>left</th>"
+			 "<th>time</th></tr></thead>\n<tbody>\n");
 	for (size_t i = from; i < bp->nsteps && i < from + PER_PAGE; i++) {
 		const struct fl_web_step *st = &bp->steps[i];
 
-		fl_html_addf(out, "<tr><td class='num'>%zu</td><td class='commit'>", st->seq);
+		fl_html_addf(out,
+			     "<tr id='step-%zu'><td class='num'>%zu</td><td>%s</td>"
+			     "<td class='commit'>",
+			     st->seq, st->seq, st->phase ? st->phase : "-");
 		fl_web_commit_html(out, st->commit.sha, st->commit.subject);
 		fl_html_addf(out, "</td><td class='status status-%s'>%s</td><td>%s</td>",
 			     st->status, st->status, *st->verdict ? st->verdict : "-");
+		step_runs(out, st);
 		fl_html_addf(out, "<td class='num'>%zu</td><td class='num'>", st->n);
 		fl_web_num(out, st->n ? fl_stats_median(st->v, st->n) : NAN);
-		fl_html_addf(out, "</td><td class='num'>%.3f</td><td class='time'>",
-			     st->confidence);
+		if (*st->verdict)
+			fl_html_addf(out, "</td><td class='num'>%.3f</td><td class='num'>",
+				     st->confidence);
+		else /* confirming an end: no posterior yet */
+			fl_buf_adds(out, "</td><td class='num'>-</td><td class='num'>");
+		if (st->remaining)
+			fl_html_addf(out, "%zu", st->remaining);
+		else
+			fl_buf_adds(out, "-");
+		fl_buf_adds(out, "</td><td class='time'>");
 		fl_web_time(out, st->created);
 		fl_buf_adds(out, "</td></tr>\n");
 	}
 	fl_buf_adds(out, "</tbody></table>\n");
 	snprintf(base, sizeof(base), "/bisect/%lld", (long long)bp->b.id);
 	fl_web_pager(out, base, bp->page, from + PER_PAGE < bp->nsteps);
+}
+
+/* The culprit measured again against its parent (the verify steps), and the engine's summary. */
+static void verification(fl_buf *out, const struct bisect_page *bp)
+{
+	json_t *sum = bp->b.summary ? json_loads(bp->b.summary, 0, NULL) : NULL;
+	double change = json_number_value(json_object_get(sum, "change_pct"));
+	size_t nverify = 0;
+
+	for (size_t i = 0; i < bp->nsteps; i++)
+		nverify += bp->steps[i].phase && !strcmp(bp->steps[i].phase, "verify");
+	if (!nverify && !sum)
+		return;
+	fl_buf_adds(out, "<section class='verification'>\n<h2>Verification</h2>\n<p>");
+	if (json_is_number(json_object_get(sum, "change_pct")))
+		fl_buf_addf(out, "The culprit against its parent: %.1f%% worse", change);
+	else
+		fl_buf_adds(out, "The culprit against its parent");
+	if (json_is_integer(json_object_get(sum, "runs")))
+		fl_html_addf(out, "; %d runs in all over %d of %d commits",
+			     (int)json_integer_value(json_object_get(sum, "runs")),
+			     (int)json_integer_value(json_object_get(sum, "commits_tested")),
+			     (int)json_integer_value(json_object_get(sum, "commits")));
+	fl_buf_adds(out, ".</p>\n");
+	json_decref(sum);
+	if (!nverify)
+		return;
+	fl_buf_adds(out, "<ul class='verify'>\n");
+	for (size_t i = 0; i < bp->nsteps; i++) {
+		const struct fl_web_step *st = &bp->steps[i];
+
+		if (!st->phase || strcmp(st->phase, "verify"))
+			continue;
+		fl_html_addf(out, "<li><a href='#step-%zu'>step %zu</a>: ", st->seq, st->seq);
+		fl_web_commit_html(out, st->commit.sha, NULL);
+		fl_html_addf(out, " %s, median ", *st->verdict ? st->verdict : "-");
+		fl_web_num(out, st->n ? fl_stats_median(st->v, st->n) : NAN);
+		fl_html_addf(out, " of %zu samples</li>\n", st->n);
+	}
+	fl_buf_adds(out, "</ul>\n</section>\n");
+}
+
+static void revert_html(fl_buf *out, const struct bisect_page *bp)
+{
+	if (!bp->b.regression_id)
+		return;
+	fl_buf_adds(out, "<h2>Revert check</h2>\n");
+	if (bp->has_revert)
+		fl_ui_revert_html(out, &bp->revert);
+	else
+		fl_buf_adds(out, "<p class='empty'>No revert check yet.</p>\n");
 }
 
 static void bisect_html(fl_buf *out, fl_pool *p, const struct bisect_page *bp)
@@ -124,6 +220,11 @@ static void bisect_html(fl_buf *out, fl_pool *p, const struct bisect_page *bp)
 		fl_buf_adds(out, "</p>\n");
 	}
 	fl_buf_adds(out, "<dl class='facts'>\n");
+	if (!strcmp(b->state, "running")) {
+		fl_ui_bisect_progress(&v, b);
+		fl_ui_dl_row(out, "progress", v.ptr);
+		fl_buf_reset(&v);
+	}
 	fl_html_addf(&v, "<code>%s</code>", b->good);
 	fl_ui_dl_row(out, "good", v.ptr);
 	fl_buf_reset(&v);
@@ -155,6 +256,8 @@ static void bisect_html(fl_buf *out, fl_pool *p, const struct bisect_page *bp)
 	fl_ui_dl_row(out, "finished", v.ptr);
 	fl_buf_adds(out, "</dl>\n");
 	fl_buf_free(&v);
+	verification(out, bp);
+	revert_html(out, bp);
 	if (!bp->nsteps) {
 		fl_buf_adds(out, "<p class='empty'>No steps recorded yet.</p>\n");
 		return;
@@ -165,6 +268,27 @@ static void bisect_html(fl_buf *out, fl_pool *p, const struct bisect_page *bp)
 	strip_plot(out, p, bp);
 	fl_buf_adds(out, "<h2>Steps</h2>\n");
 	steps_table(out, bp);
+}
+
+/* The step's run job and its runs, or null for a bisection without jobs. */
+static json_t *step_job_json(const struct fl_web_step *st)
+{
+	json_t *runs = json_array();
+
+	if (!st->job_id) {
+		json_decref(runs);
+		return json_null();
+	}
+	for (size_t k = 0; k < st->nruns; k++)
+		json_array_append_new(
+		    runs, json_pack("{s:I, s:o, s:o, s:o}", "id", (json_int_t)st->runs[k].id,
+				    "status", fl_web_json_str(st->runs[k].status), "detail",
+				    fl_web_json_str(st->runs[k].detail), "build_status",
+				    fl_web_json_str(st->runs[k].build_status)));
+	return json_pack("{s:I, s:o, s:o, s:o, s:i, s:o}", "id", (json_int_t)st->job_id, "state",
+			 fl_web_json_str(st->job_state), "result", fl_web_json_str(st->job_result),
+			 "error", fl_web_json_str(st->job_error), "attempts", st->job_attempts,
+			 "runs", runs);
 }
 
 static json_t *bisect_json(const struct bisect_page *bp)
@@ -179,13 +303,18 @@ static json_t *bisect_json(const struct bisect_page *bp)
 			json_array_append_new(v, fl_web_json_num(st->v[k]));
 		json_array_append_new(
 		    steps,
-		    json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:I}", "seq", (json_int_t)st->seq,
-			      "commit", fl_ui_commit_json(&st->commit), "status",
-			      fl_web_json_str(st->status), "verdict", fl_web_json_str(st->verdict),
-			      "samples", v, "confidence", fl_web_json_num(st->confidence), "time",
-			      (json_int_t)st->created));
+		    json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:o, s:o}", "seq",
+			      (json_int_t)st->seq, "commit", fl_ui_commit_json(&st->commit),
+			      "status", fl_web_json_str(st->status), "verdict",
+			      fl_web_json_str(st->verdict), "samples", v, "confidence",
+			      fl_web_json_num(st->confidence), "time", (json_int_t)st->created,
+			      "phase", fl_web_json_str(st->phase), "commits_left",
+			      st->remaining ? json_integer((json_int_t)st->remaining) : json_null(),
+			      "best", fl_web_json_str(st->best), "job", step_job_json(st)));
 	}
 	json_object_set_new(o, "steps", steps);
+	json_object_set_new(o, "revert",
+			    bp->has_revert ? fl_ui_revert_json(&bp->revert) : json_null());
 	return o;
 }
 
@@ -200,10 +329,14 @@ void fl_ui_bisect(struct fl_web_req *req, struct fl_web_resp *resp)
 	if (fl_web_id(req, resp, req->rest, &id) || fl_web_page_arg(req, resp, &bp.page))
 		return;
 	if ((r = fl_web_bisection_get(req->st, &req->pool, id, &bp.b)) ||
-	    (r = fl_web_bisect_steps(req->st, &req->pool, id, &bp.steps, &bp.nsteps))) {
+	    (r = fl_web_bisect_steps(req->st, &req->pool, id, &bp.steps, &bp.nsteps)) ||
+	    (bp.b.regression_id &&
+	     (r = fl_web_revert_get(req->st, &req->pool, bp.b.regression_id, &bp.revert)) &&
+	     r != FL_ENOTFOUND)) {
 		fl_web_fail_error(req, resp, r);
 		return;
 	}
+	bp.has_revert = bp.b.regression_id && !r;
 	if (req->json) {
 		fl_web_send_json(resp, 200, bisect_json(&bp));
 		return;

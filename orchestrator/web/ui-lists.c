@@ -1,9 +1,11 @@
 /*
- * web/ui-lists.c - the paginated lists: /runs, /bisections, /regressions
- * (newest first, ?page=N, filters as query parameters).
+ * web/ui-lists.c - the paginated lists: /runs, /bisections, /regressions,
+ * /jobs (newest first, ?page=N, filters as query parameters).
  */
 #include "ui.h"
 #include "../html.h"
+
+#include <string.h>
 
 #define PER_PAGE 50
 
@@ -105,6 +107,45 @@ void fl_ui_regressions(struct fl_web_req *req, struct fl_web_resp *resp)
 	fl_ui_regressions_table(&b, g, n);
 	fl_web_pager(&b, url.ptr, page, more);
 	fl_web_page(req, resp, "regressions", &b);
+	fl_buf_free(&b);
+	fl_buf_free(&url);
+}
+
+/* The watch service's queue: ?state=live (queued, running, waiting) or a state, ?kind=K. */
+void fl_ui_jobs(struct fl_web_req *req, struct fl_web_resp *resp)
+{
+	struct fl_web_job_filter f = {0};
+	struct fl_web_job *jobs;
+	fl_buf b = FL_BUF_INIT, url = FL_BUF_INIT;
+	const char *state;
+	unsigned page;
+	size_t n;
+	int more, r;
+
+	if (fl_web_page_arg(req, resp, &page) || fl_web_name_arg(req, resp, "kind", &f.kind) ||
+	    fl_web_name_arg(req, resp, "state", &state))
+		return;
+	f.live = state && !strcmp(state, "live");
+	f.state = f.live ? NULL : state;
+	if ((r = fl_web_jobs(req->st, &req->pool, &f, page, PER_PAGE, &jobs, &n, &more))) {
+		fl_web_fail_error(req, resp, r);
+		return;
+	}
+	if (req->json) {
+		json_t *o = json_pack("{s:o}", "jobs", fl_ui_jobs_json(jobs, n));
+
+		fl_ui_json_page(o, page, more);
+		fl_web_send_json(resp, 200, o);
+		return;
+	}
+	fl_web_url(&url, "/jobs", (const char *const[]){"kind", f.kind, "state", state, NULL});
+	fl_buf_adds(&b, "<h1>Jobs</h1>\n");
+	if (f.kind || state)
+		fl_html_addf(&b, "<p class='filter'>kind %s, state %s</p>\n",
+			     f.kind ? f.kind : "any", state ? state : "any");
+	fl_ui_jobs_table(&b, jobs, n);
+	fl_web_pager(&b, url.ptr, page, more);
+	fl_web_page(req, resp, "jobs", &b);
 	fl_buf_free(&b);
 	fl_buf_free(&url);
 }

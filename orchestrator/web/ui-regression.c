@@ -1,22 +1,39 @@
 /*
- * web/ui-regression.c - /regression/<id>: what was detected (tree, good
- * and bad commits, benchmark, metric, change), its bisections, and every
+ * web/ui-regression.c - /regression/<id>: what was detected (tree, the
+ * tags compared, good and bad commits, benchmark, metric, change), the
+ * comparison that detected it (every point of the compare job's rows) and
+ * the runs it was made of, its bisections, the revert check, and every
  * report about it as it was mailed with its delivery state (sent, or
  * pending with the failed attempts and the last error). /report/<id>
  * shows one report, also one that belongs to no regression.
  */
 #include "ui.h"
+#include "../error.h"
 #include "../html.h"
 
 #include <math.h>
 #include <stdio.h>
+
+#define RUNS 50
 
 struct regression_page {
 	struct fl_web_regression g;
 	struct fl_web_bisection *bs;
 	struct fl_web_report *reports;
 	size_t nbs, nreports;
+	struct fl_web_comparison *rows;
+	size_t nrows;
+	struct fl_web_run *runs;
+	size_t nruns;
+	int more_runs, has_revert;
+	struct fl_web_revert revert;
 };
+
+/* A revision for a compare link: the tag's name when a URL may carry it, else the sha. */
+static const char *link_rev(const char *tag, const char *sha)
+{
+	return tag && fl_web_rev_ok(tag) ? tag : sha;
+}
 
 static void regression_html(fl_buf *out, const struct regression_page *rp)
 {
@@ -28,6 +45,12 @@ static void regression_html(fl_buf *out, const struct regression_page *rp)
 	fl_html_addf(&v, "%s", g->tree);
 	fl_ui_dl_row(out, "tree", v.ptr);
 	fl_buf_reset(&v);
+	if (g->tag) {
+		fl_html_addf(&v, "%s against its baseline %s", g->tag,
+			     g->baseline ? g->baseline : "-");
+		fl_ui_dl_row(out, "tags", v.ptr);
+		fl_buf_reset(&v);
+	}
 	fl_web_commit_html(&v, g->good.sha, g->good.subject);
 	fl_ui_dl_row(out, "good", v.ptr);
 	fl_buf_reset(&v);
@@ -50,18 +73,59 @@ static void regression_html(fl_buf *out, const struct regression_page *rp)
 	fl_ui_dl_row(out, "found", v.ptr);
 	fl_buf_reset(&v);
 	fl_web_url(&v, "/compare",
-		   (const char *const[]){"a", g->good.sha, "b", g->bad.sha, "benchmark",
-					 g->benchmark, "machine", g->machine, NULL});
+		   (const char *const[]){"a", link_rev(g->baseline, g->good.sha), "b",
+					 link_rev(g->tag, g->bad.sha), "benchmark", g->benchmark,
+					 "machine", g->machine, NULL});
 	fl_buf_adds(out, "</dl>\n");
-	fl_html_addf(out, "<p><a href='%s'>compare good and bad</a></p>\n", v.ptr);
+	fl_html_addf(out, "<p><a href='%s'>compare good and bad</a>", v.ptr);
+	if (g->bisection_id)
+		fl_html_addf(out, " &middot; <a href='/bisect/%lld'>the bisection</a>",
+			     (long long)g->bisection_id);
+	fl_buf_adds(out, "</p>\n");
 	fl_buf_free(&v);
+	if (g->job_id) {
+		fl_html_addf(out,
+			     "<h2>The comparison that found it</h2>\n<p>Compare job %lld, "
+			     "every point measured:</p>\n",
+			     (long long)g->job_id);
+		fl_ui_comparisons_table(out, rp->rows, rp->nrows, "tag");
+		fl_buf_adds(out, "<h3>Its runs</h3>\n");
+		fl_ui_runs_table(out, rp->runs, rp->nruns);
+		if (rp->more_runs)
+			fl_html_addf(out, "<p class='more'>The newest %u are shown.</p>\n", RUNS);
+	}
 	fl_buf_adds(out, "<h2>Bisections</h2>\n");
 	fl_ui_bisections_table(out, rp->bs, rp->nbs);
+	fl_buf_adds(out, "<h2>Revert check</h2>\n");
+	if (rp->has_revert)
+		fl_ui_revert_html(out, &rp->revert);
+	else
+		fl_buf_adds(out, "<p class='empty'>No revert check yet.</p>\n");
 	fl_buf_adds(out, "<h2>Reports</h2>\n");
 	if (!rp->nreports)
 		fl_buf_adds(out, "<p class='empty'>No report yet.</p>\n");
 	for (size_t i = 0; i < rp->nreports; i++)
 		fl_ui_report_html(out, &rp->reports[i]);
+}
+
+static int load(struct fl_web_req *req, int64_t id, const struct fl_web_bisect_filter *f,
+		struct regression_page *rp)
+{
+	fl_pool *p = &req->pool;
+	int more, r;
+
+	if ((r = fl_web_regression_get(req->st, p, id, &rp->g)) ||
+	    (r = fl_web_bisections(req->st, p, f, 1, 100, &rp->bs, &rp->nbs, &more)) ||
+	    (r = fl_web_reports_of(req->st, p, id, &rp->reports, &rp->nreports)))
+		return r;
+	if (rp->g.job_id &&
+	    ((r = fl_web_comparisons(req->st, p, rp->g.job_id, &rp->rows, &rp->nrows)) ||
+	     (r = fl_web_job_runs(req->st, p, rp->g.job_id, 1, RUNS, &rp->runs, &rp->nruns,
+				  &rp->more_runs))))
+		return r;
+	r = fl_web_revert_get(req->st, p, id, &rp->revert);
+	rp->has_revert = !r;
+	return r == FL_ENOTFOUND ? 0 : r;
 }
 
 void fl_ui_regression(struct fl_web_req *req, struct fl_web_resp *resp)
@@ -70,15 +134,13 @@ void fl_ui_regression(struct fl_web_req *req, struct fl_web_resp *resp)
 	struct fl_web_bisect_filter f = {0};
 	fl_buf b = FL_BUF_INIT;
 	char title[48];
-	int more, r;
+	int r;
 	int64_t id;
 
 	if (fl_web_id(req, resp, req->rest, &id))
 		return;
 	f.regression_id = id;
-	if ((r = fl_web_regression_get(req->st, &req->pool, id, &rp.g)) ||
-	    (r = fl_web_bisections(req->st, &req->pool, &f, 1, 100, &rp.bs, &rp.nbs, &more)) ||
-	    (r = fl_web_reports_of(req->st, &req->pool, id, &rp.reports, &rp.nreports))) {
+	if ((r = load(req, id, &f, &rp))) {
 		fl_web_fail_error(req, resp, r);
 		return;
 	}
@@ -87,7 +149,11 @@ void fl_ui_regression(struct fl_web_req *req, struct fl_web_resp *resp)
 
 		for (size_t i = 0; i < rp.nreports; i++)
 			json_array_append_new(reports, fl_ui_report_json(&rp.reports[i]));
+		json_object_set_new(o, "comparison", fl_ui_comparisons_json(rp.rows, rp.nrows));
+		json_object_set_new(o, "runs", fl_ui_runs_json(rp.runs, rp.nruns));
 		json_object_set_new(o, "bisections", fl_ui_bisections_json(rp.bs, rp.nbs));
+		json_object_set_new(o, "revert",
+				    rp.has_revert ? fl_ui_revert_json(&rp.revert) : json_null());
 		json_object_set_new(o, "reports", reports);
 		fl_web_send_json(resp, 200, o);
 		return;

@@ -1,24 +1,32 @@
 /*
- * web/ui-run.c - /run/<id>: a run's parameters, kernel, machine, status,
- * samples (a plot per metric and a paginated table) and its console log
- * (the last CONSOLE_TAIL characters, escaped; /run/<id>/console is the
- * whole log as text/plain). Phase 2: the run's environment record (nodes,
- * CPUs, kernel release) and timings from the runs facts.
+ * web/ui-run.c - /run/<id>: a run's parameters, kernel, machine, status
+ * with its detail, the environment the agent reported (nodes, CPUs, kernel
+ * release) and the guest's facts, the timings (boot to the agent, the first
+ * sample, the end), the job it ran for, its samples (a plot per metric and
+ * a paginated table) and its console log: the last CONSOLE_TAIL bytes,
+ * escaped, of the whole log the backend kept on disk (console_path), or of
+ * the console stored with the run; /run/<id>/console is the whole log as
+ * text/plain.
  */
 #include "ui.h"
 #include "../html.h"
 #include "../svg.h"
 
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define CONSOLE_TAIL 65536
+#define CONSOLE_JSON (16 << 20) /* the most of a log /api/run/<id>/console returns */
 #define PER_PAGE     100
 
 struct run_page {
 	struct fl_web_run_detail d;
+	int console_file; /* the console is the tail of the log on disk */
 	struct fl_web_point *pts;
 	size_t npts;
 	struct fl_web_sample *samples;
@@ -28,28 +36,88 @@ struct run_page {
 	const char *metric; /* the plotted one */
 };
 
+/*
+ * The run's whole console log on disk (the libvirt backend keeps it at
+ * <var>/runs/<id>/console.log): opened only when the stored path has that
+ * shape for this run and names a regular file, never through a symbolic
+ * link; -1 otherwise.
+ */
+static int console_open(const char *path, int64_t id, struct stat *sb)
+{
+	char tail[64];
+	size_t n, t;
+	int fd;
+
+	if (!path || path[0] != '/' || strstr(path, "/../"))
+		return -1;
+	snprintf(tail, sizeof(tail), "/runs/%lld/console.log", (long long)id);
+	n = strlen(path);
+	t = strlen(tail);
+	if (n < t || strcmp(path + n - t, tail))
+		return -1;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 && (fstat(fd, sb) || !S_ISREG(sb->st_mode))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* The last max bytes of the file as a string (NUL bytes as blanks), from a line start when
+ * whole_lines asks for it. */
+static char *read_tail(fl_pool *p, int fd, const struct stat *sb, size_t max, int whole_lines)
+{
+	size_t size = (size_t)sb->st_size, off = size > max ? size - max : 0, got = 0;
+	char *buf = fl_pool_alloc(p, size - off + 1);
+	ssize_t k;
+
+	while (got < size - off &&
+	       (k = pread(fd, buf + got, size - off - got, (off_t)(off + got))) > 0)
+		got += (size_t)k;
+	buf[got] = '\0';
+	for (size_t i = 0; i < got; i++)
+		if (!buf[i])
+			buf[i] = ' ';
+	/* a cut line is dropped: the tail starts at a line */
+	if (off && whole_lines && strchr(buf, '\n'))
+		return strchr(buf, '\n') + 1;
+	return buf;
+}
+
 static void console_text(struct fl_web_req *req, struct fl_web_resp *resp, int64_t id)
 {
-	const char *console;
+	const char *console, *path;
+	struct stat sb;
 	size_t len;
-	int r;
+	int fd, r;
 
-	if ((r = fl_web_run_console(req->st, &req->pool, id, &console, &len))) {
+	if ((r = fl_web_run_console(req->st, &req->pool, id, &console, &len, &path))) {
 		fl_web_fail_error(req, resp, r);
 		return;
 	}
+	fd = console_open(path, id, &sb);
 	if (req->json) {
-		fl_web_send_json(resp, 200,
-				 json_pack("{s:I, s:o}", "run", (json_int_t)id, "console",
-					   fl_web_json_str(console)));
+		json_t *o = json_pack(
+		    "{s:I, s:o, s:b}", "run", (json_int_t)id, "console",
+		    fl_web_json_str(fd >= 0 ? read_tail(&req->pool, fd, &sb, CONSOLE_JSON, 0)
+					    : console),
+		    "truncated", fd >= 0 && sb.st_size > CONSOLE_JSON);
+
+		if (fd >= 0)
+			close(fd);
+		fl_web_send_json(resp, 200, o);
 		return;
 	}
 	/* Served as plain text (and nosniff): the browser shows it, never runs it. */
 	fl_buf_reset(&resp->body);
-	if (console)
-		fl_buf_add(&resp->body, console, len);
 	resp->status = 200;
 	resp->type = "text/plain; charset=utf-8";
+	if (fd >= 0) {
+		resp->fd = fd;
+		resp->size = (uint64_t)sb.st_size;
+	} else if (console) {
+		fl_buf_add(&resp->body, console, len);
+	}
 }
 
 /* A JSON object's members as a table; anything else as preformatted text. */
@@ -155,19 +223,33 @@ static void samples_table(fl_buf *out, const struct run_page *rp, int64_t id)
 	fl_web_pager(out, base, rp->page, rp->more);
 }
 
-static void run_html(fl_buf *b, fl_pool *p, const struct run_page *rp)
+/* "41.0 s" after the guest was created, or "-". */
+static void after_created(fl_buf *out, const struct fl_web_run_detail *d, int64_t ms)
 {
-	const struct fl_web_run *r = &rp->d.run;
+	if (!ms || !d->created_ms)
+		fl_buf_adds(out, "-");
+	else
+		fl_buf_addf(out, "%.1f s", (double)(ms - d->created_ms) / 1000);
+}
+
+static void run_facts(fl_buf *b, const struct run_page *rp)
+{
+	const struct fl_web_run_detail *d = &rp->d;
+	const struct fl_web_run *r = &d->run;
 	fl_buf v = FL_BUF_INIT;
 
-	fl_html_addf(b, "<h1>Run %lld: %s on %s</h1>\n<dl class='facts'>\n", (long long)r->id,
-		     r->benchmark, r->machine);
+	fl_buf_adds(b, "<dl class='facts'>\n");
 	fl_html_addf(&v, "<span class='status status-%s'>%s</span>", r->status, r->status);
+	if (r->detail)
+		fl_html_addf(&v, ": <span class='detail'>%s</span>", r->detail);
 	fl_ui_dl_row(b, "status", v.ptr);
 	fl_buf_reset(&v);
 	fl_web_commit_html(&v, r->commit.sha, r->commit.subject);
 	if (r->commit.tree)
 		fl_html_addf(&v, " (tree %s)", r->commit.tree);
+	if (d->kernel_image)
+		fl_html_addf(&v, "%simage <code>%s</code>", r->commit.sha ? ", " : "",
+			     d->kernel_image);
 	fl_ui_dl_row(b, "kernel", v.ptr);
 	if (r->build_id) {
 		fl_buf_reset(&v);
@@ -176,16 +258,93 @@ static void run_html(fl_buf *b, fl_pool *p, const struct run_page *rp)
 		fl_ui_dl_row(b, "build", v.ptr);
 	}
 	fl_buf_reset(&v);
-	fl_html_addf(&v, "%s (%s)", r->machine, rp->d.backend);
+	fl_html_addf(&v, "%s (%s)", r->machine, d->backend);
 	fl_ui_dl_row(b, "machine", v.ptr);
+	if (d->label) {
+		fl_buf_reset(&v);
+		fl_html_addf(&v, "%s", d->label);
+		fl_ui_dl_row(b, "label", v.ptr);
+	}
+	if (r->job_id) {
+		fl_buf_reset(&v);
+		fl_html_addf(&v, "%lld: %s %s, attempt %d, %s", (long long)r->job_id,
+			     d->job_kind ? d->job_kind : "-", d->job_role ? d->job_role : "",
+			     d->job_attempts, d->job_state ? d->job_state : "-");
+		if (d->job_parent)
+			fl_html_addf(&v, " (for job %lld)", (long long)d->job_parent);
+		fl_ui_dl_row(b, "job", v.ptr);
+	}
 	fl_buf_reset(&v);
 	fl_web_time(&v, r->started);
 	fl_ui_dl_row(b, "started", v.ptr);
 	fl_buf_reset(&v);
 	fl_web_time(&v, r->finished);
 	fl_ui_dl_row(b, "finished", v.ptr);
-	fl_buf_adds(b, "</dl>\n<h2>Parameters</h2>\n");
+	fl_buf_adds(b, "</dl>\n");
+	fl_buf_free(&v);
+}
+
+/* What the agent reported of the guest and what the backend made of it. */
+static void environment(fl_buf *b, const struct fl_web_run_detail *d)
+{
+	fl_buf_adds(b, "<h2>Environment</h2>\n<table class='environment'>\n");
+	fl_html_addf(b, "<tr><th>kernel release</th><td>%s</td></tr>\n",
+		     d->kernel_release ? d->kernel_release : "-");
+	if (d->nodes)
+		fl_html_addf(b, "<tr><th>NUMA nodes</th><td>%d</td></tr>\n", d->nodes);
+	else
+		fl_buf_adds(b, "<tr><th>NUMA nodes</th><td>-</td></tr>\n");
+	if (d->cpus)
+		fl_html_addf(b, "<tr><th>CPUs</th><td>%d</td></tr>\n", d->cpus);
+	else
+		fl_buf_adds(b, "<tr><th>CPUs</th><td>-</td></tr>\n");
+	fl_html_addf(b, "<tr><th>accelerator</th><td>%s</td></tr>\n", d->accel ? d->accel : "-");
+	if (d->domain)
+		fl_html_addf(b, "<tr><th>domain</th><td><code>%s</code></td></tr>\n", d->domain);
+	fl_buf_adds(b, "</table>\n");
+	if (d->machine_facts) {
+		fl_buf_adds(b, "<h3>Guest</h3>\n");
+		json_table(b, d->machine_facts);
+	}
+	fl_buf_adds(b, "<h3>Timings</h3>\n<table class='timings'>\n<tr><th>guest created</th><td>");
+	fl_web_time(b, d->created_ms / 1000);
+	fl_buf_adds(b, "</td></tr>\n<tr><th>boot to the agent</th><td>");
+	after_created(b, d, d->agent_ms);
+	fl_buf_adds(b, "</td></tr>\n<tr><th>first sample</th><td>");
+	after_created(b, d, d->first_sample_ms);
+	fl_buf_adds(b, "</td></tr>\n<tr><th>total</th><td>");
+	after_created(b, d, d->ended_ms);
+	fl_buf_adds(b, "</td></tr>\n</table>\n");
+}
+
+static void console_html(fl_buf *b, const struct run_page *rp)
+{
+	const struct fl_web_run_detail *d = &rp->d;
+
+	fl_buf_adds(b, "<h2>Console</h2>\n");
+	if (!d->console) {
+		fl_buf_adds(b, "<p class='empty'>No console log kept.</p>\n");
+		return;
+	}
+	if (d->console_len > CONSOLE_TAIL)
+		fl_html_addf(b, "<p>The end of %zu bytes; ", d->console_len);
+	else
+		fl_buf_adds(b, "<p>");
+	fl_html_addf(b, "<a href='/run/%lld/console'>the whole log as text</a>.</p>\n",
+		     (long long)d->run.id);
+	fl_html_addf(b, "<pre class='console'>%s</pre>\n", d->console);
+}
+
+static void run_html(fl_buf *b, fl_pool *p, const struct run_page *rp)
+{
+	const struct fl_web_run *r = &rp->d.run;
+
+	fl_html_addf(b, "<h1>Run %lld: %s on %s</h1>\n", (long long)r->id, r->benchmark,
+		     r->machine);
+	run_facts(b, rp);
+	fl_buf_adds(b, "<h2>Parameters</h2>\n");
 	json_table(b, r->params);
+	environment(b, &rp->d);
 	if (rp->d.facts) {
 		fl_buf_adds(b, "<h2>Machine</h2>\n");
 		json_table(b, rp->d.facts);
@@ -198,20 +357,26 @@ static void run_html(fl_buf *b, fl_pool *p, const struct run_page *rp)
 		points_table(b, rp);
 		samples_table(b, rp, r->id);
 	}
-	fl_buf_adds(b, "<h2>Console</h2>\n");
-	if (!rp->d.console) {
-		fl_buf_adds(b, "<p class='empty'>No console log kept.</p>\n");
-	} else {
-		if (rp->d.console_len > CONSOLE_TAIL)
-			fl_html_addf(b, "<p>The last %u of %zu characters; ", CONSOLE_TAIL,
-				     rp->d.console_len);
-		else
-			fl_buf_adds(b, "<p>");
-		fl_html_addf(b, "<a href='/run/%lld/console'>the whole log as text</a>.</p>\n",
-			     (long long)r->id);
-		fl_html_addf(b, "<pre class='console'>%s</pre>\n", rp->d.console);
-	}
-	fl_buf_free(&v);
+	console_html(b, rp);
+}
+
+static json_t *ms_json(int64_t ms)
+{
+	return ms ? json_integer(ms) : json_null();
+}
+
+static json_t *environment_json(const struct fl_web_run_detail *d)
+{
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:{s:o, s:o, s:o, s:o}}",
+			 "kernel_release", fl_web_json_str(d->kernel_release), "nodes",
+			 d->nodes ? json_integer(d->nodes) : json_null(), "cpus",
+			 d->cpus ? json_integer(d->cpus) : json_null(), "accel",
+			 fl_web_json_str(d->accel), "domain", fl_web_json_str(d->domain), "label",
+			 fl_web_json_str(d->label), "kernel_image",
+			 fl_web_json_str(d->kernel_image), "guest",
+			 fl_ui_json_text(d->machine_facts), "timings_ms", "created",
+			 ms_json(d->created_ms), "agent", ms_json(d->agent_ms), "first_sample",
+			 ms_json(d->first_sample_ms), "ended", ms_json(d->ended_ms));
 }
 
 static json_t *run_json(const struct run_page *rp)
@@ -235,12 +400,36 @@ static json_t *run_json(const struct run_page *rp)
 						    fl_web_json_num(rp->samples[i].value)));
 	json_object_set_new(o, "backend", fl_web_json_str(rp->d.backend));
 	json_object_set_new(o, "facts", fl_ui_json_text(rp->d.facts));
+	json_object_set_new(o, "environment", environment_json(&rp->d));
+	if (rp->d.run.job_id)
+		json_object_set_new(
+		    o, "job_detail",
+		    json_pack("{s:o, s:o, s:o, s:i, s:o}", "kind", fl_web_json_str(rp->d.job_kind),
+			      "role", fl_web_json_str(rp->d.job_role), "state",
+			      fl_web_json_str(rp->d.job_state), "attempts", rp->d.job_attempts,
+			      "parent",
+			      rp->d.job_parent ? json_integer(rp->d.job_parent) : json_null()));
 	json_object_set_new(o, "points", pts);
 	json_object_set_new(o, "samples", xs);
 	fl_ui_json_page(o, rp->page, rp->more);
 	json_object_set_new(o, "console_length", json_integer((json_int_t)rp->d.console_len));
 	json_object_set_new(o, "console_tail", fl_web_json_str(rp->d.console));
+	json_object_set_new(o, "console_from_file", json_boolean(rp->console_file));
 	return o;
+}
+
+/* The console shown: the end of the log on disk when there is one. */
+static void console_tail(fl_pool *p, struct run_page *rp)
+{
+	struct stat sb;
+	int fd = console_open(rp->d.console_path, rp->d.run.id, &sb);
+
+	if (fd < 0)
+		return;
+	rp->d.console = read_tail(p, fd, &sb, CONSOLE_TAIL, 1);
+	rp->d.console_len = (size_t)sb.st_size;
+	rp->console_file = 1;
+	close(fd);
 }
 
 void fl_ui_run(struct fl_web_req *req, struct fl_web_resp *resp)
@@ -273,6 +462,7 @@ void fl_ui_run(struct fl_web_req *req, struct fl_web_resp *resp)
 		fl_web_fail_error(req, resp, r);
 		return;
 	}
+	console_tail(&req->pool, &rp);
 	if (!rp.metric) {
 		rp.metric = rp.npts ? rp.pts[0].metric : "ops_per_sec";
 		for (size_t i = 0; i < rp.npts; i++)

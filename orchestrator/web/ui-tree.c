@@ -1,11 +1,13 @@
 /*
  * web/ui-tree.c - /tree/<name>: one metric of one benchmark on one machine
- * across the tree's commits over time (a line of the per-commit medians,
- * runs' spread as error bars), with the change points E-divisive finds
- * (stats.h) marked, and links to compare neighbouring commits. Parameters:
- * benchmark, machine, metric, mode, tasks (defaults from the newest run),
- * page (1 is the newest history). Phase 2: tags instead of commits on the
- * x axis once the service stores which tags were tested.
+ * across the tree's history (a line of the per-position medians, runs'
+ * spread as error bars), with the change points E-divisive finds (stats.h)
+ * marked, and links to compare neighbouring positions. A position is a tag
+ * the watch service saw (in version order, labelled by the tag) when any
+ * has runs, else a commit (by=commit asks for commits). Below, the tree's
+ * newest tags with their verdicts. Parameters: benchmark, machine, metric,
+ * mode, tasks (defaults from the newest run), by, page (1 is the newest
+ * history).
  */
 #include "ui.h"
 #include "../config.h"
@@ -17,6 +19,7 @@
 #include <string.h>
 
 #define PER_PAGE 50
+#define TAGS	 20
 
 struct tree_page {
 	struct fl_web_tree tree;
@@ -27,6 +30,20 @@ struct tree_page {
 static double median_of(const struct fl_web_series_point *pt)
 {
 	return fl_stats_median(pt->v, pt->n);
+}
+
+/* How a position is named in a URL: its tag when a URL may carry it, else its sha. */
+static const char *position_rev(const struct fl_web_series_point *pt)
+{
+	return pt->tag && fl_web_rev_ok(pt->tag) ? pt->tag : pt->commit.sha;
+}
+
+/* A position as text: the tag with its short sha, or the commit. */
+static void position_html(fl_buf *out, const struct fl_web_series_point *pt)
+{
+	if (pt->tag)
+		fl_html_addf(out, "<span class='tag'>%s</span> ", pt->tag);
+	fl_web_commit_html(out, pt->commit.sha, pt->tag ? NULL : pt->commit.subject);
 }
 
 static void series_plot(fl_buf *out, fl_pool *p, const struct tree_page *tp)
@@ -40,7 +57,7 @@ static void series_plot(fl_buf *out, fl_pool *p, const struct tree_page *tp)
 	char *title = fl_pool_alloc(p, 256);
 	struct fl_svg_series se = {tp->tree.name, x, y, e, s->n};
 	struct fl_svg_plot plot = {.title = title,
-				   .xlabel = "commit",
+				   .xlabel = strcmp(s->by, "tag") ? "commit" : "tag",
 				   .ylabel = s->metric,
 				   .series = &se,
 				   .nseries = 1,
@@ -56,7 +73,7 @@ static void series_plot(fl_buf *out, fl_pool *p, const struct tree_page *tp)
 		e[i] = fl_stats_stddev(s->pts[i].v, s->pts[i].n);
 		if (i % every == 0)
 			snprintf(name, 8, "%.7s", s->pts[i].commit.sha);
-		names[i] = name;
+		names[i] = s->pts[i].tag && i % every == 0 ? s->pts[i].tag : name;
 	}
 	marks = fl_pool_alloc(p, (s->ncps + 1) * sizeof(double));
 	for (size_t i = 0; i < s->ncps; i++)
@@ -77,8 +94,9 @@ static void link_with(fl_buf *out, const struct tree_page *tp, const char *name,
 	const struct fl_web_series *s = &tp->s;
 	char tasks[16], *path;
 	fl_buf url = FL_BUF_INIT, p = FL_BUF_INIT;
-	const char *kv[] = {"benchmark", s->benchmark, "machine", s->machine, "metric", s->metric,
-			    "mode",	 s->mode,      "tasks",	  tasks,      NULL};
+	const char *kv[] = {"benchmark", s->benchmark, "machine", s->machine, "metric",
+			    s->metric,	 "mode",       s->mode,	  "tasks",    tasks,
+			    "by",	 s->by,	       NULL};
 
 	int current = 0;
 
@@ -114,6 +132,9 @@ static void choices(fl_buf *out, const struct tree_page *tp, const struct fl_con
 		snprintf(n, sizeof(n), "%u", s->tasks_list[i]);
 		link_with(out, tp, "tasks", n, n);
 	}
+	fl_buf_adds(out, "</p>\n<p>positions:");
+	link_with(out, tp, "by", "tag", "by tag");
+	link_with(out, tp, "by", "commit", "by commit");
 	fl_buf_adds(out, "</p>\n");
 	if (cfg && cfg->nbenchmarks) {
 		fl_buf_adds(out, "<p>benchmark:");
@@ -143,15 +164,14 @@ static void change_points_table(fl_buf *out, const struct fl_web_series *s)
 		fl_buf_adds(out, "<p class='empty'>No change point on this page.</p>\n");
 		return;
 	}
-	fl_buf_adds(out, "<table class='change-points'>\n<thead><tr><th>first commit after</th>"
+	fl_buf_adds(out, "<table class='change-points'>\n<thead><tr><th>first one after</th>"
 			 "<th>before</th><th>after</th><th>change</th><th>p</th></tr></thead>\n"
 			 "<tbody>\n");
 	for (size_t i = 0; i < s->ncps; i++) {
 		const struct fl_change_point *c = &s->cps[i];
-		const struct fl_web_commit *k = &s->pts[c->index].commit;
 
 		fl_buf_adds(out, "<tr><td class='commit'>");
-		fl_web_commit_html(out, k->sha, k->subject);
+		position_html(out, &s->pts[c->index]);
 		fl_buf_adds(out, "</td><td class='num'>");
 		fl_web_num(out, c->before);
 		fl_buf_adds(out, "</td><td class='num'>");
@@ -168,13 +188,13 @@ static void points_table(fl_buf *out, const struct tree_page *tp)
 {
 	const struct fl_web_series *s = &tp->s;
 
-	fl_buf_adds(out, "<table class='points'>\n<thead><tr><th>commit</th><th>time</th>"
-			 "<th>runs</th><th>median</th><th></th></tr></thead>\n<tbody>\n");
+	fl_html_addf(out, "<table class='points'>\n<thead><tr><th>%s</th><th>time</th>", s->by);
+	fl_buf_adds(out, "<th>runs</th><th>median</th><th></th></tr></thead>\n<tbody>\n");
 	for (size_t i = s->n; i-- > 0;) {
 		const struct fl_web_series_point *pt = &s->pts[i];
 
 		fl_buf_adds(out, "<tr><td class='commit'>");
-		fl_web_commit_html(out, pt->commit.sha, pt->commit.subject);
+		position_html(out, pt);
 		fl_buf_adds(out, "</td><td class='time'>");
 		fl_web_time(out, pt->commit.time);
 		fl_html_addf(out, "</td><td class='num'>%zu</td><td class='num'>", pt->n);
@@ -184,11 +204,40 @@ static void points_table(fl_buf *out, const struct tree_page *tp)
 			fl_buf url = FL_BUF_INIT;
 
 			fl_web_url(&url, "/compare",
-				   (const char *const[]){"a", s->pts[i - 1].commit.sha, "b",
-							 pt->commit.sha, "benchmark", s->benchmark,
-							 "machine", s->machine, NULL});
+				   (const char *const[]){
+				       "a", position_rev(&s->pts[i - 1]), "b", position_rev(pt),
+				       "benchmark", s->benchmark, "machine", s->machine, NULL});
 			fl_html_addf(out, "<a href='%s'>compare with previous</a>", url.ptr);
 			fl_buf_free(&url);
+		}
+		fl_buf_adds(out, "</td></tr>\n");
+	}
+	fl_buf_adds(out, "</tbody></table>\n");
+}
+
+/* The tree's newest tags and how each compared with its baseline. */
+static void tags_html(fl_buf *out, const struct fl_web_tree *t)
+{
+	if (!t->ntags)
+		return;
+	fl_buf_adds(out, "<h2>Tested tags</h2>\n<table class='tags'>\n<thead><tr><th>tag</th>"
+			 "<th>commit</th><th>baseline</th><th>verdicts</th></tr></thead>\n"
+			 "<tbody>\n");
+	for (size_t i = 0; i < t->ntags; i++) {
+		const struct fl_web_tag *tag = &t->tags[i];
+
+		fl_html_addf(out, "<tr><td class='tag'>%s</td><td>", tag->name);
+		fl_web_commit_html(out, tag->commit.sha, tag->commit.subject);
+		fl_html_addf(out, "</td><td>%s</td><td>",
+			     tag->baseline ? tag->baseline : tag->state);
+		for (size_t k = 0; k < tag->nverdicts; k++) {
+			const struct fl_web_verdict *v = &tag->verdicts[k];
+
+			fl_html_addf(out, "%S<span class='verdict verdict-%s'>%s on %s: %s</span>",
+				     k ? "; " : "", v->verdict, v->benchmark, v->machine,
+				     v->verdict);
+			if (isfinite(v->change))
+				fl_buf_addf(out, " %+.1f%%", v->change);
 		}
 		fl_buf_adds(out, "</td></tr>\n");
 	}
@@ -210,6 +259,7 @@ static void tree_html(fl_buf *out, fl_pool *p, const struct tree_page *tp,
 			     "machine %s).</p>\n",
 			     tp->q.benchmark ? tp->q.benchmark : "any",
 			     tp->q.machine ? tp->q.machine : "any");
+		tags_html(out, &tp->tree);
 		return;
 	}
 	choices(out, tp, cfg);
@@ -220,7 +270,7 @@ static void tree_html(fl_buf *out, fl_pool *p, const struct tree_page *tp,
 		series_plot(out, p, tp);
 		fl_buf_adds(out, "<h2>Change points</h2>\n");
 		change_points_table(out, s);
-		fl_buf_adds(out, "<h2>Commits</h2>\n");
+		fl_html_addf(out, "<h2>%s</h2>\n", strcmp(s->by, "tag") ? "Commits" : "Tags");
 		points_table(out, tp);
 	}
 	snprintf(tasks, sizeof(tasks), "%u", s->tasks);
@@ -228,10 +278,12 @@ static void tree_html(fl_buf *out, fl_pool *p, const struct tree_page *tp,
 	fl_html_url_component(&path, tp->tree.name);
 	fl_web_url(&base, path.ptr,
 		   (const char *const[]){"benchmark", s->benchmark, "machine", s->machine, "metric",
-					 s->metric, "mode", s->mode, "tasks", tasks, NULL});
+					 s->metric, "mode", s->mode, "tasks", tasks, "by", s->by,
+					 NULL});
 	fl_web_pager(out, base.ptr, tp->q.page, s->more);
 	fl_buf_free(&base);
 	fl_buf_free(&path);
+	tags_html(out, &tp->tree);
 }
 
 static json_t *tree_json(const struct tree_page *tp)
@@ -244,25 +296,27 @@ static json_t *tree_json(const struct tree_page *tp)
 
 		for (size_t k = 0; k < s->pts[i].n; k++)
 			json_array_append_new(v, fl_web_json_num(s->pts[i].v[k]));
-		json_array_append_new(pts,
-				      json_pack("{s:o, s:o, s:o}", "commit",
-						fl_ui_commit_json(&s->pts[i].commit), "runs", v,
-						"median", fl_web_json_num(median_of(&s->pts[i]))));
+		json_array_append_new(
+		    pts, json_pack("{s:o, s:o, s:o, s:o}", "tag", fl_web_json_str(s->pts[i].tag),
+				   "commit", fl_ui_commit_json(&s->pts[i].commit), "runs", v,
+				   "median", fl_web_json_num(median_of(&s->pts[i]))));
 	}
 	for (size_t i = 0; i < s->ncps; i++)
 		json_array_append_new(
-		    cps, json_pack("{s:I, s:o, s:o, s:o, s:o, s:b, s:o}", "index",
-				   (json_int_t)s->cps[i].index, "commit",
+		    cps, json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:b, s:o}", "index",
+				   (json_int_t)s->cps[i].index, "tag",
+				   fl_web_json_str(s->pts[s->cps[i].index].tag), "commit",
 				   fl_web_json_str(s->pts[s->cps[i].index].commit.sha), "before",
 				   fl_web_json_num(s->cps[i].before), "after",
 				   fl_web_json_num(s->cps[i].after), "change_pct",
 				   fl_web_json_num(plain_change(&s->cps[i])), "worse",
 				   s->cps[i].change_pct > 0, "p", fl_web_json_num(s->cps[i].p)));
-	o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:o}", "tree",
-		      fl_web_json_str(tp->tree.name), "benchmark", fl_web_json_str(s->benchmark),
-		      "machine", fl_web_json_str(s->machine), "metric", fl_web_json_str(s->metric),
-		      "mode", fl_web_json_str(s->mode), "tasks", (int)s->tasks, "points", pts,
-		      "change_points", cps);
+	o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o}", "tree",
+		      fl_web_json_str(tp->tree.name), "by", fl_web_json_str(s->by), "benchmark",
+		      fl_web_json_str(s->benchmark), "machine", fl_web_json_str(s->machine),
+		      "metric", fl_web_json_str(s->metric), "mode", fl_web_json_str(s->mode),
+		      "tasks", (int)s->tasks, "points", pts, "change_points", cps, "tags",
+		      fl_ui_tags_json(tp->tree.tags, tp->tree.ntags));
 	fl_ui_json_page(o, tp->q.page, s->more);
 	return o;
 }
@@ -285,14 +339,19 @@ void fl_ui_tree(struct fl_web_req *req, struct fl_web_resp *resp)
 	    fl_web_name_arg(req, resp, "machine", &q->machine) ||
 	    fl_web_name_arg(req, resp, "metric", &q->metric) ||
 	    fl_web_name_arg(req, resp, "mode", &q->mode) ||
-	    fl_web_uint_arg(req, resp, "tasks", &q->tasks))
+	    fl_web_uint_arg(req, resp, "tasks", &q->tasks) ||
+	    fl_web_name_arg(req, resp, "by", &q->by))
 		return;
+	if (q->by && strcmp(q->by, "tag") && strcmp(q->by, "commit")) {
+		fl_web_fail(req, resp, 400, "bad by '%s': expected tag or commit", q->by);
+		return;
+	}
 	/* "mode=" asks for the samples without a mode */
 	if (!q->mode && fl_web_arg(req, "mode"))
 		q->mode = "";
 	q->per_page = PER_PAGE;
 	q->dir = fl_web_direction(req->web, q->benchmark);
-	if ((r = fl_web_tree_get(req->st, &req->pool, q->tree, 0, &tp.tree)) ||
+	if ((r = fl_web_tree_get(req->st, &req->pool, q->tree, TAGS, &tp.tree)) ||
 	    (r = fl_web_series(req->st, &req->pool, q, &tp.s))) {
 		fl_web_fail_error(req, resp, r);
 		return;

@@ -1,7 +1,7 @@
 /*
  * web/ui.h - the page handlers (one ui-*.c file each) and what several
- * pages render alike (ui-shared.c): tables of runs, regressions and
- * bisections, and their JSON.
+ * pages render alike (ui-shared.c): tables of runs, regressions,
+ * bisections, jobs and comparison rows, the revert check, and their JSON.
  */
 #ifndef FL_WEB_UI_H
 #define FL_WEB_UI_H
@@ -18,6 +18,7 @@ void fl_ui_regressions(struct fl_web_req *req, struct fl_web_resp *resp);
 void fl_ui_regression(struct fl_web_req *req, struct fl_web_resp *resp);
 void fl_ui_report(struct fl_web_req *req, struct fl_web_resp *resp);
 void fl_ui_tree(struct fl_web_req *req, struct fl_web_resp *resp);
+void fl_ui_jobs(struct fl_web_req *req, struct fl_web_resp *resp);
 void fl_ui_compare(struct fl_web_req *req, struct fl_web_resp *resp);
 /* Files under web/static/ (static.c). */
 void fl_ui_static(struct fl_web_req *req, struct fl_web_resp *resp);
@@ -26,6 +27,16 @@ void fl_ui_static(struct fl_web_req *req, struct fl_web_resp *resp);
 void fl_ui_runs_table(fl_buf *out, const struct fl_web_run *r, size_t n);
 void fl_ui_regressions_table(fl_buf *out, const struct fl_web_regression *g, size_t n);
 void fl_ui_bisections_table(fl_buf *out, const struct fl_web_bisection *b, size_t n);
+void fl_ui_jobs_table(fl_buf *out, const struct fl_web_job *j, size_t n);
+/* A <td> with a status (its class) and the detail as its title. */
+void fl_ui_status_cell(fl_buf *out, const char *status, const char *detail);
+/* "12 commits left, best 05b843012335 p=0.62": a bisection's newest step. */
+void fl_ui_bisect_progress(fl_buf *out, const struct fl_web_bisection *b);
+/* Comparison rows of one kind (what; NULL: all) in LKP's shape. */
+void fl_ui_comparisons_table(fl_buf *out, const struct fl_web_comparison *c, size_t n,
+			     const char *what);
+/* The revert check: applied with its verdict and rows, or the conflicting files. */
+void fl_ui_revert_html(fl_buf *out, const struct fl_web_revert *v);
 /* A report as it was mailed, with its delivery state. */
 void fl_ui_report_html(fl_buf *out, const struct fl_web_report *r);
 /* A <dl> row: name (plain text) and value (raw HTML). */
@@ -39,6 +50,11 @@ json_t *fl_ui_regressions_json(const struct fl_web_regression *g, size_t n);
 json_t *fl_ui_bisection_json(const struct fl_web_bisection *b);
 json_t *fl_ui_bisections_json(const struct fl_web_bisection *b, size_t n);
 json_t *fl_ui_report_json(const struct fl_web_report *r);
+json_t *fl_ui_comparisons_json(const struct fl_web_comparison *c, size_t n);
+json_t *fl_ui_revert_json(const struct fl_web_revert *v);
+json_t *fl_ui_jobs_json(const struct fl_web_job *j, size_t n);
+json_t *fl_ui_tags_json(const struct fl_web_tag *t, size_t n);
+json_t *fl_ui_machines_json(const struct fl_web_machine *m, size_t n);
 /* {"page": N, "more": bool} added to a list object. */
 void fl_ui_json_page(json_t *obj, unsigned page, int more);
 /* A stored JSON text (run params, machine facts) as JSON, or the text as a string. */

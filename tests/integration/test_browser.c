@@ -1,9 +1,10 @@
 /*
  * test_browser.c - a real browser on the results pages: headless Chromium
- * (Debian's package) loads the compare page, the bisection page and a tree
- * page from a running "faultline serve"; the rendered DOM (--dump-dom) must
- * hold the SVG plots with both kernels' series, the strip plot with every
- * sample, and the hostile commit subject as text, not as an element.
+ * (Debian's package) loads the compare, bisection and tree pages and the
+ * dashboard from a running "faultline serve"; the rendered DOM
+ * (--dump-dom) must hold the SVG plots with both kernels' series, the strip
+ * plot with every sample, the dashboard's tag table with its verdicts, and
+ * the hostile commit subject and tag name as text, not as elements.
  * Screenshots go to <build>/artifacts/web/ for CI to keep. Exits 77 (ctest
  * SKIP_RETURN_CODE) only when chromium is not installed.
  */
@@ -73,29 +74,17 @@ static int chromium(const char *url, const char *action, const char *out)
 	return -1;
 }
 
-static char *slurp(const char *path)
-{
-	fl_buf b = FL_BUF_INIT;
-	char chunk[8192];
-	size_t got;
-	FILE *f = fopen(path, "rb");
-
-	assert_non_null(f);
-	while ((got = fread(chunk, 1, sizeof(chunk), f)))
-		fl_buf_add(&b, chunk, got);
-	fclose(f);
-	return fl_buf_detach(&b);
-}
-
 /* The rendered DOM of path. */
 static char *dom(const char *path)
 {
-	char url[600], out[300];
+	char url[600], out[300], *html;
 
 	snprintf(url, sizeof(url), "%s%s", env.srv.url, path);
 	snprintf(out, sizeof(out), "%s/dom.html", env.dir);
 	assert_int_equal(chromium(url, "--dump-dom", out), 0);
-	return slurp(out);
+	html = wf_slurp(out, NULL);
+	assert_non_null(html);
+	return html;
 }
 
 /* The element that starts with open, up to its closing tag. */
@@ -221,12 +210,33 @@ static void test_escaped_in_the_browser(void **state)
 	screenshot("/tree/mainline", "tree.png");
 }
 
+/* The dashboard as the browser built it: the tag table with its verdicts, the hostile tag as text.
+ */
+static void test_dashboard_page(void **state)
+{
+	char *html, *table;
+
+	(void)state;
+	html = dom("/");
+	table = element(html, "<table class=\"tags\">", "</table>");
+	assert_int_equal(count(table, "<tr>"), 6); /* the header and the newest 5 tags */
+	assert_non_null(strstr(table, "<td class=\"verdict verdict-worse\">"));
+	assert_non_null(strstr(table, "<td class=\"verdict verdict-better\">"));
+	assert_non_null(strstr(table, "<span class=\"tag\">v3.18-rc3&lt;i&gt;</span>"));
+	assert_null(strstr(html, "<i>"));
+	free(table);
+	assert_non_null(strstr(html, "<table class=\"jobs\">"));
+	free(html);
+	screenshot("/", "dashboard.png");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_compare_page),
 	    cmocka_unit_test(test_bisect_page),
 	    cmocka_unit_test(test_escaped_in_the_browser),
+	    cmocka_unit_test(test_dashboard_page),
 	};
 
 	if (!fl_which("chromium")) {

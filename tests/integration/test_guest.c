@@ -37,8 +37,8 @@ static void write_empty_initrd(const char *path)
 	size_t len;
 
 	assert_non_null(f);
-	len = (size_t)fprintf(f, "070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X", 0,
-			      0, 0, 0, 1, 0, 0, 0, 0, 0, 0, (unsigned)strlen(name) + 1, 0);
+	len = (size_t)fprintf(f, "070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X", 0, 0,
+			      0, 0, 1, 0, 0, 0, 0, 0, 0, (unsigned)strlen(name) + 1, 0);
 	len += (size_t)fprintf(f, "%s", name) + 1;
 	fputc('\0', f);
 	while (len++ % 512)
@@ -87,10 +87,13 @@ static int domain_exists(const char *name)
 static void run(unsigned sockets, int64_t deadline, const char *name, enum fl_guest_end *end,
 		fl_buf *out)
 {
-	struct fl_machine_conf m = {.name = "t", .sockets = sockets, .cores = 1, .threads = 1,
+	struct fl_machine_conf m = {.name = "t",
+				    .sockets = sockets,
+				    .cores = 1,
+				    .threads = 1,
 				    .memory_per_node = 256ULL << 20};
-	struct fl_domain_spec spec = {name, &m, "tcg", getenv("FL_TEST_KERNEL"), initrd, console,
-				      NULL, 0};
+	struct fl_domain_spec spec = {name,   &m,      "tcg", getenv("FL_TEST_KERNEL"),
+				      initrd, console, NULL,  0};
 	fl_guest *g;
 
 	assert_non_null(spec.kernel);
@@ -158,9 +161,9 @@ static void test_accel_auto_probes_once(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_panic_ends_the_guest),
-		cmocka_unit_test(test_deadline_destroys),
-		cmocka_unit_test(test_accel_auto_probes_once),
+	    cmocka_unit_test(test_panic_ends_the_guest),
+	    cmocka_unit_test(test_deadline_destroys),
+	    cmocka_unit_test(test_accel_auto_probes_once),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -47,14 +47,14 @@ static const char *const to[] = {"Kernel Dev <dev@example.org>", "list@example.o
 static struct fl_mail report(void)
 {
 	struct fl_mail m = {
-		.from = "faultline <faultline@localhost>",
-		.to = to,
-		.nto = 2,
-		.subject = "[mm] 1a2b3c4d: page_fault2.threads -24.6% regression\r\nBcc: evil@x",
-		.body = "faultline noticed a -24.6% regression\n.\nend\n",
-		.message_id = "<faultline.regression.1.abc@localhost>",
-		.in_reply_to = NULL,
-		.date = 1700000000,
+	    .from = "faultline <faultline@localhost>",
+	    .to = to,
+	    .nto = 2,
+	    .subject = "[mm] 1a2b3c4d: page_fault2.threads -24.6% regression\r\nBcc: evil@x",
+	    .body = "faultline noticed a -24.6% regression\n.\nend\n",
+	    .message_id = "<faultline.regression.1.abc@localhost>",
+	    .in_reply_to = NULL,
+	    .date = 1700000000,
 	};
 	return m;
 }
@@ -86,7 +86,8 @@ static void test_format(void **state)
 	assert_non_null(strstr(text, "Message-ID: <faultline.regression.1.abc@localhost>\r\n"));
 	assert_null(strstr(text, "In-Reply-To"));
 	assert_non_null(strstr(text, "To: Kernel Dev <dev@example.org>, list@example.org\r\n"));
-	assert_non_null(strstr(text, "\r\n\r\nfaultline noticed a -24.6% regression\r\n.\r\nend\r\n"));
+	assert_non_null(
+	    strstr(text, "\r\n\r\nfaultline noticed a -24.6% regression\r\n.\r\nend\r\n"));
 	free(text);
 	m.subject = "mm: r\xc3\xa9gression";
 	m.in_reply_to = "<first@localhost>";
@@ -152,11 +153,9 @@ static void test_message_ids_differ(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_header_values_are_one_line),
-		cmocka_unit_test(test_format),
-		cmocka_unit_test(test_send_to_real_server),
-		cmocka_unit_test(test_server_down),
-		cmocka_unit_test(test_message_ids_differ),
+	    cmocka_unit_test(test_header_values_are_one_line), cmocka_unit_test(test_format),
+	    cmocka_unit_test(test_send_to_real_server),	       cmocka_unit_test(test_server_down),
+	    cmocka_unit_test(test_message_ids_differ),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

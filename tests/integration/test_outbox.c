@@ -114,16 +114,17 @@ static void make_regression(void)
 	sqlite3 *raw;
 
 	assert_int_equal(sqlite3_open(db, &raw), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(raw,
-				      "INSERT INTO trees(id, name, url) VALUES (9, 't', '/x');"
-				      "INSERT INTO commits(id, tree_id, sha) VALUES "
-				      "(1, 9, printf('%040d', 1)), (2, 9, printf('%040d', 2));"
-				      "INSERT INTO machines(id, name, backend) VALUES (3, 'm', 'command');"
-				      "INSERT INTO regressions(id, tree_id, good_commit, bad_commit, "
-				      "benchmark, machine_id, metric, tasks, change) VALUES "
-				      "(5, 9, 1, 2, 'b', 3, 'ops', 1, -0.25);",
-				      NULL, NULL, NULL),
-			 SQLITE_OK);
+	assert_int_equal(
+	    sqlite3_exec(raw,
+			 "INSERT INTO trees(id, name, url) VALUES (9, 't', '/x');"
+			 "INSERT INTO commits(id, tree_id, sha) VALUES "
+			 "(1, 9, printf('%040d', 1)), (2, 9, printf('%040d', 2));"
+			 "INSERT INTO machines(id, name, backend) VALUES (3, 'm', 'command');"
+			 "INSERT INTO regressions(id, tree_id, good_commit, bad_commit, "
+			 "benchmark, machine_id, metric, tasks, change) VALUES "
+			 "(5, 9, 1, 2, 'b', 3, 'ops', 1, -0.25);",
+			 NULL, NULL, NULL),
+	    SQLITE_OK);
 	sqlite3_close(raw);
 }
 
@@ -160,9 +161,9 @@ static void test_follow_up_threads(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_backoff),
-		cmocka_unit_test(test_down_then_up),
-		cmocka_unit_test(test_follow_up_threads),
+	    cmocka_unit_test(test_backoff),
+	    cmocka_unit_test(test_down_then_up),
+	    cmocka_unit_test(test_follow_up_threads),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,10 +1,14 @@
 /*
  * test_web.c - "faultline serve" on a loopback port, asked with libcurl:
  * every page and API endpoint on a store filled by webfixture.h (status,
- * content, JSON that parses), escaping of commit subjects and consoles,
- * traversal attempts raw and encoded, 400/404/405, paging, a writer that
- * is not blocked by the server, the access log, and a clean exit on
- * SIGTERM.
+ * content, JSON that parses): the dashboard's tags and verdicts, jobs in
+ * progress and broken machines, revisions by tag, runs with their
+ * environment and console log on disk, bisection steps with the build and
+ * boot status of their runs, the revert check, the comparison behind a
+ * regression; escaping of everything untrusted (commit subjects, consoles,
+ * tag names, conflicting files, kernel releases, run details), traversal
+ * attempts raw and encoded, 400/404/405, paging, a writer that is not
+ * blocked by the server, the access log, and a clean exit on SIGTERM.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -127,27 +131,124 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* The element of a JSON array whose member key is the string value. */
+static json_t *find(json_t *array, const char *key, const char *value)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(array, i, e)
+	{
+		const char *v = json_string_value(json_object_get(e, key));
+
+		if (v && !strcmp(v, value))
+			return e;
+	}
+	print_error("no element with %s '%s'\n", key, value);
+	return NULL;
+}
+
 static void test_dashboard(void **state)
 {
+	char needle[300];
+
 	(void)state;
 	expect_page("/", 200, "<a href='/tree/mainline'>mainline</a>");
 	expect_page("/", 200, "<td class='num'>-25.0%</td>");
 	expect_page("/", 200, "<a href='/regression/1'>1</a>");
 	expect_page("/", 200, "<a href='/bisect/2'>2</a>");
 	expect_page("/", 200, "<link rel=\"stylesheet\" href=\"/static/faultline.css\">");
+	/* the newest tags, each against its baseline on every (benchmark, machine) */
+	expect_page("/", 200, "<th>page_fault2 on numa2</th><th>page_fault2 on numa8</th>");
+	expect_page(
+	    "/", 200,
+	    "<td class='verdict verdict-worse'><a href='/compare?a=v3.17-rc7&amp;b=v3.17&amp;"
+	    "benchmark=page_fault2&amp;machine=numa2'>worse</a> <span class='num'>-25.0%</span>");
+	expect_page("/", 200, "<a href='/regression/2'>regression 2</a>");
+	expect_page("/", 200, ">better</a> <span class='num'>+4.2%</span>");
+	expect_page("/", 200, "<td class='verdict verdict-same'>");
+	/* the hostile tag is text, and is linked by its sha */
+	expect_page("/", 200, "<span class='tag'>v3.18-rc3&lt;i&gt;</span>");
+	snprintf(needle, sizeof(needle), "href='/compare?a=v3.18-rc2&amp;b=%s&amp;", env.w.sha[19]);
+	expect_page("/", 200, needle);
+	expect_page("/", 200, ">running</a> <small>2 of 6 runs</small>");
+	expect_page("/", 200, ">running</a> <small>queued</small>");
+	/* jobs in progress: what they are about, state, attempts, progress */
+	expect_page("/", 200, "<h2>Jobs in progress</h2>");
+	expect_page("/", 200, "<td>mainline v3.18-rc2 &rarr; v3.18-rc3&lt;i&gt;</td>");
+	expect_page("/", 200,
+		    "<td class='status status-waiting'>waiting</td><td class='num'>0</td>"
+		    "<td>2 of 6 runs</td>");
+	expect_page("/", 200,
+		    "<td class='status status-queued' title='infra-error: libvirt: "
+		    "&lt;connection reset&gt;'>queued</td><td class='num'>1</td>");
+	snprintf(needle, sizeof(needle), "<a href='/run/%lld'>run %lld</a>",
+		 (long long)env.w.active_run, (long long)env.w.active_run);
+	expect_page("/", 200, needle);
+	/* bisections in progress: commits left and confidence from the newest step */
+	snprintf(needle, sizeof(needle),
+		 "2 commits left, best <code class='sha' title='%s'>%.12s</code> p=0.55",
+		 env.w.sha[3], env.w.sha[3]);
+	expect_page("/", 200, needle);
+	/* machines out of the pool */
+	expect_page("/", 200,
+		    "<strong>numa8</strong> (libvirt): 1 infra errors in a row: <span "
+		    "class='error'>libvirt: cannot connect to qemu+ssh://numa8/system: "
+		    "&lt;refused&gt;</span>");
 	{
-		json_t *j = api("/api/", 200);
+		json_t *j = api("/api/", 200), *tags, *v, *jobs, *job;
 		char active[32];
 
 		snprintf(active, sizeof(active), "%lld", (long long)env.w.active_run);
 		assert_string_equal(json_string_value(json_object_get(
 					json_array_get(json_object_get(j, "trees"), 0), "name")),
 				    "mainline");
-		assert_int_equal(json_array_size(json_object_get(j, "open_regressions")), 1);
+		assert_int_equal(json_array_size(json_object_get(j, "open_regressions")), 2);
 		assert_int_equal(json_array_size(json_object_get(j, "running_bisections")), 1);
 		assert_int_equal(json_integer_value(json_object_get(
 				     json_array_get(json_object_get(j, "active_runs"), 0), "id")),
 				 env.w.active_run);
+		tags = json_object_get(json_array_get(json_object_get(j, "trees"), 0), "tags");
+		assert_int_equal(json_array_size(tags), 5);
+		assert_string_equal(
+		    json_string_value(json_object_get(json_array_get(tags, 0), "name")),
+		    WF_HOSTILE_TAG);
+		v = json_object_get(find(tags, "name", "v3.17"), "verdicts");
+		assert_string_equal(
+		    json_string_value(json_object_get(json_array_get(v, 0), "verdict")), "worse");
+		assert_true(
+		    fabs(json_real_value(json_object_get(json_array_get(v, 0), "change_pct")) +
+			 25) < 1e-6);
+		assert_int_equal(
+		    json_integer_value(json_object_get(json_array_get(v, 0), "regression")),
+		    env.w.reg1);
+		assert_string_equal(
+		    json_string_value(json_object_get(json_array_get(v, 1), "verdict")), "worse");
+		v = json_object_get(find(tags, "name", WF_HOSTILE_TAG), "verdicts");
+		assert_string_equal(
+		    json_string_value(json_object_get(json_array_get(v, 0), "verdict")), "running");
+		assert_int_equal(
+		    json_integer_value(json_object_get(json_array_get(v, 0), "runs_done")), 2);
+		assert_int_equal(json_integer_value(json_object_get(json_array_get(v, 0), "runs")),
+				 6);
+		jobs = json_object_get(j, "jobs");
+		assert_int_equal(json_array_size(jobs), 6); /* 2 compare jobs, 4 run jobs */
+		job = find(jobs, "state", "running");
+		assert_int_equal(json_integer_value(json_object_get(job, "run")), env.w.active_run);
+		assert_string_equal(json_string_value(json_object_get(job, "role")), "base");
+		assert_string_equal(
+		    json_string_value(json_object_get(json_object_get(job, "commit"), "sha")),
+		    env.w.sha[16]);
+		assert_string_equal(
+		    json_string_value(json_object_get(
+			json_array_get(json_object_get(j, "broken_machines"), 0), "reason")),
+		    WF_BROKEN_REASON);
+		assert_int_equal(
+		    json_integer_value(json_object_get(
+			json_object_get(json_array_get(json_object_get(j, "running_bisections"), 0),
+					"progress"),
+			"commits_left")),
+		    2);
 		json_decref(j);
 	}
 }
@@ -204,10 +305,55 @@ static void test_lists(void **state)
 			 2);
 	json_decref(j);
 	j = api("/api/regressions?state=open", 200);
-	assert_int_equal(json_array_size(json_object_get(j, "regressions")), 1);
+	assert_int_equal(json_array_size(json_object_get(j, "regressions")), 2);
+	/* newest first: regression 2 on numa8, then 1 */
 	assert_true(fabs(json_real_value(json_object_get(
-			     json_array_get(json_object_get(j, "regressions"), 0), "change_pct")) +
+			     json_array_get(json_object_get(j, "regressions"), 1), "change_pct")) +
 			 25) < 1e-9);
+	assert_string_equal(json_string_value(json_object_get(
+				json_array_get(json_object_get(j, "regressions"), 1), "tag")),
+			    "v3.17");
+	assert_string_equal(json_string_value(json_object_get(
+				json_array_get(json_object_get(j, "regressions"), 1), "baseline")),
+			    "v3.17-rc7");
+	assert_int_equal(json_integer_value(json_object_get(
+			     json_array_get(json_object_get(j, "regressions"), 1), "bisection")),
+			 env.w.bisect1);
+	json_decref(j);
+	expect_page("/regressions", 200, "<td class='tags'>v3.17-rc7 &rarr; v3.17</td>");
+}
+
+static void test_jobs(void **state)
+{
+	json_t *j, *jobs;
+	size_t i;
+	json_t *e;
+
+	(void)state;
+	expect_page("/jobs", 200, "<table class='jobs'>");
+	expect_page("/jobs?state=live", 200, "<td class='status status-running'>running</td>");
+	expect_page("/jobs?kind=bisect", 200, "<a href='/regression/1'>regression 1</a>");
+	expect_page("/jobs?kind=%3Cx%3E", 400, "bad kind");
+	expect_page("/jobs?state=failed", 200, "No jobs.");
+	j = api("/api/jobs?kind=compare", 200);
+	jobs = json_object_get(j, "jobs");
+	/* 11 tags on numa2, 2 on numa8 finished and one queued */
+	assert_int_equal(json_array_size(jobs), 14);
+	json_array_foreach(jobs, i, e)
+	    assert_string_equal(json_string_value(json_object_get(e, "kind")), "compare");
+	assert_string_equal(
+	    json_string_value(json_object_get(find(jobs, "result", "regression"), "tag")), "v3.17");
+	json_decref(j);
+	j = api("/api/jobs?state=live", 200);
+	assert_int_equal(json_array_size(json_object_get(j, "jobs")), 6);
+	json_decref(j);
+	/* a run job's attempts: the queued one after an infra error */
+	j = api("/api/jobs?kind=run&state=queued", 200);
+	e = json_array_get(json_object_get(j, "jobs"), 2);
+	assert_int_equal(json_integer_value(json_object_get(e, "id")), env.w.queued_run_job);
+	assert_int_equal(json_integer_value(json_object_get(e, "attempts")), 1);
+	assert_string_equal(json_string_value(json_object_get(e, "error")),
+			    "infra-error: libvirt: <connection reset>");
 	json_decref(j);
 }
 
@@ -256,6 +402,9 @@ static void test_run_page(void **state)
 			       "bad byte: \xef\xbf\xbd end"));
 	json_decref(j);
 
+	j = api("/api/run/999999", 404);
+	assert_non_null(strstr(json_string_value(json_object_get(j, "error")), "no such run"));
+	json_decref(j);
 	expect_page("/run/999999", 404, "no such run");
 	expect_page("/run/abc", 400, "bad id &#39;abc&#39;");
 	expect_page("/run/0", 400, "bad id");
@@ -264,9 +413,104 @@ static void test_run_page(void **state)
 	expect_page("/run/", 400, "bad id");
 	expect_page("/run/1/nothing", 404, NULL);
 	expect_page("/run/1?page=x", 400, "bad page");
-	j = api("/api/run/999999", 404);
-	assert_non_null(strstr(json_string_value(json_object_get(j, "error")), "no such run"));
+}
+
+/* A run through the run path: environment, timings, job, and the console log on disk. */
+static void test_run_environment(void **state)
+{
+	char path[600], *log;
+	struct reply r;
+	size_t len;
+	json_t *j, *e;
+
+	(void)state;
+	snprintf(path, sizeof(path), "/run/%lld", (long long)env.w.env_run);
+	request(NULL, path, &r);
+	assert_int_equal(r.status, 200);
+	assert_non_null(strstr(
+	    r.body.ptr, "<tr><th>kernel release</th><td>3.18.0-rc3-fl&lt;b&gt;x&lt;/b&gt;</td>"));
+	assert_non_null(strstr(r.body.ptr, "<tr><th>NUMA nodes</th><td>2</td></tr>"));
+	assert_non_null(strstr(r.body.ptr, "<tr><th>CPUs</th><td>4</td></tr>"));
+	assert_non_null(strstr(r.body.ptr, "<tr><th>accelerator</th><td>tcg</td></tr>"));
+	assert_non_null(
+	    strstr(r.body.ptr, "<tr><th>note</th><td>&lt;i&gt;guest&lt;/i&gt;</td></tr>"));
+	assert_non_null(strstr(r.body.ptr, "<tr><th>boot to the agent</th><td>41.0 s</td></tr>"));
+	assert_non_null(strstr(r.body.ptr, "<tr><th>first sample</th><td>47.5 s</td></tr>"));
+	assert_non_null(strstr(r.body.ptr, "<tr><th>total</th><td>95.2 s</td></tr>"));
+	assert_non_null(strstr(r.body.ptr, "<dt>label</dt><dd>new v3.18-rc3&lt;i&gt; run 1</dd>"));
+	assert_non_null(strstr(r.body.ptr, ": run new, attempt 1, done (for job "));
+	/* the console is the end of the log on disk, whole lines, escaped */
+	assert_non_null(strstr(r.body.ptr,
+			       "fl-agent: &lt;script&gt;alert(&#39;tail&#39;)&lt;/script&gt; &amp; "
+			       "done\nWF-LAST-LINE\n</pre>"));
+	assert_null(strstr(r.body.ptr, "WF-FIRST-LINE"));
+	assert_null(strstr(r.body.ptr, "stored tail"));
+	assert_non_null(strstr(r.body.ptr, "<pre class='console'>[ "));
+	assert_null(strstr(r.body.ptr, "<script"));
+	done(&r);
+
+	snprintf(path, sizeof(path), "%s/var/runs/%lld/console.log", env.dir,
+		 (long long)env.w.env_run);
+	log = wf_slurp(path, &len);
+	assert_non_null(log);
+	snprintf(path, sizeof(path), "/run/%lld/console", (long long)env.w.env_run);
+	request(NULL, path, &r);
+	assert_int_equal(r.status, 200);
+	assert_string_equal(r.type, "text/plain; charset=utf-8");
+	assert_int_equal(r.body.len, len);
+	assert_memory_equal(r.body.ptr, log, len);
+	assert_true(len > 65536);
+	done(&r);
+	free(log);
+
+	snprintf(path, sizeof(path), "/api/run/%lld", (long long)env.w.env_run);
+	j = api(path, 200);
+	e = json_object_get(j, "environment");
+	assert_string_equal(json_string_value(json_object_get(e, "kernel_release")),
+			    WF_KERNEL_RELEASE);
+	assert_int_equal(json_integer_value(json_object_get(e, "nodes")), 2);
+	assert_int_equal(json_integer_value(json_object_get(e, "cpus")), 4);
+	assert_string_equal(json_string_value(json_object_get(e, "accel")), "tcg");
+	assert_int_equal(
+	    json_integer_value(json_object_get(json_object_get(e, "guest"), "memory_mib")), 4096);
+	assert_int_equal(
+	    json_integer_value(json_object_get(json_object_get(e, "timings_ms"), "agent")) -
+		json_integer_value(json_object_get(json_object_get(e, "timings_ms"), "created")),
+	    41000);
+	assert_true(json_is_true(json_object_get(j, "console_from_file")));
+	assert_int_equal(json_integer_value(json_object_get(j, "console_length")), (json_int_t)len);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "commit"), "sha")),
+			    env.w.sha[19]);
+	assert_string_equal(
+	    json_string_value(json_object_get(json_object_get(j, "job_detail"), "role")), "new");
 	json_decref(j);
+	snprintf(path, sizeof(path), "/api/run/%lld/console", (long long)env.w.env_run);
+	j = api(path, 200);
+	assert_int_equal(strlen(json_string_value(json_object_get(j, "console"))), len);
+	json_decref(j);
+}
+
+/* A stored console_path that is not a run's console is never opened; the detail is escaped. */
+static void test_run_console_path_refused(void **state)
+{
+	char path[64];
+	struct reply r;
+
+	(void)state;
+	snprintf(path, sizeof(path), "/run/%lld", (long long)env.w.panic_run);
+	request(NULL, path, &r);
+	assert_int_equal(r.status, 200);
+	assert_null(strstr(r.body.ptr, "root:x:0:0"));
+	assert_non_null(strstr(r.body.ptr, "<span class='status status-panic'>panic</span>: <span "
+					   "class='detail'>Kernel panic - not syncing: "
+					   "&lt;b&gt;Fatal&lt;/b&gt; exception</span>"));
+	assert_non_null(strstr(r.body.ptr, "<pre class='console'>[    1.2] Kernel panic"));
+	done(&r);
+	snprintf(path, sizeof(path), "/run/%lld/console", (long long)env.w.panic_run);
+	request(NULL, path, &r);
+	assert_int_equal(r.status, 200);
+	assert_string_equal(r.body.ptr, "[    1.2] " WF_PANIC "\n");
+	done(&r);
 }
 
 static void test_bisect_page(void **state)
@@ -290,7 +534,7 @@ static void test_bisect_page(void **state)
 	done(&r);
 	j = api("/api/bisect/1", 200);
 	steps = json_object_get(j, "steps");
-	assert_int_equal(json_array_size(steps), 6);
+	assert_int_equal(json_array_size(steps), 7);
 	assert_string_equal(
 	    json_string_value(json_object_get(json_object_get(j, "culprit"), "sha")),
 	    env.w.sha[WF_CULPRIT]);
@@ -303,8 +547,89 @@ static void test_bisect_page(void **state)
 	assert_true(fabs(json_real_value(json_object_get(j, "confidence")) - 0.97) < 1e-9);
 	json_decref(j);
 	expect_page("/bisect/2", 200, "running");
-	expect_page("/bisect/3", 404, "no such bisection");
+	expect_page("/bisect/2", 200, "<dt>progress</dt><dd>2 commits left, best");
+	expect_page("/bisect/4", 404, "no such bisection");
 	expect_page("/bisect/x1", 400, "bad id");
+}
+
+/* Each step's run job: the build and boot status of every attempt, linked; the verification and
+ * the revert check. */
+static void test_bisect_steps_and_revert(void **state)
+{
+	char needle[300];
+	struct reply r;
+	json_t *j, *steps, *job, *v;
+
+	(void)state;
+	request(NULL, "/bisect/1", &r);
+	assert_int_equal(r.status, 200);
+	snprintf(needle, sizeof(needle),
+		 "<td class='runs'><a class='status status-panic' href='/run/%lld' title='Kernel "
+		 "panic - not syncing: &lt;b&gt;Fatal&lt;/b&gt; exception'>panic</a> &rarr; <a "
+		 "class='status status-ok' href='/run/",
+		 (long long)env.w.panic_run);
+	assert_non_null(strstr(r.body.ptr, needle));
+	assert_non_null(strstr(r.body.ptr,
+			       "<td class='runs'><span class='status status-untestable'>untestable"
+			       "</span>: <span class='detail'>mm/memcontrol.c:1234:5: error: "
+			       "&#39;res_counter&#39; undeclared &lt;here&gt;</span></td>"));
+	assert_non_null(strstr(r.body.ptr, ">boot-failed</a> &rarr; <a class='status "
+					   "status-timeout' href='/run/"));
+	assert_non_null(strstr(r.body.ptr, "<td>verify</td>"));
+	assert_non_null(strstr(r.body.ptr,
+			       "<h2>Verification</h2>\n<p>The culprit against its "
+			       "parent: 25.0% worse; 7 runs in all over 5 of 5 commits"));
+	assert_non_null(strstr(r.body.ptr, "<a href='#step-6'>step 6</a>"));
+	assert_non_null(strstr(r.body.ptr, "does not revert cleanly"));
+	assert_non_null(
+	    strstr(r.body.ptr, "<li><code>include/linux/&lt;res_counter&gt;.h</code></li>"));
+	assert_null(strstr(r.body.ptr, "<res_counter>"));
+	assert_null(strstr(r.body.ptr, "<here>"));
+	done(&r);
+	j = api("/api/bisect/1", 200);
+	steps = json_object_get(j, "steps");
+	job = json_object_get(json_array_get(steps, 1), "job");
+	assert_int_equal(json_integer_value(json_object_get(job, "attempts")), 2);
+	assert_string_equal(json_string_value(json_object_get(
+				json_array_get(json_object_get(job, "runs"), 0), "status")),
+			    "panic");
+	assert_int_equal(json_integer_value(json_object_get(
+			     json_array_get(json_object_get(job, "runs"), 0), "id")),
+			 env.w.panic_run);
+	job = json_object_get(json_array_get(steps, 2), "job");
+	assert_string_equal(json_string_value(json_object_get(job, "result")), "untestable");
+	assert_string_equal(json_string_value(json_object_get(job, "error")), WF_BUILD_ERROR);
+	assert_int_equal(json_array_size(json_object_get(job, "runs")), 0);
+	job = json_object_get(json_array_get(steps, 3), "job");
+	assert_int_equal(json_array_size(json_object_get(job, "runs")), 3);
+	assert_int_equal(
+	    json_integer_value(json_object_get(json_array_get(steps, 3), "commits_left")), 2);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(steps, 6), "phase")),
+			    "verify");
+	v = json_object_get(j, "revert");
+	assert_string_equal(json_string_value(json_object_get(v, "state")), "conflict");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(v, "conflicts"), 1)),
+			    WF_CONFLICT_FILE);
+	assert_true(
+	    fabs(json_real_value(json_object_get(json_object_get(j, "summary"), "change_pct")) -
+		 25) < 1e-9);
+	json_decref(j);
+	/* regression 2's bisection: the revert applied, measured, with its comparison */
+	expect_page("/bisect/3", 200,
+		    "<span class='revert-state revert-applied'>applies cleanly</span>; measured: "
+		    "<strong class='revert-verdict'>restores</strong>");
+	expect_page("/bisect/3", 200, "kept as <code>refs/faultline/revert/2</code>");
+	expect_page("/bisect/3", 200, "<td class='num change better'>+33.3%</td>");
+	j = api("/api/bisect/3", 200);
+	v = json_object_get(j, "revert");
+	assert_string_equal(json_string_value(json_object_get(v, "verdict")), "restores");
+	assert_int_equal(json_array_size(json_object_get(v, "comparisons")), 2);
+	json_decref(j);
+	j = api("/api/bisect/2", 200);
+	assert_true(json_is_null(json_object_get(j, "revert")));
+	assert_true(
+	    json_is_null(json_object_get(json_array_get(json_object_get(j, "steps"), 0), "job")));
+	json_decref(j);
 }
 
 static void test_regression_and_reports(void **state)
@@ -321,9 +646,22 @@ static void test_regression_and_reports(void **state)
 	expect_page("/regression/1", 200, "smtp://127.0.0.1:1: Connection refused");
 	expect_page("/regression/1", 200, "A &lt;b&gt;body&lt;/b&gt; line");
 	expect_page("/regression/1", 200, "<a href='/bisect/1'>1</a>");
-	expect_page("/regression/1", 200, "href='/compare?a=c007");
+	expect_page("/regression/1", 200,
+		    "href='/compare?a=v3.17-rc7&amp;b=v3.17&amp;benchmark=page_fault2&amp;machine="
+		    "numa2'");
+	expect_page("/regression/1", 200,
+		    "<dt>tags</dt><dd>v3.17 against its baseline v3.17-rc7</dd>");
+	expect_page("/regression/1", 200, "<h2>The comparison that found it</h2>");
+	expect_page("/regression/1", 200,
+		    "<tr class='primary'><td>threads.ops_per_sec.4</td><td class='num'>3+3</td>");
+	expect_page("/regression/1", 200, "<td class='num change worse'>-25.0%</td>");
+	expect_page("/regression/1", 200, "<span class='role'>base</span>");
+	expect_page("/regression/1", 200,
+		    "<li><code>include/linux/&lt;res_counter&gt;.h</code></li>");
+	expect_page("/regression/1", 200, "<a href='/bisect/1'>the bisection</a>");
+	expect_page("/regression/2", 200, "<strong class='revert-verdict'>restores</strong>");
 	expect_page("/report/2", 200, "&lt;r1@faultline&gt;");
-	expect_page("/regression/2", 404, "no such regression");
+	expect_page("/regression/3", 404, "no such regression");
 	expect_page("/report/3", 404, "no such report");
 	j = api("/api/regression/1", 200);
 	reports = json_object_get(j, "reports");
@@ -334,6 +672,11 @@ static void test_regression_and_reports(void **state)
 	    json_integer_value(json_object_get(json_array_get(reports, 1), "attempts")), 2);
 	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "bad"), "sha")),
 			    env.w.sha[WF_CULPRIT + 3]);
+	assert_int_equal(json_array_size(json_object_get(j, "comparison")), 6);
+	assert_int_equal(json_array_size(json_object_get(j, "runs")), 3);
+	assert_string_equal(
+	    json_string_value(json_object_get(json_object_get(j, "revert"), "state")), "conflict");
+	assert_string_equal(json_string_value(json_object_get(j, "tag")), "v3.17");
 	json_decref(j);
 	j = api("/api/report/1", 200);
 	assert_string_equal(json_string_value(json_object_get(j, "message_id")), "<r1@faultline>");
@@ -350,15 +693,55 @@ static void test_tree_page(void **state)
 	expect_page("/tree/mainline", 200, "compare with previous");
 	expect_page("/tree/mainline?mode=threads&tasks=2", 200,
 		    "page_fault2 ops_per_sec threads 2");
+	/* positions are the tested tags, in version order, named by the tag */
 	j = api("/api/tree/mainline", 200);
+	assert_string_equal(json_string_value(json_object_get(j, "by")), "tag");
 	assert_string_equal(json_string_value(json_object_get(j, "metric")), "ops_per_sec");
 	assert_int_equal(json_integer_value(json_object_get(j, "tasks")), 4);
 	pts = json_object_get(j, "points");
+	assert_int_equal(json_array_size(pts), WF_NTAGS);
+	for (size_t i = 0; i < WF_NTAGS; i++) {
+		assert_string_equal(
+		    json_string_value(json_object_get(json_array_get(pts, i), "tag")), wf_tags[i]);
+		assert_string_equal(json_string_value(json_object_get(
+					json_object_get(json_array_get(pts, i), "commit"), "sha")),
+				    env.w.sha[wf_tag_at[i]]);
+	}
+	cps = json_object_get(j, "change_points");
+	assert_int_equal(json_array_size(cps), 1);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(cps, 0), "index")),
+			 WF_REG_TAG);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(cps, 0), "tag")),
+			    "v3.17");
+	assert_true(fabs(json_real_value(json_object_get(json_array_get(cps, 0), "change_pct")) +
+			 25) < 0.1);
+	assert_string_equal(
+	    json_string_value(json_object_get(
+		json_object_get(json_array_get(json_object_get(j, "tags"), 0), "commit"), "sha")),
+	    env.w.sha[19]);
+	json_decref(j);
+	expect_page("/tree/mainline", 200, "<h2>Tags</h2>");
+	expect_page("/tree/mainline", 200, ">v3.18-rc2</text>");
+	expect_page("/tree/mainline", 200,
+		    "<td class='commit'><span class='tag'>v3.18-rc3&lt;i&gt;</span>");
+	expect_page("/tree/mainline", 200,
+		    "<a href='/compare?a=v3.17-rc7&amp;b=v3.17&amp;benchmark=page_fault2&amp;"
+		    "machine=numa2'>compare with previous</a>");
+	expect_page("/tree/mainline", 200, "<td class='tag'>v3.18-rc3&lt;i&gt;</td>");
+	expect_page("/tree/mainline", 200, "page_fault2 on numa2: worse</span> -25.0%");
+	expect_page("/tree/mainline", 200,
+		    "<a href='/tree/mainline?benchmark=page_fault2&amp;"
+		    "machine=numa2&amp;metric=ops_per_sec&amp;mode=processes&amp;"
+		    "tasks=4&amp;by=commit'>by commit</a>");
+	/* by commit: every commit with runs, oldest first */
+	j = api("/api/tree/mainline?by=commit", 200);
+	assert_string_equal(json_string_value(json_object_get(j, "by")), "commit");
+	pts = json_object_get(j, "points");
 	assert_int_equal(json_array_size(pts), WF_NCOMMITS);
-	/* oldest first */
 	assert_string_equal(json_string_value(json_object_get(
 				json_object_get(json_array_get(pts, 0), "commit"), "sha")),
 			    env.w.sha[0]);
+	assert_true(json_is_null(json_object_get(json_array_get(pts, 0), "tag")));
 	cps = json_object_get(j, "change_points");
 	assert_int_equal(json_array_size(cps), 1);
 	assert_int_equal(json_integer_value(json_object_get(json_array_get(cps, 0), "index")),
@@ -370,19 +753,49 @@ static void test_tree_page(void **state)
 			 25) < 1e-6);
 	assert_true(json_is_true(json_object_get(json_array_get(cps, 0), "worse")));
 	json_decref(j);
+	/* every tag fits on page 1; page 2 is empty */
+	j = api("/api/tree/mainline?by=tag", 200);
+	assert_true(json_is_false(json_object_get(j, "more")));
+	json_decref(j);
+	j = api("/api/tree/mainline?page=2&by=tag", 200);
+	assert_int_equal(json_array_size(json_object_get(j, "points")), 0);
+	json_decref(j);
+	expect_page("/tree/mainline?by=nope", 400, "bad by &#39;nope&#39;");
 	expect_page("/tree/nope", 404, "tree &#39;nope&#39;");
 	expect_page("/tree/mainline?tasks=abc", 400, "bad tasks");
 	expect_page("/tree/mainline?machine=nope", 200, "Nothing measured");
 	expect_page("/tree/", 400, "bad tree name");
 }
 
-static double run_mean(int commit, const char *mode, unsigned tasks, int run)
+/* A tag the watch service saw names its commit in a URL; shas and prefixes still do. */
+static void test_revisions_by_tag(void **state)
 {
-	double s = 0;
+	char path[300];
+	struct reply r;
 
-	for (int seq = 0; seq < 3; seq++)
-		s += wf_value(commit, mode, tasks, run, seq);
-	return s / 3;
+	(void)state;
+	request(NULL, "/api/compare?a=v3.17-rc7&b=v3.17&benchmark=page_fault2&machine=numa2", &r);
+	assert_int_equal(r.status, 200);
+	assert_non_null(strstr(r.body.ptr, env.w.sha[7]));
+	assert_non_null(strstr(r.body.ptr, env.w.sha[11]));
+	done(&r);
+	/* a baseline name (v3.16 is a skipped tag and rc1's baseline) */
+	request(NULL, "/api/compare?a=v3.16&b=v3.17-rc1&benchmark=page_fault2&machine=numa2", &r);
+	assert_int_equal(r.status, 200);
+	assert_non_null(strstr(r.body.ptr, env.w.sha[0]));
+	assert_non_null(strstr(r.body.ptr, env.w.sha[1]));
+	done(&r);
+	snprintf(path, sizeof(path),
+		 "/compare?a=v3.17-rc7&b=%.8s&benchmark=page_fault2&machine=numa2", env.w.sha[11]);
+	expect_page(path, 200, "<table class='compare'>");
+	expect_page("/compare?a=v3.17-rc8&b=v3.17&benchmark=page_fault2&machine=numa2", 404,
+		    "unknown revision &#39;v3.17-rc8&#39;: no tested tag has this name");
+	expect_page("/compare?a=release/v1&b=v3.17&benchmark=page_fault2&machine=numa2", 404,
+		    "unknown revision &#39;release/v1&#39;");
+	expect_page("/compare?a=v3.17/../x&b=v3.17&benchmark=page_fault2&machine=numa2", 400,
+		    "bad revision");
+	expect_page("/compare?a=/v3.17&b=v3.17&benchmark=page_fault2&machine=numa2", 400,
+		    "bad revision");
 }
 
 static void test_compare(void **state)
@@ -423,8 +836,8 @@ static void test_compare(void **state)
 		double base = 0, new_ = 0;
 
 		for (int run = 0; run < WF_RUNS; run++) {
-			base += run_mean(WF_CULPRIT - 1, mode, tasks, run) / WF_RUNS;
-			new_ += run_mean(WF_CULPRIT, mode, tasks, run) / WF_RUNS;
+			base += wf_run_mean(WF_CULPRIT - 1, mode, tasks, run) / WF_RUNS;
+			new_ += wf_run_mean(WF_CULPRIT, mode, tasks, run) / WF_RUNS;
 		}
 		assert_true(fabs(json_real_value(json_object_get(row, "base")) - base) <
 			    1e-6 * base);
@@ -468,6 +881,46 @@ static void test_compare_errors(void **state)
 			    "missing parameter 'b'");
 	assert_int_equal(json_integer_value(json_object_get(j, "status")), 400);
 	json_decref(j);
+}
+
+/* Every untrusted field the service stores is text wherever it is shown. */
+static void test_escaping_service_fields(void **state)
+{
+	static const char *const raw[] = {"<script", "<i>",	  "<b>",	 "<res_counter>",
+					  "<here>",  "<refused>", "<connection", "<early>",
+					  "</b>",    NULL};
+	const char *pages[] = {"/",
+			       "/jobs",
+			       "/jobs?state=live",
+			       "/bisect/1",
+			       "/regression/1",
+			       "/regression/2",
+			       "/tree/mainline",
+			       "/runs",
+			       "/regressions",
+			       "/bisections",
+			       NULL,
+			       NULL,
+			       NULL};
+	char run[64], panic[64];
+
+	(void)state;
+	snprintf(run, sizeof(run), "/run/%lld", (long long)env.w.env_run);
+	snprintf(panic, sizeof(panic), "/run/%lld", (long long)env.w.panic_run);
+	pages[10] = run;
+	pages[11] = panic;
+	for (int i = 0; pages[i]; i++) {
+		struct reply r;
+
+		request(NULL, pages[i], &r);
+		assert_int_equal(r.status, 200);
+		for (int k = 0; raw[k]; k++)
+			if (strstr(r.body.ptr, raw[k])) {
+				print_error("%s shows '%s' unescaped\n", pages[i], raw[k]);
+				fail();
+			}
+		done(&r);
+	}
 }
 
 /* The subject "<script>alert(1)</script>" is text on every page that shows it. */
@@ -592,6 +1045,35 @@ static void test_writer_not_blocked(void **state)
 	json_decref(j);
 }
 
+/* The same tag on different commits in two trees is ambiguous; on the same commit it is not. */
+static void test_tag_in_two_trees(void **state)
+{
+	struct fl_commit_info c = {"5ab1e00000000000000000000000000000000017", "stable: a backport",
+				   "B. Maintainer", WF_T0};
+	struct fl_watch_tag_new t = {0, "v3.17", 0, NULL, 0, "skipped", NULL};
+	int64_t tree, id;
+	char db[300];
+	fl_store *st;
+
+	(void)state;
+	snprintf(db, sizeof(db), "%s/fl.db", env.dir);
+	assert_int_equal(fl_store_open(&st, db, 0), 0);
+	assert_int_equal(fl_store_tree_ensure(st, "stable", "/srv/stable.git", &tree), 0);
+	t.tree_id = tree;
+	/* v3.18-rc1 on the same commit as in mainline */
+	t.tag = "v3.18-rc1";
+	t.commit_id = env.w.commit[13];
+	assert_int_equal(fl_store_watch_tag_add(st, &t, &id), 0);
+	assert_int_equal(fl_store_commit_ensure(st, tree, &c, &t.commit_id), 0);
+	t.tag = "v3.17";
+	assert_int_equal(fl_store_watch_tag_add(st, &t, &id), 0);
+	fl_store_free(st);
+	expect_page("/compare?a=v3.17-rc7&b=v3.17&benchmark=page_fault2&machine=numa2", 400,
+		    "ambiguous revision &#39;v3.17&#39;");
+	expect_page("/compare?a=v3.17-rc7&b=v3.18-rc1&benchmark=page_fault2&machine=numa2", 200,
+		    "<table class='compare'>");
+}
+
 static void test_access_log_and_shutdown(void **state)
 {
 	fl_buf log = FL_BUF_INIT;
@@ -653,16 +1135,23 @@ int main(void)
 	    cmocka_unit_test(test_dashboard),
 	    cmocka_unit_test(test_runs_paging),
 	    cmocka_unit_test(test_lists),
+	    cmocka_unit_test(test_jobs),
 	    cmocka_unit_test(test_run_page),
+	    cmocka_unit_test(test_run_environment),
+	    cmocka_unit_test(test_run_console_path_refused),
 	    cmocka_unit_test(test_bisect_page),
+	    cmocka_unit_test(test_bisect_steps_and_revert),
 	    cmocka_unit_test(test_regression_and_reports),
 	    cmocka_unit_test(test_tree_page),
+	    cmocka_unit_test(test_revisions_by_tag),
 	    cmocka_unit_test(test_compare),
 	    cmocka_unit_test(test_compare_errors),
 	    cmocka_unit_test(test_escaping),
+	    cmocka_unit_test(test_escaping_service_fields),
 	    cmocka_unit_test(test_static_files),
 	    cmocka_unit_test(test_methods_and_unknown_paths),
 	    cmocka_unit_test(test_writer_not_blocked),
+	    cmocka_unit_test(test_tag_in_two_trees),
 	    cmocka_unit_test(test_access_log_and_shutdown),
 	    cmocka_unit_test(test_refuses_to_start),
 	};
