@@ -405,7 +405,7 @@ static int finish(struct daemon *d, uint64_t id, const char *status, size_t reco
 	snprintf(path, sizeof(path), API "/jobs/%" PRIu64 "/done", id);
 	if (post_json(d, path, o, &r))
 		say("job %" PRIu64 ": end not confirmed: %s", id, r.error);
-	else if (r.status == 200 || r.status == 410) {
+	else if (r.status == 200 || r.status == 410 || r.status == 404) {
 		say("job %" PRIu64 ": %s", id,
 		    r.status == 200 ? "the orchestrator confirmed the end" : reply_error(&r));
 		rc = 0;
@@ -496,7 +496,7 @@ static int write_count(const struct daemon *d, uint64_t id, const char *name, si
 	return r;
 }
 
-/* Sends records[from, to) once; 0 confirmed, 410 gone, 1 no answer, -1 refused. */
+/* Sends records[from, to) once; 0 confirmed, 410 gone (or unknown), 1 no answer, -1 refused. */
 static int send_batch(struct daemon *d, uint64_t id, const struct lines *l, size_t from, size_t to)
 {
 	char path[128], *body;
@@ -518,7 +518,8 @@ static int send_batch(struct daemon *d, uint64_t id, const struct lines *l, size
 		say("job %" PRIu64 ": upload of records %zu-%zu cut: %s", id, from, to - 1,
 		    r.error);
 		rc = 1;
-	} else if (r.status == 410) {
+	} else if (r.status == 410 || r.status == 404) {
+		/* expired, cancelled, or unknown to the orchestrator: not wanted any more */
 		say("job %" PRIu64 ": %s", id, reply_error(&r));
 		rc = 410;
 	} else if (r.status != 200) {
