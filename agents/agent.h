@@ -24,6 +24,16 @@ void fl_agent_error(fl_agent_emit_fn emit, void *arg, const char *msg);
 /* Emits the environment object: kernel, CPUs, nodes, memory, cmdline. */
 void fl_agent_env(const struct fl_topo *t, fl_agent_emit_fn emit, void *arg);
 
-int fl_guest_main(void);
+/* Guest mode (guest.c): PID 1 of an initramfs, or its stand-in on a box. */
+struct fl_guest_opts {
+	int pid1;	     /* mount, read /proc/cmdline, power off or reboot at the end */
+	const char *cmdline; /* not pid1: the kernel command line to act on */
+	int console_fd;	     /* not pid1: where the frames go besides the results store; -1 none */
+};
+/* Not pid1: 0 when the job ran, 1 when it failed. PID 1 never returns. */
+int fl_guest_main(const struct fl_guest_opts *o);
+
+/* The box's agent daemon (daemon.c): "fl-agent daemon ...". */
+int fl_daemon_main(int argc, char **argv);
 
 #endif

@@ -6,6 +6,13 @@
  *                  [--duration 5s] [--memory 128M] [--placement spread|pack|none]
  *                  [--json | --records]
  *   /init (PID 1 in an initramfs): guest mode, see guest.c
+ *   fl-agent guest --cmdline TEXT: guest mode as a plain process, acting on
+ *                  TEXT as if it were the kernel command line (frames on
+ *                  stdout and in fl.results=); the bare-metal daemon's
+ *                  current-kernel runs and its test seam use it
+ *   fl-agent daemon --server URL --box NAME --token-file F ...: the
+ *                  bare-metal box's agent (daemon.c); only in the dynamically
+ *                  linked fl-agent, which has libcurl and libcrypto
  *
  * Host mode prints a table, one JSON object per point (--json), or the FLR1
  * record stream a guest would write (--records).
@@ -51,7 +58,9 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: fl-agent bench [--test page_fault1,..] [--mode processes,threads]\n"
 			"       [--tasks 1,2,50%%] [--warmup 1s] [--duration 5s] [--memory 128M]\n"
-			"       [--placement spread|pack|none] [--json | --records]\n");
+			"       [--placement spread|pack|none] [--json | --records]\n"
+			"       fl-agent guest --cmdline TEXT\n"
+			"       fl-agent daemon --server URL --box NAME --token-file FILE [...]\n");
 	return 2;
 }
 
@@ -82,8 +91,19 @@ static int cmd_bench(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	if (getpid() == 1)
-		return fl_guest_main();
+		return fl_guest_main(&(struct fl_guest_opts){1, NULL, -1});
 	if (argc >= 2 && !strcmp(argv[1], "bench"))
 		return cmd_bench(argc - 1, argv + 1);
+	if (argc == 4 && !strcmp(argv[1], "guest") && !strcmp(argv[2], "--cmdline"))
+		return fl_guest_main(&(struct fl_guest_opts){0, argv[3], STDOUT_FILENO});
+	if (argc >= 2 && !strcmp(argv[1], "daemon")) {
+#ifdef FL_AGENT_DAEMON
+		return fl_daemon_main(argc - 1, argv + 1);
+#else
+		fprintf(stderr, "fl-agent: this static build has no daemon (it needs libcurl); "
+				"run the dynamically linked fl-agent\n");
+		return 2;
+#endif
+	}
 	return usage();
 }

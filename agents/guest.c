@@ -4,6 +4,16 @@
  * the console, power off. Whatever goes wrong ends in an error record and a
  * power-off: a guest is never left running.
  *
+ * On a bare-metal box the kernel command line also says where the records
+ * are kept (fl.results=, results.h: the console of a box is nobody's to
+ * read), for which agent job (fl.agentjob=), and that the end is a reboot
+ * into the box's own kernel (fl.end=reboot), not a power-off.
+ *
+ * Not as PID 1 ("fl-agent guest --cmdline TEXT", the daemon's current-kernel
+ * mode and its test seam) nothing is mounted or powered off: the same job
+ * runs from the given command line, frames go to the given descriptor and
+ * the results store, and the function returns.
+ *
  * The job runs in a child process; PID 1 only waits for it with the
  * watchdog's deadline, so a stuck job (or a crash in it) cannot keep PID 1
  * from reporting and powering off. The record sequence number lives in
@@ -26,27 +36,38 @@
 
 #include "agent.h"
 #include "record.h"
+#include "results.h"
 
-struct console {
-	int fd;
-	struct fl_record_writer *w;	/* in shared memory */
+/* Seconds a results partition may take to appear after /init starts. */
+#define RESULTS_WAIT_S 30
+
+/* Shared between PID 1 and the job's child: one seq, one store offset. */
+struct shared {
+	struct fl_record_writer w;
+	struct fl_results results;
 };
 
+struct console {
+	int fd;			/* -1: no console */
+	struct shared *sh;	/* in shared memory */
+	int results;		/* a results store is open */
+};
+
+/* The console gets every frame; the results store too while it works. */
 static int console_out(void *arg, const char *frame, size_t len)
 {
 	struct console *c = arg;
+	int r = c->fd >= 0 ? fl_write_full(c->fd, frame, len, -1) : 0;
 
-	while (len) {
-		ssize_t n = write(c->fd, frame, len);
+	if (c->results && fl_results_append(&c->sh->results, frame, len)) {
+		static const char msg[] = "fl-agent: results store: write failed\n";
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		frame += n;
-		len -= (size_t)n;
+		c->results = 0;
+		if (c->fd >= 0)
+			fl_write_full(c->fd, msg, sizeof(msg) - 1, -1);
+		return -1;
 	}
-	return 0;
+	return r;
 }
 
 static void guest_emit(void *arg, const char *json, const struct fl_bench_point *pt)
@@ -54,7 +75,7 @@ static void guest_emit(void *arg, const char *json, const struct fl_bench_point 
 	struct console *c = arg;
 
 	(void)pt;
-	fl_record_write(c->w, json, strlen(json));
+	fl_record_write(&c->sh->w, json, strlen(json));
 }
 
 static void mount_all(void)
@@ -95,21 +116,55 @@ static char *slurp(const char *path)
 	return buf;
 }
 
-/* fl.job=key=value;key=value on the command line wins over /job. */
-static int load_job(struct fl_bench_opts *o)
+/* The value of key= on the command line (up to a blank) into out; 0 or -1. */
+static int cmdline_value(const char *cmd, const char *key, char *out, size_t n)
 {
-	char *cmd = slurp("/proc/cmdline"), *j, *job;
+	size_t k = strlen(key), len;
+
+	for (const char *p = cmd; p && *p; p += strcspn(p, " \n"), p += strspn(p, " \n")) {
+		if (strncmp(p, key, k) || p[k] != '=')
+			continue;
+		len = strcspn(p + k + 1, " \n");
+		if (len >= n)
+			return -1;
+		memcpy(out, p + k + 1, len);
+		out[len] = 0;
+		return 0;
+	}
+	return -1;
+}
+
+/* fl.job=key=value;key=value on the command line wins over /job. */
+static int load_job(const char *cmd, struct fl_bench_opts *o)
+{
+	char j[4096], *job;
 
 	fl_bench_defaults(o);
-	if (cmd && (j = strstr(cmd, "fl.job="))) {
-		j += 7;
-		j[strcspn(j, " \n")] = 0;
+	if (cmd && !cmdline_value(cmd, "fl.job", j, sizeof(j)))
 		return fl_bench_parse_job(o, j);
-	}
 	job = slurp("/job");
 	if (!job)
 		return -1;
 	return fl_bench_parse_job(o, job);
+}
+
+/* fl.results=PATH fl.agentjob=ID: the records kept on the box's disk too. */
+static void open_results(const char *cmd, struct console *c, int wait_s)
+{
+	char path[512], id[32], msg[640];
+
+	if (!cmd || cmdline_value(cmd, "fl.results", path, sizeof(path)))
+		return;
+	if (cmdline_value(cmd, "fl.agentjob", id, sizeof(id)))
+		strcpy(id, "0");
+	if (fl_results_open(&c->sh->results, path, strtoull(id, NULL, 10), wait_s)) {
+		snprintf(msg, sizeof(msg), "fl-agent: results store %s: %s\n", path,
+			 strerror(errno));
+		if (c->fd >= 0)
+			fl_write_full(c->fd, msg, strlen(msg), -1);
+		return;
+	}
+	c->results = 1;
 }
 
 /* A deadline that covers the whole job with room for boot-time noise. */
@@ -126,9 +181,16 @@ static int job_timeout(const struct fl_bench_opts *o)
 	return 30 + 2 * points * (o->warmup_s + o->duration_s + 2);
 }
 
-static void power_off(void)
+/* PID 1 powers off (a guest) or reboots (a box, fl.end=reboot); others return. */
+static int end(const struct fl_guest_opts *g, const char *cmd, int status)
 {
+	char how[16];
+
+	if (!g->pid1)
+		return status;
 	sync();
+	if (cmd && !cmdline_value(cmd, "fl.end", how, sizeof(how)) && !strcmp(how, "reboot"))
+		reboot(RB_AUTOBOOT);
 	reboot(RB_POWER_OFF);
 	for (;;)
 		pause();	/* PID 1 must not exit: the kernel would panic */
@@ -160,48 +222,63 @@ static int wait_deadline(pid_t pid, int timeout)
 	return -1;
 }
 
-int fl_guest_main(void)
+/* Runs the job in a child under the watchdog; 0, or 1 when it failed. */
+static int run_job(struct fl_bench_opts *o, struct console *c)
 {
-	struct fl_bench_opts o;
-	struct fl_topo t;
-	struct console c;
+	int rc, timeout = job_timeout(o);
 	char msg[128];
 	pid_t pid;
-	int rc, timeout;
 
-	mount_all();
-	/* Keep printk off the console while records are written: fewer lines
-	 * cut in two. 8 is SYSLOG_ACTION_CONSOLE_LEVEL. */
-	klogctl(8, NULL, 1);
-	c.fd = open_console();
-	c.w = mmap(NULL, sizeof(*c.w), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (c.fd < 0 || c.w == MAP_FAILED)
-		power_off();
-	fl_record_writer_init(c.w, console_out, &c);
-	if (fl_topo_read(&t, "/sys/devices/system/node") == 0)
-		fl_agent_env(&t, guest_emit, &c);
-	if (load_job(&o)) {
-		fl_agent_error(guest_emit, &c, "no valid job (fl.job= on the command line or /job)");
-		power_off();
-	}
-	timeout = job_timeout(&o);
 	pid = fork();
 	if (pid == 0)
-		run_child(&o, &c);
+		run_child(o, c);
 	if (pid < 0) {
-		fl_agent_error(guest_emit, &c, "fork failed");
-		power_off();
+		fl_agent_error(guest_emit, c, "fork failed");
+		return 1;
 	}
 	rc = wait_deadline(pid, timeout);
 	if (rc < 0) {
 		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
 		snprintf(msg, sizeof(msg), "watchdog: job still running after %d s, killed", timeout);
-		fl_agent_error(guest_emit, &c, msg);
+		fl_agent_error(guest_emit, c, msg);
 	} else if (rc != 0) {
 		snprintf(msg, sizeof(msg), "job failed (status %d)", rc);
-		fl_agent_error(guest_emit, &c, msg);
+		fl_agent_error(guest_emit, c, msg);
 	}
-	fl_record_write(c.w, "{\"type\":\"done\"}", 15);
-	power_off();
-	return 0;
+	return rc != 0;
+}
+
+int fl_guest_main(const struct fl_guest_opts *g)
+{
+	struct fl_bench_opts o;
+	struct fl_topo t;
+	struct console c = {g->console_fd, NULL, 0};
+	const char *cmd = g->cmdline;
+	int failed = 1;
+
+	if (g->pid1) {
+		mount_all();
+		/* Keep printk off the console while records are written: fewer
+		 * lines cut in two. 8 is SYSLOG_ACTION_CONSOLE_LEVEL. */
+		klogctl(8, NULL, 1);
+		c.fd = open_console();
+		cmd = slurp("/proc/cmdline");
+	}
+	c.sh = mmap(NULL, sizeof(*c.sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if ((g->pid1 && c.fd < 0) || c.sh == MAP_FAILED)
+		return end(g, cmd, 1);
+	c.sh->results.fd = -1;
+	fl_record_writer_init(&c.sh->w, console_out, &c);
+	open_results(cmd, &c, g->pid1 ? RESULTS_WAIT_S : 0);
+	if (fl_topo_read(&t, "/sys/devices/system/node") == 0)
+		fl_agent_env(&t, guest_emit, &c);
+	if (load_job(cmd, &o))
+		fl_agent_error(guest_emit, &c, "no valid job (fl.job= on the command line or /job)");
+	else
+		failed = run_job(&o, &c);
+	fl_record_write(&c.sh->w, "{\"type\":\"done\"}", 15);
+	fl_results_close(&c.sh->results);
+	munmap(c.sh, sizeof(*c.sh));
+	return end(g, cmd, failed);
 }

@@ -22,6 +22,7 @@ fl_require(MHD       libmicrohttpd libmicrohttpd-dev)
 fl_require(JANSSON   jansson       libjansson-dev)
 fl_require(ZLIB      zlib          zlib1g-dev)
 fl_require(CMOCKA    cmocka        libcmocka-dev)
+fl_require(LIBCRYPTO libcrypto     libssl-dev)
 
 # The results server and the benchmarks run threads.
 find_package(Threads REQUIRED)

@@ -13,6 +13,8 @@
 #include "error.h"
 #include "units.h"
 
+#include "auth.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -72,6 +74,7 @@ static const char *const modes[] = {"processes", "threads", NULL};
 static const char *const placements[] = {"spread", "pack", "none", NULL};
 static const char *const directions[] = {"higher", "lower", NULL};
 static const char *const severities[] = {"error", "warning", NULL};
+static const char *const boots[] = {"kexec", "current", NULL};
 
 #define T struct fl_tree_conf
 static const struct field tree_fields[] = {
@@ -115,6 +118,8 @@ static const struct field machine_fields[] = {
 	{"cmdline", F_STR, OFF(T, cmdline), 0, 0, NULL, NULL, 0, 0, NULL},
 	{"command", F_STR, OFF(T, command), 0, 0, NULL, NULL, 0, 0, NULL},
 	{"token_file", F_STR, OFF(T, token_file), 0, 0, NULL, NULL, 0, 0, NULL},
+	{"boot", F_ENUM, OFF(T, boot), 0, 0, "kexec", boots, 0, 0, NULL},
+	{"max_misses", F_UINT, OFF(T, max_misses), 0, 0, "3", NULL, 1, 1000, NULL},
 	{"timeout", F_DURATION, OFF(T, timeout_ms), 0, 0, "1h", NULL, 0, 0, NULL},
 	{"max_infra_errors", F_UINT, OFF(T, max_infra_errors), 0, 0, "3", NULL, 1, 1000, NULL},
 	END,
@@ -198,6 +203,17 @@ static const struct field web_fields[] = {
 };
 static const struct schema web_schema = {sizeof(((T *)0)->web), web_fields};
 
+static const struct field agent_api_fields[] = {
+	{"listen", F_STR, OFF(T, agent_api.listen) - OFF(T, agent_api), 0, 0, NULL, NULL, 0, 0,
+	 NULL},
+	{"cert", F_STR, OFF(T, agent_api.cert) - OFF(T, agent_api), 0, 0, NULL, NULL, 0, 0, NULL},
+	{"key", F_STR, OFF(T, agent_api.key) - OFF(T, agent_api), 0, 0, NULL, NULL, 0, 0, NULL},
+	{"window", F_DURATION, OFF(T, agent_api.window_ms) - OFF(T, agent_api), 0, 0, "5m", NULL,
+	 0, 0, NULL},
+	END,
+};
+static const struct schema agent_api_schema = {sizeof(((T *)0)->agent_api), agent_api_fields};
+
 static const struct field top_fields[] = {
 	{"var", F_STR, OFF(T, var), 0, 0, "var", NULL, 0, 0, NULL},
 	{"store", F_MAP, OFF(T, store), 0, 0, NULL, NULL, 0, 0, &store_schema},
@@ -212,6 +228,7 @@ static const struct field top_fields[] = {
 	{"regression", F_MAP, OFF(T, regression), 0, 0, NULL, NULL, 0, 0, &regression_schema},
 	{"report", F_MAP, OFF(T, report), 0, 0, NULL, NULL, 0, 0, &report_schema},
 	{"web", F_MAP, OFF(T, web), 0, 0, NULL, NULL, 0, 0, &web_schema},
+	{"agent_api", F_MAP, OFF(T, agent_api), 0, 0, NULL, NULL, 0, 0, &agent_api_schema},
 	END,
 };
 #undef T
@@ -778,14 +795,31 @@ static void check_kernel(struct loader *L, struct fl_kernel_conf *k)
 			report_at(L, &k->fragments[i], "no such fragment file '%s'", k->fragments[i]);
 }
 
+/* A box signs its requests with its name and its token (docs/baremetal.md). */
+static void check_box(struct loader *L, struct fl_machine_conf *m)
+{
+	if (!m->token_file)
+		report_at(L, &m->backend, "the baremetal backend needs 'token_file'");
+	else if (!is_file(m->token_file))
+		report_at(L, &m->token_file, "no such token file '%s'", m->token_file);
+	if (m->name && !fl_auth_name_ok(m->name))
+		report_at(L, &m->name,
+			  "a box's name is 1-64 characters of A-Z, a-z, 0-9, '.', '_' and '-'");
+	if (m->max_parallel > 1)
+		report_at(L, &m->max_parallel, "a box boots one kernel at a time: max_parallel 1");
+	if (!L->cfg->agent_api.listen)
+		report_at(L, &m->backend,
+			  "the baremetal backend needs 'agent_api.listen': boxes ask it for work");
+}
+
 static void check_machine(struct loader *L, struct fl_machine_conf *m)
 {
 	if (!m->backend)
 		return;
 	if (!strcmp(m->backend, "command") && !m->command)
 		report_at(L, &m->backend, "the command backend needs 'command'");
-	if (!strcmp(m->backend, "baremetal") && !m->token_file)
-		report_at(L, &m->backend, "the baremetal backend needs 'token_file'");
+	if (!strcmp(m->backend, "baremetal"))
+		check_box(L, m);
 	if (m->ndistances && m->ndistances != (size_t)m->sockets * m->sockets) {
 		size_t side = 1;
 
@@ -841,14 +875,14 @@ static void check_report(struct loader *L)
 		report_at(L, &cfg->report.smtp, "reports are sent by SMTP but 'report.to' is empty");
 }
 
-static void check_listen(struct loader *L)
+/* min_port 0: a free port is picked at start and said on standard error. */
+static void check_listen(struct loader *L, char **listen, unsigned min_port)
 {
-	const char *colon = strrchr(L->cfg->web.listen, ':');
+	const char *colon = strrchr(*listen, ':');
 	unsigned port;
 
-	if (!colon || colon == L->cfg->web.listen || parse_uint(colon + 1, 1, 65535, &port))
-		report_at(L, &L->cfg->web.listen, "expected host:port, got '%s'",
-			  L->cfg->web.listen);
+	if (!colon || colon == *listen || parse_uint(colon + 1, min_port, 65535, &port))
+		report_at(L, listen, "expected host:port, got '%s'", *listen);
 }
 
 static void check_whole(struct loader *L)
@@ -867,7 +901,15 @@ static void check_whole(struct loader *L)
 		check_benchmark(L, &cfg->benchmarks[i]);
 	check_report(L);
 	if (cfg->web.listen)
-		check_listen(L);
+		check_listen(L, &cfg->web.listen, 1);
+	if (cfg->agent_api.listen)
+		check_listen(L, &cfg->agent_api.listen, 0);
+	if (!cfg->agent_api.cert != !cfg->agent_api.key)
+		report_at(L, cfg->agent_api.cert ? (void *)&cfg->agent_api.cert : &cfg->agent_api.key,
+			  "HTTPS needs both 'cert' and 'key'");
+	for (char **f = &cfg->agent_api.cert; f <= &cfg->agent_api.key; f++)
+		if (*f && !is_file(*f))
+			report_at(L, f, "no such file '%s'", *f);
 	if (!cfg->store.path && cfg->var)
 		cfg->store.path = fl_xasprintf("%s/faultline.db", cfg->var);
 }

@@ -58,7 +58,9 @@ struct fl_machine_conf {
 	char *cmdline;		 /* kernel machines: extra kernel command-line arguments */
 	char *command; /* command backend: shell command run in the checkout */
 	char *token_file; /* baremetal: the box's shared secret */
-	int64_t timeout_ms; /* command backend: limit of one run */
+	char *boot;	  /* baremetal: kexec (the kernel under test) or current (the box's own) */
+	unsigned max_misses; /* baremetal: deadlines missed in a row before the box is offline */
+	int64_t timeout_ms; /* command backend: limit of one run; baremetal: deadline, when set */
 	unsigned max_infra_errors; /* infra errors in a row before it leaves the pool */
 };
 
@@ -119,6 +121,11 @@ struct fl_config {
 		char *listen;
 		char *root; /* templates/ and static/ of the results pages */
 	} web;
+	struct {
+		char *listen;	   /* host:port of the bare-metal agent API; NULL: none */
+		char *cert, *key;  /* PEM files: HTTPS when both are set */
+		int64_t window_ms; /* a request's timestamp may be this far off */
+	} agent_api;
 	struct fl_config_priv *priv;
 };
 

@@ -11,7 +11,8 @@
  *              stdout are samples, exit 125 means untestable
  *              (machine-command.c)
  *   baremetal  a box that kexecs into the kernel under test through its
- *              agent daemon (machine-baremetal.c)
+ *              agent daemon, or measures its own kernel (boot: current)
+ *              (machine-baremetal.c, agentapi.h, docs/baremetal.md)
  *
  * fl_machine_run() builds what it needs (kernel backends), runs, classifies
  * the end, and stores the run, its samples and its console in the store
@@ -103,6 +104,12 @@ struct fl_run_result {
  */
 int fl_machine_run(const struct fl_run_req *req, struct fl_run_result *res);
 void fl_run_result_release(struct fl_run_result *res);
+
+/*
+ * 1 for a machine that measures whatever kernel it runs (baremetal with
+ * boot: current): its runs take neither a revision nor a kernel image.
+ */
+int fl_machine_own_kernel(const struct fl_machine_conf *m);
 
 /*
  * SIGINT and SIGTERM make every run in progress destroy its guest and end,

@@ -37,8 +37,8 @@ static const struct fl_command commands[] = {
 	{"watch", cmd_watch, "watch [--config F] [--once]",
 	 "test new tags of the trees, bisect regressions, mail reports (--once: one pass)"},
 	{"run", cmd_run,
-	 "run [--config F] [--machine M] [--benchmark B] (--tree T --rev REV [--kernel K] | "
-	 "--kernel-image PATH [--system-map PATH]) [--repeat N] [--timeout DURATION] "
+	 "run [--config F] [--machine M] [--benchmark B] [--tree T --rev REV [--kernel K] | "
+	 "--kernel-image PATH [--system-map PATH]] [--repeat N] [--timeout DURATION] "
 	 "[--job KEY=VALUE]...",
 	 "boot a kernel on a machine, run a benchmark, store and print operations per second"},
 	{"help", cmd_help, "help [COMMAND]", "show the commands, or one command's usage"},

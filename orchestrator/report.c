@@ -258,6 +258,10 @@ static void add_machine(struct report *x)
 
 	if (!strcmp(m->backend, "command")) {
 		fl_buf_addf(&x->b, "on test machine: %s, the command backend", m->name);
+	} else if (!strcmp(m->backend, "baremetal")) {
+		/* a box's topology is what it reports: the facts below */
+		fl_buf_addf(&x->b, "on test machine: %s, a bare-metal box (%s)", m->name,
+			    strcmp(m->boot, "current") ? "kexec" : "its own kernel");
 	} else {
 		unsigned cpus = m->sockets * m->cores * m->threads;
 

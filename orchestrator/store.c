@@ -299,6 +299,50 @@ static const char *const migrations[] = {
 	"ALTER TABLE bisect_steps ADD COLUMN remaining INTEGER;"
 	"ALTER TABLE bisect_steps ADD COLUMN best TEXT;"
 	"ALTER TABLE bisect_steps ADD COLUMN phase TEXT;",
+	/*
+	 * 8: bare-metal boxes (store-agent.c): the facts each box reports and
+	 * its missed deadlines in a row; one agent job per run on a box, with
+	 * what it downloads, its deadline and its state; the record frames the
+	 * box uploaded, each (job, seq) once.
+	 */
+	"CREATE TABLE boxes ("
+	"  name TEXT PRIMARY KEY,"
+	"  state TEXT NOT NULL DEFAULT 'online' CHECK (state IN ('online', 'offline')),"
+	"  facts TEXT,"
+	"  last_seen_ms INTEGER,"
+	"  misses INTEGER NOT NULL DEFAULT 0,"
+	"  reason TEXT);"
+	"CREATE TABLE agent_jobs ("
+	"  id INTEGER PRIMARY KEY,"
+	"  box TEXT NOT NULL,"
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  mode TEXT NOT NULL CHECK (mode IN ('kexec', 'current')),"
+	"  job TEXT NOT NULL,"
+	"  cmdline TEXT NOT NULL,"
+	"  kernel_path TEXT,"
+	"  kernel_sha256 TEXT,"
+	"  kernel_size INTEGER,"
+	"  initrd_path TEXT,"
+	"  initrd_sha256 TEXT,"
+	"  initrd_size INTEGER,"
+	"  state TEXT NOT NULL DEFAULT 'queued' CHECK (state IN ('queued', 'fetched', 'booting',"
+	"    'running', 'uploaded', 'failed', 'expired', 'cancelled')),"
+	"  progress TEXT,"
+	"  message TEXT,"
+	"  records INTEGER,"
+	"  created_ms INTEGER NOT NULL,"
+	"  deadline_ms INTEGER NOT NULL,"
+	"  fetched_ms INTEGER,"
+	"  progress_ms INTEGER,"
+	"  finished_ms INTEGER);"
+	"CREATE INDEX agent_jobs_by_box ON agent_jobs(box, state);"
+	"CREATE INDEX agent_jobs_by_run ON agent_jobs(run_id);"
+	"CREATE TABLE agent_records ("
+	"  job_id INTEGER NOT NULL REFERENCES agent_jobs(id) ON DELETE CASCADE,"
+	"  seq INTEGER NOT NULL,"
+	"  frame TEXT NOT NULL,"
+	"  received_ms INTEGER NOT NULL,"
+	"  PRIMARY KEY (job_id, seq)) WITHOUT ROWID;",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -47,6 +47,23 @@ static inline int fl_test_sh(const char *fmt, ...)
 	return system(cmd);
 }
 
+/* Writes a formatted text file (a configuration, a token); 0 or -1. */
+static inline int fl_test_write(const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static inline int fl_test_write(const char *path, const char *fmt, ...)
+{
+	FILE *f = fopen(path, "w");
+	va_list ap;
+	int r;
+
+	if (!f)
+		return -1;
+	va_start(ap, fmt);
+	r = vfprintf(f, fmt, ap) < 0;
+	va_end(ap);
+	return fclose(f) || r ? -1 : 0;
+}
+
 /* The first line a command prints, without its newline, into out. */
 static inline int fl_test_out(char *out, size_t n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -4,6 +4,7 @@
  * through fl_machine_run(); then a table of operations per second per task
  * count and mode, with their spread across the runs.
  */
+#include "../agentapi.h"
 #include "../builtin.h"
 #include "../buf.h"
 #include "../config.h"
@@ -269,12 +270,15 @@ static int run_cmd(struct fl_config *cfg, struct run_opts *o)
 	const struct fl_benchmark_conf *b = NULL;
 	const struct fl_tree_conf *t = NULL;
 	struct fl_benchmark_conf with_kernel;
+	fl_agentapi *api = NULL;
 	fl_repo *repo = NULL;
 	fl_store *st = NULL;
 	int r;
 
 	if ((r = resolve(cfg, o, &m, &b, &t)))
 		return r;
+	if (!o->rev && !o->image && !fl_machine_own_kernel(m))
+		return fl_usage("run");
 	if (o->kernel) {
 		with_kernel = *b;
 		with_kernel.kernel = (char *)o->kernel;
@@ -282,14 +286,17 @@ static int run_cmd(struct fl_config *cfg, struct run_opts *o)
 	}
 	fl_machine_catch_signals();
 	if ((r = fl_store_open(&st, cfg->store.path, 0)) ||
-	    (t && (r = fl_repo_open_current(&repo, t->name, t->url, cfg->var)))) {
+	    (t && (r = fl_repo_open_current(&repo, t->name, t->url, cfg->var))) ||
+	    (r = fl_agentapi_start_for(&api, cfg, m))) {
 		fprintf(stderr, "faultline: %s\n", fl_error_last());
+		fl_repo_free(repo);
 		fl_store_free(st);
 		return FL_EXIT_FAIL;
 	}
 	if (fl_machine_reap_stale(cfg, st) < 0)
 		fl_warn("stale runs: %s", fl_error_last());
 	r = run_all(cfg, o, m, b, t, st, repo);
+	fl_agentapi_stop(api);
 	fl_repo_free(repo);
 	fl_store_free(st);
 	return r;
@@ -368,8 +375,9 @@ int cmd_run(int argc, char **argv)
 			return fl_usage("run");
 		}
 	}
-	/* A revision or an image; --system-map and --kernel go with one of them. */
-	if (optind != argc || !o.rev == !o.image || (o.map && !o.image) || (o.kernel && !o.rev) ||
+	/* A revision or an image (or neither on a box's own kernel, checked
+	 * once the machine is known); --system-map and --kernel go with one. */
+	if (optind != argc || (o.rev && o.image) || (o.map && !o.image) || (o.kernel && !o.rev) ||
 	    (o.tree && !o.rev))
 		return fl_usage("run");
 	if ((r = fl_load_config(&cfg, o.config)))

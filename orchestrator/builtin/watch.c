@@ -2,7 +2,9 @@
  * builtin/watch.c - "faultline watch": the service. Every tree is fetched
  * each poll interval and its new tags scheduled (trigger.c); the job queue
  * (queue.c) runs the comparisons, bisections, revert checks and reports;
- * the outbox mails what was stored, retrying with backoff.
+ * the outbox mails what was stored, retrying with backoff. With baremetal
+ * machines configured, the agent API (agentapi.h) serves their boxes from
+ * this process.
  *
  * --once does one pass: the trees are read once, the work that pass (and
  * any left from an interrupted service) makes is done to the end, the
@@ -10,6 +12,7 @@
  * was mailed, 4 when a job failed, a machine left the pool or a report is
  * still waiting for the mail server.
  */
+#include "../agentapi.h"
 #include "../buf.h"
 #include "../builtin.h"
 #include "../config.h"
@@ -181,6 +184,7 @@ int cmd_watch(int argc, char **argv)
 	struct fl_config *cfg;
 	const struct fl_queue_kind *kinds;
 	struct fl_queue_opts qo;
+	fl_agentapi *api = NULL;
 	const char *config = NULL;
 	size_t nkinds;
 	int code;
@@ -193,8 +197,9 @@ int cmd_watch(int argc, char **argv)
 	fl_service_init(&w.svc, cfg);
 	kinds = fl_service_kinds(&nkinds);
 	qo = (struct fl_queue_opts){cfg, kinds, nkinds, &w.svc};
-	if (fl_queue_open(&w.q, &qo)) {
+	if (fl_queue_open(&w.q, &qo) || fl_agentapi_start_for(&api, cfg, NULL)) {
 		fprintf(stderr, "faultline: %s\n", fl_error_last());
+		fl_queue_free(w.q);
 		fl_service_release(&w.svc);
 		fl_config_free(cfg);
 		return FL_EXIT_FAIL;
@@ -208,7 +213,8 @@ int cmd_watch(int argc, char **argv)
 		cfg->nmachines, cfg->nbenchmarks, cfg->store.path, w.once ? "; one pass" : "");
 	catch_signals();
 	code = serve(&w);
-	fl_queue_free(w.q);
+	fl_queue_free(w.q); /* waits for the runs in flight, whose boxes need the agent API */
+	fl_agentapi_stop(api);
 	fl_service_release(&w.svc);
 	free(w.next_poll);
 	fl_config_free(cfg);

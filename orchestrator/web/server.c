@@ -7,6 +7,7 @@
 #include "template.h"
 #include "web.h"
 #include "../error.h"
+#include "../httpd.h"
 #include "../log.h"
 
 #include <arpa/inet.h>
@@ -34,9 +35,8 @@
 struct fl_web_server {
 	struct MHD_Daemon *daemon;
 	struct fl_web web;
-	char *static_dir, *store;
-	pthread_key_t key;
-	int have_key;
+	char *static_dir;
+	struct fl_httpd_stores stores;
 	char url[128];
 };
 
@@ -50,38 +50,9 @@ struct request {
 	uint64_t bytes;
 };
 
-static void close_store(void *st)
-{
-	fl_store_free(st);
-}
-
-/* This thread's connection, opened on its first request. */
-static fl_store *thread_store(struct fl_web_server *s)
-{
-	fl_store *st = pthread_getspecific(s->key);
-
-	if (!st && !fl_store_open(&st, s->store, FL_STORE_READONLY))
-		pthread_setspecific(s->key, st);
-	return st;
-}
-
 static const char *arg_lookup(void *ctx, const char *name)
 {
 	return MHD_lookup_connection_value(ctx, MHD_GET_ARGUMENT_KIND, name);
-}
-
-static void client_address(struct MHD_Connection *c, char *out, size_t n)
-{
-	const union MHD_ConnectionInfo *ci =
-	    MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
-
-	snprintf(out, n, "-");
-	if (sa && sa->sa_family == AF_INET)
-		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, out, (socklen_t)n);
-	else if (sa && sa->sa_family == AF_INET6)
-		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, out,
-			  (socklen_t)n);
 }
 
 static void *uri_log(void *cls, const char *uri, struct MHD_Connection *c)
@@ -91,7 +62,7 @@ static void *uri_log(void *cls, const char *uri, struct MHD_Connection *c)
 	(void)cls;
 	clock_gettime(CLOCK_MONOTONIC, &rq->start);
 	rq->uri = fl_xstrdup(uri);
-	client_address(c, rq->client, sizeof(rq->client));
+	fl_httpd_client(c, rq->client, sizeof(rq->client));
 	return rq;
 }
 
@@ -175,7 +146,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		fl_web_fail(&req, &resp, MHD_HTTP_METHOD_NOT_ALLOWED, "%.15s is not served here",
 			    method);
-	else if (!(req.st = thread_store(s)))
+	else if (!(req.st = fl_httpd_store(&s->stores)))
 		fl_web_fail(&req, &resp, MHD_HTTP_SERVICE_UNAVAILABLE, "%s", fl_error_last());
 	else
 		fl_web_route(&req, &resp);
@@ -183,63 +154,6 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	fl_buf_free(&resp.body);
 	fl_pool_free(&req.pool);
 	return ret;
-}
-
-/* HOST:PORT, [V6]:PORT or :PORT (every address) to a listening socket; the URL it is at. */
-static int open_listener(const char *listen_at, int *fd, int *v6, char *url, size_t urlsz)
-{
-	struct addrinfo hints = {.ai_socktype = SOCK_STREAM,
-				 .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
-	const char *colon = strrchr(listen_at, ':');
-	struct sockaddr_storage sa;
-	socklen_t salen = sizeof(sa);
-	struct addrinfo *res, *ai;
-	char host[256], addr[INET6_ADDRSTRLEN];
-	int e, err = 0, port;
-
-	if (!colon || !colon[1] || strspn(colon + 1, "0123456789") != strlen(colon + 1) ||
-	    atoi(colon + 1) > 65535 || (size_t)(colon - listen_at) >= sizeof(host))
-		return fl_error_set(FL_EINVAL, "listen address '%s': expected HOST:PORT",
-				    listen_at);
-	snprintf(host, sizeof(host), "%.*s", (int)(colon - listen_at), listen_at);
-	if (host[0] == '[' && host[strlen(host) - 1] == ']') {
-		memmove(host, host + 1, strlen(host));
-		host[strlen(host) - 1] = '\0';
-	}
-	if ((e = getaddrinfo(*host ? host : NULL, colon + 1, &hints, &res)))
-		return fl_error_set(FL_EINVAL, "listen address '%s': %s", listen_at,
-				    gai_strerror(e));
-	*fd = -1;
-	for (ai = res; ai && *fd < 0; ai = ai->ai_next) {
-		int one = 1;
-
-		*fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-		if (*fd < 0) {
-			err = errno;
-			continue;
-		}
-		setsockopt(*fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (bind(*fd, ai->ai_addr, ai->ai_addrlen) || listen(*fd, 256)) {
-			err = errno;
-			close(*fd);
-			*fd = -1;
-		}
-	}
-	freeaddrinfo(res);
-	if (*fd < 0)
-		return fl_error_set(FL_EIO, "cannot listen on %s: %s", listen_at, strerror(err));
-	getsockname(*fd, (struct sockaddr *)&sa, &salen);
-	*v6 = sa.ss_family == AF_INET6;
-	if (*v6) {
-		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&sa)->sin6_addr, addr, sizeof(addr));
-		port = ntohs(((struct sockaddr_in6 *)&sa)->sin6_port);
-		snprintf(url, urlsz, "http://[%s]:%d/", addr, port);
-	} else {
-		inet_ntop(AF_INET, &((struct sockaddr_in *)&sa)->sin_addr, addr, sizeof(addr));
-		port = ntohs(((struct sockaddr_in *)&sa)->sin_port);
-		snprintf(url, urlsz, "http://%s:%d/", addr, port);
-	}
-	return 0;
 }
 
 static int load_web(struct fl_web_server *s, const char *root)
@@ -277,18 +191,13 @@ int fl_web_server_start(struct fl_web_server **out, const struct fl_web_server_o
 	int fd, v6, r;
 
 	*out = NULL;
-	s->store = fl_xstrdup(o->store);
 	s->web.cfg = o->cfg;
 	if ((r = load_web(s, o->root)) || (r = check_store(o->store))) {
 		fl_web_server_stop(s);
 		return r;
 	}
-	if (pthread_key_create(&s->key, close_store)) {
-		fl_web_server_stop(s);
-		return fl_error_set(FL_EIO, "pthread_key_create failed");
-	}
-	s->have_key = 1;
-	if ((r = open_listener(o->listen, &fd, &v6, s->url, sizeof(s->url)))) {
+	if ((r = fl_httpd_stores_init(&s->stores, o->store, FL_STORE_READONLY)) ||
+	    (r = fl_httpd_listen(o->listen, "http", &fd, &v6, s->url, sizeof(s->url)))) {
 		fl_web_server_stop(s);
 		return r;
 	}
@@ -319,10 +228,8 @@ void fl_web_server_stop(struct fl_web_server *s)
 	/* joins the pool threads, whose exit closes their store connections */
 	if (s->daemon)
 		MHD_stop_daemon(s->daemon);
-	if (s->have_key)
-		pthread_key_delete(s->key);
+	fl_httpd_stores_fini(&s->stores);
 	fl_tmpl_free(s->web.layout);
 	free(s->static_dir);
-	free(s->store);
 	free(s);
 }

@@ -1,5 +1,7 @@
 /* test_agent.c - fl-agent's job parsing, cpulists and task placement on
- * made-up topologies. */
+ * made-up topologies; the results store a box's test kernel leaves its
+ * records in (written, read back, and read past what an earlier job left
+ * on the partition). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,7 +9,13 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
 #include "bench.h"
+#include "record.h"
+#include "results.h"
 #include "topo.h"
 
 /* nodes x per_node CPUs numbered node by node, as sysfs lists them. */
@@ -132,6 +140,52 @@ static void test_place_one_node(void **state)
 	assert_int_equal(cpus[2], 2);
 }
 
+static void test_results(void **state)
+{
+	char path[] = "/tmp/fl-results-XXXXXX", *frames;
+	struct fl_record_writer w;
+	struct fl_results r;
+	uint64_t job;
+	size_t len;
+	FILE *f;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(fl_results_open(&r, path, 42, 0), 0);
+	fl_record_writer_init(&w, fl_results_append, &r);
+	assert_int_equal(fl_record_write(&w, "{\"type\":\"env\"}", 14), 0);
+	assert_int_equal(fl_record_write(&w, "{\"type\":\"done\"}", 15), 0);
+	fl_results_close(&r);
+	assert_int_equal(fl_results_read(path, &job, &frames, &len), 0);
+	assert_int_equal(job, 42);
+	assert_non_null(strstr(frames, "FLR1 0 14 "));
+	assert_non_null(strstr(frames, "FLR1 1 15 "));
+	assert_int_equal(len, strlen(frames));
+	free(frames);
+
+	/* A partition: this job's frames, the NUL, then an older job's frames. */
+	f = fopen(path, "w");
+	fprintf(f, "FLRS1 job=7\nFLR1 0 2 00000000 {}\n");
+	fputc('\0', f);
+	fprintf(f, "FLR1 1 2 00000000 {}\nFLR1 2 2 00000000 {}\n");
+	fclose(f);
+	assert_int_equal(fl_results_read(path, &job, &frames, &len), 0);
+	assert_int_equal(job, 7);
+	assert_string_equal(frames, "FLR1 0 2 00000000 {}\n");
+	free(frames);
+
+	/* Never written: no header, no results. */
+	f = fopen(path, "w");
+	fprintf(f, "whatever the disk held\n");
+	fclose(f);
+	assert_int_equal(fl_results_read(path, &job, &frames, &len), 1);
+	assert_null(frames);
+	unlink(path);
+	assert_int_equal(fl_results_read(path, &job, &frames, &len), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -141,6 +195,7 @@ int main(void)
 		cmocka_unit_test(test_place_two_nodes),
 		cmocka_unit_test(test_place_uneven),
 		cmocka_unit_test(test_place_one_node),
+		cmocka_unit_test(test_results),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

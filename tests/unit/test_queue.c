@@ -11,6 +11,14 @@
  *     with every attempt's run kept, infra errors take the machine out of
  *     the pool at max_infra_errors and its job waits (blocked) until the
  *     machine is enabled again;
+ *   - a bare-metal box that never answers (no daemon at all; the synthetic
+ *     kernel of data/fake-kernel built by the real builder; timeout: 2s):
+ *     each run publishes an agent job with the kernel's SHA-256 and waits
+ *     for the deadline, no longer; it is classified timeout naming the box,
+ *     the agent job expires, the run job goes back to the queue; after
+ *     max_misses the box is offline, its runs end infra-error at once
+ *     without publishing anything, and at max_infra_errors the machine
+ *     leaves the pool with its job still queued;
  *   - one queue per store.
  */
 #include <setjmp.h>
@@ -28,7 +36,7 @@
 #include "store.h"
 #include "testlib.h"
 
-static char dir[64], db[96], head[41];
+static char dir[64], db[96], head[41], kernel_head[41];
 static struct fl_config *cfg;
 
 #define GIT "cd %s/src && " FL_TEST_GIT
@@ -36,28 +44,41 @@ static struct fl_config *cfg;
 static int setup(void **state)
 {
 	char path[128];
-	FILE *f;
 
 	(void)state;
 	if (fl_test_tmpdir(dir, sizeof(dir), "queue") ||
 	    fl_test_sh("mkdir %s/src && " GIT "init -q && " GIT "commit -q --allow-empty -m one",
 		       dir, dir, dir) ||
-	    fl_test_out(head, sizeof(head), "git -C %s/src rev-parse HEAD", dir))
+	    fl_test_out(head, sizeof(head), "git -C %s/src rev-parse HEAD", dir) ||
+	    fl_test_sh("cp -a %s/fake-kernel %s/kernel && cd %s/kernel && " FL_TEST_GIT
+		       "init -q && " FL_TEST_GIT "add -A && " FL_TEST_GIT "commit -qm k",
+		       FL_TEST_DATA, dir, dir) ||
+	    fl_test_out(kernel_head, sizeof(kernel_head), "git -C %s/kernel rev-parse HEAD", dir))
+		return -1;
+	snprintf(path, sizeof(path), "%s/token", dir);
+	if (fl_test_write(path, "token-of-the-box-0123456789\n"))
 		return -1;
 	snprintf(path, sizeof(path), "%s/fl.yaml", dir);
 	snprintf(db, sizeof(db), "%s/fl.db", dir);
-	f = fopen(path, "w");
-	fprintf(f,
+	if (fl_test_write(
+		path,
 		"var: %s/var\nstore: { path: %s }\n"
-		"trees: [ { name: t, url: %s/src } ]\n"
+		"agent_api: { listen: '127.0.0.1:0' }\n"
+		"trees: [ { name: t, url: %s/src }, { name: k, url: %s/kernel } ]\n"
+		"kernels: [ { name: small, base: tinyconfig } ]\n"
 		"machines:\n"
 		"  - { name: good, backend: command, command: 'echo 1; echo 2', max_parallel: 2 }\n"
 		"  - { name: skip, backend: command, command: 'exit 125' }\n"
 		"  - { name: flaky, backend: command, command: 'echo oops >&2; exit 3' }\n"
 		"  - { name: infra, backend: command, command: 'echo 1', max_infra_errors: 2 }\n"
-		"benchmarks: [ { name: b } ]\n",
-		dir, db, dir);
-	fclose(f);
+		"  - { name: box, backend: baremetal, token_file: %s/token, timeout: 2s,\n"
+		"      max_misses: 2, max_infra_errors: 2 }\n"
+		"benchmarks:\n"
+		"  - { name: b, machines: [good, skip, flaky, infra] }\n"
+		"  - { name: pf, test: page_fault1, tasks: [1], duration: 1s, machines: [box] }\n"
+		"build: { slots: 1, timeout: 1m, cache_size: 1G }\n",
+		dir, db, dir, dir, dir))
+		return -1;
 	return fl_config_load(&cfg, path);
 }
 
@@ -319,12 +340,74 @@ static void test_outcomes(void **state)
 	fl_queue_free(q);
 }
 
+static void test_box_never_answers(void **state)
+{
+	struct fl_queue_opts o = {cfg, NULL, 0, NULL};
+	struct fl_machine_state ms;
+	struct fl_queue_status s;
+	char buf[512];
+	int64_t id;
+	fl_queue *q;
+
+	(void)state;
+	assert_int_equal(fl_queue_open(&q, &o), 0);
+	assert_int_equal(fl_store_job_add(fl_queue_store(q),
+					  &(struct fl_job_new){.kind = "run",
+							       .key = "run:box",
+							       .tree = "k",
+							       .machine = "box",
+							       .benchmark = "pf",
+							       .rev = kernel_head,
+							       .role = "new"},
+					  &id, NULL),
+			 0);
+	run_until_idle(q, &s);
+
+	/* two timeouts, then two infra errors on the offline box, every one the job's */
+	fl_test_sql_text(db, "SELECT group_concat(status) FROM (SELECT status FROM runs WHERE "
+			     "job_id = (SELECT id FROM jobs WHERE key = 'run:box') ORDER BY id)",
+			 buf, sizeof(buf));
+	assert_string_equal(buf, "timeout,timeout,infra-error,infra-error");
+	fl_test_sql_text(db, "SELECT detail FROM runs WHERE status = 'timeout' ORDER BY id LIMIT 1",
+			 buf, sizeof(buf));
+	assert_non_null(strstr(buf, "deadline of 2 s passed after 0 of 2 points: box 'box' never "
+				    "asked for the job"));
+	assert_int_equal(fl_test_sql_int(db, "SELECT count(*) FROM runs WHERE status = 'timeout' "
+					     "AND build_id IS NOT NULL AND commit_id IS NOT NULL"),
+			 2);
+	/* each timeout published a job with the built kernel; both expired */
+	fl_test_sql_text(db, "SELECT group_concat(state) FROM agent_jobs", buf, sizeof(buf));
+	assert_string_equal(buf, "expired,expired");
+	assert_int_equal(fl_test_sql_int(db, "SELECT count(*) FROM agent_jobs WHERE "
+					     "length(kernel_sha256) = 64 AND kernel_size > 0 AND "
+					     "length(initrd_sha256) = 64 AND mode = 'kexec'"),
+			 2);
+	fl_test_sql_text(db, "SELECT state || ' ' || misses FROM boxes WHERE name = 'box'", buf,
+			 sizeof(buf));
+	assert_string_equal(buf, "offline 2");
+	fl_test_sql_text(db, "SELECT detail FROM runs WHERE status = 'infra-error' ORDER BY id DESC "
+			     "LIMIT 1",
+			 buf, sizeof(buf));
+	assert_non_null(strstr(buf, "box 'box' is offline: 2 missed deadlines in a row"));
+
+	/* the job is back in the queue, waiting for its machine, not lost */
+	job_result("run:box", buf, sizeof(buf));
+	assert_string_equal(buf, "queued - 4");
+	assert_int_equal(fl_store_machine_state(fl_queue_store(q), "box", &ms), 0);
+	assert_string_equal(ms.state, "broken");
+	assert_non_null(strstr(ms.reason, "offline"));
+	fl_machine_state_release(&ms);
+	assert_int_equal(s.blocked, 1);
+	fl_queue_free(q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_states),
 	    cmocka_unit_test(test_recover),
 	    cmocka_unit_test(test_outcomes),
+	    cmocka_unit_test(test_box_never_answers),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
