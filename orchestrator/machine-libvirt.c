@@ -20,6 +20,7 @@
 #include "console.h"
 #include "domain.h"
 #include "error.h"
+#include "evidence.h"
 #include "fs.h"
 #include "guest.h"
 #include "hostslot.h"
@@ -601,6 +602,30 @@ static int run_guest(struct lv_run *x)
 	return finish(x, st, detail);
 }
 
+/*
+ * The run's vmstat rates and profiles per point from its stored records,
+ * named with the build's System.map or the prebuilt image's; where that is
+ * Debian's placeholder, with the kernel's own names (its "ksyms" record).
+ * The samples decide the run's status: evidence that cannot be made is a
+ * warning, never a failed run.
+ */
+static void store_evidence(struct lv_run *x)
+{
+	char **json, *why = NULL;
+	size_t *lens, n;
+	int r = fl_store_run_records(x->req->store, x->run_id, &json, &lens, &n);
+
+	if (!r && n)
+		r = fl_evidence_store_run(x->req->store, x->run_id, (const char *const *)json, lens,
+					  n, x->system_map, &why);
+	if (r)
+		fl_warn("%s: no evidence stored: %s", x->name, fl_error_last());
+	else if (why)
+		fl_info("%s: evidence: %s", x->name, why);
+	fl_store_run_records_free(json, lens, n);
+	free(why);
+}
+
 static void lv_free(struct lv_run *x)
 {
 	fl_guest_free(x->guest);
@@ -643,6 +668,8 @@ int fl_machine_libvirt_run(const struct fl_run_req *req, struct fl_run_result *r
 		x.name = fl_machine_run_name(req, x.run_id);
 		x.deadline_ms = deadline(req);
 		r = run_guest(&x);
+		if (r == 0 && !x.store_error)
+			store_evidence(&x);
 	}
 	lv_free(&x);
 	return r == 1 ? 0 : r;

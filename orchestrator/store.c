@@ -283,6 +283,11 @@ static const char *const migrations[] = {
 	"  type TEXT NOT NULL,"
 	"  json TEXT NOT NULL,"
 	"  PRIMARY KEY (run_id, seq));",
+	/*
+	 * 7: a commit's runs of one benchmark on one machine by runs.commit_id
+	 * (store-compare.c: every comparison starts there)
+	 */
+	"CREATE INDEX runs_by_commit ON runs(commit_id, benchmark, machine_id);",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
