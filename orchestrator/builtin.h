@@ -26,6 +26,7 @@ extern const char *fl_opt_config; /* --config PATH, default ./faultline.yaml */
 
 int cmd_bisect(int argc, char **argv);
 int cmd_build(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 int cmd_config(int argc, char **argv);
 int cmd_db(int argc, char **argv);
 int cmd_help(int argc, char **argv);

@@ -139,14 +139,18 @@ static void record_facts(struct cmd_run *x)
 	json_decref(o);
 }
 
+/* The run row, with its commit: comparisons select a commit's runs by it. */
 static int create_run(struct cmd_run *x)
 {
 	const struct fl_run_req *req = x->req;
 	json_t *p = json_pack("{s:s, s:s, s:s}", "command", req->machine->command, "commit", x->sha,
 			      "tree", req->tree->name);
 	char *params = json_dumps(p, JSON_COMPACT | JSON_SORT_KEYS);
-	struct fl_run_info info = {0, x->machine_id, req->bench->name, params, req->job_id};
-	int r = fl_store_run_create(req->store, &info, &x->run_id);
+	struct fl_run_info info = {0, x->machine_id, req->bench->name, params, req->job_id, 0};
+	int r = fl_machine_commit_row(req, x->sha, &info.commit_id);
+
+	if (!r)
+		r = fl_store_run_create(req->store, &info, &x->run_id);
 
 	free(params);
 	json_decref(p);

@@ -529,8 +529,8 @@ int fl_store_run_create(fl_store *st, const struct fl_run_info *run, int64_t *id
 	int r;
 
 	if (fl_store_prepare(st, &stmt,
-			     "INSERT INTO runs(build_id, machine_id, benchmark, params, job_id) "
-			     "VALUES (?1, ?2, ?3, ?4, ?5)"))
+			     "INSERT INTO runs(build_id, machine_id, benchmark, params, job_id, "
+			     "commit_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"))
 		return FL_ESTORE;
 	if (run->build_id)
 		sqlite3_bind_int64(stmt, 1, run->build_id);
@@ -543,6 +543,10 @@ int fl_store_run_create(fl_store *st, const struct fl_run_info *run, int64_t *id
 		sqlite3_bind_int64(stmt, 5, run->job_id);
 	else
 		sqlite3_bind_null(stmt, 5);
+	if (run->commit_id)
+		sqlite3_bind_int64(stmt, 6, run->commit_id);
+	else
+		sqlite3_bind_null(stmt, 6);
 	if ((r = fl_store_step_done(st, stmt, "insert run")))
 		return r;
 	*id = sqlite3_last_insert_rowid(st->db);

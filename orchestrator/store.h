@@ -55,6 +55,7 @@ struct fl_run_info {
 	const char *benchmark;
 	const char *params; /* JSON */
 	int64_t job_id;	    /* 0: none; the watch service's run job (store-jobs.h) */
+	int64_t commit_id;  /* 0: none; the commit run (what comparisons select by) */
 };
 int fl_store_run_create(fl_store *st, const struct fl_run_info *r, int64_t *id);
 /* status: ok, boot-failed, panic, timeout, agent-error, infra-error */

@@ -153,13 +153,13 @@ static void test_recover(void **state)
 	/* a run in flight when the power went: half its samples written */
 	assert_int_equal(fl_store_job_start(st, inflight, 1), 0);
 	assert_int_equal(
-	    fl_store_run_create(st, &(struct fl_run_info){0, m, "b", NULL, inflight}, &r1), 0);
+	    fl_store_run_create(st, &(struct fl_run_info){0, m, "b", NULL, inflight, 0}, &r1), 0);
 	assert_int_equal(fl_store_samples_add(st, r1, s, 1), 0);
 	/* a job done on its second attempt: the failed first one stays as history */
-	assert_int_equal(fl_store_run_create(st, &(struct fl_run_info){0, m, "b", NULL, done}, &r2),
+	assert_int_equal(fl_store_run_create(st, &(struct fl_run_info){0, m, "b", NULL, done, 0}, &r2),
 			 0);
 	assert_int_equal(fl_store_run_finish(st, r2, "agent-error", "exit 3"), 0);
-	assert_int_equal(fl_store_run_create(st, &(struct fl_run_info){0, m, "b", NULL, done}, &r3),
+	assert_int_equal(fl_store_run_create(st, &(struct fl_run_info){0, m, "b", NULL, done, 0}, &r3),
 			 0);
 	assert_int_equal(fl_store_samples_add(st, r3, s, 2), 0);
 	assert_int_equal(fl_store_run_finish(st, r3, "ok", ""), 0);
@@ -167,11 +167,11 @@ static void test_recover(void **state)
 	/* a run that finished but whose job never recorded it */
 	assert_int_equal(fl_store_job_start(st, unrecorded, 1), 0);
 	assert_int_equal(
-	    fl_store_run_create(st, &(struct fl_run_info){0, m, "b", NULL, unrecorded}, &r4), 0);
+	    fl_store_run_create(st, &(struct fl_run_info){0, m, "b", NULL, unrecorded, 0}, &r4), 0);
 	assert_int_equal(fl_store_samples_add(st, r4, s, 2), 0);
 	assert_int_equal(fl_store_run_finish(st, r4, "ok", ""), 0);
 	/* a run of another program (no job): not the queue's to touch */
-	assert_int_equal(fl_store_run_create(st, &(struct fl_run_info){0, m, "b", NULL, 0}, &r5),
+	assert_int_equal(fl_store_run_create(st, &(struct fl_run_info){0, m, "b", NULL, 0, 0}, &r5),
 			 0);
 
 	assert_int_equal(fl_store_jobs_recover(st, &requeued, &discarded), 0);
