@@ -234,12 +234,6 @@ static const struct fl_evidence_point *find_point(const struct fl_cmp_run *run, 
 	return NULL;
 }
 
-/* Counters only: the per-second change of a gauge (nr_free_pages) is no rate. */
-static int is_counter(const char *name)
-{
-	return strncmp(name, "nr_", 3) != 0;
-}
-
 /* Always shown, moved or not: what a page-fault regression shows first. */
 static int is_key_counter(const char *name)
 {
@@ -276,7 +270,7 @@ static void vmstat_rows(struct build *b, const struct key *pk, const struct fl_c
 			    find_point(&sides[s]->runs[r], pk->mode, pk->tasks);
 
 			for (size_t i = 0; pt && i < pt->nvm; i++)
-				if (is_counter(pt->vm[i].name))
+				if (fl_vmstat_counter(pt->vm[i].name))
 					keys_add(&names, "", 0, pt->vm[i].name);
 		}
 	qsort(names.k, names.n, sizeof(*names.k), by_key);

@@ -2,8 +2,10 @@
  * web/ui-run.c - /run/<id>: a run's parameters, kernel, machine, status,
  * samples (a plot per metric and a paginated table) and its console log
  * (the last CONSOLE_TAIL characters, escaped; /run/<id>/console is the
- * whole log as text/plain). Phase 2: the run's environment record (nodes,
- * CPUs, kernel release) and timings from the runs facts.
+ * whole log as text/plain), and its evidence per measured point: the
+ * vmstat rates of the window and the profile's top functions. Phase 2: the
+ * run's environment record (nodes, CPUs, kernel release) and timings from
+ * the runs facts.
  */
 #include "ui.h"
 #include "../html.h"
@@ -14,8 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CONSOLE_TAIL 65536
-#define PER_PAGE     100
+#define CONSOLE_TAIL  65536
+#define PER_PAGE      100
+#define TOP_FUNCTIONS 15
 
 struct run_page {
 	struct fl_web_run_detail d;
@@ -23,6 +26,8 @@ struct run_page {
 	size_t npts;
 	struct fl_web_sample *samples;
 	size_t nsamples;
+	struct fl_evidence_point *ev; /* per measured point */
+	size_t nev;
 	int more;
 	unsigned page;
 	const char *metric; /* the plotted one */
@@ -155,6 +160,72 @@ static void samples_table(fl_buf *out, const struct run_page *rp, int64_t id)
 	fl_web_pager(out, base, rp->page, rp->more);
 }
 
+/* The counters that moved in the window, per second (gauges as they changed). */
+static void vmstat_table(fl_buf *out, const struct fl_evidence_point *pt)
+{
+	fl_buf_adds(out, "<table class='vmstat'>\n<thead><tr><th>counter</th><th>change</th>"
+			 "<th>per second</th></tr></thead>\n<tbody>\n");
+	for (size_t i = 0; i < pt->nvm; i++) {
+		const struct fl_vmstat_rate *v = &pt->vm[i];
+
+		if (!v->delta)
+			continue;
+		fl_html_addf(out, "<tr><td>%s</td><td class='num'>%lld</td><td class='num'>",
+			     v->name, (long long)v->delta);
+		fl_web_num(out, fl_vmstat_counter(v->name) ? v->per_sec : NAN);
+		fl_buf_adds(out, "</td></tr>\n");
+	}
+	fl_buf_adds(out, "</tbody></table>\n");
+}
+
+static void profile_table(fl_buf *out, const struct fl_evidence_point *pt)
+{
+	if (!pt->nfn) {
+		fl_html_addf(
+		    out, "<p class='empty'>No profile: %s.</p>\n",
+		    !pt->profile || !strcmp(pt->profile, "none")
+			? "the kernel has no CONFIG_PROFILING or was booted without profile="
+			: pt->profile);
+		return;
+	}
+	fl_buf_adds(out, "<table class='profile'>\n<thead><tr><th>function</th><th>samples</th>"
+			 "<th>share</th></tr></thead>\n<tbody>\n");
+	for (size_t i = 0; i < pt->nfn; i++)
+		fl_html_addf(out,
+			     "<tr><td>%s</td><td class='num'>%lld</td><td class='num'>%.1f%%"
+			     "</td></tr>\n",
+			     pt->fn[i].name, (long long)pt->fn[i].samples, 100 * pt->fn[i].share);
+	fl_buf_adds(out, "</tbody></table>\n");
+}
+
+static void evidence_html(fl_buf *out, const struct run_page *rp)
+{
+	fl_buf_adds(out, "<h2>Evidence</h2>\n");
+	if (!rp->nev) {
+		fl_buf_adds(out, "<p class='empty'>No vmstat or profile evidence for this "
+				 "run.</p>\n");
+		return;
+	}
+	for (size_t i = 0; i < rp->nev; i++) {
+		const struct fl_evidence_point *pt = &rp->ev[i];
+
+		fl_html_addf(out,
+			     "<section class='evidence' data-mode='%s' data-tasks='%u'>\n"
+			     "<h3>%s %s, %u task%s</h3>\n<p>",
+			     pt->mode, pt->tasks, pt->test, pt->mode, pt->tasks,
+			     pt->tasks == 1 ? "" : "s");
+		if (pt->measured_s > 0)
+			fl_html_addf(out, "A window of %.1f s. ", pt->measured_s);
+		if (pt->profile_samples)
+			fl_html_addf(out, "%lld profile samples, the top %zu functions:",
+				     (long long)pt->profile_samples, pt->nfn);
+		fl_buf_adds(out, "</p>\n");
+		profile_table(out, pt);
+		vmstat_table(out, pt);
+		fl_buf_adds(out, "</section>\n");
+	}
+}
+
 static void run_html(fl_buf *b, fl_pool *p, const struct run_page *rp)
 {
 	const struct fl_web_run *r = &rp->d.run;
@@ -198,6 +269,7 @@ static void run_html(fl_buf *b, fl_pool *p, const struct run_page *rp)
 		points_table(b, rp);
 		samples_table(b, rp, r->id);
 	}
+	evidence_html(b, rp);
 	fl_buf_adds(b, "<h2>Console</h2>\n");
 	if (!rp->d.console) {
 		fl_buf_adds(b, "<p class='empty'>No console log kept.</p>\n");
@@ -212,6 +284,36 @@ static void run_html(fl_buf *b, fl_pool *p, const struct run_page *rp)
 		fl_html_addf(b, "<pre class='console'>%s</pre>\n", rp->d.console);
 	}
 	fl_buf_free(&v);
+}
+
+static json_t *evidence_json(const struct run_page *rp)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < rp->nev; i++) {
+		const struct fl_evidence_point *pt = &rp->ev[i];
+		json_t *vm = json_object(), *fns = json_array();
+
+		for (size_t k = 0; k < pt->nvm; k++)
+			json_object_set_new(vm, pt->vm[k].name,
+					    json_pack("{s:I, s:o}", "delta",
+						      (json_int_t)pt->vm[k].delta, "per_sec",
+						      fl_web_json_num(pt->vm[k].per_sec)));
+		for (size_t k = 0; k < pt->nfn; k++)
+			json_array_append_new(fns,
+					      json_pack("{s:o, s:I, s:o}", "function",
+							fl_web_json_str(pt->fn[k].name), "samples",
+							(json_int_t)pt->fn[k].samples, "share",
+							fl_web_json_num(pt->fn[k].share)));
+		json_array_append_new(
+		    a,
+		    json_pack("{s:o, s:o, s:i, s:o, s:o, s:I, s:o, s:o}", "test",
+			      fl_web_json_str(pt->test), "mode", fl_web_json_str(pt->mode), "tasks",
+			      (int)pt->tasks, "measured_s", fl_web_json_num(pt->measured_s),
+			      "profile", fl_web_json_str(pt->profile), "profile_samples",
+			      (json_int_t)pt->profile_samples, "vmstat", vm, "functions", fns));
+	}
+	return a;
 }
 
 static json_t *run_json(const struct run_page *rp)
@@ -237,6 +339,7 @@ static json_t *run_json(const struct run_page *rp)
 	json_object_set_new(o, "facts", fl_ui_json_text(rp->d.facts));
 	json_object_set_new(o, "points", pts);
 	json_object_set_new(o, "samples", xs);
+	json_object_set_new(o, "evidence", evidence_json(rp));
 	fl_ui_json_page(o, rp->page, rp->more);
 	json_object_set_new(o, "console_length", json_integer((json_int_t)rp->d.console_len));
 	json_object_set_new(o, "console_tail", fl_web_json_str(rp->d.console));
@@ -269,7 +372,8 @@ void fl_ui_run(struct fl_web_req *req, struct fl_web_resp *resp)
 	if ((r = fl_web_run_get(req->st, &req->pool, id, CONSOLE_TAIL, &rp.d)) ||
 	    (r = fl_web_run_points(req->st, &req->pool, id, &rp.pts, &rp.npts)) ||
 	    (r = fl_web_run_samples(req->st, &req->pool, id, rp.page, PER_PAGE, &rp.samples,
-				    &rp.nsamples, &rp.more))) {
+				    &rp.nsamples, &rp.more)) ||
+	    (r = fl_web_run_evidence(req->st, &req->pool, id, TOP_FUNCTIONS, &rp.ev, &rp.nev))) {
 		fl_web_fail_error(req, resp, r);
 		return;
 	}
