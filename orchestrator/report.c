@@ -18,7 +18,6 @@
 #include "units.h"
 
 #include <jansson.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
