@@ -77,6 +77,33 @@ int fl_load_config(struct fl_config **cfg, const char *path)
 	return 0;
 }
 
+int fl_pick_names(const struct fl_config *cfg, const char **bench, const char **machine,
+		  const char **tree, const struct fl_benchmark_conf **b,
+		  const struct fl_machine_conf **m, const struct fl_tree_conf **t)
+{
+	const char *what = NULL, *name = NULL;
+
+	if (!*bench && cfg->nbenchmarks == 1)
+		*bench = cfg->benchmarks[0].name;
+	if (!*machine && cfg->nmachines == 1)
+		*machine = cfg->machines[0].name;
+	if (tree && !*tree && cfg->ntrees == 1)
+		*tree = cfg->trees[0].name;
+	*b = *bench ? fl_config_benchmark(cfg, *bench) : NULL;
+	*m = *machine ? fl_config_machine(cfg, *machine) : NULL;
+	*t = tree && *tree ? fl_config_tree(cfg, *tree) : NULL;
+	if (*bench && !*b)
+		what = "benchmark", name = *bench;
+	else if (*machine && !*m)
+		what = "machine", name = *machine;
+	else if (tree && *tree && !*t)
+		what = "tree", name = *tree;
+	if (!what)
+		return 0;
+	fprintf(stderr, "faultline: %s: no %s '%s'\n", cfg->path, what, name);
+	return FL_EXIT_USAGE;
+}
+
 int fl_store_opts_parse(int argc, char **argv, const char *cmd, struct fl_store_opts *o)
 {
 	static const struct option opts[] = {

@@ -35,6 +35,7 @@ struct compare_opts {
 struct ctx {
 	const struct fl_config *cfg;
 	const struct compare_opts *o;
+	const struct fl_benchmark_conf *bench;
 	const struct fl_tree_conf *tree;
 	fl_repo *repo;
 	int repo_tried;
@@ -169,14 +170,13 @@ static void header(const char *name, const char *rev, const struct side *s)
 
 static int compare(struct ctx *x, struct side *a, struct side *b)
 {
-	const struct fl_benchmark_conf *bench = fl_config_benchmark(x->cfg, x->o->bench);
 	struct fl_cmp_side sa = {0}, sb = {0};
 	struct fl_comparison *c = NULL;
 	struct fl_cmp_opts opts;
 	fl_buf out = FL_BUF_INIT;
 	int r;
 
-	fl_measure_cmp_opts(x->cfg, bench, &opts);
+	fl_measure_cmp_opts(x->cfg, x->bench, &opts);
 	if ((r = fl_cmp_side_load(x->st, x->o->a, a->ids, a->n, 0, &sa)) ||
 	    (r = fl_cmp_side_load(x->st, x->o->b, b->ids, b->n, 0, &sb)) ||
 	    (r = fl_compare(x->o->bench, &sa.set, &sb.set, &opts, &c)))
@@ -196,41 +196,17 @@ out:
 	return r;
 }
 
-/* Names left out take the configuration's only one; each must exist. */
-static int check_names(const struct fl_config *cfg, struct compare_opts *o,
-		       const struct fl_tree_conf **tree)
-{
-	if (!o->bench && cfg->nbenchmarks == 1)
-		o->bench = cfg->benchmarks[0].name;
-	if (!o->machine && cfg->nmachines == 1)
-		o->machine = cfg->machines[0].name;
-	if (!o->tree && cfg->ntrees == 1)
-		o->tree = cfg->trees[0].name;
-	if (!o->bench || !o->machine)
-		return fl_usage("compare");
-	*tree = o->tree ? fl_config_tree(cfg, o->tree) : NULL;
-	if (!fl_config_benchmark(cfg, o->bench) || !fl_config_machine(cfg, o->machine) ||
-	    (o->tree && !*tree)) {
-		fprintf(stderr, "faultline: %s: no %s '%s'\n", cfg->path,
-			!fl_config_benchmark(cfg, o->bench)   ? "benchmark"
-			: !fl_config_machine(cfg, o->machine) ? "machine"
-							      : "tree",
-			!fl_config_benchmark(cfg, o->bench)   ? o->bench
-			: !fl_config_machine(cfg, o->machine) ? o->machine
-							      : o->tree);
-		return FL_EXIT_USAGE;
-	}
-	return 0;
-}
-
 static int compare_cmd(const struct fl_config *cfg, struct compare_opts *o)
 {
 	struct ctx x = {.cfg = cfg, .o = o};
+	const struct fl_machine_conf *machine;
 	struct side a = {0}, b = {0};
 	int r;
 
-	if ((r = check_names(cfg, o, &x.tree)))
+	if ((r = fl_pick_names(cfg, &o->bench, &o->machine, &o->tree, &x.bench, &machine, &x.tree)))
 		return r;
+	if (!o->bench || !o->machine)
+		return fl_usage("compare");
 	if (fl_store_open(&x.st, cfg->store.path, FL_STORE_READONLY)) {
 		fprintf(stderr, "faultline: %s\n", fl_error_last());
 		return FL_EXIT_FAIL;
@@ -251,13 +227,13 @@ static int compare_cmd(const struct fl_config *cfg, struct compare_opts *o)
 int cmd_compare(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"config", required_argument, NULL, 'c'},
-	    {"a", required_argument, NULL, 'a'},
-	    {"b", required_argument, NULL, 'b'},
-	    {"benchmark", required_argument, NULL, 'B'},
-	    {"machine", required_argument, NULL, 'm'},
-	    {"tree", required_argument, NULL, 't'},
-	    {NULL, 0, NULL, 0},
+		{"config", required_argument, NULL, 'c'},
+		{"a", required_argument, NULL, 'a'},
+		{"b", required_argument, NULL, 'b'},
+		{"benchmark", required_argument, NULL, 'B'},
+		{"machine", required_argument, NULL, 'm'},
+		{"tree", required_argument, NULL, 't'},
+		{NULL, 0, NULL, 0},
 	};
 	struct compare_opts o = {0};
 	struct fl_config *cfg;
