@@ -151,11 +151,9 @@ int fl_store_cmp_run_info(fl_store *st, int64_t id, struct fl_cmp_run_info *out)
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (fl_store_prepare(
-		st, &stmt,
-		"SELECT r.benchmark, m.name, r.status, c.sha, r.kernel_image FROM runs r "
-		"JOIN machines m ON m.id = r.machine_id LEFT JOIN builds b ON b.id = r.build_id "
-		"LEFT JOIN commits c ON c.id = coalesce(r.commit_id, b.commit_id) WHERE r.id = ?1"))
+	if (fl_store_prepare(st, &stmt,
+			     "SELECT r.benchmark, m.name, r.status FROM runs r "
+			     "JOIN machines m ON m.id = r.machine_id WHERE r.id = ?1"))
 		return FL_ESTORE;
 	sqlite3_bind_int64(stmt, 1, id);
 	rc = sqlite3_step(stmt);
@@ -163,8 +161,6 @@ int fl_store_cmp_run_info(fl_store *st, int64_t id, struct fl_cmp_run_info *out)
 		out->benchmark = fl_store_column_dup(stmt, 0);
 		out->machine = fl_store_column_dup(stmt, 1);
 		out->status = fl_store_column_dup(stmt, 2);
-		out->sha = fl_store_column_dup(stmt, 3);
-		out->kernel_image = fl_store_column_dup(stmt, 4);
 	}
 	sqlite3_finalize(stmt);
 	if (rc == SQLITE_DONE)
@@ -177,7 +173,5 @@ void fl_cmp_run_info_release(struct fl_cmp_run_info *ri)
 	free(ri->benchmark);
 	free(ri->machine);
 	free(ri->status);
-	free(ri->sha);
-	free(ri->kernel_image);
 	memset(ri, 0, sizeof(*ri));
 }

@@ -52,8 +52,6 @@ int fl_store_cmp_commit_sha(fl_store *st, const char *prefix, char sha[41]);
 /* What a run is, for checking runs named by id: FL_ENOTFOUND for none. */
 struct fl_cmp_run_info {
 	char *benchmark, *machine, *status;
-	char *sha; /* its commit, NULL for a prebuilt image */
-	char *kernel_image;
 };
 int fl_store_cmp_run_info(fl_store *st, int64_t id, struct fl_cmp_run_info *out);
 void fl_cmp_run_info_release(struct fl_cmp_run_info *ri);

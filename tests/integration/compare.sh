@@ -12,14 +12,7 @@
 #    image belong to no commit) prints metric, vmstat and profile rows whose
 #    values and signs are those of the stored evidence, no DIFFERENT on two
 #    runs a side, and exits 0.
-. tests/cli/lib.sh
-
-scripts/libvirtd-start.sh >/dev/null || { fail "libvirtd"; finish; exit 1; }
-kernel=$(scripts/fetch-test-kernel.sh) || { fail "test kernel"; finish; exit 1; }
-export FL_VAR="$tmp/var"
-cfg=configs/test-libvirt.yaml
-db="$FL_VAR/faultline.db"
-q() { sqlite3 "$db" "$1"; }
+. tests/integration/lib.sh
 run() { "$FAULTLINE" run --config "$cfg" --kernel-image "$kernel" --machine numa2 --benchmark pf1-evidence "$@"; }
 
 expect_exit 0 "two runs of page_fault1" run --repeat 2
