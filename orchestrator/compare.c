@@ -95,6 +95,13 @@ static int by_key(const void *a, const void *b)
 	return x->tasks < y->tasks ? -1 : x->tasks > y->tasks;
 }
 
+/* qsort(3) must not be given NULL, which an empty set of keys is. */
+static void keys_sort(struct keys *ks)
+{
+	if (ks->n)
+		qsort(ks->k, ks->n, sizeof(*ks->k), by_key);
+}
+
 struct build {
 	struct fl_comparison *c;
 	size_t cap;
@@ -204,7 +211,7 @@ static int metric_rows(struct build *b, const struct fl_cmp_set *base, const str
 
 				keys_add(&ks, sm->mode ? sm->mode : "", sm->tasks, sm->metric);
 			}
-	qsort(ks.k, ks.n, sizeof(*ks.k), by_key);
+	keys_sort(&ks);
 	for (size_t i = 0; i < ks.n && !r; i++) {
 		struct vec x = {0}, y = {0};
 		struct fl_cmp_row *row =
@@ -273,7 +280,7 @@ static void vmstat_rows(struct build *b, const struct key *pk, const struct fl_c
 				if (fl_vmstat_counter(pt->vm[i].name))
 					keys_add(&names, "", 0, pt->vm[i].name);
 		}
-	qsort(names.k, names.n, sizeof(*names.k), by_key);
+	keys_sort(&names);
 	for (size_t i = 0; i < names.n; i++) {
 		struct vec x = {0}, y = {0};
 		struct fl_cmp_value bv, nv;
@@ -410,7 +417,7 @@ static void evidence_points(const struct fl_cmp_set *base, const struct fl_cmp_s
 			for (size_t i = 0; i < sides[s]->runs[r].npoints; i++)
 				keys_add(pks, sides[s]->runs[r].points[i].mode,
 					 sides[s]->runs[r].points[i].tasks, NULL);
-	qsort(pks->k, pks->n, sizeof(*pks->k), by_key);
+	keys_sort(pks);
 }
 
 int fl_compare(const char *benchmark, const struct fl_cmp_set *base, const struct fl_cmp_set *nw,

@@ -78,13 +78,17 @@ int fl_store_cmp_commit_runs(fl_store *st, const char *sha, const char *benchmar
 
 	*ids = NULL;
 	*n = 0;
-	/* runs.commit_id since migration 6; a build's commit for rows before it */
+	/*
+	 * runs.commit_id since migration 6; a build's commit for rows before
+	 * it. The unary + keep status and commit_id IS NULL off the index
+	 * choice: each branch is found by runs_by_commit or runs_by_build.
+	 */
 	if (fl_store_prepare(
 		st, &stmt,
 		"SELECT r.id FROM runs r JOIN machines m ON m.id = r.machine_id "
-		"WHERE m.name = ?3 AND r.benchmark = ?2 AND r.status = 'ok' AND ("
+		"WHERE m.name = ?3 AND r.benchmark = ?2 AND +r.status = 'ok' AND ("
 		"r.commit_id IN (SELECT id FROM commits WHERE sha = ?1) OR "
-		"(r.commit_id IS NULL AND r.build_id IN (SELECT b.id FROM builds b JOIN commits c "
+		"(+r.commit_id IS NULL AND r.build_id IN (SELECT b.id FROM builds b JOIN commits c "
 		"ON c.id = b.commit_id WHERE c.sha = ?1))) ORDER BY r.id"))
 		return FL_ESTORE;
 	sqlite3_bind_text(stmt, 1, sha, -1, SQLITE_STATIC);

@@ -39,6 +39,7 @@ struct ctx {
 	const struct fl_tree_conf *tree;
 	fl_repo *repo;
 	int repo_tried;
+	char *repo_why;
 	fl_store *st;
 };
 
@@ -103,15 +104,15 @@ static int check_runs(struct ctx *x, const char *opt, const struct side *s)
 	return 0;
 }
 
-/* The tree, opened once (not fetched: the runs compared are of commits it had). */
-static fl_repo *repo(struct ctx *x, char **why)
+/* The tree as this host has it, opened once: never cloned or fetched (the
+ * runs compared are of commits it had), so a revision it lacks is looked
+ * up in the store. NULL (and x->repo_why) when it cannot be opened. */
+static fl_repo *repo(struct ctx *x)
 {
-	int local;
-
 	if (!x->repo_tried && x->tree) {
 		x->repo_tried = 1;
-		if (fl_repo_open_tree(&x->repo, x->tree->name, x->tree->url, x->cfg->var, &local))
-			*why = fl_xstrdup(fl_error_last());
+		if (fl_repo_open_existing(&x->repo, x->tree->name, x->tree->url, x->cfg->var))
+			x->repo_why = fl_xstrdup(fl_error_last());
 	}
 	return x->repo;
 }
@@ -119,19 +120,17 @@ static fl_repo *repo(struct ctx *x, char **why)
 /* A revision to a full sha: the tree's answer first, then the store's. */
 static int resolve_rev(struct ctx *x, const char *opt, const char *rev, char sha[41])
 {
-	char *why = NULL;
-	fl_repo *r = repo(x, &why);
+	fl_repo *r = repo(x);
+	char *why;
 	int rc;
 
 	if (r && !fl_repo_resolve(r, rev, sha))
 		return 0;
-	if (r)
-		why = fl_xstrdup(fl_error_last());
+	why = r ? fl_xstrdup(fl_error_last()) : x->repo_why ? fl_xstrdup(x->repo_why) : NULL;
 	rc = fl_store_cmp_commit_sha(x->st, rev, sha);
-	if (rc == FL_ENOTFOUND || rc == FL_EINVAL) {
+	if (rc == FL_ENOTFOUND || rc == FL_EINVAL)
 		rc = fl_error_set(FL_EINVAL, "%s %s: %s%s%s", opt, rev, why ? why : "",
 				  why ? "; in the store: " : "", fl_error_last());
-	}
 	free(why);
 	return rc;
 }
@@ -218,6 +217,7 @@ static int compare_cmd(const struct fl_config *cfg, struct compare_opts *o)
 	free(a.ids);
 	free(b.ids);
 	fl_repo_free(x.repo);
+	free(x.repo_why);
 	fl_store_free(x.st);
 	if (r < 0)
 		return r == FL_EINVAL ? FL_EXIT_USAGE : FL_EXIT_FAIL;

@@ -229,7 +229,18 @@ static void test_few_runs(void **state)
 	assert_true(r->base.stddev == 0 && r->base.stddev_pct == 0);
 	fl_comparison_free(c);
 
+	/* runs without evidence (the command backend): metric rows only, no notes */
+	for (int k = 0; k < NRUNS; k++)
+		base_side.runs[k].npoints = new_side.runs[k].npoints = 0;
+	base_side.set.n = new_side.set.n = NRUNS;
+	assert_int_equal(fl_compare("page_fault2", &base_side.set, &new_side.set, &o, &c), 0);
+	assert_int_equal(c->nrows, 4);
+	assert_int_equal(c->nnotes, 0);
+	fl_comparison_free(c);
+
 	/* metrics_only: the service's rows, no evidence */
+	make_side(&base_side, "v3.16", 100000, 200000, 0.10, 1);
+	make_side(&new_side, "v3.17-rc2", 75000, 150000, 0.68, 1);
 	base_side.set.n = new_side.set.n = NRUNS;
 	o.metrics_only = 1;
 	assert_int_equal(fl_compare("page_fault2", &base_side.set, &new_side.set, &o, &c), 0);
