@@ -530,7 +530,8 @@ void fl_comparison_text(const struct fl_comparison *c, fl_buf *out)
 			fl_buf_addch(out, '\n');
 		last = r->kind;
 		add_value(out, &r->base, 10);
-		if (!r->base.n || !r->new_.n)
+		/* no change of a side without runs, nor in percent of nothing */
+		if (!r->base.n || !r->new_.n || (r->kind != FL_CMP_PROFILE && r->base.value == 0))
 			fl_buf_addf(out, "%11s", "");
 		else if (r->kind == FL_CMP_PROFILE)
 			fl_buf_addf(out, "%+11.1f", r->change);

@@ -88,7 +88,8 @@ struct fl_cmp_row {
 		     * page_fault2.threads.profile._raw_spin_lock */
 	struct fl_cmp_value base, new_;
 	/* Metric and vmstat rows: 100 * (new - base) / |base| (0 when base is
-	 * 0). Profile rows: new - base in percentage points of the profile. */
+	 * 0, and the text leaves it blank). Profile rows: new - base in
+	 * percentage points of the profile. */
 	double change;
 	/* Metric rows only. */
 	enum fl_verdict verdict;

@@ -119,9 +119,15 @@ static const char *change_class(const struct fl_cmp_row *r)
 					      : "same";
 }
 
+/* A change to show: both sides measured, and a percentage of something. */
+static int has_change(const struct fl_cmp_row *r)
+{
+	return r->base.n && r->new_.n && (r->kind == FL_CMP_PROFILE || r->base.value != 0);
+}
+
 static void change_cell(fl_buf *out, const struct fl_cmp_row *r, const char *unit)
 {
-	if (!r->base.n || !r->new_.n)
+	if (!has_change(r))
 		fl_buf_adds(out, "<td class='num'>-</td>");
 	else
 		fl_html_addf(out, "<td class='num change %s'>%S%.1f%s</td>",
@@ -276,7 +282,7 @@ static json_t *rows_json(const struct compare_page *cp, enum fl_cmp_kind kind)
 			      "base_stddev_pct", value_json(&r->base, 1), "base_runs",
 			      (json_int_t)r->base.n,
 			      kind == FL_CMP_PROFILE ? "change_pp" : "change_pct",
-			      r->base.n && r->new_.n ? fl_web_json_num(r->change) : json_null(),
+			      has_change(r) ? fl_web_json_num(r->change) : json_null(),
 			      "new", value_json(&r->new_, 0), "new_stddev_pct",
 			      value_json(&r->new_, 1), "new_runs", (json_int_t)r->new_.n);
 		if (kind == FL_CMP_METRIC) {
