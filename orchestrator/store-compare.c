@@ -79,17 +79,20 @@ int fl_store_cmp_commit_runs(fl_store *st, const char *sha, const char *benchmar
 	*ids = NULL;
 	*n = 0;
 	/*
-	 * runs.commit_id since migration 6; a build's commit for rows before
-	 * it. The unary + keep status and commit_id IS NULL off the index
-	 * choice: each branch is found by runs_by_commit or runs_by_build.
+	 * runs.commit_id since migration 6, or a build's commit for rows
+	 * before it: each found by its index (INDEXED BY: a store whose runs
+	 * mostly predate commit_id must not make the planner scan them all;
+	 * the unary + keep the other terms off the index choice).
 	 */
 	if (fl_store_prepare(
 		st, &stmt,
-		"SELECT r.id FROM runs r JOIN machines m ON m.id = r.machine_id "
-		"WHERE m.name = ?3 AND r.benchmark = ?2 AND +r.status = 'ok' AND ("
-		"r.commit_id IN (SELECT id FROM commits WHERE sha = ?1) OR "
-		"(+r.commit_id IS NULL AND r.build_id IN (SELECT b.id FROM builds b JOIN commits c "
-		"ON c.id = b.commit_id WHERE c.sha = ?1))) ORDER BY r.id"))
+		"SELECT id FROM runs INDEXED BY runs_by_commit WHERE commit_id IN "
+		"(SELECT id FROM commits WHERE sha = ?1) AND benchmark = ?2 AND machine_id = "
+		"(SELECT id FROM machines WHERE name = ?3) AND +status = 'ok' "
+		"UNION SELECT x.id FROM commits c JOIN builds y ON y.commit_id = c.id JOIN runs x "
+		"ON x.build_id = y.id WHERE c.sha = ?1 AND +x.commit_id IS NULL AND "
+		"x.benchmark = ?2 AND x.machine_id = (SELECT id FROM machines WHERE name = ?3) "
+		"AND +x.status = 'ok' ORDER BY 1"))
 		return FL_ESTORE;
 	sqlite3_bind_text(stmt, 1, sha, -1, SQLITE_STATIC);
 	sqlite3_bind_text(stmt, 2, benchmark, -1, SQLITE_STATIC);

@@ -754,8 +754,8 @@ int fl_web_compare_runs(fl_store *st, fl_pool *p, int64_t commit_id, const char 
 	/* the runs store-compare.c compares: runs.commit_id, or the build's commit */
 	if (fl_store_prepare(
 		st, &s,
-		"SELECT " RUN_COLS RUN_FROM
-		"WHERE r.id IN (SELECT id FROM runs WHERE commit_id = ?1 AND "
+		"SELECT " RUN_COLS RUN_FROM "WHERE r.id IN (SELECT id FROM runs INDEXED BY "
+					    "runs_by_commit WHERE commit_id = ?1 AND "
 		"benchmark = ?2 AND machine_id = ?3 UNION SELECT x.id FROM builds y JOIN "
 		"runs x ON x.build_id = y.id WHERE y.commit_id = ?1 AND +x.commit_id "
 		"IS NULL AND x.benchmark = ?2 AND x.machine_id = ?3) "
