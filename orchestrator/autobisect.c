@@ -24,6 +24,7 @@
 #include "measure.h"
 #include "service.h"
 #include "store-bisect.h"
+#include "store-run.h"
 #include "store-watch.h"
 
 #include <jansson.h>
@@ -60,14 +61,19 @@ static int replay(void *ctx, const struct fl_bisect_step_rec *r)
 /* The run's samples at the regression's point; FL_BISECT_SKIP when it has none. */
 static int run_samples(struct autobisect *a, int64_t run_id, double **v, size_t *n)
 {
-	struct fl_point p = {a->reg.metric, a->reg.mode, a->reg.tasks};
-	struct fl_runset rs;
+	struct fl_sample_row *s;
+	size_t ns;
 	int r;
 
-	if ((r = fl_runset_load(a->st, &run_id, 1, &rs)))
+	if ((r = fl_store_run_samples(a->st, run_id, &s, &ns)))
 		return r;
-	*n = fl_runset_samples(&rs, 0, &p, v);
-	fl_runset_release(&rs);
+	*v = fl_xmalloc((ns + 1) * sizeof(double));
+	*n = 0;
+	for (size_t i = 0; i < ns; i++)
+		if (s[i].tasks == a->reg.tasks && !strcmp(s[i].metric, a->reg.metric) &&
+		    !strcmp(s[i].mode, a->reg.mode))
+			(*v)[(*n)++] = s[i].value;
+	fl_store_samples_free(s, ns);
 	return *n ? 0 : FL_BISECT_SKIP;
 }
 

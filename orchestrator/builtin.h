@@ -26,6 +26,7 @@ extern const char *fl_opt_config; /* --config PATH, default ./faultline.yaml */
 
 int cmd_bisect(int argc, char **argv);
 int cmd_build(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 int cmd_config(int argc, char **argv);
 int cmd_db(int argc, char **argv);
 int cmd_help(int argc, char **argv);
@@ -46,6 +47,19 @@ int fl_usage(const char *name);
 struct fl_config;
 /* Loads --config (or path when given) and prints every error; returns 0 or FL_EXIT_*. */
 int fl_load_config(struct fl_config **cfg, const char *path);
+
+struct fl_benchmark_conf;
+struct fl_machine_conf;
+struct fl_tree_conf;
+/*
+ * What --benchmark, --machine and --tree name (tree NULL: the command takes
+ * none), each defaulting to the configuration's only one and looked up.
+ * 0 with the entries found (NULL for a name still missing: the caller's
+ * usage error), or FL_EXIT_USAGE once an unknown name is printed.
+ */
+int fl_pick_names(const struct fl_config *cfg, const char **bench, const char **machine,
+		  const char **tree, const struct fl_benchmark_conf **b,
+		  const struct fl_machine_conf **m, const struct fl_tree_conf **t);
 
 /* "--config F | --db PATH", shared by the commands that only need the store. */
 struct fl_store_opts {

@@ -14,6 +14,7 @@ void fl_cmp_opts_init(struct fl_cmp_opts *o)
 	o->profile_rows = 10;
 	o->profile_min_pp = 0.1;
 	o->vmstat_min_pct = 1;
+	o->metrics_only = 0;
 }
 
 /* ---- growing arrays ------------------------------------------------------ */
@@ -34,13 +35,14 @@ static void vec_add(struct vec *x, double d)
 
 static struct fl_cmp_value summary(const struct vec *x)
 {
-	struct fl_cmp_value s = {0, 0, x->n};
+	struct fl_cmp_value s = {0, 0, 0, x->n};
 
 	if (!x->n)
 		return s;
 	s.value = fl_stats_mean(x->v, x->n);
-	if (x->n > 1 && s.value != 0)
-		s.stddev_pct = 100 * fl_stats_stddev(x->v, x->n) / fabs(s.value);
+	s.stddev = fl_stats_stddev(x->v, x->n);
+	if (s.value != 0)
+		s.stddev_pct = 100 * s.stddev / fabs(s.value);
 	return s;
 }
 
@@ -93,6 +95,13 @@ static int by_key(const void *a, const void *b)
 	return x->tasks < y->tasks ? -1 : x->tasks > y->tasks;
 }
 
+/* qsort(3) must not be given NULL, which an empty set of keys is. */
+static void keys_sort(struct keys *ks)
+{
+	if (ks->n)
+		qsort(ks->k, ks->n, sizeof(*ks->k), by_key);
+}
+
 struct build {
 	struct fl_comparison *c;
 	size_t cap;
@@ -119,6 +128,7 @@ static struct fl_cmp_row *new_row(struct build *b, enum fl_cmp_kind kind, const 
 	r->name = fl_xasprintf("%s%s%s.%s%s", b->bench, *mode ? "." : "", mode, section, what);
 	r->verdict = FL_UNKNOWN;
 	r->p = 1;
+	r->cls = FL_CMP_UNCLEAR;
 	return r;
 }
 
@@ -135,16 +145,57 @@ static void note(struct fl_comparison *c, char *text)
 
 /* ---- metrics ------------------------------------------------------------- */
 
-static void pool(const struct fl_cmp_set *s, const struct key *k, struct vec *x)
+const char *fl_cmp_class_name(enum fl_cmp_class c)
 {
-	for (size_t r = 0; r < s->n; r++)
+	return c == FL_CMP_REGRESSION	 ? "regression"
+	       : c == FL_CMP_IMPROVEMENT ? "improvement"
+	       : c == FL_CMP_SAME	 ? "same"
+					 : "unclear";
+}
+
+/* One value per run that measured the point: the mean of its samples there. */
+static void run_values(const struct fl_cmp_set *s, const struct key *k, struct vec *x)
+{
+	for (size_t r = 0; r < s->n; r++) {
+		double sum = 0;
+		size_t n = 0;
+
 		for (size_t i = 0; i < s->runs[r].nsamples; i++) {
 			const struct fl_sample *sm = &s->runs[r].samples[i];
 
 			if (sm->tasks == k->tasks && !strcmp(sm->mode ? sm->mode : "", k->mode) &&
-			    !strcmp(sm->metric, k->what))
-				vec_add(x, sm->value);
+			    !strcmp(sm->metric, k->what)) {
+				sum += sm->value;
+				n++;
+			}
 		}
+		if (n)
+			vec_add(x, sum / (double)n);
+	}
+}
+
+/* The verdict on the run values and what it means for the service. */
+static int decide(const struct fl_cmp_opts *o, const struct vec *x, const struct vec *y,
+		  struct fl_cmp_row *row)
+{
+	double min = 100 * o->min_change;
+	struct fl_compare cmp;
+	int r;
+
+	if (x->n < 2 || y->n < 2)
+		return 0;
+	if ((r = fl_stats_compare(x->v, x->n, y->v, y->n, o->alpha, o->min_change, o->dir, &cmp)))
+		return r;
+	row->verdict = cmp.verdict;
+	row->p = cmp.p;
+	row->shift_pct = cmp.change_pct;
+	if (cmp.verdict == FL_DIFFERENT && cmp.change_pct >= min)
+		row->cls = FL_CMP_REGRESSION;
+	else if (cmp.verdict == FL_DIFFERENT && cmp.change_pct <= -min)
+		row->cls = FL_CMP_IMPROVEMENT;
+	else if (cmp.verdict != FL_UNKNOWN)
+		row->cls = FL_CMP_SAME;
+	return 0;
 }
 
 static int metric_rows(struct build *b, const struct fl_cmp_set *base, const struct fl_cmp_set *nw)
@@ -160,27 +211,18 @@ static int metric_rows(struct build *b, const struct fl_cmp_set *base, const str
 
 				keys_add(&ks, sm->mode ? sm->mode : "", sm->tasks, sm->metric);
 			}
-	qsort(ks.k, ks.n, sizeof(*ks.k), by_key);
+	keys_sort(&ks);
 	for (size_t i = 0; i < ks.n && !r; i++) {
 		struct vec x = {0}, y = {0};
 		struct fl_cmp_row *row =
 		    new_row(b, FL_CMP_METRIC, ks.k[i].mode, ks.k[i].tasks, ks.k[i].what, "");
-		struct fl_compare cmp;
 
-		pool(base, &ks.k[i], &x);
-		pool(nw, &ks.k[i], &y);
+		run_values(base, &ks.k[i], &x);
+		run_values(nw, &ks.k[i], &y);
 		row->base = summary(&x);
 		row->new_ = summary(&y);
 		row->change = pct_change(row->base.value, row->new_.value);
-		if (x.n && y.n) {
-			r = fl_stats_compare(x.v, x.n, y.v, y.n, b->o->alpha, b->o->min_change,
-					     b->o->dir, &cmp);
-			if (!r) {
-				row->verdict = cmp.verdict;
-				row->p = cmp.p;
-				row->regression = cmp.verdict == FL_DIFFERENT && cmp.change_pct > 0;
-			}
-		}
+		r = decide(b->o, &x, &y, row);
 		free(x.v);
 		free(y.v);
 	}
@@ -197,12 +239,6 @@ static const struct fl_evidence_point *find_point(const struct fl_cmp_run *run, 
 		if (run->points[i].tasks == tasks && !strcmp(run->points[i].mode, mode))
 			return &run->points[i];
 	return NULL;
-}
-
-/* Counters only: the per-second change of a gauge (nr_free_pages) is no rate. */
-static int is_counter(const char *name)
-{
-	return strncmp(name, "nr_", 3) != 0;
 }
 
 /* Always shown, moved or not: what a page-fault regression shows first. */
@@ -241,10 +277,10 @@ static void vmstat_rows(struct build *b, const struct key *pk, const struct fl_c
 			    find_point(&sides[s]->runs[r], pk->mode, pk->tasks);
 
 			for (size_t i = 0; pt && i < pt->nvm; i++)
-				if (is_counter(pt->vm[i].name))
+				if (fl_vmstat_counter(pt->vm[i].name))
 					keys_add(&names, "", 0, pt->vm[i].name);
 		}
-	qsort(names.k, names.n, sizeof(*names.k), by_key);
+	keys_sort(&names);
 	for (size_t i = 0; i < names.n; i++) {
 		struct vec x = {0}, y = {0};
 		struct fl_cmp_value bv, nv;
@@ -381,7 +417,7 @@ static void evidence_points(const struct fl_cmp_set *base, const struct fl_cmp_s
 			for (size_t i = 0; i < sides[s]->runs[r].npoints; i++)
 				keys_add(pks, sides[s]->runs[r].points[i].mode,
 					 sides[s]->runs[r].points[i].tasks, NULL);
-	qsort(pks->k, pks->n, sizeof(*pks->k), by_key);
+	keys_sort(pks);
 }
 
 int fl_compare(const char *benchmark, const struct fl_cmp_set *base, const struct fl_cmp_set *nw,
@@ -407,7 +443,8 @@ int fl_compare(const char *benchmark, const struct fl_cmp_set *base, const struc
 		fl_comparison_free(b.c);
 		return fl_error_wrap(r, "compare %s", benchmark);
 	}
-	evidence_points(base, nw, &pks);
+	if (!o->metrics_only)
+		evidence_points(base, nw, &pks);
 	for (size_t i = 0; i < pks.n; i++)
 		vmstat_rows(&b, &pks.k[i], base, nw);
 	for (size_t i = 0; i < pks.n; i++)
@@ -434,6 +471,27 @@ void fl_comparison_free(struct fl_comparison *c)
 	free(c->base_label);
 	free(c->new_label);
 	free(c);
+}
+
+const struct fl_cmp_row *fl_comparison_find(const struct fl_comparison *c, enum fl_cmp_kind kind,
+					    const char *mode, unsigned tasks, const char *what)
+{
+	for (size_t i = 0; i < c->nrows; i++) {
+		const struct fl_cmp_row *r = &c->rows[i];
+
+		if (r->kind == kind && r->tasks == tasks && !strcmp(r->mode, mode) &&
+		    !strcmp(r->what, what))
+			return r;
+	}
+	return NULL;
+}
+
+int fl_comparison_regressed(const struct fl_comparison *c)
+{
+	for (size_t i = 0; i < c->nrows; i++)
+		if (c->rows[i].cls == FL_CMP_REGRESSION)
+			return 1;
+	return 0;
 }
 
 /* ---- text ---------------------------------------------------------------- */
@@ -472,17 +530,24 @@ void fl_comparison_text(const struct fl_comparison *c, fl_buf *out)
 			fl_buf_addch(out, '\n');
 		last = r->kind;
 		add_value(out, &r->base, 10);
-		if (!r->base.n || !r->new_.n)
+		/* no change of a side without runs, nor in percent of nothing */
+		if (!r->base.n || !r->new_.n || (r->kind != FL_CMP_PROFILE && r->base.value == 0))
 			fl_buf_addf(out, "%11s", "");
 		else if (r->kind == FL_CMP_PROFILE)
 			fl_buf_addf(out, "%+11.1f", r->change);
 		else
 			fl_buf_addf(out, "%+10.1f%%", r->change);
 		add_value(out, &r->new_, 11);
-		fl_buf_addf(out, "  %s tasks=%u", r->name, r->tasks);
+		fl_buf_addf(out, "  %s", r->name);
+		/* a command's one value needs no task count */
+		if (*r->mode || r->tasks != 1)
+			fl_buf_addf(out, " tasks=%u", r->tasks);
 		if (r->kind == FL_CMP_METRIC)
-			fl_buf_addf(out, "  %s p=%.2g%s", verdict_word(r->verdict), r->p,
-				    r->regression ? "  REGRESSION" : "");
+			fl_buf_addf(out, "  %s p=%.2g n=%zu+%zu%s", verdict_word(r->verdict), r->p,
+				    r->base.n, r->new_.n,
+				    r->cls == FL_CMP_REGRESSION	   ? "  REGRESSION"
+				    : r->cls == FL_CMP_IMPROVEMENT ? "  improvement"
+								   : "");
 		fl_buf_addch(out, '\n');
 	}
 	if (c->nnotes)

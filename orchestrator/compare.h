@@ -7,17 +7,22 @@
  * profile moved the most, in percentage points.
  *
  * One data structure for every reader: the CLI and the mail render it as
- * text (fl_comparison_text), the web pages as HTML or JSON from the rows.
- * Pure computation on the runs it is given (samples from the store's
- * samples table, evidence from store-evidence.h); reading "the ok runs of
- * commit X on machine M for benchmark B" from the store comes with the run
- * path that writes them.
+ * text (fl_comparison_text), the web pages as HTML or JSON from the rows,
+ * and the watch service decides with the same rows (detect.c, revert.c), so
+ * what a report shows and what the service decided cannot disagree. Pure
+ * computation on the runs it is given; store-compare.h reads them (samples
+ * and evidence of the ok runs of a commit, or of given runs).
  *
- * Values: a metric's value is the mean of every per-second sample of the
- * side's runs, pooled, and its %stddev their sample standard deviation in
- * percent of the mean; the verdict is fl_stats_compare() on the same pooled
- * samples (as bisection decides). vmstat and profile values are means over
- * the side's runs of each run's rate or share; %stddev is across runs.
+ * The rule: runs are the independent unit. The per-second samples of one
+ * run share a boot, a page layout and a placement, so they are correlated;
+ * the run-to-run spread is the noise a verdict has to beat. A run's value
+ * at a point is the mean of its samples there; a side's value is the mean
+ * of its run values, its %stddev their sample standard deviation in percent
+ * of that mean, and n the runs that measured the point. The verdict is
+ * fl_stats_compare() on the run values, UNKNOWN with fewer than two runs a
+ * side (the Mann-Whitney test cannot reach alpha = 0.05 with fewer than
+ * four runs a side either: UNKNOWN asks for more runs). vmstat and profile
+ * values are likewise means over runs of each run's rate or share.
  */
 #ifndef FL_COMPARE_H
 #define FL_COMPARE_H
@@ -51,16 +56,27 @@ struct fl_cmp_opts {
 	size_t profile_rows;   /* per point, the functions that moved most: 10 */
 	double profile_min_pp; /* leave out moves smaller than this, in points: 0.1 */
 	double vmstat_min_pct; /* leave out counters that changed less: 1 (%) */
+	int metrics_only;      /* no vmstat or profile rows (the service decides) */
 };
 void fl_cmp_opts_init(struct fl_cmp_opts *o);
 
 enum fl_cmp_kind { FL_CMP_METRIC, FL_CMP_VMSTAT, FL_CMP_PROFILE };
 
 struct fl_cmp_value {
-	double value;
-	double stddev_pct; /* 0 when n < 2 */
-	size_t n;	   /* samples (metric) or runs (vmstat, profile) behind it */
+	double value;	   /* the mean of the run values */
+	double stddev;	   /* their sample standard deviation; 0 when n < 2 */
+	double stddev_pct; /* in percent of |value|; 0 when n < 2 or value is 0 */
+	size_t n;	   /* runs behind it */
 };
+
+/*
+ * What a metric row means for the service: a regression (improvement) is a
+ * DIFFERENT verdict whose shift is at least min_change worse (better); any
+ * other DIFFERENT or SAME is same; UNKNOWN is unclear.
+ */
+enum fl_cmp_class { FL_CMP_UNCLEAR, FL_CMP_SAME, FL_CMP_REGRESSION, FL_CMP_IMPROVEMENT };
+/* unclear, same, regression, improvement: the store's comparisons.class */
+const char *fl_cmp_class_name(enum fl_cmp_class c);
 
 struct fl_cmp_row {
 	enum fl_cmp_kind kind;
@@ -72,12 +88,14 @@ struct fl_cmp_row {
 		     * page_fault2.threads.profile._raw_spin_lock */
 	struct fl_cmp_value base, new_;
 	/* Metric and vmstat rows: 100 * (new - base) / |base| (0 when base is
-	 * 0). Profile rows: new - base in percentage points of the profile. */
+	 * 0, and the text leaves it blank). Profile rows: new - base in
+	 * percentage points of the profile. */
 	double change;
 	/* Metric rows only. */
 	enum fl_verdict verdict;
-	double p;
-	int regression; /* DIFFERENT, and worse in the benchmark's direction */
+	double p;	  /* Mann-Whitney, two-sided; 1 without a test */
+	double shift_pct; /* Hodges-Lehmann shift in % of the base median, positive worse */
+	enum fl_cmp_class cls;
 };
 
 struct fl_comparison {
@@ -97,8 +115,15 @@ struct fl_comparison {
 int fl_compare(const char *benchmark, const struct fl_cmp_set *base, const struct fl_cmp_set *new_,
 	       const struct fl_cmp_opts *o, struct fl_comparison **out);
 void fl_comparison_free(struct fl_comparison *c);
+/* The row of kind at (mode, tasks, what), or NULL. */
+const struct fl_cmp_row *fl_comparison_find(const struct fl_comparison *c, enum fl_cmp_kind kind,
+					    const char *mode, unsigned tasks, const char *what);
+/* 1 when a metric row is a regression. */
+int fl_comparison_regressed(const struct fl_comparison *c);
 
-/* LKP's column shape, one row a line, notes after a blank line. */
+/* LKP's column shape, one row a line (metric rows end with the verdict, p,
+ * the runs a side and REGRESSION or improvement), a blank line between the
+ * metric, vmstat and profile sections, notes after a blank line. */
 void fl_comparison_text(const struct fl_comparison *c, fl_buf *out);
 
 #endif

@@ -5,11 +5,13 @@
  * Runs of the baseline and the tag are interleaved on the same machine
  * (base, new, base, new, ...), `repeat` of each per round; while a primary
  * point's verdict is UNKNOWN another round is added, up to max_repeat runs
- * a side. Every point of every metric is stored (comparisons); a
- * regression is a DIFFERENT verdict in the bad direction of at least
- * regression.min_change on any task count of the primary metric, and the
- * worst one becomes the regression that is bisected. Improvements are
- * stored and logged, never bisected.
+ * a side. The verdicts are compare.c's (fl_compare on one value per run),
+ * the same rows the report shows. Every point of every metric is stored
+ * (comparisons); a regression is a DIFFERENT verdict in the bad direction
+ * of at least regression.min_change on any task count of the primary
+ * metric (compare.h's FL_CMP_REGRESSION), and the worst one becomes the
+ * regression that is bisected. Improvements are stored and logged, never
+ * bisected.
  */
 #include "buf.h"
 #include "config.h"
@@ -17,9 +19,9 @@
 #include "log.h"
 #include "measure.h"
 #include "service.h"
+#include "store-compare.h"
 #include "store-watch.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,106 +31,94 @@ struct detect {
 	const struct fl_job *job;
 	const struct fl_benchmark_conf *bench;
 	struct fl_watch_tag tag;
-	struct fl_runset base, new;
-	struct fl_point *pts;
-	size_t npts;
-	struct fl_verdict_ext *v; /* per point */
+	struct fl_cmp_side base, new;
+	struct fl_comparison *c; /* metric rows only */
 };
 
-/* Measured every point at its final verdict; 1 when a primary point is still unclear. */
-static int decide(struct detect *d)
+static int primary(const struct fl_cmp_row *row)
 {
-	int unclear = 0, r = 0;
-
-	d->npts = fl_runset_points(&d->base, &d->new, &d->pts);
-	d->v = fl_xcalloc(d->npts + 1, sizeof(*d->v));
-	for (size_t i = 0; i < d->npts && !r; i++) {
-		double *b, *n;
-		size_t nb = fl_runset_values(&d->base, &d->pts[i], &b);
-		size_t nn = fl_runset_values(&d->new, &d->pts[i], &n);
-
-		r = fl_measure_compare(d->svc->cfg, fl_measure_direction(d->bench), b, nb, n, nn,
-				       &d->v[i]);
-		if (fl_measure_primary(d->pts[i].metric) && d->v[i].cmp.verdict == FL_UNKNOWN)
-			unclear = 1;
-		free(b);
-		free(n);
-	}
-	return r ? r : unclear;
+	return row->kind == FL_CMP_METRIC && fl_measure_primary(row->what);
 }
 
-/* The primary point with the largest regression; -1 when none regressed. */
-static long worst(const struct detect *d)
+/* compare.c's rows for every point; 1 when a primary point is still unclear. */
+static int decide(struct detect *d)
 {
-	long w = -1;
+	struct fl_cmp_opts o;
+	int r;
 
-	for (size_t i = 0; i < d->npts; i++)
-		if (fl_measure_primary(d->pts[i].metric) && !strcmp(d->v[i].class, "regression") &&
-		    (w < 0 || d->v[i].cmp.change_pct > d->v[w].cmp.change_pct))
-			w = (long)i;
+	fl_measure_cmp_opts(d->svc->cfg, d->bench, &o);
+	o.metrics_only = 1;
+	if ((r = fl_compare(d->bench->name, &d->base.set, &d->new.set, &o, &d->c)))
+		return r;
+	for (size_t i = 0; i < d->c->nrows; i++)
+		if (primary(&d->c->rows[i]) && d->c->rows[i].verdict == FL_UNKNOWN)
+			return 1;
+	return 0;
+}
+
+/* The primary row with the largest regression; NULL when none regressed. */
+static const struct fl_cmp_row *worst(const struct detect *d)
+{
+	const struct fl_cmp_row *w = NULL;
+
+	for (size_t i = 0; i < d->c->nrows; i++) {
+		const struct fl_cmp_row *row = &d->c->rows[i];
+
+		if (primary(row) && row->cls == FL_CMP_REGRESSION &&
+		    (!w || row->shift_pct > w->shift_pct))
+			w = row;
+	}
 	return w;
 }
 
 static void log_points(const struct detect *d)
 {
-	for (size_t i = 0; i < d->npts; i++) {
-		const struct fl_verdict_ext *v = &d->v[i];
-		char *name;
+	for (size_t i = 0; i < d->c->nrows; i++) {
+		const struct fl_cmp_row *row = &d->c->rows[i];
 
-		if (!fl_measure_primary(d->pts[i].metric) ||
-		    (strcmp(v->class, "regression") && strcmp(v->class, "improvement")))
+		if (!primary(row) ||
+		    (row->cls != FL_CMP_REGRESSION && row->cls != FL_CMP_IMPROVEMENT))
 			continue;
-		name = fl_point_name(d->bench->name, &d->pts[i], 1);
-		fl_info("compare: %s %s vs %s on %s: %+.1f%% %s of %s (p=%.2g)", d->tag.tree,
-			d->tag.tag, d->tag.baseline, d->job->machine, v->change, v->class, name,
-			v->cmp.p);
-		free(name);
+		fl_info("compare: %s %s vs %s on %s: %+.1f%% %s of %s at %u task%s (p=%.2g)",
+			d->tag.tree, d->tag.tag, d->tag.baseline, d->job->machine, row->change,
+			fl_cmp_class_name(row->cls), row->name, row->tasks,
+			row->tasks == 1 ? "" : "s", row->p);
 	}
 }
 
 /* The comparisons, the regression and its bisection, the job's end: one transaction. */
 static int conclude(struct detect *d, int64_t machine_id)
 {
-	long w = worst(d);
+	const struct fl_cmp_row *w = worst(d);
 	const char *result = "same";
 	int r;
 
 	if ((r = fl_store_begin(d->st)))
 		return r;
-	for (size_t i = 0; i < d->npts && !r; i++) {
-		const struct fl_verdict_ext *v = &d->v[i];
-		struct fl_watch_comparison c = {"tag",
-						d->tag.baseline_commit,
-						d->tag.commit_id,
-						d->bench->name,
-						machine_id,
-						d->pts[i].metric,
-						d->pts[i].mode,
-						d->pts[i].tasks,
-						fl_measure_primary(d->pts[i].metric),
-						d->base.n,
-						d->new.n,
-						v->base_mean,
-						v->base_sd,
-						v->new_mean,
-						v->new_sd,
-						v->change,
-						v->cmp.p,
-						fl_verdict_name(v->cmp.verdict),
-						v->class};
+	for (size_t i = 0; i < d->c->nrows && !r; i++) {
+		const struct fl_cmp_row *row = &d->c->rows[i];
+		struct fl_watch_comparison c =
+		    fl_measure_comparison("tag", d->tag.baseline_commit, d->tag.commit_id,
+					  d->bench->name, machine_id, row);
 
 		r = fl_store_comparison_add(d->st, d->job->id, &c);
-		if (c.is_primary && !strcmp(v->class, "improvement") &&
-		    strcmp(result, "regression"))
+		if (c.is_primary && row->cls == FL_CMP_IMPROVEMENT && strcmp(result, "regression"))
 			result = "improvement";
-		if (c.is_primary && !strcmp(v->class, "unclear") && !strcmp(result, "same"))
+		if (c.is_primary && row->cls == FL_CMP_UNCLEAR && !strcmp(result, "same"))
 			result = "unclear";
 	}
-	if (!r && w >= 0) {
-		struct fl_regression_new g = {
-		    d->job->id,	     d->tag.tree_id, d->tag.baseline_commit, d->tag.commit_id,
-		    machine_id,	     d->bench->name, d->pts[w].metric,	     d->pts[w].mode,
-		    d->pts[w].tasks, d->v[w].change, d->v[w].cmp.p};
+	if (!r && w) {
+		struct fl_regression_new g = {d->job->id,
+					      d->tag.tree_id,
+					      d->tag.baseline_commit,
+					      d->tag.commit_id,
+					      machine_id,
+					      d->bench->name,
+					      w->what,
+					      w->mode,
+					      w->tasks,
+					      w->change,
+					      w->p};
 		int64_t reg, id;
 		char *key = NULL;
 
@@ -157,7 +147,8 @@ static int conclude(struct detect *d, int64_t machine_id)
 	}
 	log_points(d);
 	fl_info("compare: %s %s vs %s, %s on %s: %s (%zu + %zu runs)", d->tag.tree, d->tag.tag,
-		d->tag.baseline, d->bench->name, d->job->machine, result, d->base.n, d->new.n);
+		d->tag.baseline, d->bench->name, d->job->machine, result, d->base.set.n,
+		d->new.set.n);
 	return 0;
 }
 
@@ -212,8 +203,9 @@ static int step(struct detect *d)
 		r = side_failed(d, "baseline", d->tag.baseline, d->tag.baseline_sha, &b);
 	else if (!n.n)
 		r = side_failed(d, "tag", d->tag.tag, d->tag.sha, &n);
-	else if (!(r = fl_runset_load(d->st, b.ids, b.n, &d->base)) &&
-		 !(r = fl_runset_load(d->st, n.ids, n.n, &d->new)) && (r = decide(d)) >= 0) {
+	else if (!(r = fl_cmp_side_load(d->st, d->tag.baseline, b.ids, b.n, 1, &d->base)) &&
+		 !(r = fl_cmp_side_load(d->st, d->tag.tag, n.ids, n.n, 1, &d->new)) &&
+		 (r = decide(d)) >= 0) {
 		if (r > 0 && b.tried < fl_measure_max_runs(d->bench))
 			r = more_runs(d, nkids);
 		else if (!(r = fl_store_machine_ensure(d->st, d->job->machine, "", &machine_id)))
@@ -237,10 +229,9 @@ int fl_detect_step(void *svc, fl_store *st, const struct fl_job *job)
 	if ((r = fl_store_watch_tag_get(st, job->ref_id, &d.tag)))
 		return r;
 	r = step(&d);
-	fl_runset_release(&d.base);
-	fl_runset_release(&d.new);
-	free(d.pts);
-	free(d.v);
+	fl_cmp_side_release(&d.base);
+	fl_cmp_side_release(&d.new);
+	fl_comparison_free(d.c);
 	fl_watch_tag_release(&d.tag);
 	return r;
 }

@@ -8,6 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+int fl_vmstat_counter(const char *name)
+{
+	return strncmp(name, "nr_", 3) != 0;
+}
+
 static int bad(const char *field, const char *what)
 {
 	return fl_error_set(FL_EINVAL, "record field '%s': %s", field, what);

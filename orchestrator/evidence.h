@@ -27,6 +27,10 @@ struct fl_vmstat_rate {
 	double per_sec;
 };
 
+/* 1 for a counter whose change per second is a rate (pgfault); 0 for a
+ * gauge (nr_free_pages), whose change over a window is no rate. */
+int fl_vmstat_counter(const char *name);
+
 enum fl_evidence_source { FL_EV_RESULT, FL_EV_PROFILE };
 
 struct fl_evidence_point {

@@ -353,6 +353,7 @@ int fl_machine_baremetal_run(const struct fl_run_req *req, struct fl_run_result 
 	if (r == 0) {
 		fl_run_watch_init(&x.w, req, res, run_id);
 		x.w.replay = 1; /* the box's records come back after its run */
+		x.w.system_map = x.k.system_map;
 		x.deadline_ms = deadline(req);
 		r = run_box(&x);
 	}

@@ -139,6 +139,7 @@ static void record_facts(struct cmd_run *x)
 	json_decref(o);
 }
 
+/* The run row, with its commit: comparisons select a commit's runs by it. */
 static int create_run(struct cmd_run *x)
 {
 	const struct fl_run_req *req = x->req;

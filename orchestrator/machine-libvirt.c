@@ -39,7 +39,7 @@
 
 struct lv_run {
 	const struct fl_run_req *req;
-	struct fl_run_watch w; /* the run row, its records and its end */
+	struct fl_run_watch w;	    /* the run row, its records and its end */
 	struct fl_machine_kernel k; /* its files absolute: libvirtd opens them */
 	char *console_path, *domain;
 	const char *accel;
@@ -124,7 +124,8 @@ static int admit(struct lv_run *x)
 static int resolve_accel(struct lv_run *x)
 {
 	const struct fl_machine_conf *m = x->req->machine;
-	struct fl_accel_probe p = {m->uri, x->k.image, x->k.initrd, x->req->cfg->var, ACCEL_PROBE_MS};
+	struct fl_accel_probe p = {m->uri, x->k.image, x->k.initrd, x->req->cfg->var,
+				   ACCEL_PROBE_MS};
 	int probed, r;
 
 	if ((r = fl_accel_resolve(m->accel, &p, &x->accel, &probed)))
@@ -192,8 +193,8 @@ static int boot(struct lv_run *x, enum fl_guest_end *end)
 	int r;
 
 	x->domain = domain_name(x->w.run_id);
-	spec = (struct fl_domain_spec){x->domain, x->req->machine, x->accel, x->k.image,
-				       x->k.initrd, x->console_path, x->k.job,   x->k.profile};
+	spec = (struct fl_domain_spec){x->domain,   x->req->machine, x->accel, x->k.image,
+				       x->k.initrd, x->console_path, x->k.job, x->k.profile};
 	fl_info("%s: booting on %s (%u vCPUs in %u nodes, %llu MiB, %s), deadline %lld s, "
 		"console %s",
 		x->w.name, x->req->machine->name,
@@ -285,6 +286,7 @@ int fl_machine_libvirt_run(const struct fl_run_req *req, struct fl_run_result *r
 
 	if (r == 0) {
 		fl_run_watch_init(&x.w, req, res, run_id);
+		x.w.system_map = x.k.system_map;
 		x.deadline_ms = deadline(req);
 		r = run_guest(&x);
 	}

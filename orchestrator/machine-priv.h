@@ -87,13 +87,16 @@ int fl_machine_initramfs(const struct fl_run_req *req, int64_t run_id, struct fl
  * A run being followed: the agent's records fed as they come (any
  * chunking) into console.h, each stored in run_records, each finished point
  * said on stderr; then the end classified and stored with the samples of an
- * ok run. Times are from fl_run_watch_begin (the guest's creation, the
+ * ok run, and its evidence (vmstat rates and profiles per point, named
+ * with system_map or the kernel's own ksyms record) made from the stored
+ * records. Times are from fl_run_watch_begin (the guest's creation, the
  * job's publication).
  */
 struct fl_run_watch {
 	const struct fl_run_req *req;
 	struct fl_run_result *res;
 	int64_t run_id;
+	const char *system_map; /* the kernel's, for the profile; may be NULL */
 	char *name; /* "run 12 (bisect step 4)" */
 	struct fl_console *console;
 	int64_t mono0, wall0, agent_mono, first_mono;

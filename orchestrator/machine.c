@@ -10,6 +10,7 @@
 #include "build.h"
 #include "console.h"
 #include "error.h"
+#include "evidence.h"
 #include "fs.h"
 #include "guest.h"
 #include "initramfs.h"
@@ -34,19 +35,19 @@ static const struct {
 	const char *name;
 	int (*run)(const struct fl_run_req *req, struct fl_run_result *res);
 } backends[] = {
-	{"libvirt", fl_machine_libvirt_run},
-	{"command", fl_machine_command_run},
-	{"baremetal", fl_machine_baremetal_run},
+    {"libvirt", fl_machine_libvirt_run},
+    {"command", fl_machine_command_run},
+    {"baremetal", fl_machine_baremetal_run},
 };
 
 static const char *const status_names[] = {
-	[FL_RUN_OK] = "ok",
-	[FL_RUN_BOOT_FAILED] = "boot-failed",
-	[FL_RUN_PANIC] = "panic",
-	[FL_RUN_TIMEOUT] = "timeout",
-	[FL_RUN_AGENT_ERROR] = "agent-error",
-	[FL_RUN_INFRA_ERROR] = "infra-error",
-	[FL_RUN_UNTESTABLE] = "untestable",
+    [FL_RUN_OK] = "ok",
+    [FL_RUN_BOOT_FAILED] = "boot-failed",
+    [FL_RUN_PANIC] = "panic",
+    [FL_RUN_TIMEOUT] = "timeout",
+    [FL_RUN_AGENT_ERROR] = "agent-error",
+    [FL_RUN_INFRA_ERROR] = "infra-error",
+    [FL_RUN_UNTESTABLE] = "untestable",
 };
 
 const char *fl_run_status_name(enum fl_run_status s)
@@ -199,9 +200,9 @@ int fl_machine_run_start(const struct fl_run_req *req, int64_t build_id, int64_t
 					 &machine_id)))
 		return r;
 	params = params_json(req);
-	rn = (struct fl_run_new){machine_id, build_id,		commit_id,	 req->bench->name,
-				 params,     req->kernel_image, req->system_map, req->label,
-				 req->job_id};
+	rn = (struct fl_run_new){machine_id,	   build_id,   commit_id,
+				 req->bench->name, params,     req->kernel_image,
+				 req->system_map,  req->label, req->job_id};
 	r = fl_store_run_start(req->store, &rn, run_id);
 	free(params);
 	return r;
@@ -350,8 +351,7 @@ static int build_kernel(const struct fl_run_req *req, struct fl_run_result *res,
 	res->build_id = b.build_id;
 	if (b.failed) {
 		res->status = FL_RUN_UNTESTABLE;
-		res->detail =
-		    fl_xasprintf("build-failed: %s", b.error ? b.error : "make failed");
+		res->detail = fl_xasprintf("build-failed: %s", b.error ? b.error : "make failed");
 		fl_build_result_release(&b);
 		return 1;
 	}
@@ -662,8 +662,33 @@ int fl_run_watch_infra(struct fl_run_watch *w, const char *what)
 				   fl_xasprintf("%s: %s", what, fl_error_last()));
 }
 
+/*
+ * The run's vmstat rates and profiles per point from its stored records,
+ * named with the kernel's System.map; where that is Debian's placeholder,
+ * with the kernel's own names (its "ksyms" record). The samples decide the
+ * run's status: evidence that cannot be made is a warning, never a failed run.
+ */
+static void store_evidence(struct fl_run_watch *w)
+{
+	char **json, *why = NULL;
+	size_t *lens, n;
+	int r = fl_store_run_records(w->req->store, w->run_id, &json, &lens, &n);
+
+	if (!r && n)
+		r = fl_evidence_store_run(w->req->store, w->run_id, (const char *const *)json, lens,
+					  n, w->system_map, &why);
+	if (r)
+		fl_warn("%s: no evidence stored: %s", w->name, fl_error_last());
+	else if (why)
+		fl_info("%s: evidence: %s", w->name, why);
+	fl_store_run_records_free(json, lens, n);
+	free(why);
+}
+
 int fl_run_watch_end(struct fl_run_watch *w, int passed, int64_t deadline_ms, const char *note)
 {
+	int r;
+
 	char *detail;
 	enum fl_run_status st;
 
@@ -682,7 +707,9 @@ int fl_run_watch_end(struct fl_run_watch *w, int passed, int64_t deadline_ms, co
 		free(detail);
 		detail = both;
 	}
-	return fl_run_watch_finish(w, st, detail);
+	if (!(r = fl_run_watch_finish(w, st, detail)))
+		store_evidence(w);
+	return r;
 }
 
 void fl_run_watch_release(struct fl_run_watch *w)

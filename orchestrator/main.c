@@ -22,6 +22,9 @@ static const struct fl_command commands[] = {
 	 "find the commit that made a noisy benchmark slower"},
 	{"build", cmd_build, "build [--config F] [--tree T] --rev REV [--kernel K]",
 	 "build a kernel, or find it in the artifact cache; prints the artifact directory"},
+	{"compare", cmd_compare,
+	 "compare [--config F] --a REV --b REV [--benchmark B] [--machine M] [--tree T]",
+	 "two revisions (or run:ID,... lists) side by side from the stored runs, LKP's way"},
 	{"config", cmd_config, "config check [FILE]", "validate a configuration and print it normalised"},
 	{"db", cmd_db, "db init|migrate [--config F | --db PATH]", "create or upgrade the SQLite store"},
 	{"initramfs", cmd_initramfs, "initramfs --agent PATH [--job TEXT] [--gzip] OUT", "write a guest initramfs with fl-agent as /init"},
@@ -73,6 +76,33 @@ int fl_load_config(struct fl_config **cfg, const char *path)
 		return FL_EXIT_USAGE;
 	}
 	return 0;
+}
+
+int fl_pick_names(const struct fl_config *cfg, const char **bench, const char **machine,
+		  const char **tree, const struct fl_benchmark_conf **b,
+		  const struct fl_machine_conf **m, const struct fl_tree_conf **t)
+{
+	const char *what = NULL, *name = NULL;
+
+	if (!*bench && cfg->nbenchmarks == 1)
+		*bench = cfg->benchmarks[0].name;
+	if (!*machine && cfg->nmachines == 1)
+		*machine = cfg->machines[0].name;
+	if (tree && !*tree && cfg->ntrees == 1)
+		*tree = cfg->trees[0].name;
+	*b = *bench ? fl_config_benchmark(cfg, *bench) : NULL;
+	*m = *machine ? fl_config_machine(cfg, *machine) : NULL;
+	*t = tree && *tree ? fl_config_tree(cfg, *tree) : NULL;
+	if (*bench && !*b)
+		what = "benchmark", name = *bench;
+	else if (*machine && !*m)
+		what = "machine", name = *machine;
+	else if (tree && *tree && !*t)
+		what = "tree", name = *tree;
+	if (!what)
+		return 0;
+	fprintf(stderr, "faultline: %s: no %s '%s'\n", cfg->path, what, name);
+	return FL_EXIT_USAGE;
 }
 
 int fl_store_opts_parse(int argc, char **argv, const char *cmd, struct fl_store_opts *o)

@@ -1,20 +1,18 @@
 /*
- * measure.h - runs read back for decisions: the comparison steps of the
- * watch service (detect.c, revert.c) and the report measure in rounds of
- * run jobs and decide on one value per run.
- *
- * Why one value per run: the samples of one run (one per measured second)
- * share a boot, a page layout and a placement, so they are correlated; the
- * run-to-run spread is the noise a verdict has to beat. A run's value at a
- * point is the mean of its samples there. (A bisection gets the samples of
- * each run as they are, see autobisect.c.)
+ * measure.h - what the comparison steps of the watch service (detect.c,
+ * revert.c) and the report share: rounds of run jobs, the runs each role
+ * produced, and the options they compare with. The comparison itself is
+ * compare.h's (one value per run, see there), on runs read with
+ * store-compare.h. (A bisection gets the samples of each run as they are,
+ * see autobisect.c.)
  */
 #ifndef FL_MEASURE_H
 #define FL_MEASURE_H
 
+#include "compare.h"
 #include "stats.h"
 #include "store-jobs.h"
-#include "store-run.h"
+#include "store-watch.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -24,7 +22,7 @@ struct fl_benchmark_conf;
 
 /* One measured point: a metric at a mode and a task count. */
 struct fl_point {
-	const char *metric, *mode; /* point into a runset's samples */
+	const char *metric, *mode; /* borrowed */
 	unsigned tasks;
 };
 
@@ -32,24 +30,6 @@ struct fl_point {
 int fl_measure_primary(const char *metric);
 /* "page_fault2.threads.4.per_thread_ops", "bench.value" (caller frees). */
 char *fl_point_name(const char *benchmark, const struct fl_point *p, int with_tasks);
-
-/* The ok runs of a set, with their samples. */
-struct fl_runset {
-	size_t n;
-	int64_t *ids;
-	struct fl_sample_row **s;
-	size_t *ns;
-};
-int fl_runset_load(fl_store *st, const int64_t *ids, size_t n, struct fl_runset *rs);
-void fl_runset_release(struct fl_runset *rs);
-/* The points of a and b (b may be NULL), sorted; the array is the caller's, the strings are not. */
-size_t fl_runset_points(const struct fl_runset *a, const struct fl_runset *b,
-			struct fl_point **out);
-/* One value per run that measured p (its mean there); caller frees *v. */
-size_t fl_runset_values(const struct fl_runset *rs, const struct fl_point *p, double **v);
-/* The samples of run i at p, in order; caller frees *v. */
-size_t fl_runset_samples(const struct fl_runset *rs, size_t i, const struct fl_point *p,
-			 double **v);
 
 /* What a role of a coordinator's run jobs produced. */
 struct fl_role_runs {
@@ -72,16 +52,16 @@ int fl_measure_add_round(fl_store *st, const struct fl_job *parent, const char *
 /* Runs a comparison may grow to, per side. */
 unsigned fl_measure_max_runs(const struct fl_benchmark_conf *b);
 
-/* A comparison of two value sets the way the service decides: alpha is
- * 1 - regression.confidence, min_change regression.min_change. */
-struct fl_verdict_ext {
-	struct fl_compare cmp; /* change_pct positive is worse */
-	double base_mean, base_sd, new_mean, new_sd;
-	double change;	   /* as measured: 100 * (new - base) / base */
-	const char *class; /* regression, improvement, same, unclear */
-};
-int fl_measure_compare(const struct fl_config *cfg, enum fl_direction dir, const double *base,
-		       size_t nb, const double *new, size_t nn, struct fl_verdict_ext *out);
+/* compare.h's options the way the service decides: alpha is
+ * 1 - regression.confidence, min_change regression.min_change, the
+ * benchmark's direction. */
+void fl_measure_cmp_opts(const struct fl_config *cfg, const struct fl_benchmark_conf *b,
+			 struct fl_cmp_opts *o);
 enum fl_direction fl_measure_direction(const struct fl_benchmark_conf *b);
+/* A metric row of a comparison as the comparisons table keeps it (what:
+ * tag, revert-bad, revert-base); its strings point into row. */
+struct fl_watch_comparison fl_measure_comparison(const char *what, int64_t base_commit,
+						 int64_t new_commit, const char *benchmark,
+						 int64_t machine_id, const struct fl_cmp_row *row);
 
 #endif

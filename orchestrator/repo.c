@@ -101,6 +101,22 @@ int fl_repo_open_tree(fl_repo **out, const char *name, const char *url, const ch
 	return fl_repo_clone(out, name, url, var);
 }
 
+int fl_repo_open_existing(fl_repo **out, const char *name, const char *url, const char *var)
+{
+	char *path = fl_xasprintf("%s/trees/%s", var, name);
+	struct stat st;
+	int local, r;
+
+	*out = NULL;
+	if ((!stat(url, &st) && S_ISDIR(st.st_mode)) || !stat(path, &st))
+		r = fl_repo_open_tree(out, name, url, var, &local);
+	else
+		r = fl_error_set(FL_ENOTFOUND, "tree '%s': not on this host (no %s, no clone in %s)",
+				 name, url, path);
+	free(path);
+	return r;
+}
+
 int fl_repo_open_current(fl_repo **out, const char *name, const char *url, const char *var)
 {
 	int local, r = fl_repo_open_tree(out, name, url, var, &local);

@@ -29,6 +29,9 @@ int fl_repo_clone(fl_repo **out, const char *name, const char *url, const char *
  */
 int fl_repo_open_tree(fl_repo **out, const char *name, const char *url, const char *var,
 		      int *local);
+/* The same where it is on this host already (a local directory or an
+ * existing clone), never cloned or fetched: FL_ENOTFOUND when it is not. */
+int fl_repo_open_existing(fl_repo **out, const char *name, const char *url, const char *var);
 /* The same, and a bare clone is fetched first: what one-shot commands want. */
 int fl_repo_open_current(fl_repo **out, const char *name, const char *url, const char *var);
 /* Fetches every branch and tag from origin into the bare clone. */

@@ -11,12 +11,13 @@
 #include "measure.h"
 #include "service.h"
 #include "store-bisect.h"
+#include "store-compare.h"
 #include "store-jobs.h"
+#include "store-run.h"
 #include "store-watch.h"
 #include "units.h"
 
 #include <jansson.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -37,8 +38,9 @@ struct report {
 	int have_revert;
 	char parent[41];	       /* the culprit's first parent */
 	struct fl_repo_commit culprit; /* sha "" when there is none */
-	struct fl_runset tag_base, tag_new, c_parent, c_culprit, r_base, r_bad, r_revert;
-	double headline; /* the change the first line states */
+	struct fl_cmp_side tag_base, tag_new, c_parent, c_culprit, r_base, r_bad, r_revert;
+	struct fl_comparison *tags, *culprit_cmp; /* NULL without runs on a side */
+	double headline;			  /* the change the first line states */
 	fl_buf b;
 };
 
@@ -54,109 +56,59 @@ static int is_culprit(const struct report *x)
 	return x->culprit.sha[0] != '\0';
 }
 
-/* ---- the comparison table -------------------------------------------- */
+/* ---- the comparison tables ------------------------------------------- */
 
-static void add_value(fl_buf *b, double v)
+/* compare.c's comparison of two sides, the service's options; NULL when a
+ * side has no runs (or it cannot be made: the report says so). */
+static struct fl_comparison *compare(struct report *x, const struct fl_cmp_side *base,
+				     const struct fl_cmp_side *new_, int metrics_only)
 {
-	if (fabs(v) >= 1000)
-		fl_buf_addf(b, "%10.0f", v);
-	else if (fabs(v) >= 10)
-		fl_buf_addf(b, "%10.1f", v);
-	else
-		fl_buf_addf(b, "%10.3f", v);
+	struct fl_comparison *c = NULL;
+	struct fl_cmp_opts o;
+
+	if (!base->set.n || !new_->set.n)
+		return NULL;
+	fl_measure_cmp_opts(x->cfg, x->bench, &o);
+	o.metrics_only = metrics_only;
+	if (fl_compare(x->reg.benchmark, &base->set, &new_->set, &o, &c))
+		fl_warn("report: regression %lld: %s", (long long)x->reg.id, fl_error_last());
+	return c;
 }
 
-static void add_stddev(fl_buf *b, double mean, double sd, size_t n)
+/* The table in LKP's shape; returns the vmstat and profile rows it showed. */
+static size_t add_table(struct report *x, const struct fl_comparison *c)
 {
-	if (n < 2 || !mean)
-		fl_buf_adds(b, "      ");
-	else
-		fl_buf_addf(b, " \u00b1%3.0f%%", 100 * sd / fabs(mean));
-}
+	size_t deltas = 0;
 
-static int vmstat_or_profile(const char *metric)
-{
-	return !strncmp(metric, "vmstat.", 7) || !strncmp(metric, "profile.", 8);
-}
-
-/*
- * The comparison table of two sets of runs, the shape of LKP's: for every
- * point of every metric (those of vmstat and the profile, or the others),
- * base mean +- %stddev, %change, new mean +- %stddev, over one value per
- * run. This is the one place the report computes a comparison: the
- * comparison library of issue 7 (compare.c) plugs in here.
- */
-static size_t compare_table(fl_buf *b, const char *bench, const char *base_label,
-			    const struct fl_runset *base, const char *new_label,
-			    const struct fl_runset *new, int deltas)
-{
-	struct fl_point *pts;
-	size_t npts = fl_runset_points(base, new, &pts), rows = 0;
-
-	for (size_t i = 0; i < npts; i++) {
-		double *x, *y;
-		size_t nx, ny;
-		char *name;
-
-		if (vmstat_or_profile(pts[i].metric) != deltas)
-			continue;
-		if (!rows++) {
-			fl_buf_addf(b, "%-16.16s %-.27s\n", base_label, new_label);
-			fl_buf_adds(b, "---------------- ---------------------------\n"
-				       "         %stddev     %change         %stddev\n"
-				       "             \\          |                \\\n");
-		}
-		nx = fl_runset_values(base, &pts[i], &x);
-		ny = fl_runset_values(new, &pts[i], &y);
-		name = fl_point_name(bench, &pts[i], 1);
-		if (nx) {
-			add_value(b, fl_stats_mean(x, nx));
-			add_stddev(b, fl_stats_mean(x, nx), fl_stats_stddev(x, nx), nx);
-		} else {
-			fl_buf_adds(b, "         -      ");
-		}
-		if (nx && ny && fl_stats_mean(x, nx))
-			fl_buf_addf(b, "  %+8.1f%%  ",
-				    100 * (fl_stats_mean(y, ny) - fl_stats_mean(x, nx)) /
-					fabs(fl_stats_mean(x, nx)));
-		else
-			fl_buf_adds(b, "             ");
-		if (ny) {
-			add_value(b, fl_stats_mean(y, ny));
-			add_stddev(b, fl_stats_mean(y, ny), fl_stats_stddev(y, ny), ny);
-		} else {
-			fl_buf_adds(b, "         -      ");
-		}
-		fl_buf_addf(b, "  %s\n", name);
-		free(name);
-		free(x);
-		free(y);
+	if (!c) {
+		fl_buf_adds(&x->b, "  (no runs to compare on one side)\n");
+		return 0;
 	}
-	free(pts);
-	return rows;
+	fl_comparison_text(c, &x->b);
+	for (size_t i = 0; i < c->nrows; i++)
+		deltas += c->rows[i].kind != FL_CMP_METRIC;
+	return deltas;
 }
 
 /* ---- gathering ------------------------------------------------------- */
 
 /* The ok runs of a job's children with a role (NULL: any) and a commit (NULL: any). */
 static int load_runs(struct report *x, int64_t parent, const char *role, const char *rev,
-		     struct fl_runset *rs)
+		     const char *label, struct fl_cmp_side *side)
 {
-	struct fl_job *kids;
-	size_t n, k = 0;
+	struct fl_job *kids = NULL;
+	size_t n = 0, k = 0;
 	int64_t *ids;
 	int r;
 
-	if (!parent)
-		return fl_runset_load(x->st, NULL, 0, rs);
-	if ((r = fl_store_jobs_children(x->st, parent, &kids, &n)))
+	if (parent && (r = fl_store_jobs_children(x->st, parent, &kids, &n)))
 		return r;
 	ids = fl_xcalloc(n + 1, sizeof(*ids));
 	for (size_t i = 0; i < n; i++)
 		if ((!role || !strcmp(kids[i].role, role)) && (!rev || !strcmp(kids[i].rev, rev)) &&
 		    kids[i].result && !strcmp(kids[i].result, "ok") && kids[i].run_id)
 			ids[k++] = kids[i].run_id;
-	r = fl_runset_load(x->st, ids, k, rs);
+	r = fl_cmp_side_load(x->st, label, ids, k, 0, side);
 	free(ids);
 	fl_jobs_free(kids, n);
 	return r;
@@ -176,23 +128,12 @@ static int64_t job_id(struct report *x, const char *kind)
 	return id;
 }
 
-static double mean_at(const struct fl_runset *rs, const struct fl_point *p, int *ok)
-{
-	double *v, m;
-	size_t n = fl_runset_values(rs, p, &v);
-
-	*ok = n > 0;
-	m = n ? fl_stats_mean(v, n) : 0;
-	free(v);
-	return m;
-}
-
 static int gather(struct report *x, int64_t regression_id)
 {
-	struct fl_point p;
-	int64_t bid, bisect_job;
-	int resumed, r, ok1, ok2;
-	double a, c;
+	const struct fl_cmp_row *at;
+	char parent[13], culprit[13], revert[13];
+	int64_t bid, bisect_job, revert_job;
+	int resumed, r;
 
 	if ((r = fl_store_regression_get(x->st, regression_id, &x->reg)))
 		return r;
@@ -224,20 +165,28 @@ static int gather(struct report *x, int64_t regression_id)
 	}
 	x->have_revert = !fl_store_revert_get(x->st, x->reg.id, &x->rv);
 	bisect_job = job_id(x, "bisect");
-	if ((r = load_runs(x, x->reg.job_id, "base", NULL, &x->tag_base)) ||
-	    (r = load_runs(x, x->reg.job_id, "new", NULL, &x->tag_new)) ||
-	    (r = load_runs(x, is_culprit(x) ? bisect_job : 0, NULL, x->parent, &x->c_parent)) ||
-	    (r = load_runs(x, is_culprit(x) ? bisect_job : 0, NULL, x->culprit.sha,
+	revert_job = job_id(x, "revert");
+	snprintf(parent, sizeof(parent), "%.12s", x->parent);
+	snprintf(culprit, sizeof(culprit), "%.12s", x->culprit.sha);
+	snprintf(revert, sizeof(revert), "%.12s",
+		 x->have_revert && x->rv.commit_sha ? x->rv.commit_sha : "revert");
+	if ((r = load_runs(x, x->reg.job_id, "base", NULL, x->reg.baseline, &x->tag_base)) ||
+	    (r = load_runs(x, x->reg.job_id, "new", NULL, x->reg.tag, &x->tag_new)) ||
+	    (r = load_runs(x, is_culprit(x) ? bisect_job : 0, NULL, x->parent, parent,
+			   &x->c_parent)) ||
+	    (r = load_runs(x, is_culprit(x) ? bisect_job : 0, NULL, x->culprit.sha, culprit,
 			   &x->c_culprit)) ||
-	    (r = load_runs(x, job_id(x, "revert"), "base", NULL, &x->r_base)) ||
-	    (r = load_runs(x, job_id(x, "revert"), "bad", NULL, &x->r_bad)) ||
-	    (r = load_runs(x, job_id(x, "revert"), "revert", NULL, &x->r_revert)))
+	    (r = load_runs(x, revert_job, "base", NULL, x->reg.baseline, &x->r_base)) ||
+	    (r = load_runs(x, revert_job, "bad", NULL, x->reg.tag, &x->r_bad)) ||
+	    (r = load_runs(x, revert_job, "revert", NULL, revert, &x->r_revert)))
 		return r;
+	x->tags = compare(x, &x->tag_base, &x->tag_new, 0);
+	x->culprit_cmp = compare(x, &x->c_parent, &x->c_culprit, 0);
 	/* the first line states the culprit's own step when it was measured */
-	p = (struct fl_point){x->reg.metric, x->reg.mode, x->reg.tasks};
-	a = mean_at(&x->c_parent, &p, &ok1);
-	c = mean_at(&x->c_culprit, &p, &ok2);
-	x->headline = ok1 && ok2 && a ? 100 * (c - a) / fabs(a) : x->reg.change;
+	at = x->culprit_cmp ? fl_comparison_find(x->culprit_cmp, FL_CMP_METRIC, x->reg.mode,
+						 x->reg.tasks, x->reg.metric)
+			    : NULL;
+	x->headline = at && at->base.n && at->new_.n ? at->change : x->reg.change;
 	return 0;
 }
 
@@ -250,27 +199,63 @@ static char *metric_name(const struct report *x)
 	return fl_point_name(x->reg.benchmark, &p, 0);
 }
 
+/* The run the report's numbers come from: the culprit's first, else the tag's. */
+static int64_t sample_run(const struct report *x)
+{
+	return x->c_culprit.set.n ? x->c_culprit.ids[0] : x->tag_new.set.n ? x->tag_new.ids[0] : 0;
+}
+
+/* A kernel machine as its guest was made and what the guest saw (the run's
+ * facts and environment record); the configuration where a run kept none. */
+static void add_guest(struct report *x)
+{
+	const struct fl_machine_conf *m = x->machine;
+	struct fl_run_row row = {0};
+	json_t *f = NULL;
+	uint64_t memory = m->memory_per_node * m->sockets;
+	unsigned sockets = m->sockets, nodes = m->sockets,
+		 cpus = m->sockets * m->cores * m->threads;
+	const char *accel = m->accel;
+	int64_t run = sample_run(x);
+	char mem[32];
+
+	if (run && !fl_store_run_get(x->st, run, &row) && row.machine_facts)
+		f = json_loads(row.machine_facts, 0, NULL);
+	if (json_is_integer(json_object_get(f, "sockets")))
+		sockets = (unsigned)json_integer_value(json_object_get(f, "sockets"));
+	if (json_is_integer(json_object_get(f, "memory_per_node")))
+		memory =
+		    (uint64_t)json_integer_value(json_object_get(f, "memory_per_node")) * sockets;
+	nodes = row.nodes > 0 ? (unsigned)row.nodes : nodes;
+	cpus = row.cpus > 0 ? (unsigned)row.cpus : cpus;
+	accel = row.accel ? row.accel : accel;
+	fl_format_size(memory, mem, sizeof(mem));
+	fl_buf_addf(&x->b,
+		    "on test machine: %s: %u sockets, %u NUMA nodes, %u CPUs, %s memory, "
+		    "accelerator %s (%s%s%s)",
+		    m->name, sockets, nodes, cpus, mem, accel, m->backend, m->uri ? " " : "",
+		    m->uri ? m->uri : "");
+	if (row.kernel_release)
+		fl_buf_addf(&x->b, "\n                 as the guest of run %lld saw it, kernel %s",
+			    (long long)run, row.kernel_release);
+	json_decref(f);
+	fl_store_run_row_release(&row);
+}
+
 static void add_machine(struct report *x)
 {
 	const struct fl_machine_conf *m = x->machine;
-	char mem[32], *facts = NULL;
+	char *facts = NULL;
 	json_t *f = NULL;
 
-	if (!strcmp(m->backend, "command")) {
+	if (!strcmp(m->backend, "command"))
 		fl_buf_addf(&x->b, "on test machine: %s, the command backend", m->name);
-	} else if (!strcmp(m->backend, "baremetal")) {
+	else if (!strcmp(m->backend, "baremetal"))
 		/* a box's topology is what it reports: the facts below */
 		fl_buf_addf(&x->b, "on test machine: %s, a bare-metal box (%s)", m->name,
 			    strcmp(m->boot, "current") ? "kexec" : "its own kernel");
-	} else {
-		unsigned cpus = m->sockets * m->cores * m->threads;
-
-		fl_format_size(m->memory_per_node * m->sockets, mem, sizeof(mem));
-		fl_buf_addf(&x->b,
-			    "on test machine: %s: %u CPUs, %u sockets, %u NUMA nodes, %s memory, "
-			    "accelerator %s (%s)",
-			    m->name, cpus, m->sockets, m->sockets, mem, m->accel, m->backend);
-	}
+	else
+		add_guest(x);
 	if (!fl_store_machine_facts(x->st, m->name, &facts) && facts)
 		f = json_loads(facts, 0, NULL);
 	if (f && json_is_object(f)) {
@@ -328,33 +313,25 @@ static void add_params(struct report *x)
 
 static void add_tables(struct report *x)
 {
-	char *a = fl_xasprintf("%.12s", x->parent), *c = fl_xasprintf("%.12s", x->culprit.sha);
 	size_t deltas = 0;
 
 	fl_buf_adds(&x->b, "Details are as below:\n"
 			   "-------------------------------------------------------------------"
 			   "------------------------------->\n\n");
-	if (is_culprit(x) && x->c_parent.n && x->c_culprit.n) {
+	if (is_culprit(x) && x->culprit_cmp) {
 		fl_buf_addf(&x->b, "commit:\n  %.12s (the culprit's parent)\n  %.12s (\"%s\")\n\n",
 			    x->parent, x->culprit.sha, x->culprit.subject);
-		compare_table(&x->b, x->reg.benchmark, a, &x->c_parent, c, &x->c_culprit, 0);
-		deltas +=
-		    compare_table(&x->b, x->reg.benchmark, a, &x->c_parent, c, &x->c_culprit, 1);
+		deltas += add_table(x, x->culprit_cmp);
 		fl_buf_adds(&x->b, "\n");
 	}
 	fl_buf_addf(&x->b, "tags:\n  %s (baseline)\n  %s\n\n", x->reg.baseline, x->reg.tag);
-	compare_table(&x->b, x->reg.benchmark, x->reg.baseline, &x->tag_base, x->reg.tag,
-		      &x->tag_new, 0);
-	deltas += compare_table(&x->b, x->reg.benchmark, x->reg.baseline, &x->tag_base, x->reg.tag,
-				&x->tag_new, 1);
+	deltas += add_table(x, x->tags);
 	if (!deltas)
 		fl_buf_addf(&x->b,
 			    "\nvmstat and profile deltas: none, the runs on %s carry no "
 			    "vmstat or profile records.\n",
 			    x->machine->name);
 	fl_buf_adds(&x->b, "\n");
-	free(a);
-	free(c);
 }
 
 struct log_ctx {
@@ -445,16 +422,14 @@ static void add_revert(struct report *x)
 	}
 	fl_buf_addf(&x->b, "  %.12s reverted on top of %s as %.12s (kept as %s)\n\n", v->culprit,
 		    x->reg.tag, v->commit_sha, v->ref);
-	{
-		char *label = fl_xasprintf("%.12s", v->commit_sha);
+	/* against the tag it was made on, then against the baseline */
+	for (int k = 0; k < 2; k++) {
+		struct fl_comparison *c = compare(x, k ? &x->r_base : &x->r_bad, &x->r_revert, 1);
 
-		/* against the tag it was made on, then against the baseline */
-		compare_table(&x->b, x->reg.benchmark, x->reg.tag, &x->r_bad, label, &x->r_revert,
-			      0);
-		fl_buf_adds(&x->b, "\n");
-		compare_table(&x->b, x->reg.benchmark, x->reg.baseline, &x->r_base, label,
-			      &x->r_revert, 0);
-		free(label);
+		if (k)
+			fl_buf_adds(&x->b, "\n");
+		add_table(x, c);
+		fl_comparison_free(c);
 	}
 	fl_buf_addf(&x->b, "\n  verdict: %s\n\n",
 		    !v->verdict			       ? "not measured"
@@ -489,11 +464,14 @@ static void add_reproduce(struct report *x)
 	const char *rev = is_culprit(x) ? x->culprit.sha : x->reg.bad;
 	const char *base = is_culprit(x) ? x->parent : x->reg.good;
 
+	const char *cfg = x->cfg->path, *m = x->machine->name, *b = x->bench->name;
+
 	fl_buf_adds(&x->b, "To reproduce:\n\n");
-	fl_buf_addf(&x->b, "\tgit clone %s faultline-repro && cd faultline-repro\n", x->tree->url);
 	if (!strcmp(x->machine->backend, "command")) {
 		char *cmd = shell_quote(x->machine->command);
 
+		fl_buf_addf(&x->b, "\tgit clone %s faultline-repro && cd faultline-repro\n",
+			    x->tree->url);
 		fl_buf_addf(&x->b, "\tgit checkout --detach %s\n", rev);
 		fl_buf_addf(&x->b, "\tFAULTLINE_COMMIT=%s sh -c %s\n", rev, cmd);
 		fl_buf_addf(&x->b, "\tgit checkout --detach %s\n", base);
@@ -501,22 +479,26 @@ static void add_reproduce(struct report *x)
 		fl_buf_addf(&x->b,
 			    "\t# or let faultline bisect it again:\n\tfaultline bisect run --good "
 			    "%s --bad %s --direction %s --min-change %g --confidence %g -- sh -c "
-			    "%s\n\n",
+			    "%s\n",
 			    x->reg.good, x->reg.bad, x->bench->direction,
 			    100 * x->cfg->regression.min_change, x->cfg->regression.confidence,
 			    cmd);
 		free(cmd);
 	} else {
-		fl_buf_addf(&x->b,
-			    "\t# with the configuration this report came from (%s):\n"
-			    "\tfaultline build --config %s --tree %s --rev %s\n"
-			    "\tfaultline build --config %s --tree %s --rev %s\n"
-			    "\tfaultline run --config %s --machine %s --benchmark %s --rev %s\n"
-			    "\tfaultline run --config %s --machine %s --benchmark %s --rev %s\n\n",
-			    x->cfg->path, x->cfg->path, x->tree->name, rev, x->cfg->path,
-			    x->tree->name, base, x->cfg->path, x->machine->name, x->bench->name,
-			    rev, x->cfg->path, x->machine->name, x->bench->name, base);
+		fl_buf_addf(&x->b, "\t# with the configuration this report came from (%s):\n", cfg);
+		for (int k = 0; k < 2; k++)
+			fl_buf_addf(&x->b, "\tfaultline build --config %s --tree %s --rev %s\n",
+				    cfg, x->tree->name, k ? base : rev);
+		for (int k = 0; k < 2; k++)
+			fl_buf_addf(&x->b,
+				    "\tfaultline run --config %s --machine %s --benchmark %s "
+				    "--tree %s --rev %s --repeat %u\n",
+				    cfg, m, b, x->tree->name, k ? base : rev, x->bench->repeat);
 	}
+	fl_buf_addf(&x->b,
+		    "\t# the table above from the runs in the store:\n"
+		    "\tfaultline compare --config %s --a %s --b %s --benchmark %s --machine %s\n\n",
+		    cfg, base, rev, b, m);
 }
 
 static void add_body(struct report *x)
@@ -547,7 +529,7 @@ static void add_body(struct report *x)
 		fl_buf_addf(&x->b, " at %u task%s", x->reg.tasks, x->reg.tasks == 1 ? "" : "s");
 	fl_buf_addf(&x->b,
 		    " (p=%.2g over %zu + %zu runs); the bisection ran on the same machine.\n\n",
-		    x->reg.p, x->tag_base.n, x->tag_new.n);
+		    x->reg.p, x->tag_base.set.n, x->tag_new.set.n);
 	add_tables(x);
 	add_bisection(x);
 	add_revert(x);
@@ -579,13 +561,15 @@ static void release(struct report *x)
 	json_decref(x->summary);
 	fl_revert_release(&x->rv);
 	fl_repo_commit_release(&x->culprit);
-	fl_runset_release(&x->tag_base);
-	fl_runset_release(&x->tag_new);
-	fl_runset_release(&x->c_parent);
-	fl_runset_release(&x->c_culprit);
-	fl_runset_release(&x->r_base);
-	fl_runset_release(&x->r_bad);
-	fl_runset_release(&x->r_revert);
+	fl_comparison_free(x->tags);
+	fl_comparison_free(x->culprit_cmp);
+	fl_cmp_side_release(&x->tag_base);
+	fl_cmp_side_release(&x->tag_new);
+	fl_cmp_side_release(&x->c_parent);
+	fl_cmp_side_release(&x->c_culprit);
+	fl_cmp_side_release(&x->r_base);
+	fl_cmp_side_release(&x->r_bad);
+	fl_cmp_side_release(&x->r_revert);
 	fl_buf_free(&x->b);
 }
 

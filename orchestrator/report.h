@@ -5,13 +5,17 @@
  *
  * It says: the change and the metric in its first line; the culprit
  * commit, its subject and author; the tree and the tags compared; the test
- * machine and the benchmark's parameters; the comparison table of the
- * culprit against its parent (and of the tag against its baseline) for
- * every metric and task count, base +- %stddev, %change, new +- %stddev;
- * vmstat and profile deltas when the runs carry them; the bisection log
+ * machine (for kernel machines as the culprit's run saw it: sockets, NUMA
+ * nodes, CPUs, memory, accelerator, kernel release) and the benchmark's
+ * parameters; compare.c's tables (fl_comparison_text, the comparison the
+ * service decided with and "faultline compare" prints) of the culprit
+ * against its parent and of the tag against its baseline, with their vmstat
+ * and profile sections when the runs carry evidence; the bisection log
  * (each run: commit, samples, verdict, confidence); the revert check or the
- * files it conflicts in; the commands to reproduce; links to the results
- * pages (report.url + /regression/<id> and /bisect/<id>).
+ * files it conflicts in; the commands to reproduce (faultline build, run
+ * and compare, or the command in a checkout); links to the results pages
+ * (report.url + /regression/<id> and /bisect/<id>). The body is UTF-8 ("±"),
+ * sent as such (mail.c: text/plain; charset=UTF-8, 8bit).
  *
  * The report is stored and its job marked done in one transaction, so a
  * crash never stores it twice; the outbox sends it once.

@@ -9,6 +9,7 @@
 #include "log.h"
 #include "measure.h"
 #include "service.h"
+#include "store-compare.h"
 #include "store-watch.h"
 
 #include <git2.h>
@@ -242,91 +243,74 @@ static int more_runs(struct revert *x, size_t nchildren)
 	return r;
 }
 
-static const char *verdict_of(const struct fl_verdict_ext *vs_bad,
-			      const struct fl_verdict_ext *vs_base)
+static const char *verdict_of(const struct fl_cmp_row *vs_bad, const struct fl_cmp_row *vs_base)
 {
-	int better = !strcmp(vs_bad->class, "improvement");
+	int better = vs_bad->cls == FL_CMP_IMPROVEMENT;
 
-	if (better && (!strcmp(vs_base->class, "same") || !strcmp(vs_base->class, "improvement")))
+	if (better && (vs_base->cls == FL_CMP_SAME || vs_base->cls == FL_CMP_IMPROVEMENT))
 		return "restores";
-	if (better && !strcmp(vs_base->class, "regression"))
+	if (better && vs_base->cls == FL_CMP_REGRESSION)
 		return "partial";
-	if (!better && strcmp(vs_bad->class, "unclear"))
+	if (!better && vs_bad->cls != FL_CMP_UNCLEAR)
 		return "no-effect";
 	return "unclear";
 }
 
-/* Every point of the revert against the tag and the baseline, and the verdict at the regression's.
+/*
+ * The revert against the tag and against the baseline (compare.c, one value
+ * per run): every point the revert measured is stored, and the verdict is
+ * read at the regression's point.
  */
 static int measure(struct revert *x, const struct fl_role_runs *base,
 		   const struct fl_role_runs *bad, const struct fl_role_runs *rev, size_t nkids)
 {
-	struct fl_runset sb = {0}, sd = {0}, sr = {0};
+	struct fl_cmp_side sb = {0}, sd = {0}, sr = {0};
+	struct fl_comparison *c[2] = {NULL, NULL};
 	struct fl_watch_comparison *rows = NULL;
-	const char *verdict = NULL;
-	struct fl_point *pts = NULL;
-	size_t npts = 0, nrows = 0;
+	static const char *const what[2] = {"revert-bad", "revert-base"};
+	const struct fl_cmp_row *at[2] = {NULL, NULL};
+	const char *verdict = "untestable"; /* the revert never measured the regression's point */
+	int64_t against_commit[2] = {x->bad_commit, x->good_commit};
+	struct fl_cmp_opts o;
+	size_t nrows = 0;
 	int r;
 
-	if ((r = fl_runset_load(x->st, base->ids, base->n, &sb)) ||
-	    (r = fl_runset_load(x->st, bad->ids, bad->n, &sd)) ||
-	    (r = fl_runset_load(x->st, rev->ids, rev->n, &sr)))
+	fl_measure_cmp_opts(x->svc->cfg, x->bench, &o);
+	o.metrics_only = 1;
+	if ((r = fl_cmp_side_load(x->st, x->reg.baseline, base->ids, base->n, 1, &sb)) ||
+	    (r = fl_cmp_side_load(x->st, x->reg.tag, bad->ids, bad->n, 1, &sd)) ||
+	    (r = fl_cmp_side_load(x->st, "revert", rev->ids, rev->n, 1, &sr)) ||
+	    (bad->n && (r = fl_compare(x->bench->name, &sd.set, &sr.set, &o, &c[0]))) ||
+	    (base->n && (r = fl_compare(x->bench->name, &sb.set, &sr.set, &o, &c[1]))))
 		goto out;
-	npts = fl_runset_points(&sr, NULL, &pts);
-	rows = fl_xcalloc(2 * npts + 1, sizeof(*rows));
-	for (size_t i = 0; i < npts && !r; i++) {
-		struct fl_verdict_ext v[2];
-		const struct fl_runset *against[2] = {&sd, &sb};
-		double *a, *y;
-		size_t ny = fl_runset_values(&sr, &pts[i], &y);
-
-		for (int k = 0; k < 2 && !r; k++) {
-			size_t na = fl_runset_values(against[k], &pts[i], &a);
-
-			r = fl_measure_compare(x->svc->cfg, fl_measure_direction(x->bench), a, na,
-					       y, ny, &v[k]);
-			rows[nrows++] =
-			    (struct fl_watch_comparison){k ? "revert-base" : "revert-bad",
-							 k ? x->good_commit : x->bad_commit,
-							 x->revert_commit,
-							 x->bench->name,
-							 x->reg.machine_id,
-							 pts[i].metric,
-							 pts[i].mode,
-							 pts[i].tasks,
-							 fl_measure_primary(pts[i].metric),
-							 na,
-							 ny,
-							 v[k].base_mean,
-							 v[k].base_sd,
-							 v[k].new_mean,
-							 v[k].new_sd,
-							 v[k].change,
-							 v[k].cmp.p,
-							 fl_verdict_name(v[k].cmp.verdict),
-							 v[k].class};
-			free(a);
-		}
-		free(y);
-		if (!r && !strcmp(pts[i].metric, x->reg.metric) &&
-		    !strcmp(pts[i].mode, x->reg.mode) && pts[i].tasks == x->reg.tasks)
-			verdict = verdict_of(&v[0], &v[1]);
+	/* without runs of the tag or the baseline there is nothing to say yet */
+	if (!c[0] || !c[1])
+		verdict = "unclear";
+	rows = fl_xcalloc((c[0] ? c[0]->nrows : 0) + (c[1] ? c[1]->nrows : 0) + 1, sizeof(*rows));
+	for (int k = 0; k < 2; k++) {
+		for (size_t i = 0; c[k] && i < c[k]->nrows; i++)
+			if (c[k]->rows[i].new_.n)
+				rows[nrows++] = fl_measure_comparison(
+				    what[k], against_commit[k], x->revert_commit, x->bench->name,
+				    x->reg.machine_id, &c[k]->rows[i]);
+		if (c[k])
+			at[k] = fl_comparison_find(c[k], FL_CMP_METRIC, x->reg.mode, x->reg.tasks,
+						   x->reg.metric);
 	}
-	if (r)
-		goto out;
-	if (!verdict)
-		verdict = "untestable"; /* the revert never measured the regression's point */
+	if (at[0] && at[1] && at[0]->new_.n)
+		verdict = verdict_of(at[0], at[1]);
 	if (!strcmp(verdict, "unclear") && rev->tried < fl_measure_max_runs(x->bench))
 		r = more_runs(x, nkids);
 	else
 		r = conclude(x, verdict, rows, nrows);
 out:
-	/* the comparison rows point into the runsets' strings: free those last */
+	/* the comparison rows point into the comparisons' strings: free those last */
 	free(rows);
-	free(pts);
-	fl_runset_release(&sb);
-	fl_runset_release(&sd);
-	fl_runset_release(&sr);
+	fl_comparison_free(c[0]);
+	fl_comparison_free(c[1]);
+	fl_cmp_side_release(&sb);
+	fl_cmp_side_release(&sd);
+	fl_cmp_side_release(&sr);
 	return r;
 }
 

@@ -100,6 +100,48 @@ int fl_store_run_record_add(fl_store *st, int64_t id, uint64_t seq, const char *
 	return fl_store_step_done(st, stmt, "add run record");
 }
 
+int fl_store_run_records(fl_store *st, int64_t id, char ***json, size_t **lens, size_t *n)
+{
+	sqlite3_stmt *stmt;
+	size_t cap = 0;
+	int rc;
+
+	*json = NULL;
+	*lens = NULL;
+	*n = 0;
+	if (fl_store_prepare(st, &stmt,
+			     "SELECT json FROM run_records WHERE run_id = ?1 ORDER BY seq"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, id);
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 32;
+			*json = fl_xrealloc(*json, cap * sizeof(**json));
+			*lens = fl_xrealloc(*lens, cap * sizeof(**lens));
+		}
+		(*lens)[*n] = (size_t)sqlite3_column_bytes(stmt, 0);
+		(*json)[*n] = fl_xstrndup((const char *)sqlite3_column_text(stmt, 0), (*lens)[*n]);
+		(*n)++;
+	}
+	sqlite3_finalize(stmt);
+	if (rc != SQLITE_DONE) {
+		fl_store_run_records_free(*json, *lens, *n);
+		*json = NULL;
+		*lens = NULL;
+		*n = 0;
+		return fl_store_sqlerr(st, "read run records");
+	}
+	return 0;
+}
+
+void fl_store_run_records_free(char **json, size_t *lens, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(json[i]);
+	free(json);
+	free(lens);
+}
+
 static int end_row(fl_store *st, int64_t id, const struct fl_run_end *e)
 {
 	sqlite3_stmt *stmt;
@@ -160,7 +202,7 @@ int fl_store_run_get(fl_store *st, int64_t id, struct fl_run_row *row)
 		"benchmark, status, detail, label, domain, accel, kernel_release, "
 		"console_path, kernel_image, coalesce(nodes, 0), coalesce(cpus, 0), "
 		"coalesce(created_ms, 0), coalesce(agent_ms, 0), "
-		"coalesce(first_sample_ms, 0), coalesce(ended_ms, 0) "
+		"coalesce(first_sample_ms, 0), coalesce(ended_ms, 0), machine_facts "
 		"FROM runs WHERE id = ?1"))
 		return FL_ESTORE;
 	sqlite3_bind_int64(stmt, 1, id);
@@ -190,6 +232,7 @@ int fl_store_run_get(fl_store *st, int64_t id, struct fl_run_row *row)
 	row->agent_ms = sqlite3_column_int64(stmt, 16);
 	row->first_sample_ms = sqlite3_column_int64(stmt, 17);
 	row->ended_ms = sqlite3_column_int64(stmt, 18);
+	row->machine_facts = fl_store_column_dup(stmt, 19);
 	sqlite3_finalize(stmt);
 	return 0;
 }
@@ -205,6 +248,7 @@ void fl_store_run_row_release(struct fl_run_row *row)
 	free(row->kernel_release);
 	free(row->console_path);
 	free(row->kernel_image);
+	free(row->machine_facts);
 	memset(row, 0, sizeof(*row));
 }
 

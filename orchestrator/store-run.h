@@ -45,6 +45,10 @@ int fl_store_run_guest(fl_store *st, int64_t id, const struct fl_run_guest *g);
 /* One agent record, as received (type "" when the JSON has none). */
 int fl_store_run_record_add(fl_store *st, int64_t id, uint64_t seq, const char *type,
 			    const char *json, size_t len);
+/* The run's records in order: n JSON texts with their lengths (free with
+ * fl_store_run_records_free). */
+int fl_store_run_records(fl_store *st, int64_t id, char ***json, size_t **lens, size_t *n);
+void fl_store_run_records_free(char **json, size_t *lens, size_t n);
 
 struct fl_run_end {
 	const char *status;	  /* fl_run_status_name() */
@@ -66,7 +70,8 @@ struct fl_run_row {
 	int64_t id, machine_id, build_id, commit_id;
 	char *benchmark, *status, *detail, *label;
 	char *domain, *accel, *kernel_release, *console_path, *kernel_image;
-	int nodes, cpus; /* 0: unknown */
+	char *machine_facts; /* JSON, fl_run_guest's; NULL when no guest was made */
+	int nodes, cpus;     /* 0: unknown */
 	int64_t created_ms, agent_ms, first_sample_ms, ended_ms;
 };
 int fl_store_run_get(fl_store *st, int64_t id, struct fl_run_row *row);

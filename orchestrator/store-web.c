@@ -7,6 +7,8 @@
 #include "buf.h"
 #include "error.h"
 #include "repo.h"
+#include "store-compare.h"
+#include "store-evidence.h"
 #include "store-priv.h"
 
 #include <ctype.h>
@@ -690,6 +692,40 @@ int fl_web_run_console(fl_store *st, fl_pool *p, int64_t id, const char **consol
 	return 0;
 }
 
+int fl_web_run_evidence(fl_store *st, fl_pool *p, int64_t id, size_t top,
+			struct fl_evidence_point **out, size_t *n)
+{
+	struct fl_evidence_point *pts;
+	size_t npts;
+	int r;
+
+	*out = NULL;
+	*n = 0;
+	if ((r = fl_store_evidence_get(st, id, &pts, &npts)))
+		return r;
+	*out = fl_pool_alloc(p, (npts + 1) * sizeof(**out));
+	for (size_t i = 0; i < npts; i++) {
+		struct fl_evidence_point *d = &(*out)[i], *e = &pts[i];
+
+		*d = *e;
+		d->test = fl_pool_strdup(p, e->test);
+		d->mode = fl_pool_strdup(p, e->mode);
+		d->profile = fl_pool_strdup(p, e->profile);
+		d->vm = fl_pool_alloc(p, (e->nvm + 1) * sizeof(*d->vm));
+		for (size_t k = 0; k < e->nvm; k++)
+			d->vm[k] = (struct fl_vmstat_rate){fl_pool_strdup(p, e->vm[k].name),
+							   e->vm[k].delta, e->vm[k].per_sec};
+		d->nfn = e->nfn < top ? e->nfn : top;
+		d->fn = fl_pool_alloc(p, (d->nfn + 1) * sizeof(*d->fn));
+		for (size_t k = 0; k < d->nfn; k++)
+			d->fn[k] = (struct fl_profile_fn){fl_pool_strdup(p, e->fn[k].name),
+							  e->fn[k].samples, e->fn[k].share};
+	}
+	*n = npts;
+	fl_evidence_points_free(pts, npts);
+	return 0;
+}
+
 static void read_sample(sqlite3_stmt *s, fl_pool *p, void *row)
 {
 	struct fl_web_sample *x = row;
@@ -1208,116 +1244,65 @@ static int machine_id(fl_store *st, const char *name, int64_t *id)
 	return 0;
 }
 
-/* One run's mean for one (metric, mode, tasks). */
-struct run_mean {
-	int64_t run;
-	const char *metric, *mode;
-	unsigned tasks;
-	double mean;
-};
-
-static void read_run_mean(sqlite3_stmt *s, fl_pool *p, void *row)
+/* Each of a comparison's strings and rows, in the pool. */
+static void pool_comparison(fl_pool *p, const struct fl_comparison *c, struct fl_web_compare *out)
 {
-	struct run_mean *m = row;
+	out->rows = fl_pool_alloc(p, (c->nrows + 1) * sizeof(*out->rows));
+	for (size_t i = 0; i < c->nrows; i++) {
+		struct fl_cmp_row *r = &out->rows[i];
 
-	m->run = sqlite3_column_int64(s, 0);
-	m->metric = col_text(s, p, 1);
-	m->mode = col_text(s, p, 2);
-	m->tasks = (unsigned)sqlite3_column_int64(s, 3);
-	m->mean = sqlite3_column_double(s, 4);
+		*r = c->rows[i];
+		r->mode = fl_pool_strdup(p, r->mode);
+		r->what = fl_pool_strdup(p, r->what);
+		r->name = fl_pool_strdup(p, r->name);
+		out->nmetric += r->kind == FL_CMP_METRIC;
+		out->nvmstat += r->kind == FL_CMP_VMSTAT;
+		out->nprofile += r->kind == FL_CMP_PROFILE;
+	}
+	out->nrows = c->nrows;
+	out->notes = fl_pool_alloc(p, (c->nnotes + 1) * sizeof(*out->notes));
+	for (size_t i = 0; i < c->nnotes; i++)
+		out->notes[i] = fl_pool_strdup(p, c->notes[i]);
+	out->nnotes = c->nnotes;
 }
 
-static int cmp_id(const void *a, const void *b)
+static int has_evidence(const struct fl_cmp_side *s)
 {
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* The distinct runs among the means. */
-static size_t count_runs(fl_pool *p, const struct run_mean *m, size_t n)
-{
-	int64_t *ids = fl_pool_alloc(p, (n + 1) * sizeof(*ids));
-	size_t k = 0;
-
-	for (size_t i = 0; i < n; i++)
-		ids[i] = m[i].run;
-	qsort(ids, n, sizeof(*ids), cmp_id);
-	for (size_t i = 0; i < n; i++)
-		k += !i || ids[i] != ids[i - 1];
-	return k;
-}
-
-/* The run means of a commit's ok runs, ordered by metric, mode, tasks; *runs counts the runs. */
-static int commit_run_means(fl_store *st, fl_pool *p, int64_t commit_id, const char *benchmark,
-			    int64_t machine, struct run_mean **out, size_t *n, size_t *runs)
-{
-	sqlite3_stmt *s;
-	int r;
-
-	if (fl_store_prepare(
-		st, &s,
-		"SELECT r.id, s.metric, s.mode, s.tasks, avg(s.value) FROM runs r JOIN samples s "
-		"ON s.run_id = r.id WHERE " RUN_OF_COMMIT(
-		    "r", "?1") " AND r.benchmark = ?2 AND "
-			       "r.machine_id = ?3 AND r.status = 'ok' GROUP BY r.id, s.metric, "
-			       "s.mode, s.tasks "
-			       "ORDER BY s.metric, s.mode, s.tasks, r.id"))
-		return FL_ESTORE;
-	sqlite3_bind_int64(s, 1, commit_id);
-	sqlite3_bind_text(s, 2, benchmark, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 3, machine);
-	if ((r = collect(st, p, s, sizeof(**out), read_run_mean, (void **)out, n, 0, NULL,
-			 "run means")))
-		return r;
-	*runs = count_runs(p, *out, *n);
+	for (size_t i = 0; i < s->set.n; i++)
+		if (s->runs[i].npoints)
+			return 1;
 	return 0;
 }
 
-static int key_cmp(const struct run_mean *a, const struct run_mean *b)
+/* Both sides' runs read and compared; rows only when both have runs. */
+static int compare_sides(fl_store *st, fl_pool *p, const struct fl_web_compare_req *q,
+			 const int64_t *ia, const int64_t *ib, struct fl_web_compare *out)
 {
-	int c = strcmp(a->metric, b->metric);
+	struct fl_cmp_side sa = {0}, sb = {0};
+	struct fl_comparison *c = NULL;
+	struct fl_cmp_opts o;
+	int r;
 
-	if (!c)
-		c = strcmp(a->mode, b->mode);
-	if (!c)
-		c = a->tasks < b->tasks ? -1 : a->tasks > b->tasks;
-	return c;
-}
-
-/* The run means from *i on that share its key; *i moves past them. */
-static size_t take_group(const struct run_mean *m, size_t n, size_t *i, double *v)
-{
-	size_t k = 0, start = *i;
-
-	while (*i < n && !key_cmp(&m[start], &m[*i]))
-		v[k++] = m[(*i)++].mean;
-	return k;
-}
-
-static void fill_row(struct fl_web_compare_row *row, const double *x, size_t nx, const double *y,
-		     size_t ny, const struct fl_web_compare_req *q)
-{
-	struct fl_compare cmp;
-
-	row->base_n = nx;
-	row->new_n = ny;
-	row->base = nx ? fl_stats_mean(x, nx) : NAN;
-	row->new_ = ny ? fl_stats_mean(y, ny) : NAN;
-	row->base_sd_pct = nx ? 100 * fl_stats_stddev(x, nx) / fabs(row->base) : NAN;
-	row->new_sd_pct = ny ? 100 * fl_stats_stddev(y, ny) / fabs(row->new_) : NAN;
-	row->change_pct = nx && ny ? 100 * (row->new_ - row->base) / fabs(row->base) : NAN;
-	row->verdict = "";
-	if (nx && ny && !fl_stats_compare(x, nx, y, ny, q->alpha, q->min_change, q->dir, &cmp))
-		row->verdict = fl_verdict_name(cmp.verdict);
+	fl_cmp_opts_init(&o);
+	o.alpha = q->alpha;
+	o.min_change = q->min_change;
+	o.dir = q->dir;
+	if (!(r = fl_cmp_side_load(st, q->a, ia, out->a_runs, 0, &sa)) &&
+	    !(r = fl_cmp_side_load(st, q->b, ib, out->b_runs, 0, &sb)) &&
+	    !(r = fl_compare(q->benchmark, &sa.set, &sb.set, &o, &c))) {
+		pool_comparison(p, c, out);
+		out->has_evidence = has_evidence(&sa) || has_evidence(&sb);
+	}
+	fl_comparison_free(c);
+	fl_cmp_side_release(&sa);
+	fl_cmp_side_release(&sb);
+	return r;
 }
 
 int fl_web_compare(fl_store *st, fl_pool *p, const struct fl_web_compare_req *q,
 		   struct fl_web_compare *out)
 {
-	struct run_mean *ma, *mb;
-	size_t na, nb, i = 0, j = 0, alloc = 0;
-	double *x, *y;
+	int64_t *ia = NULL, *ib = NULL;
 	int r;
 
 	memset(out, 0, sizeof(*out));
@@ -1325,34 +1310,15 @@ int fl_web_compare(fl_store *st, fl_pool *p, const struct fl_web_compare_req *q,
 	    (r = fl_web_rev_resolve(st, p, q->b, &out->b)) ||
 	    (r = machine_id(st, q->machine, &out->machine_id)))
 		return r;
-	if ((r = commit_run_means(st, p, out->a.id, q->benchmark, out->machine_id, &ma, &na,
-				  &out->a_runs)) ||
-	    (r = commit_run_means(st, p, out->b.id, q->benchmark, out->machine_id, &mb, &nb,
-				  &out->b_runs)))
-		return r;
-	x = fl_pool_alloc(p, (na + 1) * sizeof(*x));
-	y = fl_pool_alloc(p, (nb + 1) * sizeof(*y));
-	/* Merge the two key-sorted lists: a row per key either side has. */
-	while (i < na || j < nb) {
-		int c = i == na ? 1 : j == nb ? -1 : key_cmp(&ma[i], &mb[j]);
-		const struct run_mean *k = c <= 0 ? &ma[i] : &mb[j];
-		struct fl_web_compare_row *row;
-		size_t nx = 0, ny = 0;
-
-		out->rows = fl_pool_grow(p, out->rows, sizeof(*out->rows), out->nrows, &alloc);
-		row = &out->rows[out->nrows++];
-		row->metric = k->metric;
-		row->mode = k->mode;
-		row->tasks = k->tasks;
-		if (c <= 0)
-			nx = take_group(ma, na, &i, x);
-		if (c >= 0)
-			ny = take_group(mb, nb, &j, y);
-		fill_row(row, x, nx, y, ny, q);
-	}
-	/* Phase 2: vmstat and profile deltas come from the evidence tables. */
-	out->has_evidence = 0;
-	return 0;
+	if (!(r = fl_store_cmp_commit_runs(st, out->a.sha, q->benchmark, q->machine, &ia,
+					   &out->a_runs)) &&
+	    !(r = fl_store_cmp_commit_runs(st, out->b.sha, q->benchmark, q->machine, &ib,
+					   &out->b_runs)) &&
+	    out->a_runs && out->b_runs)
+		r = compare_sides(st, p, q, ia, ib, out);
+	free(ia);
+	free(ib);
+	return r;
 }
 
 int fl_web_compare_runs(fl_store *st, fl_pool *p, int64_t commit_id, const char *benchmark,
@@ -1361,10 +1327,15 @@ int fl_web_compare_runs(fl_store *st, fl_pool *p, int64_t commit_id, const char 
 {
 	sqlite3_stmt *s;
 
-	if (fl_store_prepare(st, &s,
-			     "SELECT " RUN_COLS RUN_FROM "WHERE " RUN_OF_COMMIT(
-				 "r", "?1") " AND r.benchmark = ?2 AND r.machine_id = ?3 ORDER BY "
-					    "r.id DESC LIMIT ?4 OFFSET ?5"))
+	/* the runs store-compare.c compares: runs.commit_id, or the build's commit */
+	if (fl_store_prepare(
+		st, &s,
+		"SELECT " RUN_COLS RUN_FROM "WHERE r.id IN (SELECT id FROM runs INDEXED BY "
+		"runs_by_commit WHERE commit_id = ?1 AND "
+		"benchmark = ?2 AND machine_id = ?3 UNION SELECT x.id FROM builds y JOIN "
+		"runs x ON x.build_id = y.id WHERE y.commit_id = ?1 AND +x.commit_id "
+		"IS NULL AND x.benchmark = ?2 AND x.machine_id = ?3) "
+		"ORDER BY r.id DESC LIMIT ?4 OFFSET ?5"))
 		return FL_ESTORE;
 	sqlite3_bind_int64(s, 1, commit_id);
 	sqlite3_bind_text(s, 2, benchmark, -1, SQLITE_STATIC);

@@ -23,6 +23,8 @@
 #ifndef FL_STORE_WEB_H
 #define FL_STORE_WEB_H
 
+#include "compare.h"
+#include "evidence.h"
 #include "pool.h"
 #include "stats.h"
 #include "store.h"
@@ -122,7 +124,7 @@ int fl_web_runs(fl_store *st, fl_pool *p, const struct fl_web_run_filter *f, uns
 		unsigned per_page, struct fl_web_run **out, size_t *n, int *more);
 
 /* A run with its environment (the agent's record and the guest's facts),
- * its timings and the job it ran for. */
+ * its timings and the job it ran for. Its vmstat and profile: fl_web_run_evidence. */
 struct fl_web_run_detail {
 	struct fl_web_run run;
 	const char *backend, *facts; /* the machine; facts JSON or NULL */
@@ -149,6 +151,12 @@ int fl_web_run_console(fl_store *st, fl_pool *p, int64_t id, const char **consol
 /* The runs of a coordinator job's run jobs (role set), newest first. */
 int fl_web_job_runs(fl_store *st, fl_pool *p, int64_t parent_job, unsigned page, unsigned per_page,
 		    struct fl_web_run **out, size_t *n, int *more);
+
+/* The run's evidence per measured point (evidence.h: vmstat rates of the
+ * window, the profile's functions), with at most top functions a point,
+ * most samples first; *n = 0 for a run without. */
+int fl_web_run_evidence(fl_store *st, fl_pool *p, int64_t id, size_t top,
+			struct fl_evidence_point **out, size_t *n);
 
 struct fl_web_sample {
 	const char *metric, *mode;
@@ -325,12 +333,12 @@ int fl_web_machines(fl_store *st, fl_pool *p, const char *state, struct fl_web_m
 		    size_t *n);
 
 /*
- * Two kernels compared on one benchmark and machine, in the shape kernel
- * developers read (LKP's compare): per metric, mode and task count the base
- * mean with its %stddev across runs, the %change, the new mean with its
- * %stddev, and a verdict from stats.h. Phase 1 computes the rows here from
- * the stored samples; once the evidence module's compare.c is merged this
- * function returns its rows instead (and its vmstat and profile deltas).
+ * Two kernels compared on one benchmark and machine: compare.c's comparison
+ * of the ok runs of each commit (store-compare.h), the one "faultline
+ * compare" prints and the report mails (one value per run, LKP's shape),
+ * its rows copied into the pool: metric rows with their verdict and class,
+ * then vmstat rows, then profile rows (compare.h). A side without ok runs
+ * leaves the rows empty (a_runs or b_runs says which).
  */
 struct fl_web_compare_req {
 	const char *a, *b; /* revisions, as for fl_web_rev_resolve */
@@ -338,35 +346,21 @@ struct fl_web_compare_req {
 	double alpha, min_change; /* as in fl_stats_compare */
 	enum fl_direction dir;
 };
-struct fl_web_compare_row {
-	const char *metric, *mode;
-	unsigned tasks;
-	double base, base_sd_pct; /* mean of the run means, stddev in % of it */
-	size_t base_n;		  /* runs */
-	double change_pct;	  /* 100 * (new - base) / |base|, NAN without both */
-	double new_, new_sd_pct;
-	size_t new_n;
-	const char *verdict; /* DIFFERENT, SAME, UNKNOWN, or "" without both */
-};
-/* A vmstat counter (per second; change in %) or a profile function (share of
- * samples in %; change in percentage points): base, new, change. */
-struct fl_web_delta {
-	const char *name;
-	double base, new_, change;
-};
 struct fl_web_compare {
 	struct fl_web_commit a, b;
 	int64_t machine_id;
-	size_t a_runs, b_runs; /* ok runs with samples: what the rows are made of */
-	struct fl_web_compare_row *rows;
+	size_t a_runs, b_runs; /* the ok runs the rows are made of */
+	struct fl_cmp_row *rows;
 	size_t nrows;
-	int has_evidence; /* 0: this store keeps no vmstat or profile evidence yet */
-	struct fl_web_delta *vmstat, *profile;
-	size_t nvmstat, nprofile;
+	size_t nmetric, nvmstat, nprofile; /* rows of each kind */
+	const char **notes;		   /* "no profile in v6.1: ..." */
+	size_t nnotes;
+	int has_evidence; /* a run of either side has vmstat or profile evidence */
 };
 int fl_web_compare(fl_store *st, fl_pool *p, const struct fl_web_compare_req *q,
 		   struct fl_web_compare *out);
-/* The ids of a kernel's runs that a comparison used, newest first. */
+/* A kernel's runs of a benchmark on a machine (by runs.commit_id, or the
+ * build's commit for older rows), any status, newest first. */
 int fl_web_compare_runs(fl_store *st, fl_pool *p, int64_t commit_id, const char *benchmark,
 			int64_t machine_id, unsigned page, unsigned per_page,
 			struct fl_web_run **out, size_t *n, int *more);

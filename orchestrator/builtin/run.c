@@ -222,27 +222,12 @@ static int run_all(struct fl_config *cfg, const struct run_opts *o, const struct
 static int resolve(struct fl_config *cfg, struct run_opts *o, const struct fl_machine_conf **m,
 		   const struct fl_benchmark_conf **b, const struct fl_tree_conf **t)
 {
-	if (!o->bench && cfg->nbenchmarks == 1)
-		o->bench = cfg->benchmarks[0].name;
-	if (!o->machine && cfg->nmachines == 1)
-		o->machine = cfg->machines[0].name;
-	if (o->rev && !o->tree && cfg->ntrees == 1)
-		o->tree = cfg->trees[0].name;
+	int r = fl_pick_names(cfg, &o->bench, &o->machine, o->rev ? &o->tree : NULL, b, m, t);
+
+	if (r)
+		return r;
 	if (!o->bench || !o->machine || (o->rev && !o->tree))
 		return fl_usage("run");
-	*b = fl_config_benchmark(cfg, o->bench);
-	*m = fl_config_machine(cfg, o->machine);
-	*t = o->tree ? fl_config_tree(cfg, o->tree) : NULL;
-	if (!*b || !*m || (o->tree && !*t)) {
-		fprintf(stderr, "faultline: %s: no %s '%s'\n", cfg->path,
-			!*b   ? "benchmark"
-			: !*m ? "machine"
-			      : "tree",
-			!*b   ? o->bench
-			: !*m ? o->machine
-			      : o->tree);
-		return FL_EXIT_USAGE;
-	}
 	if ((*b)->nmachines) {
 		int listed = 0;
 

@@ -2,10 +2,12 @@
  * web/ui-compare.c - /compare?a=REV&b=REV&benchmark=B&machine=M: two
  * kernels on one benchmark and machine, the page kernel developers pass
  * around to argue about a fix. A scalability plot per mode (operations per
- * second against task count, both kernels, spread as error bars), the
- * comparison table in LKP's shape (base +- %stddev, %change, new +-
- * %stddev), vmstat and profile deltas, and the runs behind them. The rows
- * come from fl_web_compare() and are rendered, never recomputed, here.
+ * second against task count, both kernels, spread across runs as error
+ * bars), the comparison table in LKP's shape (base +- %stddev, %change, new
+ * +- %stddev, verdict), vmstat and profile deltas, and the runs behind
+ * them. The rows are compare.c's (fl_web_compare), the ones "faultline
+ * compare" prints and the report mails; they are rendered, never
+ * recomputed, here.
  * Without any parameter the page is a form; the URL is the shareable link.
  */
 #include "ui.h"
@@ -48,7 +50,7 @@ static void form(fl_buf *out, const struct fl_web *web, const struct fl_web_comp
 		     q->a ? q->a : "", q->b ? q->b : "", bench, machine);
 }
 
-/* The rows of the plotted metric in one mode as a series of one kernel. */
+/* The metric rows of the plotted metric in one mode as a series of one kernel. */
 static size_t mode_series(fl_pool *p, const struct compare_page *cp, const char *mode, int base,
 			  struct fl_svg_series *s)
 {
@@ -57,15 +59,15 @@ static size_t mode_series(fl_pool *p, const struct compare_page *cp, const char 
 	double *e = fl_pool_alloc(p, (cp->c.nrows + 1) * sizeof(double));
 	size_t n = 0;
 
-	for (size_t i = 0; i < cp->c.nrows; i++) {
-		const struct fl_web_compare_row *r = &cp->c.rows[i];
-		double mean = base ? r->base : r->new_, sd = base ? r->base_sd_pct : r->new_sd_pct;
+	for (size_t i = 0; i < cp->c.nmetric; i++) {
+		const struct fl_cmp_row *r = &cp->c.rows[i];
+		const struct fl_cmp_value *v = base ? &r->base : &r->new_;
 
-		if (strcmp(r->metric, cp->metric) || strcmp(r->mode, mode) || isnan(mean))
+		if (strcmp(r->what, cp->metric) || strcmp(r->mode, mode) || !v->n)
 			continue;
 		x[n] = r->tasks;
-		y[n] = mean;
-		e[n] = isnan(sd) ? 0 : fabs(mean) * sd / 100;
+		y[n] = v->value;
+		e[n] = v->stddev;
 		n++;
 	}
 	*s = (struct fl_svg_series){base ? cp->q.a : cp->q.b, x, y, e, n};
@@ -74,16 +76,15 @@ static size_t mode_series(fl_pool *p, const struct compare_page *cp, const char 
 
 static void scalability_plots(fl_buf *out, fl_pool *p, const struct compare_page *cp)
 {
-	for (size_t i = 0; i < cp->c.nrows; i++) {
-		const struct fl_web_compare_row *r = &cp->c.rows[i];
+	for (size_t i = 0; i < cp->c.nmetric; i++) {
+		const struct fl_cmp_row *r = &cp->c.rows[i];
 		struct fl_svg_series s[2];
 		struct fl_svg_plot plot = {.xlabel = "tasks", .ylabel = cp->metric, .series = s};
 		char *title;
 
 		/* one plot per mode: at the mode's first row of the plotted metric */
-		if (strcmp(r->metric, cp->metric) ||
-		    (i && !strcmp(cp->c.rows[i - 1].metric, r->metric) &&
-		     !strcmp(cp->c.rows[i - 1].mode, r->mode)))
+		if (strcmp(r->what, cp->metric) || (i && !strcmp(cp->c.rows[i - 1].what, r->what) &&
+						    !strcmp(cp->c.rows[i - 1].mode, r->mode)))
 			continue;
 		if (mode_series(p, cp, r->mode, 1, &s[plot.nseries]))
 			plot.nseries++;
@@ -99,70 +100,124 @@ static void scalability_plots(fl_buf *out, fl_pool *p, const struct compare_page
 	}
 }
 
-static void mean_cells(fl_buf *out, double mean, double sd_pct)
+/* A side's value and its spread across runs, or "-" without runs. */
+static void value_cells(fl_buf *out, const struct fl_cmp_value *v)
 {
 	fl_buf_adds(out, "<td class='num'>");
-	fl_web_num(out, mean);
+	fl_web_num(out, v->n ? v->value : NAN);
 	fl_buf_adds(out, "</td><td class='num sd'>");
-	if (!isnan(sd_pct))
-		fl_html_addf(out, "&plusmn; %.0f%%", sd_pct);
+	if (v->n > 1)
+		fl_html_addf(out, "&plusmn; %.0f%%", v->stddev_pct);
 	fl_buf_adds(out, "</td>");
 }
 
 /* worse, better or same, for the colour of the %change cell */
-static const char *change_class(const struct fl_web_compare_row *r, enum fl_direction dir)
+static const char *change_class(const struct fl_cmp_row *r)
 {
-	if (strcmp(r->verdict, "DIFFERENT"))
-		return "same";
-	return (r->change_pct < 0) == (dir == FL_HIGHER_BETTER) ? "worse" : "better";
+	return r->cls == FL_CMP_REGRESSION    ? "worse"
+	       : r->cls == FL_CMP_IMPROVEMENT ? "better"
+					      : "same";
+}
+
+/* A change to show: both sides measured, and a percentage of something. */
+static int has_change(const struct fl_cmp_row *r)
+{
+	return r->base.n && r->new_.n && (r->kind == FL_CMP_PROFILE || r->base.value != 0);
+}
+
+static void change_cell(fl_buf *out, const struct fl_cmp_row *r, const char *unit)
+{
+	if (!has_change(r))
+		fl_buf_adds(out, "<td class='num'>-</td>");
+	else
+		fl_html_addf(out, "<td class='num change %s'>%S%.1f%s</td>",
+			     r->kind == FL_CMP_METRIC ? change_class(r) : "same",
+			     r->change > 0 ? "+" : "", r->change, unit);
 }
 
 static void rows_table(fl_buf *out, const struct compare_page *cp)
 {
-	if (!cp->c.nrows) {
-		fl_buf_adds(out, "<p class='empty'>No samples on either side.</p>\n");
+	if (!cp->c.a_runs || !cp->c.b_runs) {
+		if (!cp->c.a_runs && !cp->c.b_runs)
+			fl_buf_adds(out, "<p class='empty'>No samples on either side.</p>\n");
+		else
+			fl_html_addf(out,
+				     "<p class='empty'>No ok runs of %s on %s for %s: nothing to "
+				     "compare.</p>\n",
+				     cp->q.benchmark, cp->q.machine,
+				     cp->c.a_runs ? cp->q.b : cp->q.a);
 		return;
 	}
 	fl_html_addf(out,
 		     "<table class='compare'>\n<thead><tr><th colspan='2'>%s</th>"
 		     "<th>%%change</th><th colspan='2'>%s</th><th>metric</th><th>tasks</th>"
-		     "<th>verdict</th></tr></thead>\n<tbody>\n",
+		     "<th>verdict</th><th>p</th><th>runs</th></tr></thead>\n<tbody>\n",
 		     cp->q.a, cp->q.b);
-	for (size_t i = 0; i < cp->c.nrows; i++) {
-		const struct fl_web_compare_row *r = &cp->c.rows[i];
+	for (size_t i = 0; i < cp->c.nmetric; i++) {
+		const struct fl_cmp_row *r = &cp->c.rows[i];
 
 		fl_buf_adds(out, "<tr>");
-		mean_cells(out, r->base, r->base_sd_pct);
-		if (isnan(r->change_pct))
-			fl_buf_adds(out, "<td class='num'>-</td>");
-		else
-			fl_html_addf(out, "<td class='num change %s'>%S%.1f%%</td>",
-				     change_class(r, cp->q.dir), r->change_pct > 0 ? "+" : "",
-				     r->change_pct);
-		mean_cells(out, r->new_, r->new_sd_pct);
-		fl_html_addf(out, "<td>%s%s%s.%s</td><td class='num'>%u</td><td>%s</td></tr>\n",
-			     cp->q.benchmark, *r->mode ? "." : "", r->mode, r->metric, r->tasks,
-			     *r->verdict ? r->verdict : "-");
+		value_cells(out, &r->base);
+		change_cell(out, r, "%");
+		value_cells(out, &r->new_);
+		fl_html_addf(out, "<td>%s</td><td class='num'>%u</td><td>%s%S%s</td>", r->name,
+			     r->tasks, fl_verdict_name(r->verdict),
+			     r->cls == FL_CMP_REGRESSION || r->cls == FL_CMP_IMPROVEMENT ? ", "
+											 : "",
+			     r->cls == FL_CMP_REGRESSION || r->cls == FL_CMP_IMPROVEMENT
+				 ? fl_cmp_class_name(r->cls)
+				 : "");
+		fl_buf_addf(out, "<td class='num'>%.2g</td>", r->p);
+		fl_html_addf(out, "<td class='num'>%zu + %zu</td></tr>\n", r->base.n, r->new_.n);
 	}
 	fl_buf_adds(out, "</tbody></table>\n");
 }
 
-static void deltas_table(fl_buf *out, const char *what, const struct fl_web_delta *d, size_t n)
+/* The vmstat (unit "%") or profile (" pp") rows of the comparison. */
+static void deltas_table(fl_buf *out, const struct compare_page *cp, enum fl_cmp_kind kind,
+			 const char *what, const char *unit)
 {
 	fl_html_addf(out,
-		     "<table class='deltas'>\n<thead><tr><th>%s</th><th>base</th>"
-		     "<th>change</th><th>new</th></tr></thead>\n<tbody>\n",
-		     what);
-	for (size_t i = 0; i < n; i++) {
-		fl_html_addf(out, "<tr><td>%s</td><td class='num'>", d[i].name);
-		fl_web_num(out, d[i].base);
-		fl_buf_adds(out, "</td><td class='num'>");
-		fl_web_num(out, d[i].change);
-		fl_buf_adds(out, "</td><td class='num'>");
-		fl_web_num(out, d[i].new_);
-		fl_buf_adds(out, "</td></tr>\n");
+		     "<table class='deltas'>\n<thead><tr><th>%s</th><th>mode</th><th>tasks</th>"
+		     "<th colspan='2'>%s</th><th>change</th><th colspan='2'>%s</th></tr>"
+		     "</thead>\n<tbody>\n",
+		     what, cp->q.a, cp->q.b);
+	for (size_t i = 0; i < cp->c.nrows; i++) {
+		const struct fl_cmp_row *r = &cp->c.rows[i];
+
+		if (r->kind != kind)
+			continue;
+		fl_html_addf(out, "<tr><td>%s</td><td>%s</td><td class='num'>%u</td>", r->what,
+			     r->mode, r->tasks);
+		value_cells(out, &r->base);
+		change_cell(out, r, unit);
+		value_cells(out, &r->new_);
+		fl_buf_adds(out, "</tr>\n");
 	}
 	fl_buf_adds(out, "</tbody></table>\n");
+}
+
+static void evidence_html(fl_buf *out, const struct compare_page *cp)
+{
+	if (!cp->c.has_evidence) {
+		fl_buf_adds(out, "<p class='empty'>This store keeps no vmstat or profile evidence "
+				 "for these runs.</p>\n");
+		return;
+	}
+	if (cp->c.nvmstat)
+		deltas_table(out, cp, FL_CMP_VMSTAT, "vmstat (per second)", "%");
+	else
+		fl_buf_adds(out, "<p class='empty'>No vmstat counter moved.</p>\n");
+	if (cp->c.nprofile)
+		deltas_table(out, cp, FL_CMP_PROFILE, "profile (% of samples)", " pp");
+	else
+		fl_buf_adds(out, "<p class='empty'>No profile function moved.</p>\n");
+	if (cp->c.nnotes) {
+		fl_buf_adds(out, "<ul class='notes'>\n");
+		for (size_t i = 0; i < cp->c.nnotes; i++)
+			fl_html_addf(out, "<li>%s</li>\n", cp->c.notes[i]);
+		fl_buf_adds(out, "</ul>\n");
+	}
 }
 
 static void side(fl_buf *out, const char *name, const char *rev, const struct fl_web_commit *c,
@@ -195,57 +250,65 @@ static void compare_html(fl_buf *out, fl_pool *p, const struct fl_web *web,
 	fl_buf_adds(out, "<h2>Comparison</h2>\n");
 	rows_table(out, cp);
 	fl_buf_adds(out, "<h2>vmstat and profile</h2>\n");
-	if (!cp->c.has_evidence) {
-		fl_buf_adds(out, "<p class='empty'>This store keeps no vmstat or profile evidence "
-				 "for these runs.</p>\n");
-	} else {
-		deltas_table(out, "vmstat (per second)", cp->c.vmstat, cp->c.nvmstat);
-		deltas_table(out, "profile (% of samples)", cp->c.profile, cp->c.nprofile);
-	}
+	evidence_html(out, cp);
 	fl_html_addf(out, "<h2>Runs of %s</h2>\n", cp->q.a);
 	fl_ui_runs_table(out, cp->a_runs, cp->na);
 	fl_html_addf(out, "<h2>Runs of %s</h2>\n", cp->q.b);
 	fl_ui_runs_table(out, cp->b_runs, cp->nb);
 }
 
-static json_t *deltas_json(const struct fl_web_delta *d, size_t n)
+/* A side's value as JSON: null without runs. */
+static json_t *value_json(const struct fl_cmp_value *v, int spread)
+{
+	if (!v->n)
+		return json_null();
+	return fl_web_json_num(spread ? v->stddev_pct : v->value);
+}
+
+static json_t *rows_json(const struct compare_page *cp, enum fl_cmp_kind kind)
 {
 	json_t *a = json_array();
 
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(
-		    a, json_pack("{s:o, s:o, s:o, s:o}", "name", fl_web_json_str(d[i].name), "base",
-				 fl_web_json_num(d[i].base), "new", fl_web_json_num(d[i].new_),
-				 "change", fl_web_json_num(d[i].change)));
+	for (size_t i = 0; i < cp->c.nrows; i++) {
+		const struct fl_cmp_row *r = &cp->c.rows[i];
+		json_t *o;
+
+		if (r->kind != kind)
+			continue;
+		o = json_pack("{s:o, s:o, s:i, s:o, s:o, s:o, s:I, s:o, s:o, s:o, s:I}", "name",
+			      fl_web_json_str(r->name), "mode", fl_web_json_str(r->mode), "tasks",
+			      (int)r->tasks, kind == FL_CMP_METRIC ? "metric" : "what",
+			      fl_web_json_str(r->what), "base", value_json(&r->base, 0),
+			      "base_stddev_pct", value_json(&r->base, 1), "base_runs",
+			      (json_int_t)r->base.n,
+			      kind == FL_CMP_PROFILE ? "change_pp" : "change_pct",
+			      has_change(r) ? fl_web_json_num(r->change) : json_null(),
+			      "new", value_json(&r->new_, 0), "new_stddev_pct",
+			      value_json(&r->new_, 1), "new_runs", (json_int_t)r->new_.n);
+		if (kind == FL_CMP_METRIC) {
+			json_object_set_new(o, "verdict", json_string(fl_verdict_name(r->verdict)));
+			json_object_set_new(o, "p", fl_web_json_num(r->p));
+			json_object_set_new(o, "class", json_string(fl_cmp_class_name(r->cls)));
+		}
+		json_array_append_new(a, o);
+	}
 	return a;
 }
 
 static json_t *compare_json(const struct compare_page *cp)
 {
-	json_t *rows = json_array();
+	json_t *notes = json_array();
 
-	for (size_t i = 0; i < cp->c.nrows; i++) {
-		const struct fl_web_compare_row *r = &cp->c.rows[i];
-
-		json_array_append_new(
-		    rows,
-		    json_pack("{s:o, s:o, s:i, s:o, s:o, s:I, s:o, s:o, s:o, s:I, s:o}", "metric",
-			      fl_web_json_str(r->metric), "mode", fl_web_json_str(r->mode), "tasks",
-			      (int)r->tasks, "base", fl_web_json_num(r->base), "base_stddev_pct",
-			      fl_web_json_num(r->base_sd_pct), "base_runs", (json_int_t)r->base_n,
-			      "change_pct", fl_web_json_num(r->change_pct), "new",
-			      fl_web_json_num(r->new_), "new_stddev_pct",
-			      fl_web_json_num(r->new_sd_pct), "new_runs", (json_int_t)r->new_n,
-			      "verdict", fl_web_json_str(r->verdict)));
-	}
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:{s:I, s:I}, s:o, s:b, s:o, s:o}", "a",
-			 fl_web_json_str(cp->q.a), "b", fl_web_json_str(cp->q.b), "benchmark",
+	for (size_t i = 0; i < cp->c.nnotes; i++)
+		json_array_append_new(notes, fl_web_json_str(cp->c.notes[i]));
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:{s:I, s:I}, s:o, s:b, s:o, s:o, s:o}",
+			 "a", fl_web_json_str(cp->q.a), "b", fl_web_json_str(cp->q.b), "benchmark",
 			 fl_web_json_str(cp->q.benchmark), "machine",
 			 fl_web_json_str(cp->q.machine), "base", fl_ui_commit_json(&cp->c.a), "new",
 			 fl_ui_commit_json(&cp->c.b), "runs", "base", (json_int_t)cp->c.a_runs,
-			 "new", (json_int_t)cp->c.b_runs, "rows", rows, "evidence",
-			 cp->c.has_evidence, "vmstat", deltas_json(cp->c.vmstat, cp->c.nvmstat),
-			 "profile", deltas_json(cp->c.profile, cp->c.nprofile));
+			 "new", (json_int_t)cp->c.b_runs, "rows", rows_json(cp, FL_CMP_METRIC),
+			 "evidence", cp->c.has_evidence, "vmstat", rows_json(cp, FL_CMP_VMSTAT),
+			 "profile", rows_json(cp, FL_CMP_PROFILE), "notes", notes);
 }
 
 static int load(struct fl_web_req *req, struct compare_page *cp)
@@ -260,10 +323,11 @@ static int load(struct fl_web_req *req, struct compare_page *cp)
 				     cp->c.machine_id, 1, RUNS, &cp->b_runs, &cp->nb, &cp->b_more)))
 		return r;
 	if (!cp->metric) {
-		cp->metric = cp->c.nrows ? cp->c.rows[0].metric : "ops_per_sec";
-		for (size_t i = 0; i < cp->c.nrows; i++)
-			if (!strcmp(cp->c.rows[i].metric, "ops_per_sec"))
-				cp->metric = "ops_per_sec";
+		cp->metric = cp->c.nmetric ? cp->c.rows[0].what : "ops_per_sec";
+		for (size_t i = 0; i < cp->c.nmetric; i++)
+			if (!strcmp(cp->c.rows[i].what, "ops_per_sec") ||
+			    !strcmp(cp->c.rows[i].what, "ops"))
+				cp->metric = cp->c.rows[i].what;
 	}
 	return 0;
 }

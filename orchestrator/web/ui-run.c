@@ -3,10 +3,11 @@
  * with its detail, the environment the agent reported (nodes, CPUs, kernel
  * release) and the guest's facts, the timings (boot to the agent, the first
  * sample, the end), the job it ran for, its samples (a plot per metric and
- * a paginated table) and its console log: the last CONSOLE_TAIL bytes,
- * escaped, of the whole log the backend kept on disk (console_path), or of
- * the console stored with the run; /run/<id>/console is the whole log as
- * text/plain.
+ * a paginated table), its evidence per measured point (the vmstat rates of
+ * the window and the profile's top functions) and its console log: the last
+ * CONSOLE_TAIL bytes, escaped, of the whole log the backend kept on disk
+ * (console_path), or of the console stored with the run; /run/<id>/console
+ * is the whole log as text/plain.
  */
 #include "ui.h"
 #include "../html.h"
@@ -20,9 +21,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define CONSOLE_TAIL 65536
-#define CONSOLE_JSON (16 << 20) /* the most of a log /api/run/<id>/console returns */
-#define PER_PAGE     100
+#define CONSOLE_TAIL  65536
+#define CONSOLE_JSON  (16 << 20) /* the most of a log /api/run/<id>/console returns */
+#define PER_PAGE      100
+#define TOP_FUNCTIONS 15
 
 struct run_page {
 	struct fl_web_run_detail d;
@@ -31,6 +33,8 @@ struct run_page {
 	size_t npts;
 	struct fl_web_sample *samples;
 	size_t nsamples;
+	struct fl_evidence_point *ev; /* per measured point */
+	size_t nev;
 	int more;
 	unsigned page;
 	const char *metric; /* the plotted one */
@@ -335,6 +339,72 @@ static void console_html(fl_buf *b, const struct run_page *rp)
 	fl_html_addf(b, "<pre class='console'>%s</pre>\n", d->console);
 }
 
+/* The counters that moved in the window, per second (gauges as they changed). */
+static void vmstat_table(fl_buf *out, const struct fl_evidence_point *pt)
+{
+	fl_buf_adds(out, "<table class='vmstat'>\n<thead><tr><th>counter</th><th>change</th>"
+			 "<th>per second</th></tr></thead>\n<tbody>\n");
+	for (size_t i = 0; i < pt->nvm; i++) {
+		const struct fl_vmstat_rate *v = &pt->vm[i];
+
+		if (!v->delta)
+			continue;
+		fl_html_addf(out, "<tr><td>%s</td><td class='num'>%lld</td><td class='num'>",
+			     v->name, (long long)v->delta);
+		fl_web_num(out, fl_vmstat_counter(v->name) ? v->per_sec : NAN);
+		fl_buf_adds(out, "</td></tr>\n");
+	}
+	fl_buf_adds(out, "</tbody></table>\n");
+}
+
+static void profile_table(fl_buf *out, const struct fl_evidence_point *pt)
+{
+	if (!pt->nfn) {
+		fl_html_addf(
+		    out, "<p class='empty'>No profile: %s.</p>\n",
+		    !pt->profile || !strcmp(pt->profile, "none")
+			? "the kernel has no CONFIG_PROFILING or was booted without profile="
+			: pt->profile);
+		return;
+	}
+	fl_buf_adds(out, "<table class='profile'>\n<thead><tr><th>function</th><th>samples</th>"
+			 "<th>share</th></tr></thead>\n<tbody>\n");
+	for (size_t i = 0; i < pt->nfn; i++)
+		fl_html_addf(out,
+			     "<tr><td>%s</td><td class='num'>%lld</td><td class='num'>%.1f%%"
+			     "</td></tr>\n",
+			     pt->fn[i].name, (long long)pt->fn[i].samples, 100 * pt->fn[i].share);
+	fl_buf_adds(out, "</tbody></table>\n");
+}
+
+static void evidence_html(fl_buf *out, const struct run_page *rp)
+{
+	fl_buf_adds(out, "<h2>Evidence</h2>\n");
+	if (!rp->nev) {
+		fl_buf_adds(out, "<p class='empty'>No vmstat or profile evidence for this "
+				 "run.</p>\n");
+		return;
+	}
+	for (size_t i = 0; i < rp->nev; i++) {
+		const struct fl_evidence_point *pt = &rp->ev[i];
+
+		fl_html_addf(out,
+			     "<section class='evidence' data-mode='%s' data-tasks='%u'>\n"
+			     "<h3>%s %s, %u task%s</h3>\n<p>",
+			     pt->mode, pt->tasks, pt->test, pt->mode, pt->tasks,
+			     pt->tasks == 1 ? "" : "s");
+		if (pt->measured_s > 0)
+			fl_html_addf(out, "A window of %.1f s. ", pt->measured_s);
+		if (pt->profile_samples)
+			fl_html_addf(out, "%lld profile samples, the top %zu functions:",
+				     (long long)pt->profile_samples, pt->nfn);
+		fl_buf_adds(out, "</p>\n");
+		profile_table(out, pt);
+		vmstat_table(out, pt);
+		fl_buf_adds(out, "</section>\n");
+	}
+}
+
 static void run_html(fl_buf *b, fl_pool *p, const struct run_page *rp)
 {
 	const struct fl_web_run *r = &rp->d.run;
@@ -357,6 +427,7 @@ static void run_html(fl_buf *b, fl_pool *p, const struct run_page *rp)
 		points_table(b, rp);
 		samples_table(b, rp, r->id);
 	}
+	evidence_html(b, rp);
 	console_html(b, rp);
 }
 
@@ -377,6 +448,36 @@ static json_t *environment_json(const struct fl_web_run_detail *d)
 			 fl_ui_json_text(d->machine_facts), "timings_ms", "created",
 			 ms_json(d->created_ms), "agent", ms_json(d->agent_ms), "first_sample",
 			 ms_json(d->first_sample_ms), "ended", ms_json(d->ended_ms));
+}
+
+static json_t *evidence_json(const struct run_page *rp)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < rp->nev; i++) {
+		const struct fl_evidence_point *pt = &rp->ev[i];
+		json_t *vm = json_object(), *fns = json_array();
+
+		for (size_t k = 0; k < pt->nvm; k++)
+			json_object_set_new(vm, pt->vm[k].name,
+					    json_pack("{s:I, s:o}", "delta",
+						      (json_int_t)pt->vm[k].delta, "per_sec",
+						      fl_web_json_num(pt->vm[k].per_sec)));
+		for (size_t k = 0; k < pt->nfn; k++)
+			json_array_append_new(fns,
+					      json_pack("{s:o, s:I, s:o}", "function",
+							fl_web_json_str(pt->fn[k].name), "samples",
+							(json_int_t)pt->fn[k].samples, "share",
+							fl_web_json_num(pt->fn[k].share)));
+		json_array_append_new(
+		    a,
+		    json_pack("{s:o, s:o, s:i, s:o, s:o, s:I, s:o, s:o}", "test",
+			      fl_web_json_str(pt->test), "mode", fl_web_json_str(pt->mode), "tasks",
+			      (int)pt->tasks, "measured_s", fl_web_json_num(pt->measured_s),
+			      "profile", fl_web_json_str(pt->profile), "profile_samples",
+			      (json_int_t)pt->profile_samples, "vmstat", vm, "functions", fns));
+	}
+	return a;
 }
 
 static json_t *run_json(const struct run_page *rp)
@@ -411,6 +512,7 @@ static json_t *run_json(const struct run_page *rp)
 			      rp->d.job_parent ? json_integer(rp->d.job_parent) : json_null()));
 	json_object_set_new(o, "points", pts);
 	json_object_set_new(o, "samples", xs);
+	json_object_set_new(o, "evidence", evidence_json(rp));
 	fl_ui_json_page(o, rp->page, rp->more);
 	json_object_set_new(o, "console_length", json_integer((json_int_t)rp->d.console_len));
 	json_object_set_new(o, "console_tail", fl_web_json_str(rp->d.console));
@@ -458,7 +560,8 @@ void fl_ui_run(struct fl_web_req *req, struct fl_web_resp *resp)
 	if ((r = fl_web_run_get(req->st, &req->pool, id, CONSOLE_TAIL, &rp.d)) ||
 	    (r = fl_web_run_points(req->st, &req->pool, id, &rp.pts, &rp.npts)) ||
 	    (r = fl_web_run_samples(req->st, &req->pool, id, rp.page, PER_PAGE, &rp.samples,
-				    &rp.nsamples, &rp.more))) {
+				    &rp.nsamples, &rp.more)) ||
+	    (r = fl_web_run_evidence(req->st, &req->pool, id, TOP_FUNCTIONS, &rp.ev, &rp.nev))) {
 		fl_web_fail_error(req, resp, r);
 		return;
 	}

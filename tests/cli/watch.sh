@@ -131,7 +131,7 @@ expect_grep "$tmp/err" "report 1: sent" "the report is sent"
 [ "$(git_in "$repo" rev-parse HEAD; git_in "$repo" status --porcelain)" = "$user_state" ] &&
 	ok "the user's checkout is untouched" || fail "the user's checkout is untouched"
 [ "$(mails "$maildir")" = 1 ] && ok "exactly one mail" || fail "exactly one mail ($(mails "$maildir"))"
-$PY - "$maildir" "$culprit" <<'PY' && ok "mail headers and body" || fail "mail headers and body"
+$PY - "$maildir" "$culprit" "$tmp/main.db" <<'PY' && ok "mail headers and body" || fail "mail headers and body"
 import email, email.policy, os, sys
 d, culprit = sys.argv[1] + "/new", sys.argv[2]
 m = email.message_from_binary_file(open(os.path.join(d, os.listdir(d)[0]), "rb"), policy=email.policy.default)
@@ -145,19 +145,39 @@ body = m.get_content()
 for want in ["Greeting,", "regression of demo.value due to commit:",
              "commit: %s (\"mm: make things slower\")" % culprit, "author: Ada Lovelace <ada@example.org>",
              "tags:   v1.2, compared with its baseline v1.1", "on test machine: box, the command backend",
-             "%stddev     %change         %stddev", "demo.value\n", "Bisection (good v1.1",
+             "%stddev     %change         %stddev", "Bisection (good v1.1",
              "result: culprit %s" % culprit[:12], "reverted on top of v1.2",
              "verdict: the revert brings the throughput back", "To reproduce:",
              "git checkout --detach %s" % culprit, "faultline bisect run --good",
              "http://results.example/regression/1", "http://results.example/bisect/1"]:
     assert want in body, (want, body)
-# the culprit's table: parent ~100, culprit ~90, about -10%
-import re
-rows = [re.match(r"^\s*([\d.]+) ±\s*\d+%\s+([+-][\d.]+)%\s+([\d.]+) ±\s*\d+%\s+demo\.value$", l)
-        for l in body.splitlines() if l.endswith("  demo.value")]
-assert rows and rows[0], body
-base, change, new = (float(x) for x in rows[0].groups())
-assert 98 < base < 102 and -12 < change < -8 and 88 < new < 92, rows[0].groups()
+assert m.get_content_type() == "text/plain" and m.get_content_charset() == "utf-8", m["Content-Type"]
+assert "faultline compare --config " in body and " --benchmark demo --machine box" in body, body
+# compare.c's tables, one value per run: the culprit against its parent and
+# the tag against its baseline, each ~100 against ~90, about -10%. The tag's
+# verdict is the one the service decided on: DIFFERENT on at least 4 runs a
+# side (fewer cannot reach p < 0.05), a regression, as in the comparisons
+# table. The culprit's runs are the bisection's (two a side here): shown,
+# but too few for a verdict of their own.
+import re, sqlite3
+row = re.compile(r"^\s*([\d.]+)(?: ±\s*\d+%)?\s+([+-][\d.]+)%\s+([\d.]+)(?: ±\s*\d+%)?"
+                 r"\s+demo\.value  (DIFFERENT|SAME|UNKNOWN) p=(\S+) n=(\d+)\+(\d+)(  REGRESSION|  improvement)?$")
+rows = [row.match(l) for l in body.splitlines() if "  demo.value  " in l]
+assert len(rows) >= 2 and all(rows), body
+for r in rows[:2]:
+    base, change, new = (float(x) for x in r.groups()[:3])
+    assert 98 < base < 102 and -12 < change < -8 and 88 < new < 92, r.groups()
+tag = rows[1]
+assert tag.group(4) == "DIFFERENT" and tag.group(8) == "  REGRESSION", tag.groups()
+assert int(tag.group(6)) >= 4 and int(tag.group(7)) >= 4, tag.groups()
+db = sqlite3.connect(sys.argv[3])
+stored = db.execute("SELECT base_runs, new_runs, base_mean, new_mean, change, p_value, class "
+                    "FROM comparisons WHERE what = 'tag' AND is_primary AND "
+                    "job_id = (SELECT job_id FROM regressions WHERE id = 1)").fetchone()
+assert stored[6] == "regression", stored
+assert (int(tag.group(6)), int(tag.group(7))) == stored[:2], (tag.groups(), stored)
+assert abs(float(tag.group(1)) - stored[2]) < 0.01 and abs(float(tag.group(3)) - stored[3]) < 0.01, stored
+assert abs(float(tag.group(2)) - stored[4]) < 0.06 and float(tag.group(5)) == float("%.2g" % stored[5]), stored
 PY
 runs=$(($(q main "SELECT count(*) FROM runs") - runs_before))
 ok_runs=$(q main "SELECT count(*) FROM runs WHERE status = 'ok'")

@@ -10,15 +10,8 @@
 #    SIGTERM destroys the guest and ends the run infra-error
 #  - bad arguments are usage errors that store nothing
 #  - afterwards no domain of these runs is left (virsh list --all)
-. tests/cli/lib.sh
-
-scripts/libvirtd-start.sh >/dev/null || { fail "libvirtd"; finish; exit 1; }
-kernel=$(scripts/fetch-test-kernel.sh) || { fail "test kernel"; finish; exit 1; }
-export FL_VAR="$tmp/var"
-cfg=configs/test-libvirt.yaml
-db="$FL_VAR/faultline.db"
+. tests/integration/lib.sh
 fl() { "$FAULTLINE" "$@"; }
-q() { sqlite3 "$db" "$1"; }
 run() { fl run --config "$cfg" --kernel-image "$kernel" "$@"; }
 # Runs in the background start faultline itself, so that $! is its pid.
 

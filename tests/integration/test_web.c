@@ -852,6 +852,125 @@ static void test_compare(void **state)
 	json_decref(j);
 }
 
+/*
+ * Evidence on the compare and run pages: commits 2 and 3 get a vmstat rate
+ * and a profile per run at threads, 4 tasks (pgfault 1000/s against 750/s,
+ * _raw_spin_lock 10% against 68%); the pages show compare.c's rows for them
+ * and the run page its own evidence.
+ */
+static void test_evidence(void **state)
+{
+	char db[700], sql[4096], path[512];
+	json_t *j, *a, *row;
+	struct reply r;
+	int64_t run;
+
+	(void)state;
+	snprintf(db, sizeof(db), "%s/fl.db", env.dir);
+	for (int k = 0; k < 2; k++) {
+		long long commit = (long long)env.w.commit[2 + k];
+
+		snprintf(
+		    sql, sizeof(sql),
+		    "INSERT INTO evidence_points(run_id, test, mode, tasks, measured_s, profile,"
+		    " profile_samples) SELECT r.id, 'page_fault2', 'threads', 4, 5, 'recorded',"
+		    " 2000 FROM runs r JOIN builds b ON b.id = r.build_id WHERE b.commit_id = %lld;"
+		    "INSERT INTO evidence_vmstat SELECT p.id, 'pgfault', %d * 5, %d FROM"
+		    " evidence_points p JOIN runs r ON r.id = p.run_id JOIN builds b ON"
+		    " b.id = r.build_id WHERE b.commit_id = %lld;"
+		    "INSERT INTO evidence_profile SELECT p.id, '_raw_spin_lock', %d, %f FROM"
+		    " evidence_points p JOIN runs r ON r.id = p.run_id JOIN builds b ON"
+		    " b.id = r.build_id WHERE b.commit_id = %lld;"
+		    "INSERT INTO evidence_profile SELECT p.id, 'clear_page_<erms>', %d, %f FROM"
+		    " evidence_points p JOIN runs r ON r.id = p.run_id JOIN builds b ON"
+		    " b.id = r.build_id WHERE b.commit_id = %lld;",
+		    commit, k ? 750 : 1000, k ? 750 : 1000, commit, k ? 1360 : 200, k ? 0.68 : 0.10,
+		    commit, k ? 400 : 1000, k ? 0.20 : 0.50, commit);
+		assert_int_equal(wf_sql(db, sql), 0);
+	}
+	snprintf(path, sizeof(path),
+		 "/api/compare?a=%.12s&b=%.12s&benchmark=page_fault2&machine=numa2", env.w.sha[2],
+		 env.w.sha[3]);
+	j = api(path, 200);
+	assert_true(json_is_true(json_object_get(j, "evidence")));
+	assert_int_equal(json_array_size(json_object_get(j, "rows")), 6);
+	a = json_object_get(j, "vmstat");
+	assert_int_equal(json_array_size(a), 1);
+	row = json_array_get(a, 0);
+	assert_string_equal(json_string_value(json_object_get(row, "what")), "pgfault");
+	assert_string_equal(json_string_value(json_object_get(row, "mode")), "threads");
+	assert_int_equal(json_integer_value(json_object_get(row, "tasks")), 4);
+	assert_true(fabs(json_real_value(json_object_get(row, "base")) - 1000) < 1e-9);
+	assert_true(fabs(json_real_value(json_object_get(row, "change_pct")) + 25) < 1e-9);
+	assert_int_equal(json_integer_value(json_object_get(row, "new_runs")), WF_RUNS);
+	a = json_object_get(j, "profile");
+	assert_int_equal(json_array_size(a), 2);
+	row = json_array_get(a, 0); /* the biggest move first */
+	assert_string_equal(json_string_value(json_object_get(row, "what")), "_raw_spin_lock");
+	assert_true(fabs(json_real_value(json_object_get(row, "change_pp")) - 58) < 1e-9);
+	assert_true(fabs(json_real_value(json_object_get(row, "new")) - 68) < 1e-9);
+	json_decref(j);
+
+	snprintf(path, sizeof(path), "/compare?a=%.12s&b=%.12s&benchmark=page_fault2&machine=numa2",
+		 env.w.sha[2], env.w.sha[3]);
+	request(NULL, path, &r);
+	assert_int_equal(r.status, 200);
+	assert_non_null(strstr(r.body.ptr, "<table class='deltas'>"));
+	assert_non_null(
+	    strstr(r.body.ptr, "<td>pgfault</td><td>threads</td><td class='num'>4</td>"));
+	assert_non_null(strstr(r.body.ptr, "-25.0%</td>"));
+	assert_non_null(strstr(r.body.ptr, "+58.0 pp</td>"));
+	assert_non_null(strstr(r.body.ptr, "clear_page_&lt;erms&gt;"));
+	assert_null(strstr(r.body.ptr, "This store keeps no vmstat"));
+	done(&r);
+
+	/* the run page: the run's own evidence (the first run of commit 3) */
+	{
+		sqlite3 *h;
+		sqlite3_stmt *q;
+
+		assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+		assert_int_equal(sqlite3_prepare_v2(h,
+						    "SELECT min(r.id) FROM runs r JOIN builds b ON "
+						    "b.id = r.build_id WHERE b.commit_id = ?1",
+						    -1, &q, NULL),
+				 SQLITE_OK);
+		sqlite3_bind_int64(q, 1, env.w.commit[3]);
+		assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+		run = sqlite3_column_int64(q, 0);
+		sqlite3_finalize(q);
+		sqlite3_close(h);
+	}
+	assert_true(run > 0);
+	snprintf(path, sizeof(path), "/run/%lld", (long long)run);
+	request(NULL, path, &r);
+	assert_int_equal(r.status, 200);
+	assert_non_null(strstr(r.body.ptr, "<h2>Evidence</h2>"));
+	assert_non_null(strstr(r.body.ptr, "<h3>page_fault2 threads, 4 tasks</h3>"));
+	assert_non_null(strstr(r.body.ptr, "<td>_raw_spin_lock</td><td class='num'>1360</td>"
+					   "<td class='num'>68.0%</td>"));
+	assert_non_null(strstr(r.body.ptr, "<td>clear_page_&lt;erms&gt;</td>"));
+	assert_non_null(strstr(r.body.ptr, "<td>pgfault</td><td class='num'>3750</td>"));
+	done(&r);
+	snprintf(path, sizeof(path), "/api/run/%lld", (long long)run);
+	j = api(path, 200);
+	a = json_object_get(j, "evidence");
+	assert_int_equal(json_array_size(a), 1);
+	row = json_array_get(a, 0);
+	assert_int_equal(json_integer_value(json_object_get(row, "tasks")), 4);
+	assert_true(
+	    fabs(json_real_value(json_object_get(
+		     json_object_get(json_object_get(row, "vmstat"), "pgfault"), "per_sec")) -
+		 750) < 1e-9);
+	assert_string_equal(json_string_value(json_object_get(
+				json_array_get(json_object_get(row, "functions"), 0), "function")),
+			    "_raw_spin_lock");
+	json_decref(j);
+	/* a run without evidence says so */
+	snprintf(path, sizeof(path), "/run/%lld", (long long)env.w.console_run);
+	expect_page(path, 200, "No vmstat or profile evidence for this run.");
+}
+
 static void test_compare_errors(void **state)
 {
 	json_t *j;
@@ -1145,6 +1264,7 @@ int main(void)
 	    cmocka_unit_test(test_tree_page),
 	    cmocka_unit_test(test_revisions_by_tag),
 	    cmocka_unit_test(test_compare),
+	    cmocka_unit_test(test_evidence),
 	    cmocka_unit_test(test_compare_errors),
 	    cmocka_unit_test(test_escaping),
 	    cmocka_unit_test(test_escaping_service_fields),

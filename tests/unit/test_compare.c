@@ -1,9 +1,11 @@
 /* test_compare.c - the comparison library on synthetic runs: which rows
- * come out, their signs and verdicts, the benchmark's direction, vmstat and
- * profile rows, notes for runs without a profile, and the LKP text shape. */
+ * come out, their signs and verdicts on one value per run, the benchmark's
+ * direction, vmstat and profile rows, notes for runs without a profile, and
+ * the LKP text shape. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,7 +14,7 @@
 #include "compare.h"
 #include "error.h"
 
-#define NRUNS 3
+#define NRUNS 5
 #define NSEC  5
 
 /* One side: NRUNS runs of page_fault2 processes at tasks 1 and 2, NSEC
@@ -83,11 +85,32 @@ static const struct fl_cmp_row *find_row(const struct fl_comparison *c, enum fl_
 
 static struct side base_side, new_side;
 
+/* The mean of each run's mean at (metric, tasks): what a side's value must be. */
+static double mean_of_run_means(const struct side *sd, size_t runs, const char *metric,
+				unsigned tasks)
+{
+	double sum = 0;
+
+	for (size_t r = 0; r < runs; r++) {
+		double run = 0;
+		size_t n = 0;
+
+		for (size_t i = 0; i < sd->runs[r].nsamples; i++)
+			if (sd->s[r][i].tasks == tasks && !strcmp(sd->s[r][i].metric, metric)) {
+				run += sd->s[r][i].value;
+				n++;
+			}
+		sum += run / (double)n;
+	}
+	return sum / (double)runs;
+}
+
 static void test_regression_rows(void **state)
 {
 	struct fl_cmp_opts o;
 	struct fl_comparison *c;
 	const struct fl_cmp_row *r;
+	double shift;
 
 	(void)state;
 	/* The 3.17 shape: -25% at 2 tasks, the spinlock from 10% to 68%. */
@@ -95,7 +118,7 @@ static void test_regression_rows(void **state)
 	make_side(&new_side, "v3.17-rc2", 75000, 150000, 0.68, 1);
 	fl_cmp_opts_init(&o);
 	assert_int_equal(fl_compare("page_fault2", &base_side.set, &new_side.set, &o, &c), 0);
-	assert_int_equal(c->base_runs, 3);
+	assert_int_equal(c->base_runs, NRUNS);
 	/* Metrics first: per_process_ops before ops, tasks ascending. */
 	assert_int_equal(c->rows[0].kind, FL_CMP_METRIC);
 	assert_string_equal(c->rows[0].name, "page_fault2.processes.per_process_ops");
@@ -105,17 +128,31 @@ static void test_regression_rows(void **state)
 
 	r = find_row(c, FL_CMP_METRIC, "per_process_ops", 1);
 	assert_int_equal(r->verdict, FL_SAME);
-	assert_false(r->regression);
+	assert_int_equal(r->cls, FL_CMP_SAME);
 	assert_true(r->change > -2 && r->change < 2);
-	assert_int_equal(r->base.n, NRUNS * NSEC);
+	/* n counts runs, not seconds */
+	assert_int_equal(r->base.n, NRUNS);
 
 	r = find_row(c, FL_CMP_METRIC, "per_process_ops", 2);
 	assert_int_equal(r->verdict, FL_DIFFERENT);
-	assert_true(r->regression);
+	assert_int_equal(r->cls, FL_CMP_REGRESSION);
 	assert_true(r->change > -26 && r->change < -24);
-	assert_true(r->p < 0.001);
-	assert_true(r->base.stddev_pct > 0.1 && r->base.stddev_pct < 1);
+	assert_true(r->shift_pct > 24 && r->shift_pct < 26);
+	shift = r->shift_pct;
+	/* 5 against 5 runs, all apart: the exact Mann-Whitney p is 2 / C(10, 5) */
+	assert_true(fabs(r->p - 2.0 / 252) < 1e-9);
+	/* the value is the mean of the run means; the spread is across runs,
+	 * smaller than the per-second spread (+-1% uniform: 0.58%) */
+	assert_true(fabs(r->base.value -
+			 mean_of_run_means(&base_side, NRUNS, "per_process_ops", 2)) < 1e-6);
+	assert_true(
+	    fabs(r->new_.value - mean_of_run_means(&new_side, NRUNS, "per_process_ops", 2)) < 1e-6);
+	assert_true(r->base.stddev_pct > 0.01 && r->base.stddev_pct < 0.58);
+	assert_true(fabs(r->base.stddev - r->base.stddev_pct * r->base.value / 100) < 1e-6);
 	assert_true(r->new_.value > 74000 && r->new_.value < 76000);
+	assert_true(fl_comparison_regressed(c));
+	assert_ptr_equal(r,
+			 fl_comparison_find(c, FL_CMP_METRIC, "processes", 2, "per_process_ops"));
 
 	/* vmstat: per second, key counters kept, gauges left out, an unmoved
 	 * minor counter left out. */
@@ -146,7 +183,70 @@ static void test_regression_rows(void **state)
 	assert_int_equal(fl_compare("page_fault2", &base_side.set, &new_side.set, &o, &c), 0);
 	r = find_row(c, FL_CMP_METRIC, "per_process_ops", 2);
 	assert_int_equal(r->verdict, FL_DIFFERENT);
-	assert_false(r->regression);
+	assert_int_equal(r->cls, FL_CMP_IMPROVEMENT);
+	assert_false(fl_comparison_regressed(c));
+	fl_comparison_free(c);
+
+	/* A shift smaller than min_change is no regression even when DIFFERENT:
+	 * min_change just above the shift, whose interval reaches past it. */
+	o.dir = FL_HIGHER_BETTER;
+	o.min_change = (shift + 0.02) / 100;
+	assert_int_equal(fl_compare("page_fault2", &base_side.set, &new_side.set, &o, &c), 0);
+	r = find_row(c, FL_CMP_METRIC, "per_process_ops", 2);
+	assert_int_equal(r->verdict, FL_DIFFERENT);
+	assert_int_equal(r->cls, FL_CMP_SAME);
+	fl_comparison_free(c);
+}
+
+/* Three runs a side: however far apart, the rank test cannot reach
+ * alpha = 0.05 (2 / C(6, 3) = 0.1): UNKNOWN, the service runs more. One run
+ * a side has no test at all. */
+static void test_few_runs(void **state)
+{
+	struct fl_cmp_opts o;
+	struct fl_comparison *c;
+	const struct fl_cmp_row *r;
+
+	(void)state;
+	make_side(&base_side, "v3.16", 100000, 200000, 0.10, 1);
+	make_side(&new_side, "v3.17-rc2", 75000, 150000, 0.68, 1);
+	base_side.set.n = new_side.set.n = 3;
+	fl_cmp_opts_init(&o);
+	assert_int_equal(fl_compare("page_fault2", &base_side.set, &new_side.set, &o, &c), 0);
+	r = find_row(c, FL_CMP_METRIC, "per_process_ops", 2);
+	assert_int_equal(r->base.n, 3);
+	assert_int_equal(r->verdict, FL_UNKNOWN);
+	assert_int_equal(r->cls, FL_CMP_UNCLEAR);
+	assert_true(fabs(r->p - 0.1) < 1e-9);
+	assert_true(r->change < -24);
+	fl_comparison_free(c);
+
+	base_side.set.n = new_side.set.n = 1;
+	assert_int_equal(fl_compare("page_fault2", &base_side.set, &new_side.set, &o, &c), 0);
+	r = find_row(c, FL_CMP_METRIC, "per_process_ops", 2);
+	assert_int_equal(r->verdict, FL_UNKNOWN);
+	assert_true(r->p == 1);
+	assert_true(r->base.stddev == 0 && r->base.stddev_pct == 0);
+	fl_comparison_free(c);
+
+	/* runs without evidence (the command backend): metric rows only, no notes */
+	for (int k = 0; k < NRUNS; k++)
+		base_side.runs[k].npoints = new_side.runs[k].npoints = 0;
+	base_side.set.n = new_side.set.n = NRUNS;
+	assert_int_equal(fl_compare("page_fault2", &base_side.set, &new_side.set, &o, &c), 0);
+	assert_int_equal(c->nrows, 4);
+	assert_int_equal(c->nnotes, 0);
+	fl_comparison_free(c);
+
+	/* metrics_only: the service's rows, no evidence */
+	make_side(&base_side, "v3.16", 100000, 200000, 0.10, 1);
+	make_side(&new_side, "v3.17-rc2", 75000, 150000, 0.68, 1);
+	base_side.set.n = new_side.set.n = NRUNS;
+	o.metrics_only = 1;
+	assert_int_equal(fl_compare("page_fault2", &base_side.set, &new_side.set, &o, &c), 0);
+	for (size_t i = 0; i < c->nrows; i++)
+		assert_int_equal(c->rows[i].kind, FL_CMP_METRIC);
+	assert_int_equal(c->nrows, 4);
 	fl_comparison_free(c);
 }
 
@@ -190,7 +290,7 @@ static void test_missing_side(void **state)
 	r = find_row(c, FL_CMP_METRIC, "per_process_ops", 2);
 	assert_int_equal(r->new_.n, 0);
 	assert_int_equal(r->verdict, FL_UNKNOWN);
-	assert_false(r->regression);
+	assert_int_equal(r->cls, FL_CMP_UNCLEAR);
 	fl_comparison_free(c);
 }
 
@@ -214,27 +314,43 @@ static void test_text(void **state)
 				  "         %stddev     %change         %stddev\n"));
 	/* Values, their spread, the change and the verdict in LKP's columns. */
 	assert_non_null(
-	    strstr(t, "     99963           -25.1%      74918        "
-		      "page_fault2.processes.per_process_ops tasks=2  DIFFERENT p=1.3e-08  "
+	    strstr(t, "    100079           -25.1%      74954        "
+		      "page_fault2.processes.per_process_ops tasks=2  DIFFERENT p=0.0079 n=5+5  "
 		      "REGRESSION\n"));
 	assert_non_null(strstr(t, "     10.00            +58.0      68.00        "
 				  "page_fault2.processes.profile._raw_spin_lock tasks=2\n"));
-	assert_non_null(strstr(t, "    200200           -25.0%     150150        "
+	assert_non_null(strstr(t, "    200400           -25.0%     150300        "
 				  "page_fault2.processes.vmstat.pgfault/s tasks=2\n"));
 	/* Sections apart: a blank line before vmstat and before the profile. */
 	assert_non_null(strstr(t, "REGRESSION\n\n    200000"));
 	fl_buf_free(&out);
 	fl_comparison_free(c);
 
-	/* +-10% of spread shows as LKP's "± N%" next to the values. */
+	/* +-10% of per-second spread: the run means spread less (about 2.6%),
+	 * and that spread across runs shows as LKP's "± N%" next to the value. */
 	spread = 0.10;
 	make_side(&base_side, "v3.16", 100000, 200000, 0.10, 1);
 	spread = 0.01;
 	assert_int_equal(fl_compare("page_fault2", &base_side.set, &new_side.set, &o, &c), 0);
 	fl_comparison_text(c, &out);
 	t = fl_buf_str(&out);
-	assert_non_null(strstr(t, " \xc2\xb1  5%    "));
-	assert_true(c->rows[1].base.stddev_pct > 4 && c->rows[1].base.stddev_pct < 7);
+	{
+		double means[NRUNS], sd;
+		char want[32];
+
+		for (int r = 0; r < NRUNS; r++) {
+			means[r] = 0;
+			for (size_t i = 0; i < base_side.runs[r].nsamples; i++)
+				if (base_side.s[r][i].tasks == 2 &&
+				    !strcmp(base_side.s[r][i].metric, "per_process_ops"))
+					means[r] += base_side.s[r][i].value / NSEC;
+		}
+		sd = 100 * fl_stats_stddev(means, NRUNS) / fl_stats_mean(means, NRUNS);
+		assert_true(sd > 1 && sd < 6);
+		assert_true(fabs(c->rows[1].base.stddev_pct - sd) < 1e-9);
+		snprintf(want, sizeof(want), " \xc2\xb1%3.0f%%    ", sd);
+		assert_non_null(strstr(t, want));
+	}
 	fl_buf_free(&out);
 	fl_comparison_free(c);
 }
@@ -243,6 +359,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_regression_rows),
+	    cmocka_unit_test(test_few_runs),
 	    cmocka_unit_test(test_no_profile),
 	    cmocka_unit_test(test_missing_side),
 	    cmocka_unit_test(test_text),

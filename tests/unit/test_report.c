@@ -1,0 +1,262 @@
+/*
+ * test_report.c - the report of a regression on a kernel (libvirt) machine,
+ * rendered from a store this test fills the way the watch service does: a
+ * compare job whose base and new runs measured the tags, a bisection that
+ * found the culprit, the bisect job's runs of the culprit and its parent,
+ * each run with its guest's facts, environment, samples and evidence. The
+ * mail shows the machine as its guest saw it, compare.c's tables (one value
+ * per run) with the vmstat and profile sections, and commands to reproduce
+ * that name the tree, the revisions and the comparison.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "error.h"
+#include "report.h"
+#include "service.h"
+#include "store-bisect.h"
+#include "store-evidence.h"
+#include "store-jobs.h"
+#include "store-run.h"
+#include "store-watch.h"
+#include "store.h"
+#include "testlib.h"
+
+#define GIT   "cd %s/src && " FL_TEST_GIT
+#define NRUNS 5
+
+static char dir[64];
+static char sha[3][41]; /* good (v1), the culprit's parent, the culprit (v2) */
+static struct fl_config *cfg;
+static fl_store *st;
+static int64_t machine_id, commit_id[3];
+
+/* One ok run of commit k: per_thread_ops at 2 tasks around speed (run
+ * means 0.1% apart), five seconds, with pgfault and a profile whose lock
+ * share is spin. */
+static int64_t add_run(int k, int run, double speed, double spin)
+{
+	struct fl_run_new rn = {machine_id, 0, commit_id[k], "pf2", "{}", NULL, NULL, NULL, 0};
+	struct fl_run_guest g = {"fl-test", "tcg",
+				 "{\"uri\":\"qemu:///system\",\"sockets\":2,\"cores\":1,"
+				 "\"threads\":1,\"memory_per_node\":536870912,\"accel\":\"tcg\"}",
+				 NULL, 0};
+	struct fl_sample s[5];
+	struct fl_vmstat_rate vm = {"pgfault", (int64_t)(5 * speed), speed};
+	struct fl_profile_fn fn[2] = {
+	    {"_raw_spin_lock", (uint64_t)(1000 * spin), spin},
+	    {"clear_page_erms", (uint64_t)(1000 * (0.8 - spin)), 0.8 - spin}};
+	struct fl_evidence_point res = {.source = FL_EV_RESULT,
+					.test = "page_fault2",
+					.mode = "threads",
+					.tasks = 2,
+					.measured_s = 5,
+					.vm = &vm,
+					.nvm = 1,
+					.profile = "recorded"};
+	struct fl_evidence_point prof = {.source = FL_EV_PROFILE,
+					 .test = "page_fault2",
+					 .mode = "threads",
+					 .tasks = 2,
+					 .profile = "recorded",
+					 .profile_samples = 1000,
+					 .fn = fn,
+					 .nfn = 2};
+	struct fl_run_end e = {.status = "ok",
+			       .nodes = 2,
+			       .cpus = 2,
+			       .kernel_release = "6.1.0-fl",
+			       .samples = s,
+			       .nsamples = 5};
+	int64_t id;
+
+	for (unsigned i = 0; i < 5; i++)
+		s[i] = (struct fl_sample){"per_thread_ops", "threads", 2, i,
+					  speed * (1 + 0.001 * (run - 2) + 0.002 * ((int)i - 2))};
+	assert_int_equal(fl_store_run_start(st, &rn, &id), 0);
+	assert_int_equal(fl_store_run_guest(st, id, &g), 0);
+	assert_int_equal(fl_store_run_end(st, id, &e), 0);
+	assert_int_equal(fl_store_begin(st), 0);
+	assert_int_equal(fl_store_evidence_add(st, id, &res), 0);
+	assert_int_equal(fl_store_evidence_add(st, id, &prof), 0);
+	assert_int_equal(fl_store_commit(st), 0);
+	return id;
+}
+
+/* A done run job under parent, measuring commit k, whose run is run_id. */
+static void add_run_job(int64_t parent, const char *role, int k, int seq, int64_t run_id)
+{
+	char key[64];
+	struct fl_job_new j = {.kind = "run",
+			       .key = key,
+			       .parent_id = parent,
+			       .tree = "linux",
+			       .machine = "numa2",
+			       .benchmark = "pf2",
+			       .rev = sha[k],
+			       .role = role,
+			       .seq = seq};
+	int64_t id;
+
+	snprintf(key, sizeof(key), "run:%lld:%d", (long long)parent, seq);
+	assert_int_equal(fl_store_job_add(st, &j, &id, NULL), 0);
+	assert_int_equal(fl_store_job_run_done(st, id, "ok", run_id, NULL), 0);
+}
+
+static int setup(void **state)
+{
+	char path[128];
+	FILE *f;
+
+	(void)state;
+	if (fl_test_tmpdir(dir, sizeof(dir), "report") ||
+	    fl_test_sh("mkdir %s/src && " GIT "init -q && " GIT
+		       "commit -q --allow-empty -m one && " GIT "tag v1 && " GIT
+		       "commit -q --allow-empty -m two && " GIT
+		       "commit -q --allow-empty -m 'mm: memcontrol: use root_mem_cgroup "
+		       "res_counter' && " GIT "tag v2",
+		       dir, dir, dir, dir, dir, dir, dir) ||
+	    fl_test_out(sha[0], 41, GIT "rev-parse v1", dir) ||
+	    fl_test_out(sha[1], 41, GIT "rev-parse v2^", dir) ||
+	    fl_test_out(sha[2], 41, GIT "rev-parse v2", dir))
+		return -1;
+	snprintf(path, sizeof(path), "%s/fl.yaml", dir);
+	f = fopen(path, "w");
+	fprintf(f,
+		"var: %s/var\nstore: { path: %s/fl.db }\n"
+		"trees: [ { name: linux, url: %s/src, tags: ['v*'] } ]\n"
+		"kernels: [ { name: small, base: tinyconfig } ]\n"
+		"machines: [ { name: numa2, backend: libvirt, uri: 'qemu:///system', accel: auto,"
+		" sockets: 2, memory_per_node: 512M } ]\n"
+		"benchmarks: [ { name: pf2, test: page_fault2, modes: [threads], tasks: [2],"
+		" repeat: %d } ]\n"
+		"report: { url: 'http://results.example' }\n",
+		dir, dir, dir, NRUNS);
+	fclose(f);
+	if (fl_config_load(&cfg, path))
+		return -1;
+	return fl_store_open(&st, cfg->store.path, 0);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	fl_store_free(st);
+	fl_config_free(cfg);
+	return fl_test_rmtree(dir);
+}
+
+static void test_kernel_machine_report(void **state)
+{
+	struct fl_service svc;
+	int64_t tree, compare_job, bisect_job, reg, bid, first_culprit_run = 0;
+	struct fl_job_new cj = {.kind = "compare",
+				.key = "compare:1",
+				.tree = "linux",
+				.machine = "numa2",
+				.benchmark = "pf2"};
+	char *subject, *body, want[512];
+	int resumed, seq = 0;
+
+	(void)state;
+	assert_int_equal(fl_store_tree_ensure(st, "linux", cfg->trees[0].url, &tree), 0);
+	for (int k = 0; k < 3; k++) {
+		struct fl_commit_info c = {sha[k], "a change", "A. Developer", 0};
+
+		assert_int_equal(fl_store_commit_ensure(st, tree, &c, &commit_id[k]), 0);
+	}
+	assert_int_equal(fl_store_machine_ensure(st, "numa2", "libvirt", &machine_id), 0);
+	/* the tags: v1 against v2, five runs each, -25% */
+	assert_int_equal(fl_store_job_add(st, &cj, &compare_job, NULL), 0);
+	for (int run = 0; run < NRUNS; run++) {
+		add_run_job(compare_job, "base", 0, seq++, add_run(0, run, 100000, 0.10));
+		add_run_job(compare_job, "new", 2, seq++, add_run(2, run, 75000, 0.68));
+	}
+	struct fl_regression_new g = {
+	    compare_job, tree, commit_id[0], commit_id[2], machine_id, "pf2", "per_thread_ops",
+	    "threads",	 2,    -25.0,	     0.0079};
+	assert_int_equal(fl_store_regression_add(st, &g, &reg), 0);
+	/* the bisection: the culprit, measured against its parent */
+	assert_int_equal(fl_store_regression_bisection(st, reg, sha[0], sha[2], &bid, &resumed), 0);
+	assert_int_equal(fl_store_bisection_finish(st, bid, "culprit", sha[2], 0.99), 0);
+	snprintf(want, sizeof(want), "bisect:%lld", (long long)reg);
+	cj = (struct fl_job_new){.kind = "bisect",
+				 .key = want,
+				 .tree = "linux",
+				 .machine = "numa2",
+				 .benchmark = "pf2",
+				 .ref_id = reg};
+	assert_int_equal(fl_store_job_add(st, &cj, &bisect_job, NULL), 0);
+	for (int run = 0; run < NRUNS; run++) {
+		int64_t c = add_run(2, run, 76000, 0.66);
+
+		first_culprit_run = first_culprit_run ? first_culprit_run : c;
+		add_run_job(bisect_job, "bisect", 1, seq++, add_run(1, run, 101000, 0.11));
+		add_run_job(bisect_job, "bisect", 2, seq++, c);
+	}
+
+	fl_service_init(&svc, cfg);
+	assert_int_equal(fl_report_render(&svc, st, reg, &subject, &body), 0);
+	fprintf(stderr, "%s\n%s", subject, body);
+	/* the first line: the culprit's own step, from compare.c's row */
+	assert_non_null(strstr(body, "faultline noticed a -24.8% regression of "
+				     "pf2.threads.per_thread_ops due to commit:"));
+	/* the machine as the culprit's first run saw it */
+	assert_non_null(strstr(body, "on test machine: numa2: 2 sockets, 2 NUMA nodes, 2 CPUs, 1G "
+				     "memory, accelerator tcg (libvirt qemu:///system)\n"));
+	snprintf(want, sizeof(want), "as the guest of run %lld saw it, kernel 6.1.0-fl",
+		 (long long)first_culprit_run);
+	assert_non_null(strstr(body, want));
+	/* the culprit's table, then the tags': one value per run, five a side */
+	assert_non_null(strstr(body, "pf2.threads.per_thread_ops tasks=2  DIFFERENT p=0.0079 "
+				     "n=5+5  REGRESSION\n"));
+	assert_non_null(strstr(body,
+			       "    101000           -24.8%      76000        "
+			       "pf2.threads.per_thread_ops tasks=2  DIFFERENT p=0.0079 n=5+5  "
+			       "REGRESSION\n"));
+	assert_non_null(strstr(body, "    100000           -25.0%      75000        "
+				     "pf2.threads.per_thread_ops tasks=2"));
+	/* vmstat and profile sections of both tables */
+	assert_non_null(strstr(body, "    101000           -24.8%      76000        "
+				     "pf2.threads.vmstat.pgfault/s tasks=2\n"));
+	assert_non_null(strstr(body, "     11.00            +55.0      66.00        "
+				     "pf2.threads.profile._raw_spin_lock tasks=2\n"));
+	assert_non_null(strstr(body, "     69.00            -55.0      14.00        "
+				     "pf2.threads.profile.clear_page_erms tasks=2\n"));
+	assert_non_null(strstr(body, "     10.00            +58.0      68.00        "
+				     "pf2.threads.profile._raw_spin_lock tasks=2\n"));
+	assert_null(strstr(body, "carry no vmstat or profile records"));
+	/* real commands, with the tree, the revisions and the comparison */
+	snprintf(want, sizeof(want), "\tfaultline build --config %s --tree linux --rev %s\n",
+		 cfg->path, sha[2]);
+	assert_non_null(strstr(body, want));
+	snprintf(want, sizeof(want),
+		 "\tfaultline run --config %s --machine numa2 --benchmark pf2 --tree linux --rev "
+		 "%s --repeat %d\n",
+		 cfg->path, sha[1], NRUNS);
+	assert_non_null(strstr(body, want));
+	snprintf(want, sizeof(want),
+		 "\tfaultline compare --config %s --a %s --b %s --benchmark pf2 --machine numa2\n",
+		 cfg->path, sha[1], sha[2]);
+	assert_non_null(strstr(body, want));
+	assert_null(strstr(body, "git clone"));
+	free(subject);
+	free(body);
+	fl_service_release(&svc);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_kernel_machine_report),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
