@@ -2,6 +2,8 @@
 # fetch-test-kernel.sh - puts Debian's prebuilt cloud kernel, unpacked but not
 # installed, under var/cache/kernel/ for the boot tests. Idempotent: a kernel
 # already unpacked is reused and apt-get runs only when the .deb is missing.
+# Tests run in parallel and several may ask at once on a fresh clone: one
+# fetches and unpacks under a lock while the others wait for it.
 # Prints the path of the vmlinuz on success.
 #
 #   scripts/fetch-test-kernel.sh [package]   (default linux-image-6.1.0-57-cloud-amd64)
@@ -11,6 +13,10 @@ pkg=${1:-linux-image-6.1.0-57-cloud-amd64}
 cache=var/cache/kernel
 mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)
+
+if [ -z "${FL_KERNEL_LOCKED:-}" ]; then
+	FL_KERNEL_LOCKED=1 exec flock "$cache/.lock" "$PWD/scripts/fetch-test-kernel.sh" "$@"
+fi
 
 found=$(ls "$cache/root/boot/"vmlinuz-* 2>/dev/null | head -n1 || true)
 if [ -n "$found" ]; then
@@ -29,7 +35,7 @@ if [ -z "$deb" ]; then
 	}
 	deb=$(ls "$cache/${pkg}_"*.deb | head -n1)
 fi
-rm -rf "$cache/root.tmp"
+rm -rf "$cache/root.tmp" "$cache/root"
 dpkg -x "$deb" "$cache/root.tmp"
 mv "$cache/root.tmp" "$cache/root"
 ls "$cache/root/boot/"vmlinuz-* | head -n1
