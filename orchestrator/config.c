@@ -360,7 +360,9 @@ static void report_choice(struct loader *L, const yaml_node_t *node, const char 
 	fl_buf_free(&list);
 }
 
-/* ${VAR} from the environment; an unset variable is an error. */
+/* ${VAR} from the environment; an unset variable is an error. ${VAR:-word}
+ * is word when VAR is unset or empty, as in the shell: one file serves a
+ * default deployment and a test's scratch one. */
 static char *expand_env(struct loader *L, const yaml_node_t *node, const char *path, const char *s)
 {
 	fl_buf out = FL_BUF_INIT;
@@ -380,8 +382,16 @@ static char *expand_env(struct loader *L, const yaml_node_t *node, const char *p
 		}
 		{
 			char *name = fl_xstrndup(start + 2, (size_t)(end - start - 2));
-			const char *v = getenv(name);
+			char *dflt = strstr(name, ":-");
+			const char *v;
 
+			if (dflt) {
+				*dflt = '\0';
+				dflt += 2;
+			}
+			v = getenv(name);
+			if (dflt && (!v || !*v))
+				v = dflt;
 			if (!*name)
 				report(L, node, path, "empty variable name '${}'");
 			else if (!v)

@@ -202,6 +202,17 @@ static void test_environment(void **state)
 	unsetenv("FL_TEST_UNSET_VAR");
 	expect_error("report: { password: 'x${FL_TEST_UNSET_VAR}' }\n",
 		     "1:21: report.password: environment variable 'FL_TEST_UNSET_VAR' is not set");
+	/* ${VAR:-word}: word when VAR is unset or empty, VAR otherwise */
+	assert_int_equal(load("var: '${FL_TEST_UNSET_VAR:-var/demo}/x'\n", &cfg), 0);
+	assert_string_equal(cfg->var, "var/demo/x");
+	fl_config_free(cfg);
+	setenv("FL_TEST_EMPTY_VAR", "", 1);
+	assert_int_equal(load("var: '${FL_TEST_EMPTY_VAR:-d}'\n", &cfg), 0);
+	assert_string_equal(cfg->var, "d");
+	fl_config_free(cfg);
+	assert_int_equal(load("var: '${FL_TEST_PASSWORD:-d}'\n", &cfg), 0);
+	assert_string_equal(cfg->var, "s3cret");
+	fl_config_free(cfg);
 }
 
 static void test_several_errors(void **state)
