@@ -164,6 +164,16 @@ static int slot_lock(struct build_ctx *x)
 	char *dir = fl_xasprintf("%s/slots", cfg->var);
 	int r = fl_mkdir_p(dir);
 
+	/* absolute: make runs in the slot and kconfig scripts in the tree,
+	 * so a relative var (var: var/demo) would name other directories */
+	if (!r) {
+		char *abs = realpath(dir, NULL);
+
+		if (!abs)
+			r = fl_error_set(FL_EIO, "%s: %s", dir, strerror(errno));
+		free(dir);
+		dir = abs;
+	}
 	for (unsigned i = 0; !r && i < n; i++) {
 		char *p = fl_xasprintf("%s/%u.lock", dir, i);
 		int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
@@ -227,7 +237,8 @@ static void on_make_line(void *data, const char *line)
 static int slot_run(struct build_ctx *x, const char *const *argv, const char *dir, int *status)
 {
 	const struct fl_config *cfg = x->req->cfg;
-	char ts[64], *ccache_dir = fl_xasprintf("CCACHE_DIR=%s/ccache", cfg->var);
+	char ts[64], *var = realpath(cfg->var, NULL);
+	char *ccache_dir = fl_xasprintf("CCACHE_DIR=%s/ccache", var ? var : cfg->var);
 	time_t t = (time_t)x->commit_time;
 	struct tm tm;
 	char *tsenv;
@@ -250,6 +261,7 @@ static int slot_run(struct build_ctx *x, const char *const *argv, const char *di
 	r = fl_run_command(&c, status);
 	free(tsenv);
 	free(ccache_dir);
+	free(var);
 	return r;
 }
 
