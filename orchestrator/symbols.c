@@ -55,7 +55,9 @@ static int parse_line(char *line, uint64_t *addr, char *type, char **name)
 	if (errno || (*end != ' ' && *end != '\t'))
 		return -1;
 	p = end + strspn(end, " \t");
-	if (!isalpha((unsigned char)p[0]) || (p[1] != ' ' && p[1] != '\t'))
+	/* nm letters, and "?" for symbols nm cannot place (__nosave_begin in
+	 * a 6.1 System.map) */
+	if (!isgraph((unsigned char)p[0]) || (p[1] != ' ' && p[1] != '\t'))
 		return -1;
 	*type = p[0];
 	p += 1 + strspn(p + 1, " \t");

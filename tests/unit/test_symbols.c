@@ -28,6 +28,7 @@ static const char map[] = "ffffffff81000000 T _stext\n"
 			  "ffffffff81000180 T _raw_spin_lock\n"
 			  "ffffffff810001a0 W weak_function\n"
 			  "ffffffff81000300 t last_function\n"
+			  "ffffffff81000380 ? __nosave_begin\n" /* as in Linux 6.1's */
 			  "ffffffff81000400 T _etext\n"
 			  "ffffffff81000400 T _sinittext\n"
 			  "ffffffff81000500 T an_init_function\n"
