@@ -61,7 +61,7 @@ void fl_role_runs_release(struct fl_role_runs *r)
 
 int fl_measure_add_round(fl_store *st, const struct fl_job *parent, const char *tree,
 			 const struct fl_round_side *sides, size_t nsides, unsigned repeat,
-			 unsigned round)
+			 unsigned round, const char *point)
 {
 	int r = 0;
 
@@ -79,13 +79,48 @@ int fl_measure_add_round(fl_store *st, const struct fl_job *parent, const char *
 					       .rev = sides[s].rev,
 					       .role = sides[s].role,
 					       .seq = seq,
-					       .ref_id = parent->ref_id};
+					       .ref_id = parent->ref_id,
+					       .point = point};
 			int64_t id;
 
 			r = fl_store_job_add(st, &j, &id, NULL);
 			free(key);
 		}
 	return r;
+}
+
+char *fl_point_key(const char *mode, unsigned tasks)
+{
+	return *mode ? fl_xasprintf("%s:%u", mode, tasks) : NULL;
+}
+
+int fl_point_parse(const char *key, char *mode, size_t mode_size, unsigned *tasks)
+{
+	const char *colon = strrchr(key, ':');
+	char *end;
+	unsigned long t;
+
+	if (!colon || colon == key || (size_t)(colon - key) >= mode_size)
+		return fl_error_set(FL_EINVAL, "point '%s': not MODE:TASKS", key);
+	t = strtoul(colon + 1, &end, 10);
+	if (*end || end == colon + 1 || t < 1 || t > 100000)
+		return fl_error_set(FL_EINVAL, "point '%s': bad task count", key);
+	memcpy(mode, key, (size_t)(colon - key));
+	mode[colon - key] = '\0';
+	*tasks = (unsigned)t;
+	return 0;
+}
+
+void fl_point_bench(const struct fl_benchmark_conf *b, char **mode, struct fl_task_count *tasks,
+		    unsigned ntasks, struct fl_benchmark_conf *out)
+{
+	*out = *b;
+	out->modes = mode;
+	out->nmodes = 1;
+	tasks->value = ntasks;
+	tasks->percent = 0;
+	out->tasks = tasks;
+	out->ntasks = 1;
 }
 
 unsigned fl_measure_max_runs(const struct fl_benchmark_conf *b)

@@ -19,6 +19,7 @@
 
 struct fl_config;
 struct fl_benchmark_conf;
+struct fl_task_count;
 
 /* One measured point: a metric at a mode and a task count. */
 struct fl_point {
@@ -42,13 +43,25 @@ void fl_role_runs(const struct fl_job *children, size_t n, const char *role,
 		  struct fl_role_runs *out);
 void fl_role_runs_release(struct fl_role_runs *r);
 
-/* Adds round k: repeat times one run job per side, interleaved (base, new, base, new...). */
+/* Adds round k: repeat times one run job per side, interleaved (base, new,
+ * base, new...); each measures point (fl_point_key) or, when NULL, every
+ * point of the benchmark. */
 struct fl_round_side {
 	const char *role, *rev;
 };
 int fl_measure_add_round(fl_store *st, const struct fl_job *parent, const char *tree,
 			 const struct fl_round_side *sides, size_t nsides, unsigned repeat,
-			 unsigned round);
+			 unsigned round, const char *point);
+
+/* A run job's point: "threads:2" (caller frees); NULL for a benchmark
+ * without modes (a command's numbers are its one point); fl_point_parse reads one
+ * back into mode and *tasks (0, or FL_EINVAL naming it). */
+char *fl_point_key(const char *mode, unsigned tasks);
+int fl_point_parse(const char *key, char *mode, size_t mode_size, unsigned *tasks);
+/* The benchmark narrowed to one point: out shares b's strings and uses
+ * mode and task storage the caller keeps alive. */
+void fl_point_bench(const struct fl_benchmark_conf *b, char **mode, struct fl_task_count *tasks,
+		    unsigned ntasks, struct fl_benchmark_conf *out);
 /* Runs a comparison may grow to, per side. */
 unsigned fl_measure_max_runs(const struct fl_benchmark_conf *b);
 

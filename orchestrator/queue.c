@@ -8,6 +8,7 @@
 #include "error.h"
 #include "log.h"
 #include "machine.h"
+#include "measure.h"
 #include "repo.h"
 
 #include <errno.h>
@@ -187,17 +188,31 @@ static void run_job(struct worker *w, fl_store *st)
 	const struct fl_tree_conf *tree = fl_config_tree(cfg, j->tree);
 	struct fl_run_result res = {0};
 	fl_repo *repo = NULL;
-	char *label = fl_xasprintf("%s %.12s on %s (job %lld, attempt %d)", j->role, j->rev,
-				   j->machine, (long long)j->id, j->attempts);
+	char *label = fl_xasprintf("%s %.12s on %s (%s%sjob %lld, attempt %d)", j->role, j->rev,
+				   j->machine, j->point ? j->point : "", j->point ? ", " : "",
+				   (long long)j->id, j->attempts);
+	const struct fl_benchmark_conf *bench = NULL;
+	struct fl_benchmark_conf narrow;
+	struct fl_task_count one;
+	char mode[32], *modep = mode;
+	unsigned tasks;
 	const char *detail;
 	int local, broken, r;
 
 	r = tree ? fl_repo_open_tree(&repo, tree->name, tree->url, cfg->var, &local)
 		 : fl_error_set(FL_EINVAL, "tree '%s' is not in the configuration", j->tree);
+	if (!r && !(bench = fl_config_benchmark(cfg, j->benchmark)))
+		r = fl_error_set(FL_EINVAL, "benchmark '%s' is not in the configuration",
+				 j->benchmark);
+	/* a job for one point measures only it (bisections, revert checks) */
+	if (!r && j->point && !(r = fl_point_parse(j->point, mode, sizeof(mode), &tasks))) {
+		fl_point_bench(bench, &modep, &one, tasks, &narrow);
+		bench = &narrow;
+	}
 	if (!r) {
 		struct fl_run_req req = {.cfg = cfg,
 					 .machine = &cfg->machines[w->machine],
-					 .bench = fl_config_benchmark(cfg, j->benchmark),
+					 .bench = bench,
 					 .store = st,
 					 .tree = tree,
 					 .repo = repo,
@@ -205,10 +220,7 @@ static void run_job(struct worker *w, fl_store *st)
 					 .label = label,
 					 .job_id = j->id};
 
-		r = req.bench
-			? fl_machine_run(&req, &res)
-			: fl_error_set(FL_EINVAL, "benchmark '%s' is not in the configuration",
-				       j->benchmark);
+		r = fl_machine_run(&req, &res);
 	}
 	/* A request that could not be carried out at all is our trouble, not the commit's. */
 	if (r) {

@@ -229,11 +229,17 @@ static int more_runs(struct revert *x, size_t nchildren)
 	struct fl_round_side sides[] = {
 	    {"base", x->reg.good}, {"bad", x->reg.bad}, {"revert", x->rv.commit_sha}};
 	unsigned round = (unsigned)(nchildren / (3 * x->bench->repeat));
+	char *point = fl_point_key(x->reg.mode, x->reg.tasks);
 	int r;
 
-	if ((r = fl_store_begin(x->st)))
+	if ((r = fl_store_begin(x->st))) {
+		free(point);
 		return r;
-	r = fl_measure_add_round(x->st, x->job, x->reg.tree, sides, 3, x->bench->repeat, round);
+	}
+	/* the verdict is read at the regression's point: only it is measured */
+	r = fl_measure_add_round(x->st, x->job, x->reg.tree, sides, 3, x->bench->repeat, round,
+				 point);
+	free(point);
 	if (!r)
 		r = fl_store_job_wait(x->st, x->job->id);
 	if (!r)

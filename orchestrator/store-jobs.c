@@ -13,7 +13,7 @@
 
 #define JOB_COLUMNS                                                                                \
 	"id, coalesce(parent_id, 0), ref_id, coalesce(run_id, 0), kind, key, state, tree, "        \
-	"machine, benchmark, rev, role, seq, attempts, result, error"
+	"machine, benchmark, rev, role, seq, attempts, result, error, point"
 
 static void read_job(sqlite3_stmt *stmt, struct fl_job *j)
 {
@@ -33,6 +33,7 @@ static void read_job(sqlite3_stmt *stmt, struct fl_job *j)
 	j->attempts = sqlite3_column_int(stmt, 13);
 	j->result = fl_store_column_dup(stmt, 14);
 	j->error = fl_store_column_dup(stmt, 15);
+	j->point = fl_store_column_dup(stmt, 16);
 }
 
 void fl_job_release(struct fl_job *j)
@@ -47,6 +48,7 @@ void fl_job_release(struct fl_job *j)
 	free(j->role);
 	free(j->result);
 	free(j->error);
+	free(j->point);
 	memset(j, 0, sizeof(*j));
 }
 
@@ -110,7 +112,7 @@ int fl_store_job_add(fl_store *st, const struct fl_job_new *j, int64_t *id, int 
 	if (fl_store_prepare(
 		st, &stmt,
 		"INSERT INTO jobs(kind, key, parent_id, tree, machine, benchmark, rev, "
-		"role, seq, ref_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) "
+		"role, seq, ref_id, point) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
 		"ON CONFLICT (key) DO NOTHING"))
 		return FL_ESTORE;
 	bind_text(stmt, 1, j->kind);
@@ -126,6 +128,10 @@ int fl_store_job_add(fl_store *st, const struct fl_job_new *j, int64_t *id, int 
 	bind_text(stmt, 8, j->role);
 	sqlite3_bind_int(stmt, 9, j->seq);
 	sqlite3_bind_int64(stmt, 10, j->ref_id);
+	if (j->point && *j->point)
+		sqlite3_bind_text(stmt, 11, j->point, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(stmt, 11);
 	if ((r = fl_store_step_done(st, stmt, "add job")))
 		return fl_error_wrap(r, "job %s", j->key);
 	if (created)

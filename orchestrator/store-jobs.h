@@ -29,6 +29,7 @@ struct fl_job_new {
 	const char *role; /* run jobs: base, new, bisect, bad, revert */
 	int seq;	  /* order among siblings */
 	int64_t ref_id;	  /* the row the job is about: watch tag, regression */
+	const char *point; /* run jobs: the one point to measure, "MODE:TASKS"; NULL: all */
 };
 
 struct fl_job {
@@ -37,6 +38,7 @@ struct fl_job {
 	char *tree, *machine, *benchmark, *rev, *role;
 	int seq, attempts;
 	char *result, *error; /* NULL until set */
+	char *point;	      /* NULL: every point of the benchmark */
 };
 void fl_job_release(struct fl_job *j);
 void fl_jobs_free(struct fl_job *j, size_t n);

@@ -343,6 +343,13 @@ static const char *const migrations[] = {
 	"  frame TEXT NOT NULL,"
 	"  received_ms INTEGER NOT NULL,"
 	"  PRIMARY KEY (job_id, seq)) WITHOUT ROWID;",
+	/*
+	 * 9: a run job may measure one point of its benchmark (mode and task
+	 * count, "threads:2"): a bisection and a revert check decide at the
+	 * regression's point only, and a run of one point costs a quarter of
+	 * a run of four. NULL: every point.
+	 */
+	"ALTER TABLE jobs ADD COLUMN point TEXT;"
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -275,8 +275,16 @@ static inline int wf_job(fl_store *st, const char *kind, const char *key, int64_
 			 const char *machine, const char *rev, const char *role, int seq,
 			 int64_t ref, int64_t *id)
 {
-	struct fl_job_new j = {kind,	       key,  parent, "mainline", machine, "page_fault2",
-			       rev ? rev : "", role, seq,    ref};
+	struct fl_job_new j = {.kind = kind,
+			       .key = key,
+			       .parent_id = parent,
+			       .tree = "mainline",
+			       .machine = machine,
+			       .benchmark = "page_fault2",
+			       .rev = rev ? rev : "",
+			       .role = role,
+			       .seq = seq,
+			       .ref_id = ref};
 
 	return fl_store_job_add(st, &j, id, NULL);
 }

@@ -358,10 +358,14 @@ static void test_box_never_answers(void **state)
 							       .machine = "box",
 							       .benchmark = "pf",
 							       .rev = kernel_head,
-							       .role = "new"},
+							       .role = "new",
+							       .point = "threads:1"},
 					  &id, NULL),
 			 0);
 	run_until_idle(q, &s);
+	/* a job for one point measures only it: the box was offered threads at 1 task */
+	fl_test_sql_text(db, "SELECT group_concat(DISTINCT job) FROM agent_jobs", buf, sizeof(buf));
+	assert_non_null(strstr(buf, ";mode=threads;tasks=1;"));
 
 	/* two timeouts, then two infra errors on the offline box, every one the job's */
 	fl_test_sql_text(db, "SELECT group_concat(status) FROM (SELECT status FROM runs WHERE "
@@ -370,7 +374,7 @@ static void test_box_never_answers(void **state)
 	assert_string_equal(buf, "timeout,timeout,infra-error,infra-error");
 	fl_test_sql_text(db, "SELECT detail FROM runs WHERE status = 'timeout' ORDER BY id LIMIT 1",
 			 buf, sizeof(buf));
-	assert_non_null(strstr(buf, "deadline of 2 s passed after 0 of 2 points: box 'box' never "
+	assert_non_null(strstr(buf, "deadline of 2 s passed after 0 of 1 points: box 'box' never "
 				    "asked for the job"));
 	assert_int_equal(fl_test_sql_int(db, "SELECT count(*) FROM runs WHERE status = 'timeout' "
 					     "AND build_id IS NOT NULL AND commit_id IS NOT NULL"),
