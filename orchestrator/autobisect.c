@@ -14,7 +14,14 @@
  * A run gives the engine the samples it produced at the regression's point
  * (one per measured second on kernel machines, one per number printed on
  * command machines): the engine receives each run as one call. Untestable
- * commits and runs that failed FL_QUEUE_ATTEMPTS times are skips.
+ * commits and runs that failed FL_QUEUE_ATTEMPTS times are skips. Its run
+ * jobs measure only that point (a quarter of the benchmark's four).
+ *
+ * The comparison that found the regression ran the baseline and the tag,
+ * interleaved, on the same machine: before the engine's first run those
+ * runs become its first steps at the two ends (seed), so the confirmation
+ * only adds runs to them. The answer's guarantee does not rest on them:
+ * the culprit is verified with fresh runs.
  */
 #include "bisect.h"
 #include "buf.h"
@@ -39,7 +46,7 @@ struct autobisect {
 	char **shas; /* good, then the first-parent path to bad */
 	size_t n;
 	int64_t id; /* bisections row */
-	size_t recorded, calls, added;
+	size_t recorded, added;
 };
 
 static int replay(void *ctx, const struct fl_bisect_step_rec *r)
@@ -80,8 +87,9 @@ static int run_samples(struct autobisect *a, int64_t run_id, double **v, size_t 
 static int sample(void *ctx, size_t idx, double **v, size_t *n)
 {
 	struct autobisect *a = ctx;
-	size_t seq = a->recorded + a->calls++;
+	size_t seq = fl_bisect_seq(a->engine); /* the step this run becomes */
 	char *key = fl_xasprintf("run:bisection:%lld:%zu:%s", (long long)a->id, seq, a->shas[idx]);
+	char *point = fl_point_key(a->reg.mode, a->reg.tasks);
 	struct fl_job j;
 	int64_t id;
 	int r;
@@ -99,14 +107,17 @@ static int sample(void *ctx, size_t idx, double **v, size_t *n)
 					.rev = a->shas[idx],
 					.role = "bisect",
 					.seq = (int)seq,
-					.ref_id = a->reg.id};
+					.ref_id = a->reg.id,
+					.point = point};
 
 		r = fl_store_job_add(a->st, &nj, &id, NULL);
 		a->added += !r;
 		free(key);
+		free(point);
 		return r ? r : FL_EAGAIN;
 	}
 	free(key);
+	free(point);
 	if (r)
 		return r;
 	if (!strcmp(j.state, "failed"))
@@ -137,9 +148,9 @@ static void step_done(void *ctx, const struct fl_bisect_step *s)
 					 .phase = fl_bisect_phase_name(s->phase)};
 	int steps = 0;
 
-	/* a record the engine no longer follows (it changed since) is dropped from here on */
-	if ((s->seq != a->recorded + a->calls - 1 &&
-	     fl_store_bisect_steps_truncate(a->st, a->id, s->seq)) ||
+	/* records from here on are ones the engine no longer follows (it
+	 * diverged from them, as from seeds its confirmation did not need) */
+	if (fl_store_bisect_steps_truncate(a->st, a->id, s->seq) ||
 	    fl_store_bisect_step_add(a->st, a->id, &rec))
 		fl_err("bisect: regression %lld: cannot record step %zu: %s", (long long)a->reg.id,
 		       s->seq, fl_error_last());
@@ -243,6 +254,68 @@ static void engine_opts(const struct fl_config *cfg, const struct fl_benchmark_c
 	o->min_change = cfg->regression.min_change;
 	o->confidence = cfg->regression.confidence;
 	o->max_runs = cfg->regression.max_runs;
+	/* the comparison's runs are the ends' first ones (seed): the first
+	 * look comes as soon as the test can decide (the engine raises it) */
+	o->init_samples = b->repeat > 2 ? b->repeat : 2;
+}
+
+/* One seed: a comparison's run as a recorded step at an end. */
+static int seed_one(struct autobisect *a, size_t idx, int64_t run_id, size_t *seq)
+{
+	struct fl_bisect_step_rec rec = {.sha = a->shas[idx], .verdict = "", .phase = "confirm"};
+	double *v;
+	size_t n;
+	int r = run_samples(a, run_id, &v, &n);
+
+	if (r == FL_BISECT_SKIP)
+		r = 0; /* no samples at this point: nothing to seed */
+	else if (!r) {
+		rec.seq = (*seq)++;
+		rec.v = v;
+		rec.n = n;
+		if (!(r = fl_store_bisect_step_add(a->st, a->id, &rec)))
+			fl_bisect_replay(a->engine, idx, v, n, 0);
+	}
+	free(v);
+	return r;
+}
+
+/*
+ * The comparison's runs of the baseline and the tag as the first steps, in
+ * the order the engine's confirmation asks for them (good, bad, good, bad,
+ * ..., one more good at most), so that replaying takes them all.
+ */
+static int seed(struct autobisect *a)
+{
+	struct fl_role_runs g, b;
+	struct fl_job *kids;
+	size_t nkids, seq = 0, pairs;
+	int r;
+
+	if ((r = fl_store_jobs_children(a->st, a->reg.job_id, &kids, &nkids)))
+		return r;
+	fl_role_runs(kids, nkids, "base", &g);
+	fl_role_runs(kids, nkids, "new", &b);
+	pairs = g.n < b.n ? g.n : b.n;
+	r = fl_store_begin(a->st);
+	for (size_t i = 0; i < pairs && !r; i++)
+		if (!(r = seed_one(a, 0, g.ids[i], &seq)))
+			r = seed_one(a, a->n - 1, b.ids[i], &seq);
+	if (!r && g.n > pairs)
+		r = seed_one(a, 0, g.ids[pairs], &seq);
+	if (!r)
+		r = fl_store_commit(a->st);
+	else
+		fl_store_rollback(a->st);
+	if (!r && seq)
+		fl_info("bisect: regression %lld: the comparison's %zu runs are the first runs "
+			"of the ends %.12s and %.12s",
+			(long long)a->reg.id, seq, a->shas[0], a->shas[a->n - 1]);
+	a->recorded = seq;
+	fl_role_runs_release(&g);
+	fl_role_runs_release(&b);
+	fl_jobs_free(kids, nkids);
+	return r;
 }
 
 int fl_autobisect_step(void *ctx, fl_store *st, const struct fl_job *job)
@@ -268,7 +341,8 @@ int fl_autobisect_step(void *ctx, fl_store *st, const struct fl_job *job)
 	    (r = fl_store_regression_bisection(st, a.reg.id, a.reg.good, a.reg.bad, &a.id,
 					       &resumed)) ||
 	    (r = fl_bisect_new(&a.engine, a.n, &o)) ||
-	    (r = fl_store_bisect_steps_each(st, a.id, replay, &a)))
+	    (r = fl_store_bisect_steps_each(st, a.id, replay, &a)) ||
+	    (!a.recorded && (r = seed(&a))))
 		goto out;
 	if (!resumed)
 		fl_info("bisect: regression %lld: %zu commits on the first-parent path from %.12s "

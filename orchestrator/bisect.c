@@ -151,6 +151,11 @@ void fl_bisect_replay(fl_bisect *b, size_t idx, const double *v, size_t n, int s
 	memcpy(r->v, v, r->n * sizeof(double));
 }
 
+size_t fl_bisect_seq(const fl_bisect *b)
+{
+	return b->seq;
+}
+
 static void runs_add(struct runs *r, double y, size_t k)
 {
 	if (r->n == r->alloc) {

@@ -113,6 +113,8 @@ void fl_bisect_free(fl_bisect *b);
 /* Queues a recorded step (idx, its samples, or skipped) to be used instead
  * of calling the callback when the engine asks for that commit next. */
 void fl_bisect_replay(fl_bisect *b, size_t idx, const double *v, size_t n, int skipped);
+/* The sequence number the next run becomes (runs so far, replayed ones included). */
+size_t fl_bisect_seq(const fl_bisect *b);
 int fl_bisect_run(fl_bisect *b, fl_bisect_sample_fn sample, fl_bisect_step_fn step, void *ctx,
 		  struct fl_bisect_result *res);
 
