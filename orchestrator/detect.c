@@ -4,8 +4,8 @@
  *
  * Runs of the baseline and the tag are interleaved on the same machine
  * (base, new, base, new, ...), `repeat` of each per round; while a primary
- * point's verdict is UNKNOWN another round is added, up to max_repeat runs
- * a side. The verdicts are compare.c's (fl_compare on one value per run),
+ * point's verdict is UNKNOWN and none has regressed, another round is added,
+ * up to max_repeat runs a side. The verdicts are compare.c's (fl_compare on one value per run),
  * the same rows the report shows. Every point of every metric is stored
  * (comparisons); a regression is a DIFFERENT verdict in the bad direction
  * of at least regression.min_change on any task count of the primary
@@ -40,20 +40,26 @@ static int primary(const struct fl_cmp_row *row)
 	return row->kind == FL_CMP_METRIC && fl_measure_primary(row->what);
 }
 
-/* compare.c's rows for every point; 1 when a primary point is still unclear. */
+/* compare.c's rows for every point; 1 when a primary point is still unclear
+ * and none has regressed yet: once one has, the tag is bisected whatever the
+ * other points turn out to be, and more rounds would only delay that. */
 static int decide(struct detect *d)
 {
 	struct fl_cmp_opts o;
-	int r;
+	int r, unclear = 0;
 
 	fl_measure_cmp_opts(d->svc->cfg, d->bench, &o);
 	o.metrics_only = 1;
 	if ((r = fl_compare(d->bench->name, &d->base.set, &d->new.set, &o, &d->c)))
 		return r;
-	for (size_t i = 0; i < d->c->nrows; i++)
-		if (primary(&d->c->rows[i]) && d->c->rows[i].verdict == FL_UNKNOWN)
-			return 1;
-	return 0;
+	for (size_t i = 0; i < d->c->nrows; i++) {
+		const struct fl_cmp_row *row = &d->c->rows[i];
+
+		if (primary(row) && row->cls == FL_CMP_REGRESSION)
+			return 0;
+		unclear |= primary(row) && row->verdict == FL_UNKNOWN;
+	}
+	return unclear;
 }
 
 /* The primary row with the largest regression; NULL when none regressed. */
@@ -161,7 +167,8 @@ static int more_runs(struct detect *d, size_t nchildren)
 
 	if ((r = fl_store_begin(d->st)))
 		return r;
-	r = fl_measure_add_round(d->st, d->job, d->tag.tree, sides, 2, d->bench->repeat, round);
+	r = fl_measure_add_round(d->st, d->job, d->tag.tree, sides, 2, d->bench->repeat, round,
+				 NULL);
 	if (!r)
 		r = fl_store_job_wait(d->st, d->job->id);
 	if (!r)
