@@ -249,11 +249,23 @@ static int more_runs(struct revert *x, size_t nchildren)
 	return r;
 }
 
-static const char *verdict_of(const struct fl_cmp_row *vs_bad, const struct fl_cmp_row *vs_base)
+/*
+ * Level with the baseline is what a revert that restores looks like, but
+ * an equivalence test needs the noise well inside min_change, which a TCG
+ * guest's ~15% spread between boots does not give in any number of runs a
+ * check can afford. So a revert clearly better than the tag whose shift
+ * against the baseline is unclear restores when the estimate is not worse
+ * than the baseline by min_change; partial needs the baseline to be clearly
+ * better.
+ */
+static const char *verdict_of(const struct fl_cmp_row *vs_bad, const struct fl_cmp_row *vs_base,
+			      double min_change)
 {
 	int better = vs_bad->cls == FL_CMP_IMPROVEMENT;
 
 	if (better && (vs_base->cls == FL_CMP_SAME || vs_base->cls == FL_CMP_IMPROVEMENT))
+		return "restores";
+	if (better && vs_base->cls == FL_CMP_UNCLEAR && vs_base->shift_pct < 100 * min_change)
 		return "restores";
 	if (better && vs_base->cls == FL_CMP_REGRESSION)
 		return "partial";
@@ -304,7 +316,7 @@ static int measure(struct revert *x, const struct fl_role_runs *base,
 						   x->reg.metric);
 	}
 	if (at[0] && at[1] && at[0]->new_.n)
-		verdict = verdict_of(at[0], at[1]);
+		verdict = verdict_of(at[0], at[1], o.min_change);
 	if (!strcmp(verdict, "unclear") && rev->tried < fl_measure_max_runs(x->bench))
 		r = more_runs(x, nkids);
 	else

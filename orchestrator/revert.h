@@ -13,7 +13,8 @@
  * The revert step of the watch service measures the revert commit against
  * the bad tag and the baseline, interleaved on the regression's machine,
  * and stores a verdict: restores (better than the tag and level with the
- * baseline), partial (better than the tag, still worse than the baseline),
+ * baseline, or not worse than it by min_change where the noise leaves that
+ * open), partial (better than the tag, still worse than the baseline),
  * no-effect, unclear (the runs budget ran out), untestable.
  */
 #ifndef FL_REVERT_H
