@@ -2,14 +2,16 @@
 #   make demo   install what is needed, build, run the main job on its defaults
 #   make test   install what is needed, build the normal and the sanitizer
 #               variants, and run the test suite on both (without the
-#               tests labelled kernel, which build Linux for minutes)
+#               tests labelled kernel and e2e, which build Linux for minutes)
 #   make test-kernel   the kernel-labelled tests, normal variant only
+#   make e2e    make demo as a test (label e2e): the injected regression
+#               found, bisected, mailed and shown, normal variant only
 # CMake does the real work in build/ (normal) and build-asan/ (ASan+UBSan).
 
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
-CTEST_ARGS ?= -LE kernel
+CTEST_ARGS ?= -LE 'kernel|e2e'
 
-.PHONY: all deps build build-asan test test-build test-asan test-kernel demo clean
+.PHONY: all deps build build-asan test test-build test-asan test-kernel e2e demo clean
 
 all: build
 
@@ -38,6 +40,9 @@ test: test-build test-asan
 
 test-kernel: build
 	@cd build && ctest --output-on-failure -L kernel
+
+e2e: build
+	@cd build && ctest --output-on-failure -L e2e
 
 demo: build
 	@scripts/demo.sh

@@ -1,25 +1,119 @@
 #!/bin/sh
-# demo.sh - the main job on its embedded defaults (make demo).
+# demo.sh - the main job on its embedded defaults (make demo): find the
+# injected page-fault regression of the demo history (kernels/demo/) end to
+# end, the way a deployment would.
 #
-# Until the end-to-end demo lands (kernels/demo/, the watch service, the
-# libvirt backend), this checks the shipped configuration and says plainly
-# which stages of the pipeline are not there yet.
+#   1. libvirtd (scripts/libvirtd-start.sh) and the demo history
+#      (kernels/demo/make-history.sh: made once, reused afterwards);
+#   2. an SMTP sink on loopback (python3-aiosmtpd) that keeps every mail it
+#      receives as a file in the Maildir var/demo/state/mail (mail/new/*);
+#   3. faultline watch --once on configs/demo.yaml: v6.1-fl1 against
+#      v6.1-fl0 on a 2-socket NUMA guest, the regression bisected, verified,
+#      revert-checked and reported by mail; its log is var/demo/demo.log and
+#      goes to the terminal as it happens;
+#   4. the culprit, the mail, and faultline serve on the bisection's page
+#      (until Ctrl-C; FL_DEMO_SERVE=0 stops after printing instead).
+#
+# Environment: FL_DEMO_VAR (var/demo), FL_DEMO_TREE (var/demo/linux),
+# FL_DEMO_SMTP_PORT (2525), FL_DEMO_WEB_PORT (8080), FL_DEMO_SERVE (1).
+# The store keeps what a run found: a second make demo finds the tag done
+# and prints the same result without measuring again (rm -r var/demo/state
+# to start over: store, build slots and artifacts; the history stays).
 set -eu
 cd "$(dirname "$0")/.."
-FAULTLINE=build/orchestrator/faultline
+root=$(pwd)
+FAULTLINE=${FAULTLINE:-$root/build/orchestrator/faultline}
+export FL_DEMO_VAR=${FL_DEMO_VAR:-var/demo/state}
+export FL_DEMO_TREE=${FL_DEMO_TREE:-var/demo/linux}
+export FL_DEMO_SMTP_PORT=${FL_DEMO_SMTP_PORT:-2525}
+export FL_DEMO_WEB_PORT=${FL_DEMO_WEB_PORT:-8080}
+config=configs/demo.yaml
+mkdir -p "$FL_DEMO_VAR"
+log=$FL_DEMO_VAR/demo.log
+maildir=$FL_DEMO_VAR/mail
+db=$FL_DEMO_VAR/faultline.db
+# Debian's python3 has aiosmtpd (scripts/install-deps.sh); a python3 earlier
+# in PATH (pyenv, venv) may not.
+PY=/usr/bin/python3
+smtp_pid= serve_pid=
+cleanup() {
+	[ -n "$smtp_pid" ] && kill "$smtp_pid" 2>/dev/null
+	[ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null
+	true
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+say() { printf '\n== %s\n' "$*"; }
+start=$(date +%s)
 
-echo "== faultline config check configs/example.yaml"
-"$FAULTLINE" config check configs/example.yaml
-echo
-echo "== store"
-"$FAULTLINE" db init --config configs/example.yaml
-echo
-echo "The end-to-end demo (find an injected page-fault regression in Linux 6.1)"
-echo "needs stages that are not built yet:"
-for cmd in build run bisect compare watch serve; do
-	if "$FAULTLINE" help "$cmd" >/dev/null 2>&1; then
-		echo "  faultline $cmd: present"
-	else
-		echo "  faultline $cmd: not there yet"
-	fi
+say "configuration ($config)"
+"$FAULTLINE" config check "$config" >/dev/null && echo "$config: ok"
+
+say "libvirtd"
+scripts/libvirtd-start.sh start
+
+say "the demo history ($FL_DEMO_TREE)"
+kernels/demo/make-history.sh "$FL_DEMO_TREE"
+git -C "$FL_DEMO_TREE" log --oneline v6.1-fl0..v6.1-fl1 | sed 's/^/  /'
+
+say "SMTP sink on 127.0.0.1:$FL_DEMO_SMTP_PORT (Maildir $maildir)"
+mkdir -p "$maildir"
+"$PY" -m aiosmtpd -n -l "127.0.0.1:$FL_DEMO_SMTP_PORT" \
+	-c aiosmtpd.handlers.Mailbox "$maildir" >"$FL_DEMO_VAR/smtp.log" 2>&1 &
+smtp_pid=$!
+i=0
+until "$PY" -c "import socket,sys; socket.create_connection(('127.0.0.1', int(sys.argv[1])), 1)" \
+	"$FL_DEMO_SMTP_PORT" 2>/dev/null; do
+	i=$((i + 1))
+	kill -0 "$smtp_pid" 2>/dev/null && [ $i -lt 100 ] || {
+		echo "demo: the SMTP sink did not start (port $FL_DEMO_SMTP_PORT taken?)" >&2
+		cat "$FL_DEMO_VAR/smtp.log" >&2
+		exit 1
+	}
+	sleep 0.1
 done
+
+say "faultline watch --once (log: $log)"
+{ rc=0; "$FAULTLINE" watch --once --config "$config" 2>&1 || rc=$?; echo $rc >"$FL_DEMO_VAR/watch.rc"; } |
+	tee -a "$log"
+rc=$(cat "$FL_DEMO_VAR/watch.rc")
+"$FAULTLINE" queue show --config "$config" || true
+end=$(date +%s)
+
+say "result after $((end - start)) s"
+culprit=$(sed -n 's/.*bisect: regression [0-9]*: culprit \([0-9a-f]*\).*/\1/p' "$log" | tail -n1)
+if [ -z "$culprit" ]; then
+	echo "no culprit was found; the log is $log"
+	exit 1
+fi
+echo "culprit: $(git -C "$FL_DEMO_TREE" log -1 --format='%h ("%s") by %an' "$culprit")"
+echo "the injected regression is kernels/demo/$(cat kernels/demo/CULPRIT)"
+echo "mail, as the SMTP sink received it:"
+for m in "$maildir"/new/*; do
+	[ -f "$m" ] && echo "  $m: $(sed -n 's/^Subject: //p' "$m" | head -n1)"
+done
+
+if [ "${FL_DEMO_SERVE:-1}" = 0 ]; then
+	exit $rc
+fi
+kill "$smtp_pid" 2>/dev/null
+smtp_pid=
+"$FAULTLINE" serve --config "$config" >"$FL_DEMO_VAR/serve.url" 2>>"$log" &
+serve_pid=$!
+url=
+i=0
+while [ -z "$url" ] && [ $i -lt 100 ]; do
+	url=$(head -n1 "$FL_DEMO_VAR/serve.url" 2>/dev/null || true)
+	i=$((i + 1))
+	sleep 0.1
+done
+[ -n "$url" ] || { echo "demo: faultline serve did not start; see $log" >&2; exit 1; }
+bid=$(curl -fsS "${url%/}/api/bisections" | "$PY" -c '
+import json, sys
+b = [x for x in json.load(sys.stdin)["bisections"] if x["result"] == "culprit"]
+print(b[0]["id"] if b else "")')
+echo
+echo "results pages: $url"
+[ -n "$bid" ] && echo "the bisection: ${url%/}/bisect/$bid"
+echo "(Ctrl-C stops the server)"
+wait "$serve_pid"
