@@ -57,7 +57,8 @@ static void show_jobs(fl_store *st)
 			printf("  %6lld %-7s %-7s %s %s on %s", (long long)j->id, j->kind, j->state,
 			       j->tree, j->benchmark, j->machine);
 			if (!strcmp(j->kind, "run"))
-				printf(" %s %.12s (attempt %d)", j->role, j->rev, j->attempts);
+				printf(" %s %.12s (%s%sattempt %d)", j->role, j->rev,
+				       j->point ? j->point : "", j->point ? ", " : "", j->attempts);
 			if (j->error && *j->error)
 				printf(": %s", j->error);
 			putchar('\n');

@@ -14,7 +14,8 @@
 free_port() {
 	/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
-export FL_DEMO_VAR="$tmp/state"
+# FL_E2E_STATE=DIR keeps the state (store, log, mail) for bench/demo DIR
+export FL_DEMO_VAR=${FL_E2E_STATE:-$tmp/state}
 export FL_DEMO_TREE=${FL_DEMO_TREE:-$(pwd)/var/demo/linux}
 export FL_DEMO_SMTP_PORT=$(free_port)
 export FL_DEMO_WEB_PORT=$(free_port)
