@@ -4,9 +4,9 @@
  *
  * Runs of the baseline and the tag are interleaved on the same machine
  * (base, new, base, new, ...), `repeat` of each per round; while a primary
- * point's verdict is UNKNOWN and none has regressed, another round is added,
- * up to max_repeat runs a side. The verdicts are compare.c's (fl_compare on one value per run),
- * the same rows the report shows. Every point of every metric is stored
+ * point's verdict is UNKNOWN and none has regressed, another round is
+ * added, up to max_repeat runs a side. The verdicts are compare.c's
+ * (fl_compare on one value per run), the same rows the report shows. Every point of every metric is stored
  * (comparisons); a regression is a DIFFERENT verdict in the bad direction
  * of at least regression.min_change on any task count of the primary
  * metric (compare.h's FL_CMP_REGRESSION), and the worst one becomes the
