@@ -57,7 +57,9 @@ kernels/demo/make-history.sh "$FL_DEMO_TREE"
 git -C "$FL_DEMO_TREE" log --oneline v6.1-fl0..v6.1-fl1 | sed 's/^/  /'
 
 say "SMTP sink on 127.0.0.1:$FL_DEMO_SMTP_PORT (Maildir $maildir)"
-mkdir -p "$maildir"
+# the subdirectories too: Python's Maildir makes them only when it makes
+# the directory itself, and then fails on the first mail
+mkdir -p "$maildir/tmp" "$maildir/new" "$maildir/cur"
 "$PY" -m aiosmtpd -n -l "127.0.0.1:$FL_DEMO_SMTP_PORT" \
 	-c aiosmtpd.handlers.Mailbox "$maildir" >"$FL_DEMO_VAR/smtp.log" 2>&1 &
 smtp_pid=$!
@@ -89,9 +91,16 @@ fi
 echo "culprit: $(git -C "$FL_DEMO_TREE" log -1 --format='%h ("%s") by %an' "$culprit")"
 echo "the injected regression is kernels/demo/$(cat kernels/demo/CULPRIT)"
 echo "mail, as the SMTP sink received it:"
+got=0
 for m in "$maildir"/new/*; do
-	[ -f "$m" ] && echo "  $m: $(sed -n 's/^Subject: //p' "$m" | head -n1)"
+	[ -f "$m" ] || continue
+	echo "  $m: $(sed -n 's/^Subject: //p' "$m" | head -n1)"
+	got=1
 done
+if [ $got = 0 ]; then
+	echo "  none: see $log and the sink's log $FL_DEMO_VAR/smtp.log"
+	[ $rc = 0 ] && rc=1
+fi
 
 if [ "${FL_DEMO_SERVE:-1}" = 0 ]; then
 	exit $rc
