@@ -230,7 +230,14 @@ static void profile_emit(struct profile *p, const struct fl_bench_point *pt,
  */
 struct ksym {
 	uint64_t addr;
-	char *name;
+	const char *name; /* into struct ksyms' text */
+};
+
+struct ksyms {
+	char *text; /* the whole of /proc/kallsyms, names cut in place */
+	struct ksym *v;
+	size_t n;
+	uint64_t stext, etext;
 };
 
 static int ksym_cmp(const void *a, const void *b)
@@ -240,43 +247,108 @@ static int ksym_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* Text symbols of the kernel image (modules carry a [module] field). */
-static struct ksym *ksyms_read(size_t *n, uint64_t *stext, uint64_t *etext)
+/* All of a /proc file, malloc'ed: its size is 0 in stat, so read until the end. */
+static char *read_proc(const char *path)
 {
-	FILE *f = fopen("/proc/kallsyms", "r");
-	struct ksym *v = NULL;
-	size_t cap = 0;
-	char line[512], name[256], type;
-	unsigned long long addr;
+	size_t len = 0, cap = 1 << 20;
+	char *buf = malloc(cap + 1);
+	int fd = open(path, O_RDONLY);
+	ssize_t got;
 
-	*n = 0;
-	*stext = *etext = 0;
-	if (!f)
+	if (fd < 0 || !buf) {
+		free(buf);
+		if (fd >= 0)
+			close(fd);
 		return NULL;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3 || strchr(line, '['))
+	}
+	while ((got = read(fd, buf + len, cap - len)) != 0) {
+		if (got < 0 && errno == EINTR)
 			continue;
-		if (!strcmp(name, "_stext"))
-			*stext = addr;
-		if (!strcmp(name, "_etext"))
-			*etext = addr;
-		if (type != 'T' && type != 't' && type != 'W' && type != 'w')
+		if (got < 0)
+			break;
+		len += (size_t)got;
+		if (len == cap) {
+			char *nb = realloc(buf, 2 * cap + 1);
+
+			if (!nb)
+				break;
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	close(fd);
+	buf[len] = '\0';
+	return buf;
+}
+
+/*
+ * One line, "ffffffff81000000 T _stext" or "... t name\t[module]", cut in
+ * place; 0 when it is a text symbol of the kernel image. By hand: under
+ * TCG a sscanf per line of a distribution kernel's 100k-odd lines cost
+ * most of a second of every run.
+ */
+static int ksym_line(char *line, struct ksym *k, int *is_text)
+{
+	char *p, *name;
+	char type;
+
+	k->addr = strtoull(line, &p, 16);
+	if (p == line || *p != ' ')
+		return -1;
+	type = p[1];
+	if (!type || p[2] != ' ')
+		return -1;
+	name = p + 3;
+	p = name + strcspn(name, " \t");
+	if (*p) /* "\t[module]" */
+		return -1;
+	k->name = name;
+	*is_text = type == 'T' || type == 't' || type == 'W' || type == 'w';
+	return 0;
+}
+
+/* Text symbols of the kernel image, sorted; 0, or -1 when unreadable. */
+static int ksyms_read(struct ksyms *ks)
+{
+	size_t cap = 0;
+	char *line, *next;
+
+	memset(ks, 0, sizeof(*ks));
+	if (!(ks->text = read_proc("/proc/kallsyms")))
+		return -1;
+	for (line = ks->text; *line; line = next) {
+		struct ksym k;
+		int is_text;
+
+		next = line + strcspn(line, "\n");
+		if (*next)
+			*next++ = '\0';
+		if (ksym_line(line, &k, &is_text))
 			continue;
-		if (*n == cap) {
-			struct ksym *nv = realloc(v, (cap = cap ? 2 * cap : 4096) * sizeof(*v));
+		if (!strcmp(k.name, "_stext"))
+			ks->stext = k.addr;
+		if (!strcmp(k.name, "_etext"))
+			ks->etext = k.addr;
+		if (!is_text)
+			continue;
+		if (ks->n == cap) {
+			struct ksym *nv = realloc(ks->v, (cap = cap ? 2 * cap : 4096) * sizeof(*nv));
 
 			if (!nv)
 				break;
-			v = nv;
+			ks->v = nv;
 		}
-		v[*n].addr = addr;
-		v[*n].name = strdup(name);
-		if (v[*n].name)
-			(*n)++;
+		ks->v[ks->n++] = k;
 	}
-	fclose(f);
-	qsort(v, *n, sizeof(*v), ksym_cmp);
-	return v;
+	if (ks->n)
+		qsort(ks->v, ks->n, sizeof(*ks->v), ksym_cmp);
+	return 0;
+}
+
+static void ksyms_release(struct ksyms *ks)
+{
+	free(ks->text);
+	free(ks->v);
 }
 
 /* Index of the last symbol at or below addr (v sorted, v[0].addr <= addr). */
@@ -297,38 +369,37 @@ static size_t ksym_find(const struct ksym *v, size_t n, uint64_t addr)
 
 static void ksyms_emit(struct profile *p, fl_agent_emit_fn emit, void *arg)
 {
-	uint64_t stext, etext, last = UINT64_MAX, step = p->buf ? p->buf[0] : 0;
-	size_t n;
-	struct ksym *v = ksyms_read(&n, &stext, &etext);
+	uint64_t last = UINT64_MAX, step = p->buf ? p->buf[0] : 0;
+	struct ksyms ks;
+	const struct ksym *v;
 	struct jw w;
 
 	/* Addresses read as 0 when kptr_restrict hides them. */
-	if (!v || !n || !stext || etext <= stext || !step) {
-		for (size_t i = 0; v && i < n; i++)
-			free(v[i].name);
-		free(v);
+	if (ksyms_read(&ks) || !ks.n || !ks.stext || ks.etext <= ks.stext || !step) {
+		ksyms_release(&ks);
 		return;
 	}
+	v = ks.v;
 	jw_init(&w);
 	jw_obj_open(&w, NULL);
 	jw_str(&w, "type", "ksyms");
-	jw_uint(&w, "text", etext - stext);
+	jw_uint(&w, "text", ks.etext - ks.stext);
 	jw_arr_open(&w, "symbols");
 	for (size_t b = 0; b < p->hits_bits; b++) {
-		uint64_t addr = stext + b * step;
+		uint64_t addr = ks.stext + b * step;
 		size_t i;
 
-		if (!(p->hits[b / 8] & (1u << (b % 8))) || addr < v[0].addr || addr >= etext)
+		if (!(p->hits[b / 8] & (1u << (b % 8))) || addr < v[0].addr || addr >= ks.etext)
 			continue;
-		i = ksym_find(v, n, addr);
+		i = ksym_find(v, ks.n, addr);
 		if (v[i].addr == last)
 			continue;
 		last = v[i].addr;
 		while (i > 0 && v[i - 1].addr == last)
 			i--;
-		for (; i < n && v[i].addr == last; i++) {
+		for (; i < ks.n && v[i].addr == last; i++) {
 			jw_arr_open(&w, NULL);
-			jw_uint(&w, NULL, v[i].addr - stext);
+			jw_uint(&w, NULL, v[i].addr - ks.stext);
 			jw_str(&w, NULL, v[i].name);
 			jw_arr_close(&w);
 		}
@@ -338,9 +409,7 @@ static void ksyms_emit(struct profile *p, fl_agent_emit_fn emit, void *arg)
 	if (!w.failed)
 		emit(arg, w.buf, NULL);
 	jw_free(&w);
-	for (size_t i = 0; i < n; i++)
-		free(v[i].name);
-	free(v);
+	ksyms_release(&ks);
 }
 
 static void point_json(struct jw *w, const struct fl_bench_opts *o,
