@@ -283,7 +283,8 @@ static char *read_proc(const char *path)
 
 /*
  * One line, "ffffffff81000000 T _stext" or "... t name\t[module]", cut in
- * place; 0 when it is a text symbol of the kernel image. By hand: under
+ * place; 0 for a symbol of the kernel image (not a module's), *is_text
+ * saying whether it is code. By hand: under
  * TCG, fgets and sscanf per line made the whole read of a distribution
  * kernel's 100k-odd lines about 1 s of every run; this way it is about
  * 0.6 s, most of it the kernel writing the text.
