@@ -284,10 +284,10 @@ static char *read_proc(const char *path)
 /*
  * One line, "ffffffff81000000 T _stext" or "... t name\t[module]", cut in
  * place; 0 for a symbol of the kernel image (not a module's), *is_text
- * saying whether it is code. By hand: under
- * TCG, fgets and sscanf per line made the whole read of a distribution
- * kernel's 100k-odd lines about 1 s of every run; this way it is about
- * 0.6 s, most of it the kernel writing the text.
+ * saying whether it is code. By hand: under TCG, fgets and sscanf per line
+ * made the whole read of a distribution kernel's 100k-odd lines about 1 s
+ * of every run; this way it is about 0.6 s, most of it the kernel writing
+ * the text.
  */
 static int ksym_line(char *line, struct ksym *k, int *is_text)
 {
@@ -334,9 +334,10 @@ static int ksyms_read(struct ksyms *ks)
 		if (!is_text)
 			continue;
 		if (ks->n == cap) {
-			struct ksym *nv = realloc(ks->v, (cap = cap ? 2 * cap : 4096) * sizeof(*nv));
+			struct ksym *nv;
 
-			if (!nv)
+			cap = cap ? 2 * cap : 4096;
+			if (!(nv = realloc(ks->v, cap * sizeof(*nv))))
 				break;
 			ks->v = nv;
 		}

@@ -71,8 +71,8 @@ static void test_eight_sockets(void **state)
 	assert_non_null(strstr(desc, "<on_reboot>destroy</on_reboot>"));
 	assert_non_null(strstr(desc, "<on_crash>destroy</on_crash>"));
 	assert_non_null(strstr(desc, "<acpi/>"));
-	assert_non_null(strstr(desc, "console=ttyS0 panic=-1 rdinit=/init cryptomgr.notests profile=2 "
-				     "fl.job=page_fault2"));
+	assert_non_null(strstr(desc, "console=ttyS0 panic=-1 rdinit=/init cryptomgr.notests "
+				     "profile=2 fl.job=page_fault2"));
 	assert_non_null(strstr(desc, "<source path='/tmp/console.log'/>"));
 	assert_non_null(strstr(desc, "<domain type='qemu'"));
 	free(desc);
@@ -111,8 +111,9 @@ static void test_machine_cmdline_and_job(void **state)
 	char *desc, *cmdline = fl_domain_cmdline(&spec);
 
 	(void)state;
-	assert_string_equal(cmdline, "console=ttyS0 panic=-1 rdinit=/init cryptomgr.notests mitigations=off "
-				     "rdinit=/nonexistent fl.job=test=page_fault2;tasks=1,100%;hang=1");
+	assert_string_equal(cmdline, "console=ttyS0 panic=-1 rdinit=/init cryptomgr.notests "
+				     "mitigations=off rdinit=/nonexistent "
+				     "fl.job=test=page_fault2;tasks=1,100%;hang=1");
 	desc = roundtrip(&spec);
 	assert_non_null(strstr(desc, cmdline));
 	free(desc);
