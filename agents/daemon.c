@@ -50,9 +50,9 @@
 #include <unistd.h>
 
 #include "agent.h"
-#include "auth.h"
+#include "proto/auth.h"
 #include "bench.h"
-#include "record.h"
+#include "proto/record.h"
 #include "results.h"
 
 extern char **environ;

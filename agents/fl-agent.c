@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "agent.h"
-#include "record.h"
+#include "proto/record.h"
 
 static int stdout_out(void *arg, const char *frame, size_t len)
 {

@@ -35,7 +35,7 @@
 #include <unistd.h>
 
 #include "agent.h"
-#include "record.h"
+#include "proto/record.h"
 #include "results.h"
 
 /* Seconds a results partition may take to appear after /init starts. */

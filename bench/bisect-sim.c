@@ -22,9 +22,9 @@
  * -v prints every trial the engine got wrong. A baseline run of several
  * samples counts as their mean.
  */
-#include "bisect.h"
-#include "buf.h"
-#include "stats.h"
+#include "analysis/bisect.h"
+#include "lib/buf.h"
+#include "analysis/stats.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -19,8 +19,8 @@
  * python3 -m http.server serving the same file (a common static server,
  * for scale). Target: median page latency under 50 ms.
  */
-#include "buf.h"
-#include "store.h"
+#include "lib/buf.h"
+#include "store/store.h"
 
 #include <curl/curl.h>
 #include <fcntl.h>

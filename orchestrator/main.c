@@ -2,10 +2,10 @@
  * main.c - the faultline binary: global options, then git-style dispatch to
  * one command per file under builtin/.
  */
-#include "builtin.h"
-#include "config.h"
-#include "error.h"
-#include "log.h"
+#include "builtin/builtin.h"
+#include "config/config.h"
+#include "lib/error.h"
+#include "lib/log.h"
 
 #include <getopt.h>
 #include <stdio.h>

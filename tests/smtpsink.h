@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 
 static inline int fl_sink_port_open(int port)
 {

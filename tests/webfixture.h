@@ -1,7 +1,7 @@
 /*
  * webfixture.h - what the results-page tests share: a store filled through
- * the store API (store.h, store-run.h, store-jobs.h, store-watch.h,
- * store-bisect.h), a configuration, a copy of web/, and a real "faultline
+ * the store API (store.h, store/run.h, store/jobs.h, store/watch.h,
+ * store/bisect.h), a configuration, a copy of web/, and a real "faultline
  * serve" started on an ephemeral loopback port, whose URL is read from its
  * first line of output.
  *
@@ -50,14 +50,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "error.h"
-#include "fs.h"
-#include "store-bisect.h"
-#include "store-jobs.h"
-#include "store-run.h"
-#include "store-watch.h"
-#include "store.h"
+#include "lib/buf.h"
+#include "lib/error.h"
+#include "lib/fs.h"
+#include "store/bisect.h"
+#include "store/jobs.h"
+#include "store/run.h"
+#include "store/watch.h"
+#include "store/store.h"
 #include "testlib.h"
 
 #define WF_NCOMMITS	   20

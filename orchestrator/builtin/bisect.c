@@ -8,13 +8,13 @@
  * at the end. git is run as a program: its CLI is the stable interface for
  * worktrees, and running it keeps this file free of libgit2 state.
  */
-#include "../bisect.h"
-#include "../buf.h"
-#include "../builtin.h"
-#include "../error.h"
-#include "../log.h"
-#include "../run-command.h"
-#include "../store-bisect.h"
+#include "analysis/bisect.h"
+#include "lib/buf.h"
+#include "builtin/builtin.h"
+#include "lib/error.h"
+#include "lib/log.h"
+#include "lib/run-command.h"
+#include "store/bisect.h"
 
 #include <errno.h>
 #include <getopt.h>

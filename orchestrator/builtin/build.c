@@ -3,13 +3,13 @@
  * one kernel (or find it in the artifact cache), show progress on stderr
  * and print the artifact directory on stdout.
  */
-#include "../builtin.h"
-#include "../build.h"
-#include "../config.h"
-#include "../error.h"
-#include "../log.h"
-#include "../repo.h"
-#include "../store.h"
+#include "builtin/builtin.h"
+#include "build/build.h"
+#include "config/config.h"
+#include "lib/error.h"
+#include "lib/log.h"
+#include "build/repo.h"
+#include "store/store.h"
 
 #include <getopt.h>
 #include <stdio.h>

@@ -9,15 +9,15 @@
  * or a prefix, and means its ok runs; or "run:ID[,ID...]", those runs
  * themselves (runs of a prebuilt --kernel-image belong to no commit).
  */
-#include "../builtin.h"
-#include "../buf.h"
-#include "../compare.h"
-#include "../config.h"
-#include "../error.h"
-#include "../measure.h"
-#include "../repo.h"
-#include "../store-compare.h"
-#include "../store.h"
+#include "builtin/builtin.h"
+#include "lib/buf.h"
+#include "analysis/compare.h"
+#include "config/config.h"
+#include "lib/error.h"
+#include "service/measure.h"
+#include "build/repo.h"
+#include "store/compare.h"
+#include "store/store.h"
 
 #include <ctype.h>
 #include <errno.h>

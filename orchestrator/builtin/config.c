@@ -2,8 +2,8 @@
  * builtin/config.c - "faultline config check [FILE]": load a configuration,
  * print every problem with its file:line:col, or the normalised form.
  */
-#include "../builtin.h"
-#include "../config.h"
+#include "builtin/builtin.h"
+#include "config/config.h"
 
 #include <stdio.h>
 #include <string.h>

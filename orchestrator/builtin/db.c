@@ -2,11 +2,11 @@
  * builtin/db.c - "faultline db init|migrate": create the store, or bring an
  * existing one to this build's schema version.
  */
-#include "../builtin.h"
-#include "../config.h"
-#include "../error.h"
-#include "../log.h"
-#include "../store.h"
+#include "builtin/builtin.h"
+#include "config/config.h"
+#include "lib/error.h"
+#include "lib/log.h"
+#include "store/store.h"
 
 #include <stdio.h>
 #include <string.h>

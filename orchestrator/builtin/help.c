@@ -1,5 +1,5 @@
 /* builtin/help.c - "faultline help [COMMAND]": the command list or one usage. */
-#include "../builtin.h"
+#include "builtin/builtin.h"
 
 #include <stdio.h>
 

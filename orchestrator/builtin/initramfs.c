@@ -3,9 +3,9 @@
  * [--gzip] OUT": writes the agent image a test guest boots, so scripts and
  * the boot test use the same writer the runner does.
  */
-#include "../builtin.h"
-#include "../error.h"
-#include "../initramfs.h"
+#include "builtin/builtin.h"
+#include "lib/error.h"
+#include "build/initramfs.h"
 
 #include <stdio.h>
 #include <string.h>

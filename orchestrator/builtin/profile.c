@@ -5,16 +5,16 @@
  * System.map) or, without it, with the kernel's own names the agent sent.
  * Exit 1 when no point has a profile.
  */
-#include "../builtin.h"
+#include "builtin/builtin.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "error.h"
-#include "evidence.h"
-#include "record.h"
+#include "lib/buf.h"
+#include "lib/error.h"
+#include "analysis/evidence.h"
+#include "proto/record.h"
 
 struct collected {
 	char **json;

@@ -3,11 +3,11 @@
  * and the state of its machine pool; "faultline queue enable MACHINE" puts
  * a machine that left the pool after repeated infra errors back into it.
  */
-#include "../builtin.h"
-#include "../config.h"
-#include "../error.h"
-#include "../store-jobs.h"
-#include "../store.h"
+#include "builtin/builtin.h"
+#include "config/config.h"
+#include "lib/error.h"
+#include "store/jobs.h"
+#include "store/store.h"
 
 #include <getopt.h>
 #include <stdio.h>

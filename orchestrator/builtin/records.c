@@ -4,13 +4,13 @@
  * garbled or missing on stderr. Exit 1 when any record was lost or a payload
  * is not a JSON object, so a script can check a guest's output in one step.
  */
-#include "../builtin.h"
+#include "builtin/builtin.h"
 
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "record.h"
+#include "proto/record.h"
 
 struct check {
 	int bad_json;

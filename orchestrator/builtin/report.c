@@ -2,10 +2,10 @@
  * builtin/report.c - "faultline report show ID": a stored report exactly as
  * it was (or will be) mailed, with its delivery state.
  */
-#include "../builtin.h"
-#include "../config.h"
-#include "../error.h"
-#include "../store.h"
+#include "builtin/builtin.h"
+#include "config/config.h"
+#include "lib/error.h"
+#include "store/store.h"
 
 #include <stdio.h>
 #include <unistd.h>

@@ -4,18 +4,18 @@
  * through fl_machine_run(); then a table of operations per second per task
  * count and mode, with their spread across the runs.
  */
-#include "../agentapi.h"
-#include "../builtin.h"
-#include "../buf.h"
-#include "../config.h"
-#include "../error.h"
-#include "../log.h"
-#include "../machine.h"
-#include "../repo.h"
-#include "../stats.h"
-#include "../store-run.h"
-#include "../store.h"
-#include "../units.h"
+#include "machine/agentapi.h"
+#include "builtin/builtin.h"
+#include "lib/buf.h"
+#include "config/config.h"
+#include "lib/error.h"
+#include "lib/log.h"
+#include "machine/machine.h"
+#include "build/repo.h"
+#include "analysis/stats.h"
+#include "store/run.h"
+#include "store/store.h"
+#include "lib/units.h"
 
 #include <getopt.h>
 #include <stdio.h>

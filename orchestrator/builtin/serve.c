@@ -4,11 +4,11 @@
  * The first line on standard output is the URL it listens at (so a test
  * or a script that asked for port 0 learns the port).
  */
-#include "../builtin.h"
-#include "../config.h"
-#include "../error.h"
-#include "../log.h"
-#include "../web/server.h"
+#include "builtin/builtin.h"
+#include "config/config.h"
+#include "lib/error.h"
+#include "lib/log.h"
+#include "web/server.h"
 
 #include <getopt.h>
 #include <pthread.h>

@@ -12,18 +12,18 @@
  * was mailed, 4 when a job failed, a machine left the pool or a report is
  * still waiting for the mail server.
  */
-#include "../agentapi.h"
-#include "../buf.h"
-#include "../builtin.h"
-#include "../config.h"
-#include "../error.h"
-#include "../log.h"
-#include "../mail.h"
-#include "../outbox.h"
-#include "../queue.h"
-#include "../service.h"
-#include "../store.h"
-#include "../trigger.h"
+#include "machine/agentapi.h"
+#include "lib/buf.h"
+#include "builtin/builtin.h"
+#include "config/config.h"
+#include "lib/error.h"
+#include "lib/log.h"
+#include "lib/mail.h"
+#include "service/outbox.h"
+#include "service/queue.h"
+#include "service/service.h"
+#include "store/store.h"
+#include "service/trigger.h"
 
 #include <getopt.h>
 #include <signal.h>

@@ -3,11 +3,11 @@
  * error pages, the layout, paging links, numbers, times and JSON strings
  * (see web.h).
  */
-#include "web.h"
-#include "template.h"
-#include "../config.h"
-#include "../error.h"
-#include "../html.h"
+#include "web/web.h"
+#include "web/template.h"
+#include "config/config.h"
+#include "lib/error.h"
+#include "lib/html.h"
 
 #include <ctype.h>
 #include <errno.h>

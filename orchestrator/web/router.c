@@ -2,7 +2,7 @@
  * web/router.c - path -> page, as cgit's cmd.c: one table, nothing else.
  * /api/<path> is the JSON twin of <path> for the pages that have one.
  */
-#include "ui.h"
+#include "web/ui.h"
 
 #include <string.h>
 

@@ -3,12 +3,12 @@
  * the thread pool, a read-only store connection per thread, the response
  * headers every page gets, and the access log.
  */
-#include "server.h"
-#include "template.h"
-#include "web.h"
-#include "../error.h"
-#include "../httpd.h"
-#include "../log.h"
+#include "web/server.h"
+#include "web/template.h"
+#include "web/web.h"
+#include "lib/error.h"
+#include "lib/httpd.h"
+#include "lib/log.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -6,7 +6,7 @@
  * refused before the file system is asked; a symbolic link is refused
  * (O_NOFOLLOW), so nothing outside web/static/ is ever opened.
  */
-#include "ui.h"
+#include "web/ui.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* web/template.c - page skeletons with named slots (see template.h). */
-#include "template.h"
-#include "../error.h"
+#include "web/template.h"
+#include "lib/error.h"
 
 #include <errno.h>
 #include <stdio.h>

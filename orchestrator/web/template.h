@@ -7,7 +7,7 @@
 #ifndef FL_WEB_TEMPLATE_H
 #define FL_WEB_TEMPLATE_H
 
-#include "../buf.h"
+#include "lib/buf.h"
 
 struct fl_tmpl;
 

@@ -6,11 +6,11 @@
  * with the build and boot status of its runs (each attempt, linked), and
  * for a regression's bisection the revert check.
  */
-#include "ui.h"
-#include "../error.h"
-#include "../html.h"
-#include "../stats.h"
-#include "../svg.h"
+#include "web/ui.h"
+#include "lib/error.h"
+#include "lib/html.h"
+#include "analysis/stats.h"
+#include "web/svg.h"
 
 #include <math.h>
 #include <stdio.h>

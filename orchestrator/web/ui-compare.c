@@ -10,10 +10,10 @@
  * recomputed, here.
  * Without any parameter the page is a form; the URL is the shareable link.
  */
-#include "ui.h"
-#include "../config.h"
-#include "../html.h"
-#include "../svg.h"
+#include "web/ui.h"
+#include "config/config.h"
+#include "lib/html.h"
+#include "web/svg.h"
 
 #include <math.h>
 #include <stdio.h>

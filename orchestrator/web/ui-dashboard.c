@@ -7,8 +7,8 @@
  * best candidate, confidence); machines out of the pool; runs in progress
  * and the latest runs.
  */
-#include "ui.h"
-#include "../html.h"
+#include "web/ui.h"
+#include "lib/html.h"
 
 #include <math.h>
 #include <string.h>

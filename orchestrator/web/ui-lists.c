@@ -2,8 +2,8 @@
  * web/ui-lists.c - the paginated lists: /runs, /bisections, /regressions,
  * /jobs (newest first, ?page=N, filters as query parameters).
  */
-#include "ui.h"
-#include "../html.h"
+#include "web/ui.h"
+#include "lib/html.h"
 
 #include <string.h>
 

@@ -7,9 +7,9 @@
  * pending with the failed attempts and the last error). /report/<id>
  * shows one report, also one that belongs to no regression.
  */
-#include "ui.h"
-#include "../error.h"
-#include "../html.h"
+#include "web/ui.h"
+#include "lib/error.h"
+#include "lib/html.h"
 
 #include <math.h>
 #include <stdio.h>

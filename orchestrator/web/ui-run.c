@@ -9,9 +9,9 @@
  * (console_path), or of the console stored with the run; /run/<id>/console
  * is the whole log as text/plain.
  */
-#include "ui.h"
-#include "../html.h"
-#include "../svg.h"
+#include "web/ui.h"
+#include "lib/html.h"
+#include "web/svg.h"
 
 #include <fcntl.h>
 #include <math.h>

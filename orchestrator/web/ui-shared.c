@@ -3,8 +3,8 @@
  * regressions, bisections, jobs and comparison rows, a revert check, a
  * mailed report, and the JSON of each.
  */
-#include "ui.h"
-#include "../html.h"
+#include "web/ui.h"
+#include "lib/html.h"
 
 #include <math.h>
 #include <string.h>

@@ -9,10 +9,10 @@
  * mode, tasks (defaults from the newest run), by, page (1 is the newest
  * history).
  */
-#include "ui.h"
-#include "../config.h"
-#include "../html.h"
-#include "../svg.h"
+#include "web/ui.h"
+#include "config/config.h"
+#include "lib/html.h"
+#include "web/svg.h"
 
 #include <math.h>
 #include <stdio.h>

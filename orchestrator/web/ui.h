@@ -6,8 +6,8 @@
 #ifndef FL_WEB_UI_H
 #define FL_WEB_UI_H
 
-#include "web.h"
-#include "../store-web.h"
+#include "web/web.h"
+#include "store/web.h"
 
 void fl_ui_dashboard(struct fl_web_req *req, struct fl_web_resp *resp);
 void fl_ui_runs(struct fl_web_req *req, struct fl_web_resp *resp);

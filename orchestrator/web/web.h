@@ -3,7 +3,7 @@
  * and the helpers every page uses (parameters, error pages, the layout,
  * paging links, JSON). cgit's shape: one ui-*.c per page, router.c maps a
  * path to its handler, html.c is the one place text becomes markup, and
- * store-web.h is where every page's data comes from.
+ * store/web.h is where every page's data comes from.
  *
  * A handler serves both the HTML page and its /api/ JSON twin: it loads
  * its data once and renders one or the other (req->json).
@@ -11,10 +11,10 @@
 #ifndef FL_WEB_H
 #define FL_WEB_H
 
-#include "../buf.h"
-#include "../pool.h"
-#include "../stats.h"
-#include "../store.h"
+#include "lib/buf.h"
+#include "lib/pool.h"
+#include "analysis/stats.h"
+#include "store/store.h"
 
 #include <jansson.h>
 #include <stdint.h>

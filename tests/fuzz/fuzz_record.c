@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record.h"
+#include "proto/record.h"
 
 static int check(void *arg, uint64_t seq, const char *json, size_t len)
 {

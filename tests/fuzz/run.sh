@@ -5,8 +5,8 @@
 secs=${FL_FUZZ_SECONDS:-20}
 bin=$tmp/fuzz_record
 
-if clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Iagents \
-	tests/fuzz/fuzz_record.c agents/record.c -o "$bin" 2>"$tmp/cc.err"; then
+if clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -I. \
+	tests/fuzz/fuzz_record.c proto/record.c -o "$bin" 2>"$tmp/cc.err"; then
 	ok "fuzzer builds"
 else
 	fail "fuzzer build (clang and libclang-rt-14-dev from install-deps.sh)"

@@ -1,7 +1,7 @@
 /*
  * test_agentapi.c - the bare-metal agent API (agentapi.h) on a loopback
  * port, asked with libcurl and requests signed as a box's daemon signs them
- * (agents/auth.h), on a real store with a published agent job:
+ * (proto/auth.h), on a real store with a published agent job:
  *   - the box gets its job (answer signed over its nonce), downloads the
  *     kernel byte for byte, reports progress, uploads records (a batch sent
  *     twice adds nothing), ends the upload: a count that does not match is
@@ -27,15 +27,15 @@
 #include <string.h>
 #include <time.h>
 
-#include "agentapi.h"
-#include "auth.h"
-#include "buf.h"
-#include "config.h"
-#include "error.h"
-#include "record.h"
-#include "store-agent.h"
-#include "store-run.h"
-#include "store.h"
+#include "machine/agentapi.h"
+#include "proto/auth.h"
+#include "lib/buf.h"
+#include "config/config.h"
+#include "lib/error.h"
+#include "proto/record.h"
+#include "store/agent.h"
+#include "store/run.h"
+#include "store/store.h"
 #include "testlib.h"
 
 #define TOKEN_A "token-of-box-a-0123456789"

@@ -22,9 +22,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "fs.h"
-#include "run-command.h"
+#include "lib/buf.h"
+#include "lib/fs.h"
+#include "lib/run-command.h"
 #include "testlib.h"
 #include "webfixture.h"
 

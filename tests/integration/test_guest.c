@@ -17,13 +17,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "config.h"
-#include "domain.h"
-#include "error.h"
+#include "lib/buf.h"
+#include "config/config.h"
+#include "machine/domain.h"
+#include "lib/error.h"
 #include "testlib.h"
-#include "accel.h"
-#include "guest.h"
+#include "machine/accel.h"
+#include "machine/guest.h"
 
 #define URI "qemu:///system"
 

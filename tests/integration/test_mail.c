@@ -14,10 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "error.h"
+#include "lib/buf.h"
+#include "lib/error.h"
 #include "testlib.h"
-#include "mail.h"
+#include "lib/mail.h"
 #include "smtpsink.h"
 
 static char dir[64], maildir[96];

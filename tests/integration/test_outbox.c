@@ -12,11 +12,11 @@
 
 #include <sqlite3.h>
 
-#include "error.h"
-#include "mail.h"
-#include "outbox.h"
+#include "lib/error.h"
+#include "lib/mail.h"
+#include "service/outbox.h"
 #include "smtpsink.h"
-#include "store.h"
+#include "store/store.h"
 #include "testlib.h"
 
 static char dir[64], maildir[96], db[96], url[64];

@@ -24,8 +24,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "store.h"
+#include "lib/buf.h"
+#include "store/store.h"
 #include "testlib.h"
 #include "webfixture.h"
 

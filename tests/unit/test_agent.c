@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "record.h"
+#include "proto/record.h"
 #include "results.h"
 #include "topo.h"
 

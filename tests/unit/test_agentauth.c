@@ -1,6 +1,6 @@
 /*
  * test_agentauth.c - how boxes and the agent API prove their messages
- * (agents/auth.h) and the API's memory of nonces (replay.h):
+ * (proto/auth.h) and the API's memory of nonces (replay.h):
  *   - SHA-256 and HMAC-SHA256 against published vectors (FIPS 180-2,
  *     RFC 4231), so both sides compute what any other implementation does;
  *   - the canonical request is exactly the documented text, and a
@@ -23,9 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "auth.h"
-#include "error.h"
-#include "replay.h"
+#include "proto/auth.h"
+#include "lib/error.h"
+#include "machine/replay.h"
 #include "testlib.h"
 
 static const char token[] = "a-token-of-32-characters-length!";

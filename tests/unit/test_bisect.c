@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bisect.h"
-#include "buf.h"
-#include "error.h"
+#include "analysis/bisect.h"
+#include "lib/buf.h"
+#include "lib/error.h"
 
 struct sim {
 	size_t culprit;

@@ -18,11 +18,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "build.h"
-#include "config.h"
-#include "error.h"
-#include "repo.h"
-#include "store.h"
+#include "build/build.h"
+#include "config/config.h"
+#include "lib/error.h"
+#include "build/repo.h"
+#include "store/store.h"
 
 static char dir[64];
 static char sha[4][41]; /* good, b.c changed, broken, a.c changed */

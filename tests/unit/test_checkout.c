@@ -15,9 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "checkout.h"
-#include "error.h"
-#include "repo.h"
+#include "build/checkout.h"
+#include "lib/error.h"
+#include "build/repo.h"
 #include "testlib.h"
 
 static char dir[64], c1[41], c2[41];

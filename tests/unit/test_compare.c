@@ -11,8 +11,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "compare.h"
-#include "error.h"
+#include "analysis/compare.h"
+#include "lib/error.h"
 
 #define NRUNS 5
 #define NSEC  5

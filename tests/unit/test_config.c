@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "error.h"
+#include "config/config.h"
+#include "lib/error.h"
 
 static char path[64];
 

@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "console.h"
-#include "record.h"
+#include "lib/buf.h"
+#include "machine/console.h"
+#include "proto/record.h"
 
 /* A fake console: the agent's frames with kernel lines in between. */
 struct log {

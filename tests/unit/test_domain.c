@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "domain.h"
-#include "error.h"
+#include "config/config.h"
+#include "machine/domain.h"
+#include "lib/error.h"
 
 static void quiet(void *data, virErrorPtr err)
 {

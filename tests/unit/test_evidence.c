@@ -10,9 +10,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "error.h"
-#include "evidence.h"
-#include "store-evidence.h"
+#include "lib/error.h"
+#include "analysis/evidence.h"
+#include "store/evidence.h"
 #include "testlib.h"
 
 /* 0x400 bytes of text: 256 buckets of 4 bytes. */

@@ -17,8 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "error.h"
-#include "hostslot.h"
+#include "lib/error.h"
+#include "machine/hostslot.h"
 #include "testlib.h"
 
 #define HOST "qemu:///system"

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "html.h"
+#include "lib/html.h"
 
 static void test_text(void **state)
 {

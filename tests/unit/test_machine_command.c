@@ -15,13 +15,13 @@
 
 #include <unistd.h>
 
-#include "config.h"
-#include "error.h"
-#include "machine.h"
-#include "repo.h"
-#include "store-jobs.h"
-#include "store-run.h"
-#include "store.h"
+#include "config/config.h"
+#include "lib/error.h"
+#include "machine/machine.h"
+#include "build/repo.h"
+#include "store/jobs.h"
+#include "store/run.h"
+#include "store/store.h"
 #include "testlib.h"
 
 static char dir[64], c1[41], c2[41], db[96];

@@ -29,11 +29,11 @@
 
 #include <unistd.h>
 
-#include "config.h"
-#include "error.h"
-#include "queue.h"
-#include "store-jobs.h"
-#include "store.h"
+#include "config/config.h"
+#include "lib/error.h"
+#include "service/queue.h"
+#include "store/jobs.h"
+#include "store/store.h"
 #include "testlib.h"
 
 static char dir[64], db[96], head[41], kernel_head[41];

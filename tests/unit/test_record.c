@@ -9,7 +9,7 @@
 #include <cmocka.h>
 #include <zlib.h>
 
-#include "record.h"
+#include "proto/record.h"
 
 /* Everything the writer emits, concatenated: a fake console. */
 struct sink {

@@ -15,8 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "error.h"
-#include "repo.h"
+#include "lib/error.h"
+#include "build/repo.h"
 
 static char dir[64];
 

@@ -18,16 +18,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "error.h"
-#include "report.h"
-#include "service.h"
-#include "store-bisect.h"
-#include "store-evidence.h"
-#include "store-jobs.h"
-#include "store-run.h"
-#include "store-watch.h"
-#include "store.h"
+#include "config/config.h"
+#include "lib/error.h"
+#include "service/report.h"
+#include "service/service.h"
+#include "store/bisect.h"
+#include "store/evidence.h"
+#include "store/jobs.h"
+#include "store/run.h"
+#include "store/watch.h"
+#include "store/store.h"
 #include "testlib.h"
 
 #define GIT   "cd %s/src && " FL_TEST_GIT

@@ -12,9 +12,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "error.h"
-#include "repo.h"
-#include "revert.h"
+#include "lib/error.h"
+#include "build/repo.h"
+#include "service/revert.h"
 #include "testlib.h"
 
 static char dir[64];

@@ -16,8 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "error.h"
-#include "run-command.h"
+#include "lib/error.h"
+#include "lib/run-command.h"
 
 struct lines {
 	int n;

@@ -12,7 +12,7 @@
 
 #include <math.h>
 
-#include "stats.h"
+#include "analysis/stats.h"
 
 #define EPS 1e-9
 

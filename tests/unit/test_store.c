@@ -14,9 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "error.h"
+#include "lib/error.h"
 #include "testlib.h"
-#include "store.h"
+#include "store/store.h"
 
 static char dir[64], db[96];
 

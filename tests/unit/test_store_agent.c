@@ -1,6 +1,6 @@
 /*
  * test_store_agent.c - boxes, agent jobs and uploaded records in a real
- * store (store-agent.h):
+ * store (store/agent.h):
  *   - a job is handed out to its own box only, again until it ends, never
  *     after its deadline, and cancelled once its run ended without it;
  *   - progress and ends apply to live jobs only; an end is final;
@@ -19,10 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "store-agent.h"
-#include "store-run.h"
-#include "store.h"
+#include "lib/error.h"
+#include "store/agent.h"
+#include "store/run.h"
+#include "store/store.h"
 #include "testlib.h"
 
 static char dir[64];

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "store-bisect.h"
+#include "store/bisect.h"
 
 struct seen {
 	size_t n;

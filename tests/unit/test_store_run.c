@@ -1,5 +1,5 @@
 /*
- * test_store_run.c - runs in the store (store-run.h): a store made before
+ * test_store_run.c - runs in the store (store/run.h): a store made before
  * migration 3 keeps its runs; a run starts 'running' with its owner, keeps
  * its guest facts and records, ends once with its samples only when ok;
  * readers of samples never see a run that is not ok; runs left running by
@@ -17,9 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "error.h"
-#include "store-run.h"
-#include "store.h"
+#include "lib/error.h"
+#include "store/run.h"
+#include "store/store.h"
 #include "testlib.h"
 
 static char dir[64], db[96];

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "svg.h"
+#include "web/svg.h"
 
 static size_t count(const char *hay, const char *needle)
 {

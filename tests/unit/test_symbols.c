@@ -9,8 +9,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "error.h"
-#include "symbols.h"
+#include "lib/error.h"
+#include "analysis/symbols.h"
 #include "testlib.h"
 
 #define BASE 0xffffffff81000000ull

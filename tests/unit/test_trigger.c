@@ -12,12 +12,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "config.h"
-#include "error.h"
-#include "service.h"
-#include "store.h"
+#include "config/config.h"
+#include "lib/error.h"
+#include "service/service.h"
+#include "store/store.h"
 #include "testlib.h"
-#include "trigger.h"
+#include "service/trigger.h"
 
 static char dir[64];
 

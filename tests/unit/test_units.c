@@ -5,8 +5,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "error.h"
-#include "units.h"
+#include "lib/error.h"
+#include "lib/units.h"
 
 static void test_sizes(void **state)
 {

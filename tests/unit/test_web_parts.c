@@ -15,8 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "error.h"
-#include "pool.h"
+#include "lib/error.h"
+#include "lib/pool.h"
 #include "testlib.h"
 #include "web/template.h"
 #include "web/web.h"

@@ -1,0 +1,297 @@
+/* evidence.c - vmstat rates and profiles per point from fl-agent records (see evidence.h). */
+#include "analysis/evidence.h"
+#include "lib/buf.h"
+#include "lib/error.h"
+#include "store/evidence.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+int fl_vmstat_counter(const char *name)
+{
+	return strncmp(name, "nr_", 3) != 0;
+}
+
+static int bad(const char *field, const char *what)
+{
+	return fl_error_set(FL_EINVAL, "record field '%s': %s", field, what);
+}
+
+static int get_str(json_t *o, const char *key, char **out)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (!json_is_string(v))
+		return bad(key, "expected a string");
+	*out = fl_xstrdup(json_string_value(v));
+	return 0;
+}
+
+static int get_uint(json_t *o, const char *key, uint64_t *out)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (!json_is_integer(v) || json_integer_value(v) < 0)
+		return bad(key, "expected a non-negative integer");
+	*out = (uint64_t)json_integer_value(v);
+	return 0;
+}
+
+/* test, mode and tasks: which point a record belongs to. */
+static int get_point(json_t *o, struct fl_evidence_point *pt)
+{
+	uint64_t tasks;
+	int r;
+
+	if ((r = get_str(o, "test", &pt->test)) || (r = get_str(o, "mode", &pt->mode)) ||
+	    (r = get_uint(o, "tasks", &tasks)))
+		return r;
+	if (!tasks || tasks > 1000000)
+		return bad("tasks", "out of range");
+	pt->tasks = (unsigned)tasks;
+	return 0;
+}
+
+/* The window the deltas cover: measured_s, or duration_s from agents that
+ * predate it (their window also held the warm-up: a slight under-count). */
+static int get_window(json_t *o, double *secs)
+{
+	json_t *m = json_object_get(o, "measured_s");
+
+	if (!m)
+		m = json_object_get(o, "duration_s");
+	if (!json_is_number(m) || json_number_value(m) <= 0)
+		return bad("measured_s", "expected a positive number of seconds");
+	*secs = json_number_value(m);
+	return 0;
+}
+
+static int from_result(json_t *o, struct fl_evidence_point *pt)
+{
+	json_t *vm = json_object_get(o, "vmstat_delta"), *prof = json_object_get(o, "profile"), *v;
+	const char *key;
+	int r;
+
+	pt->source = FL_EV_RESULT;
+	if ((r = get_point(o, pt)) || (r = get_window(o, &pt->measured_s)))
+		return r;
+	/* Agents that predate per-point profiles said nothing. */
+	pt->profile = fl_xstrdup(json_is_string(prof) ? json_string_value(prof) : "none");
+	if (vm && !json_is_object(vm))
+		return bad("vmstat_delta", "expected an object");
+	pt->vm = fl_xcalloc(json_object_size(vm) + 1, sizeof(*pt->vm));
+	json_object_foreach(vm, key, v)
+	{
+		if (!json_is_integer(v))
+			return fl_error_set(FL_EINVAL,
+					    "record field 'vmstat_delta.%s': expected an "
+					    "integer",
+					    key);
+		pt->vm[pt->nvm++] =
+		    (struct fl_vmstat_rate){fl_xstrdup(key), json_integer_value(v),
+					    (double)json_integer_value(v) / pt->measured_s};
+	}
+	return 0;
+}
+
+static int get_buckets(json_t *arr, struct fl_profile_bucket **out, size_t *n)
+{
+	struct fl_profile_bucket *b;
+	json_t *pair;
+	size_t i;
+
+	if (!json_is_array(arr))
+		return bad("buckets", "expected an array");
+	b = fl_xcalloc(json_array_size(arr) + 1, sizeof(*b));
+	json_array_foreach(arr, i, pair)
+	{
+		json_t *x = json_array_get(pair, 0), *y = json_array_get(pair, 1);
+
+		if (json_array_size(pair) != 2 || !json_is_integer(x) || !json_is_integer(y) ||
+		    json_integer_value(x) < 0 || json_integer_value(y) < 0) {
+			free(b);
+			return fl_error_set(FL_EINVAL,
+					    "record field 'buckets[%zu]': expected "
+					    "[bucket, count]",
+					    i);
+		}
+		b[i] = (struct fl_profile_bucket){(uint64_t)json_integer_value(x),
+						  (uint64_t)json_integer_value(y)};
+	}
+	*out = b;
+	*n = json_array_size(arr);
+	return 0;
+}
+
+static int from_profile(json_t *o, const fl_symbols *syms, struct fl_evidence_point *pt)
+{
+	struct fl_profile_desc p = {0};
+	struct fl_profile_bucket *b = NULL;
+	uint64_t step;
+	int r;
+
+	pt->source = FL_EV_PROFILE;
+	if ((r = get_point(o, pt)) || (r = get_uint(o, "step", &step)) ||
+	    (r = get_uint(o, "nbuckets", &p.nbuckets)) || (r = get_uint(o, "total", &p.total)) ||
+	    (r = get_buckets(json_object_get(o, "buckets"), &b, &p.n)))
+		return r;
+	if (step > 1u << 30)
+		return free(b), bad("step", "out of range");
+	p.step = (unsigned)step;
+	json_t *d = json_object_get(o, "dropped");
+	p.dropped =
+	    json_is_integer(d) && json_integer_value(d) > 0 ? (uint64_t)json_integer_value(d) : 0;
+	p.b = b;
+	pt->profile_samples = p.total;
+	if (!syms) {
+		pt->profile = fl_xstrdup("unmapped: no usable System.map");
+	} else if (fl_profile_by_function(syms, &p, &pt->fn, &pt->nfn)) {
+		pt->profile = fl_xasprintf("unmapped: %s", fl_error_last());
+	} else {
+		pt->profile = fl_xstrdup("recorded");
+	}
+	free(b);
+	return 0;
+}
+
+int fl_evidence_from_record(const char *json, size_t len, const fl_symbols *syms,
+			    struct fl_evidence_point *pt, int *has)
+{
+	json_error_t err;
+	json_t *o = json_loadb(json, len, 0, &err), *type;
+	int r = 0;
+
+	memset(pt, 0, sizeof(*pt));
+	*has = 0;
+	if (!json_is_object(o)) {
+		json_decref(o);
+		return fl_error_set(FL_EINVAL, "record is not a JSON object: %s", err.text);
+	}
+	type = json_object_get(o, "type");
+	/* Whole-job profiles of older agents name no point: nothing to add. */
+	if (json_is_string(type) && !strcmp(json_string_value(type), "result")) {
+		r = from_result(o, pt);
+		*has = 1;
+	} else if (json_is_string(type) && !strcmp(json_string_value(type), "profile") &&
+		   json_object_get(o, "test")) {
+		r = from_profile(o, syms, pt);
+		*has = 1;
+	}
+	json_decref(o);
+	if (r) {
+		fl_evidence_point_release(pt);
+		*has = 0;
+	}
+	return r;
+}
+
+void fl_evidence_point_release(struct fl_evidence_point *pt)
+{
+	free(pt->test);
+	free(pt->mode);
+	for (size_t i = 0; i < pt->nvm; i++)
+		free(pt->vm[i].name);
+	free(pt->vm);
+	free(pt->profile);
+	fl_profile_fns_free(pt->fn, pt->nfn);
+	memset(pt, 0, sizeof(*pt));
+}
+
+void fl_evidence_points_free(struct fl_evidence_point *pts, size_t n)
+{
+	for (size_t i = 0; pts && i < n; i++)
+		fl_evidence_point_release(&pts[i]);
+	free(pts);
+}
+
+fl_symbols *fl_evidence_ksyms(const char *const *records, const size_t *lens, size_t n)
+{
+	fl_symbols *s = NULL;
+
+	for (size_t i = n; i-- > 0 && !s;) {
+		json_t *o = json_loadb(records[i], lens[i], 0, NULL), *arr, *e;
+		json_t *type = json_object_get(o, "type");
+		struct fl_symbol *v;
+		size_t k;
+
+		arr = json_object_get(o, "symbols");
+		if (!json_is_string(type) || strcmp(json_string_value(type), "ksyms") ||
+		    !json_is_array(arr) || !json_is_integer(json_object_get(o, "text"))) {
+			json_decref(o);
+			continue;
+		}
+		v = fl_xcalloc(json_array_size(arr) + 1, sizeof(*v));
+		json_array_foreach(arr, k, e)
+		{
+			json_t *off = json_array_get(e, 0), *name = json_array_get(e, 1);
+
+			v[k].offset =
+			    json_is_integer(off) ? (uint64_t)json_integer_value(off) : UINT64_MAX;
+			v[k].name = json_string_value(name);
+		}
+		if (fl_symbols_from_offsets(
+			&s, (uint64_t)json_integer_value(json_object_get(o, "text")), v,
+			json_array_size(arr)))
+			s = NULL;
+		free(v);
+		json_decref(o);
+	}
+	return s;
+}
+
+/* A profile the System.map could not name gets a second chance with the
+ * kernel's own names. */
+static int point_from_record(const char *json, size_t len, fl_symbols *map, fl_symbols *ksyms,
+			     struct fl_evidence_point *pt, int *has)
+{
+	int r = fl_evidence_from_record(json, len, map ? map : ksyms, pt, has);
+
+	if (!r && *has && map && ksyms && pt->source == FL_EV_PROFILE &&
+	    !strncmp(pt->profile, "unmapped", 8)) {
+		fl_evidence_point_release(pt);
+		r = fl_evidence_from_record(json, len, ksyms, pt, has);
+	}
+	return r;
+}
+
+int fl_evidence_store_run(fl_store *st, int64_t run_id, const char *const *records,
+			  const size_t *lens, size_t n, const char *system_map, char **why)
+{
+	fl_symbols *map = NULL, *ksyms = fl_evidence_ksyms(records, lens, n);
+	int r = 0;
+
+	*why = NULL;
+	if (system_map && fl_symbols_load(&map, system_map))
+		*why = fl_xasprintf("%s%s", fl_error_last(),
+				    ksyms ? ": profiles named from the kernel's kallsyms"
+					  : ": profiles are kept unmapped");
+	else if (!system_map && !ksyms)
+		*why = fl_xstrdup("no System.map: profiles are kept unmapped");
+	if ((r = fl_store_begin(st)))
+		goto out;
+	if ((r = fl_store_evidence_clear(st, run_id)))
+		goto fail;
+	for (size_t i = 0; i < n; i++) {
+		struct fl_evidence_point pt;
+		int has;
+
+		if ((r = point_from_record(records[i], lens[i], map, ksyms, &pt, &has))) {
+			fl_error_wrap(r, "run %lld, record %zu", (long long)run_id, i + 1);
+			goto fail;
+		}
+		r = has ? fl_store_evidence_add(st, run_id, &pt) : 0;
+		fl_evidence_point_release(&pt);
+		if (r)
+			goto fail;
+	}
+	r = fl_store_commit(st);
+	if (!r)
+		goto out;
+fail:
+	fl_store_rollback(st);
+out:
+	fl_symbols_free(map);
+	fl_symbols_free(ksyms);
+	return r;
+}

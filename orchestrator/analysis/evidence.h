@@ -1,0 +1,79 @@
+/*
+ * evidence.h - what a run's records say beyond its samples, per measured
+ * point (test, mode, task count): the /proc/vmstat deltas per second of
+ * the measured window, and the kernel profile per function (mapped with
+ * the build's System.map, symbols.h). The compare stage reads it back to
+ * say where the time went.
+ *
+ * A point comes from two records of fl-agent (agents/agent.h): its
+ * "result" (vmstat_delta over measured_s, and whether a profile was
+ * recorded: "recorded", "none" on a kernel without CONFIG_PROFILING or
+ * booted without profile=, or what went wrong) and, when recorded, its
+ * "profile" (sparse buckets). Neither is an error when it is missing: a
+ * run without a profile says "no profile".
+ */
+#ifndef FL_EVIDENCE_H
+#define FL_EVIDENCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store/store.h"
+#include "analysis/symbols.h"
+
+struct fl_vmstat_rate {
+	char *name;    /* pgfault, pgalloc_normal, numa_hit, ... */
+	int64_t delta; /* over the window; gauges (nr_*) can go down */
+	double per_sec;
+};
+
+/* 1 for a counter whose change per second is a rate (pgfault); 0 for a
+ * gauge (nr_free_pages), whose change over a window is no rate. */
+int fl_vmstat_counter(const char *name);
+
+enum fl_evidence_source { FL_EV_RESULT, FL_EV_PROFILE };
+
+struct fl_evidence_point {
+	enum fl_evidence_source source; /* which record filled it */
+	char *test, *mode;
+	unsigned tasks;
+	/* FL_EV_RESULT */
+	double measured_s;
+	struct fl_vmstat_rate *vm;
+	size_t nvm;
+	/* Both: "recorded", "none", the agent's reason, or "unmapped: why"
+	 * for a profile no System.map could name. */
+	char *profile;
+	/* FL_EV_PROFILE (and read back from the store) */
+	uint64_t profile_samples; /* hits in the window */
+	struct fl_profile_fn *fn; /* most samples first */
+	size_t nfn;
+};
+
+/*
+ * What one record's JSON says. *has = 1 and pt filled for a result or a
+ * per-point profile record, 0 for anything else (env, error, done). syms
+ * may be NULL (no usable System.map): the profile is then "unmapped".
+ * FL_EINVAL names the field of a record that is not what the agent writes.
+ */
+int fl_evidence_from_record(const char *json, size_t len, const fl_symbols *syms,
+			    struct fl_evidence_point *pt, int *has);
+/* The running kernel's names for the profiled buckets from the agent's
+ * "ksyms" record among records; NULL when there is none that is usable. */
+fl_symbols *fl_evidence_ksyms(const char *const *records, const size_t *lens, size_t n);
+void fl_evidence_point_release(struct fl_evidence_point *pt);
+void fl_evidence_points_free(struct fl_evidence_point *pts, size_t n);
+
+/*
+ * Builds and stores the evidence of run_id from its records (n JSON texts),
+ * replacing what was stored for it, all or nothing. Profiles are named with
+ * system_map (the build's) or, where it is NULL, unusable (Debian's
+ * placeholder) or of another kernel, with the running kernel's names from
+ * the agent's "ksyms" record; with neither they are kept unmapped. *why
+ * (caller frees) says when the System.map was not used; the run's vmstat
+ * evidence is stored either way.
+ */
+int fl_evidence_store_run(fl_store *st, int64_t run_id, const char *const *records,
+			  const size_t *lens, size_t n, const char *system_map, char **why);
+
+#endif

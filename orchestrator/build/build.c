@@ -1,0 +1,673 @@
+/*
+ * build.c - kernel builds (see build.h): slot locking and moving, kconfig
+ * merge and check, make with progress, artifacts and their cache.
+ * Only x86 kernels for now: the image is arch/x86/boot/bzImage.
+ */
+#include "build/build.h"
+#include "lib/buf.h"
+#include "build/checkout.h"
+#include "config/config.h"
+#include "lib/error.h"
+#include "lib/fs.h"
+#include "lib/log.h"
+#include "lib/run-command.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <git2.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* What one build needs along the way; freed by build_ctx_release(). */
+struct build_ctx {
+	const struct fl_build_req *req;
+	struct fl_build_result *res;
+	unsigned slot;
+	int lock_fd;
+	char *slot_dir, *src, *obj, *log;
+	char *compiler, *cc_hash;
+	int64_t commit_time;
+	/* make output */
+	unsigned objects;
+	char *first_error;
+	int disk_full;
+	int compiling; /* progress lines only while make bzImage runs */
+	struct timespec last_progress;
+};
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int read_file(const char *path, fl_buf *b)
+{
+	char chunk[65536];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return fl_error_set(FL_EIO, "cannot read %s: %s", path, strerror(errno));
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		fl_buf_add(b, chunk, n);
+	fclose(f);
+	return 0;
+}
+
+/* Copies a file; a full disk is named as such. */
+static int copy_file(const char *from, const char *to, uint64_t *size)
+{
+	char chunk[65536];
+	int in = open(from, O_RDONLY), out;
+	ssize_t n;
+	int r = 0;
+
+	if (in < 0)
+		return fl_error_set(FL_EIO, "cannot read %s: %s", from, strerror(errno));
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (out < 0) {
+		close(in);
+		return fl_error_set(FL_EIO, "cannot create %s: %s", to, strerror(errno));
+	}
+	while (!r && (n = read(in, chunk, sizeof(chunk))) > 0) {
+		if (write(out, chunk, (size_t)n) != n)
+			r = fl_error_set(FL_EIO, "%s: %s", to,
+					 errno == ENOSPC ? "disk full" : strerror(errno));
+		*size += (uint64_t)n;
+	}
+	close(in);
+	if (close(out) && !r)
+		r = fl_error_set(FL_EIO, "%s: %s", to, strerror(errno));
+	return r;
+}
+
+/* ---- configuration identity ---------------------------------------- */
+
+/* Hex sha1 of the base (its name, or the file's text) and the fragments in order. */
+static int config_hash(const struct fl_kernel_conf *k, char **out)
+{
+	fl_buf b = FL_BUF_INIT;
+	char hex[GIT_OID_HEXSZ + 1];
+	struct stat st;
+	git_oid oid;
+	int r = 0;
+
+	fl_buf_addf(&b, "base %s\n", k->base);
+	if (!stat(k->base, &st))
+		r = read_file(k->base, &b);
+	for (size_t i = 0; !r && i < k->nfragments; i++) {
+		fl_buf_addf(&b, "fragment %zu\n", i);
+		r = read_file(k->fragments[i], &b);
+	}
+	if (!r && git_odb_hash(&oid, b.ptr, b.len, GIT_OBJECT_BLOB))
+		r = fl_error_set(FL_ERROR, "cannot hash the kernel config");
+	if (!r) {
+		git_oid_tostr(hex, sizeof(hex), &oid);
+		*out = fl_xstrndup(hex, 16);
+	}
+	fl_buf_free(&b);
+	return r;
+}
+
+static const char *cc_name(void)
+{
+	const char *cc = getenv("CC");
+
+	return cc && *cc ? cc : "gcc";
+}
+
+/* The compiler's version line, part of the cache key. */
+static int compiler_id(struct build_ctx *x)
+{
+	const char *argv[] = {cc_name(), "--version", NULL};
+	char hex[GIT_OID_HEXSZ + 1];
+	git_oid oid;
+	int r;
+
+	if ((r = fl_run_capture_line(argv, &x->compiler)))
+		return fl_error_wrap(FL_ENOTFOUND, "missing toolchain: compiler '%s'", cc_name());
+	git_odb_hash(&oid, x->compiler, strlen(x->compiler), GIT_OBJECT_BLOB);
+	git_oid_tostr(hex, sizeof(hex), &oid);
+	x->cc_hash = fl_xstrndup(hex, 8);
+	return 0;
+}
+
+/* Every tool kbuild needs, checked before a build so that its absence is ours, not the commit's. */
+static int check_toolchain(void)
+{
+	static const char *const tools[] = {"make", "flex", "bison", "bc", "perl", NULL};
+
+	for (const char *const *t = tools; *t; t++)
+		if (!fl_which(*t))
+			return fl_error_set(FL_ENOTFOUND,
+					    "missing toolchain: '%s' not found in PATH "
+					    "(scripts/install-deps.sh installs it)", *t);
+	return 0;
+}
+
+/* ---- slots ---------------------------------------------------------- */
+
+/* Takes the first free slot, or waits for slot 0 when all are busy. */
+static int slot_lock(struct build_ctx *x)
+{
+	const struct fl_config *cfg = x->req->cfg;
+	unsigned n = cfg->build.slots ? cfg->build.slots : 1;
+	char *dir = fl_xasprintf("%s/slots", cfg->var);
+	int r = fl_mkdir_p(dir);
+
+	/* absolute: make runs in the slot and kconfig scripts in the tree,
+	 * so a relative var (var: var/demo) would name other directories */
+	if (!r) {
+		char *abs = realpath(dir, NULL);
+
+		if (!abs)
+			r = fl_error_set(FL_EIO, "%s: %s", dir, strerror(errno));
+		free(dir);
+		dir = abs;
+	}
+	for (unsigned i = 0; !r && i < n; i++) {
+		char *p = fl_xasprintf("%s/%u.lock", dir, i);
+		int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+		free(p);
+		if (fd < 0) {
+			r = fl_error_set(FL_EIO, "slot lock: %s", strerror(errno));
+			break;
+		}
+		if (!flock(fd, LOCK_EX | LOCK_NB) || (i == n - 1 && !flock(fd, LOCK_EX))) {
+			x->slot = i;
+			x->lock_fd = fd;
+			break;
+		}
+		close(fd);
+	}
+	if (!r) {
+		x->slot_dir = fl_xasprintf("%s/%u", dir, x->slot);
+		x->src = fl_xasprintf("%s/src", x->slot_dir);
+		x->obj = fl_xasprintf("%s/obj-%s", x->slot_dir, x->res->config_hash);
+		x->log = fl_xasprintf("%s/build.log", x->slot_dir);
+		r = fl_mkdir_p(x->src);
+	}
+	free(dir);
+	return r;
+}
+
+/* ---- make ----------------------------------------------------------- */
+
+static unsigned jobs(const struct fl_config *cfg)
+{
+	cpu_set_t set;
+
+	if (cfg->build.jobs)
+		return cfg->build.jobs;
+	if (!sched_getaffinity(0, sizeof(set), &set))
+		return (unsigned)CPU_COUNT(&set);
+	return 1;
+}
+
+/* Kbuild's quiet lines are "  CC      mm/memory.o"; count what compiles. */
+static void on_make_line(void *data, const char *line)
+{
+	struct build_ctx *x = data;
+	struct timespec now;
+
+	if (!strncmp(line, "  CC ", 5) || !strncmp(line, "  AS ", 5))
+		x->objects++;
+	if (!x->first_error && (strstr(line, "error:") || strstr(line, "*** ")))
+		x->first_error = fl_xstrdup(line);
+	if (strstr(line, "No space left on device"))
+		x->disk_full = 1;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (x->compiling && now.tv_sec - x->last_progress.tv_sec >= 2) {
+		x->last_progress = now;
+		fl_info("build: slot %u: compiling, %u objects", x->slot, x->objects);
+	}
+}
+
+/* Runs make (or a kconfig script) in the slot; *status is its exit code. */
+static int slot_run(struct build_ctx *x, const char *const *argv, const char *dir, int *status)
+{
+	const struct fl_config *cfg = x->req->cfg;
+	char ts[64], *var = realpath(cfg->var, NULL);
+	char *ccache_dir = fl_xasprintf("CCACHE_DIR=%s/ccache", var ? var : cfg->var);
+	time_t t = (time_t)x->commit_time;
+	struct tm tm;
+	char *tsenv;
+	const char *env[6];
+	size_t n = 0;
+	struct fl_child c = {.argv = argv, .env = env, .dir = dir, .out_path = x->log,
+			     .on_line = on_make_line, .data = x, .timeout_ms = cfg->build.timeout_ms};
+	int r;
+
+	/* The commit's date, so one commit always gives the same image. */
+	gmtime_r(&t, &tm);
+	strftime(ts, sizeof(ts), "%a %b %e %H:%M:%S UTC %Y", &tm);
+	tsenv = fl_xasprintf("KBUILD_BUILD_TIMESTAMP=%s", ts);
+	env[n++] = tsenv;
+	env[n++] = "KBUILD_BUILD_USER=faultline";
+	env[n++] = "KBUILD_BUILD_HOST=faultline";
+	if (!getenv("CCACHE_DIR"))
+		env[n++] = ccache_dir;
+	env[n] = NULL;
+	r = fl_run_command(&c, status);
+	free(tsenv);
+	free(ccache_dir);
+	free(var);
+	return r;
+}
+
+static int make_target(struct build_ctx *x, const char *target, int *status)
+{
+	char *o = fl_xasprintf("O=%s", x->obj), *j = fl_xasprintf("-j%u", jobs(x->req->cfg));
+	char *cc = fl_which("ccache") ? fl_xasprintf("CC=ccache %s", cc_name())
+				      : fl_xasprintf("CC=%s", cc_name());
+	const char *argv[] = {"make", "-C", x->src, o, j, cc, target, NULL};
+	int r = slot_run(x, argv, NULL, status);
+
+	free(o);
+	free(j);
+	free(cc);
+	return r;
+}
+
+/* ---- kconfig -------------------------------------------------------- */
+
+/* "CONFIG_X=v" or "# CONFIG_X is not set" into name and value ("n" for not set). */
+static int parse_option(const char *line, char **name, char **value)
+{
+	const char *eq;
+
+	if (!strncmp(line, "# CONFIG_", 9) && strstr(line, " is not set")) {
+		*name = fl_xstrndup(line + 2, (size_t)(strstr(line, " is not set") - line - 2));
+		*value = fl_xstrdup("n");
+		return 1;
+	}
+	if (strncmp(line, "CONFIG_", 7) || !(eq = strchr(line, '=')))
+		return 0;
+	*name = fl_xstrndup(line, (size_t)(eq - line));
+	*value = fl_xstrdup(eq + 1);
+	return 1;
+}
+
+/* The value of name in the config text, "n" when absent or not set. */
+static char *config_value(const char *text, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		char *n, *v;
+
+		if (strncmp(p, name, len) && strncmp(p + (p[0] == '#' ? 2 : 0), name, len))
+			continue;
+		char *line = fl_xstrndup(p, strcspn(p, "\n"));
+		int ok = parse_option(line, &n, &v);
+
+		free(line);
+		if (!ok)
+			continue;
+		if (!strcmp(n, name)) {
+			free(n);
+			return v;
+		}
+		free(n);
+		free(v);
+	}
+	return fl_xstrdup("n");
+}
+
+int fl_kconfig_check(const char *config, const char *const *fragments, size_t n,
+		     char **report)
+{
+	fl_buf cfg = FL_BUF_INIT, out = FL_BUF_INIT;
+	int lost = 0;
+
+	if (read_file(config, &cfg))
+		return fl_error_wrap(FL_EIO, "kconfig check");
+	for (size_t i = 0; i < n; i++) {
+		fl_buf frag = FL_BUF_INIT;
+
+		if (read_file(fragments[i], &frag)) {
+			fl_buf_free(&frag);
+			continue;
+		}
+		for (char *save = NULL, *l = strtok_r(frag.ptr, "\n", &save); l;
+		     l = strtok_r(NULL, "\n", &save)) {
+			char *name, *want, *got;
+
+			if (!parse_option(l, &name, &want))
+				continue;
+			got = config_value(fl_buf_str(&cfg), name);
+			if (strcmp(want, got)) {
+				lost++;
+				fl_buf_addf(&out, "%s: %s=%s requested, got '%s'\n", fragments[i],
+					    name, want, !strcmp(got, "n") ? "is not set" : got);
+			}
+			free(name);
+			free(want);
+			free(got);
+		}
+		fl_buf_free(&frag);
+	}
+	fl_buf_free(&cfg);
+	*report = fl_buf_detach(&out);
+	return lost;
+}
+
+/* base, then merge_config.sh -m with the fragments, then olddefconfig, then the check. */
+static int kconfig(struct build_ctx *x)
+{
+	const struct fl_kernel_conf *k = x->req->kernel;
+	char *dotconfig = fl_xasprintf("%s/.config", x->obj), *report = NULL;
+	char **abs = fl_xcalloc(k->nfragments + 1, sizeof(*abs));
+	int status = 0, r = 0, lost;
+	struct stat st;
+
+	if (!stat(k->base, &st)) {
+		uint64_t size = 0;
+
+		r = copy_file(k->base, dotconfig, &size);
+	} else {
+		fl_info("build: slot %u: make %s", x->slot, k->base);
+		r = make_target(x, k->base, &status);
+	}
+	for (size_t i = 0; i < k->nfragments; i++)
+		abs[i] = realpath(k->fragments[i], NULL);
+	if (!r && !status && k->nfragments) {
+		char *script = fl_xasprintf("%s/scripts/kconfig/merge_config.sh", x->src);
+		const char **argv = fl_xcalloc(k->nfragments + 7, sizeof(*argv));
+		size_t n = 0;
+
+		argv[n++] = "sh";
+		argv[n++] = script;
+		argv[n++] = "-m";
+		argv[n++] = "-O";
+		argv[n++] = x->obj;
+		argv[n++] = dotconfig;
+		for (size_t i = 0; i < k->nfragments; i++)
+			argv[n++] = abs[i] ? abs[i] : k->fragments[i];
+		fl_info("build: slot %u: merge %zu fragments", x->slot, k->nfragments);
+		/* merge_config.sh makes temporary files in its working directory: not in src */
+		r = slot_run(x, argv, x->obj, &status);
+		free(argv);
+		free(script);
+	}
+	if (!r && !status)
+		r = make_target(x, "olddefconfig", &status);
+	if (!r && status)
+		r = fl_error_set(FL_EINVAL, "kernel '%s': configuration failed (exit %d): %s",
+				 k->name, status, x->first_error ? x->first_error : "see the log");
+	if (r)
+		goto out;
+	lost = fl_kconfig_check(dotconfig, (const char *const *)abs, k->nfragments, &report);
+	if (lost > 0) {
+		const char *where = fl_config_where(x->req->cfg, &k->missing_option);
+
+		if (!where && k->nfragments)
+			where = fl_config_where(x->req->cfg, &k->fragments[0]);
+
+		if (!strcmp(k->missing_option ? k->missing_option : "error", "error")) {
+			r = fl_error_set(FL_EINVAL, "kernel '%s'%s%s: %d fragment option(s) did not "
+						    "survive olddefconfig:\n%s",
+					 k->name, where ? " at " : "", where ? where : "", lost, report);
+		} else {
+			fl_warn("kernel '%s': fragment options did not survive:\n%s", k->name,
+				report);
+		}
+	}
+out:
+	for (size_t i = 0; i < k->nfragments; i++)
+		free(abs[i]);
+	free(abs);
+	free(report);
+	free(dotconfig);
+	return r;
+}
+
+/* ---- artifacts and the cache ---------------------------------------- */
+
+static char *log_tail(const char *path, int lines)
+{
+	fl_buf b = FL_BUF_INIT;
+	const char *p;
+	int seen = 0;
+
+	if (read_file(path, &b))
+		return fl_xstrdup("");
+	p = b.ptr + b.len;
+	while (p > b.ptr && seen <= lines)
+		if (*--p == '\n')
+			seen++;
+	p = fl_xstrdup(p == b.ptr ? p : p + 1);
+	fl_buf_free(&b);
+	return (char *)p;
+}
+
+/* Drops least recently used artifacts until the cache fits its cap. */
+static void evict(fl_store *st, uint64_t cap, int64_t keep)
+{
+	uint64_t total;
+	int64_t id;
+	char *dir;
+
+	while (cap && !fl_store_build_cache_size(st, &total) && total > cap &&
+	       !fl_store_build_lru(st, keep, &id, &dir)) {
+		fl_info("build: cache over %llu bytes, evicting %s", (unsigned long long)cap, dir);
+		fl_remove_tree(dir);
+		fl_store_build_evicted(st, id);
+		free(dir);
+	}
+}
+
+static int save_artifacts(struct build_ctx *x, uint64_t *size)
+{
+	static const char *const files[][2] = {
+		{"arch/x86/boot/bzImage", "bzImage"},
+		{"System.map", "System.map"},
+		{".config", "config"},
+	};
+	struct fl_build_result *res = x->res;
+	char *to;
+	FILE *f;
+	int r;
+
+	res->artifact = fl_xasprintf("%s/artifacts/%s-%s-%s", x->req->cfg->var, res->sha,
+				     res->config_hash, x->cc_hash);
+	if ((r = fl_mkdir_p(res->artifact)))
+		return r;
+	for (size_t i = 0; !r && i < sizeof(files) / sizeof(files[0]); i++) {
+		char *from = fl_xasprintf("%s/%s", x->obj, files[i][0]);
+
+		to = fl_xasprintf("%s/%s", res->artifact, files[i][1]);
+		r = copy_file(from, to, size);
+		free(from);
+		free(to);
+	}
+	to = fl_xasprintf("%s/build.log", res->artifact);
+	if (!r)
+		r = copy_file(x->log, to, size);
+	free(to);
+	to = fl_xasprintf("%s/duration_ms", res->artifact);
+	if (!r && (!(f = fopen(to, "w")) || fprintf(f, "%lld\n", (long long)res->duration_ms) < 0 ||
+		   fclose(f)))
+		r = fl_error_set(FL_EIO, "cannot write %s", to);
+	free(to);
+	if (r)
+		fl_remove_tree(res->artifact);
+	return r;
+}
+
+/* A usable earlier result for the key: 1 when res is filled from it. */
+static int cache_lookup(struct build_ctx *x, int64_t commit_id)
+{
+	struct fl_build_result *res = x->res;
+	struct fl_build_row row = {0};
+	struct stat st;
+	int hit = 0;
+
+	if (fl_store_build_find(x->req->store, commit_id, res->config_hash, x->compiler, &row))
+		return 0;
+	if (!strcmp(row.status, "ok") && row.artifact && !stat(row.artifact, &st)) {
+		res->artifact = fl_xstrdup(row.artifact);
+		hit = 1;
+	} else if (!strcmp(row.status, "build-failed")) {
+		/* The same commit and config fail the same way: untestable, no rebuild. */
+		res->failed = 1;
+		res->error = row.error ? fl_xstrdup(row.error) : NULL;
+		hit = 1;
+	}
+	if (hit) {
+		res->cached = 1;
+		res->build_id = row.id;
+		res->duration_ms = row.duration_ms;
+		fl_store_build_touch(x->req->store, row.id);
+	}
+	fl_store_build_row_release(&row);
+	return hit;
+}
+
+static int record_commit(struct build_ctx *x, int64_t *commit_id)
+{
+	struct fl_repo_commit c;
+	struct fl_commit_info ci;
+	int64_t tree_id;
+	int r;
+
+	if ((r = fl_repo_commit(x->req->repo, x->req->rev, &c)))
+		return r;
+	memcpy(x->res->sha, c.sha, sizeof(c.sha));
+	x->commit_time = c.time;
+	ci = (struct fl_commit_info){c.sha, c.subject, c.author, c.time};
+	r = fl_store_tree_ensure(x->req->store, fl_repo_name(x->req->repo),
+				 x->req->tree_url ? x->req->tree_url : "", &tree_id);
+	if (!r)
+		r = fl_store_commit_ensure(x->req->store, tree_id, &ci, commit_id);
+	fl_repo_commit_release(&c);
+	return r;
+}
+
+/* make bzImage and what follows: artifacts, or the failure's record. */
+static int compile(struct build_ctx *x, int64_t build_id, int64_t start)
+{
+	struct fl_build_result *res = x->res;
+	struct fl_build_outcome o = {0};
+	uint64_t size = 0;
+	int status = 0, r;
+	char *tail = NULL;
+
+	fl_info("build: slot %u: make bzImage", x->slot);
+	x->compiling = 1;
+	r = make_target(x, "bzImage", &status);
+	x->compiling = 0;
+	fl_info("build: slot %u: %u objects built", x->slot, x->objects);
+	res->objects = x->objects;
+	res->duration_ms = now_ms() - start;
+	o.duration_ms = res->duration_ms;
+	if (!r && status && x->disk_full)
+		r = fl_error_set(FL_EIO, "build of %.12s: disk full (see %s)", res->sha, x->log);
+	if (!r && !status)
+		r = save_artifacts(x, &size);
+	if (r) {
+		o.status = "error";
+		o.error = fl_error_last();
+		fl_store_build_finish(x->req->store, build_id, &o);
+		return r;
+	}
+	if (status) {
+		tail = log_tail(x->log, 30);
+		res->failed = 1;
+		res->error = fl_xstrdup(x->first_error ? x->first_error : "make failed");
+		o.status = "build-failed";
+		o.log = tail;
+		o.error = res->error;
+	} else {
+		o.status = "ok";
+		o.artifact = res->artifact;
+		o.size = size;
+	}
+	r = fl_store_build_finish(x->req->store, build_id, &o);
+	free(tail);
+	if (!r && !status)
+		evict(x->req->store, x->req->cfg->build.cache_size, build_id);
+	return r;
+}
+
+static int build_locked(struct build_ctx *x, int64_t build_id, int64_t start)
+{
+	char *head = fl_xasprintf("%s/HEAD", x->slot_dir);
+	int r, fd;
+
+	fl_info("build: slot %u: checking out %.12s", x->slot, x->res->sha);
+	r = fl_checkout(x->req->repo, x->src, head, x->res->sha, &x->res->files_written);
+	free(head);
+	if (!r)
+		fl_info("build: slot %u: %u files written", x->slot, x->res->files_written);
+	if (!r)
+		r = fl_mkdir_p(x->obj);
+	if (!r && (fd = open(x->log, O_WRONLY | O_CREAT | O_TRUNC, 0644)) >= 0)
+		close(fd);
+	if (!r)
+		r = kconfig(x);
+	if (!r) {
+		free(x->first_error);
+		x->first_error = NULL;
+		x->objects = 0;
+		r = compile(x, build_id, start);
+	}
+	return r;
+}
+
+int fl_build(const struct fl_build_req *req, struct fl_build_result *res)
+{
+	struct build_ctx x = {.req = req, .res = res, .lock_fd = -1};
+	int64_t commit_id, build_id, start = now_ms();
+	int r;
+
+	memset(res, 0, sizeof(*res));
+	if ((r = config_hash(req->kernel, &res->config_hash)) || (r = compiler_id(&x)) ||
+	    (r = record_commit(&x, &commit_id)))
+		goto out;
+	if (cache_lookup(&x, commit_id)) {
+		fl_info("build: %.12s %s: cache hit", res->sha, req->kernel->name);
+		goto out;
+	}
+	if ((r = check_toolchain()) || (r = slot_lock(&x)))
+		goto out;
+	if ((r = fl_store_build_start(req->store, commit_id, req->kernel->name, res->config_hash,
+				      x.compiler, &build_id)))
+		goto out;
+	res->build_id = build_id;
+	r = build_locked(&x, build_id, start);
+	if (r && r != FL_ESTORE) {
+		struct fl_build_outcome o = {.status = "error", .error = fl_error_last()};
+
+		fl_store_build_finish(req->store, build_id, &o);
+	}
+out:
+	if (x.lock_fd >= 0)
+		close(x.lock_fd);
+	free(x.slot_dir);
+	free(x.src);
+	free(x.obj);
+	free(x.log);
+	free(x.compiler);
+	free(x.cc_hash);
+	free(x.first_error);
+	return r;
+}
+
+void fl_build_result_release(struct fl_build_result *res)
+{
+	free(res->artifact);
+	free(res->error);
+	free(res->config_hash);
+	memset(res, 0, sizeof(*res));
+}

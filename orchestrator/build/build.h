@@ -1,0 +1,62 @@
+/*
+ * build.h - kernel builds: slots, kconfig, make, and the artifact cache.
+ *
+ * A slot is var/slots/<n>/src, a source directory moved from commit to
+ * commit by checkout.c (only the files that differ are written), plus one object directory (O=) per kernel config,
+ * var/slots/<n>/obj-<config hash>, so make rebuilds only what changed.
+ * Artifacts live in var/artifacts/<sha>-<config hash>-<compiler hash>/
+ * (bzImage, System.map, config, build.log, duration_ms) and are indexed
+ * by the store, which evicts the least recently used past the size cap.
+ */
+#ifndef FL_BUILD_H
+#define FL_BUILD_H
+
+#include <stdint.h>
+
+#include "build/repo.h"
+#include "store/store.h"
+
+struct fl_config;
+struct fl_kernel_conf;
+
+struct fl_build_req {
+	const struct fl_config *cfg; /* var, build.{slots,jobs,timeout_ms,cache_size}, where */
+	fl_repo *repo;
+	const char *tree_url; /* for the store's trees row */
+	const char *rev;
+	const struct fl_kernel_conf *kernel;
+	fl_store *store;
+};
+
+struct fl_build_result {
+	int64_t build_id;
+	char sha[41];
+	char *artifact;	 /* directory; NULL for a failed build */
+	int cached;	 /* served from the cache, nothing built */
+	int failed;	 /* the commit does not build: status build-failed */
+	char *error;	 /* first error line of a failed build */
+	unsigned objects; /* objects make built (kbuild's "  CC  x.o" lines) */
+	unsigned files_written; /* source files the slot move wrote or removed */
+	int64_t duration_ms;
+	char *config_hash;
+};
+
+/*
+ * Builds req->rev with req->kernel, or finds it in the cache. A commit that
+ * fails to compile is not an error: returns 0 with res->failed set (and
+ * the build recorded). Errors are ours: FL_EINVAL for a fragment option
+ * that did not survive (missing_option: error), FL_ENOTFOUND for a missing
+ * toolchain, FL_EIO for a full disk, FL_ETIMEOUT.
+ */
+int fl_build(const struct fl_build_req *req, struct fl_build_result *res);
+void fl_build_result_release(struct fl_build_result *res);
+
+/*
+ * Checks that every option the fragments ask for is in config as asked.
+ * Returns the number of lost options; each is described on its own line
+ * in *report ("CONFIG_NUMA=y requested, got 'is not set'"), caller frees.
+ */
+int fl_kconfig_check(const char *config, const char *const *fragments, size_t n,
+		     char **report);
+
+#endif

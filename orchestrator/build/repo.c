@@ -1,0 +1,339 @@
+/*
+ * repo.c - git trees through libgit2 (see repo.h). libgit2 is initialised
+ * per open repository (it counts), so callers need no global setup.
+ */
+#include "build/repo.h"
+#include "lib/buf.h"
+#include "lib/error.h"
+#include "lib/fs.h"
+#include "lib/log.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <git2.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct fl_repo {
+	char *name;
+	char *path;
+	git_repository *git;
+};
+
+/* The libgit2 message, or a generic one when it left none. */
+static const char *git_msg(void)
+{
+	const git_error *e = git_error_last();
+
+	return e && e->message ? e->message : "unknown libgit2 error";
+}
+
+static int repo_new(fl_repo **out, const char *name, const char *path, git_repository *git)
+{
+	fl_repo *r = fl_xcalloc(1, sizeof(*r));
+
+	r->name = fl_xstrdup(name);
+	r->path = fl_xstrdup(path);
+	r->git = git;
+	*out = r;
+	return 0;
+}
+
+int fl_repo_open(fl_repo **out, const char *name, const char *path)
+{
+	git_repository *git;
+
+	*out = NULL;
+	git_libgit2_init();
+	if (git_repository_open_ext(&git, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL)) {
+		fl_error_set(FL_ENOTFOUND, "tree '%s': cannot open repository %s: %s", name, path,
+			     git_msg());
+		git_libgit2_shutdown();
+		return FL_ENOTFOUND;
+	}
+	return repo_new(out, name, path, git);
+}
+
+int fl_repo_clone(fl_repo **out, const char *name, const char *url, const char *var)
+{
+	git_clone_options opts;
+	git_repository *git;
+	char *dir = fl_xasprintf("%s/trees", var);
+	char *path = fl_xasprintf("%s/trees/%s", var, name);
+	struct stat st;
+	int r;
+
+	*out = NULL;
+	if (!stat(path, &st)) {
+		r = fl_repo_open(out, name, path);
+		goto out;
+	}
+	if ((r = fl_mkdir_p(dir)))
+		goto out;
+	git_libgit2_init();
+	/* the _INIT macros leave fields out, which -Wextra rejects */
+	git_clone_options_init(&opts, GIT_CLONE_OPTIONS_VERSION);
+	opts.bare = 1;
+	fl_info("tree '%s': cloning %s into %s", name, url, path);
+	if (git_clone(&git, url, path, &opts)) {
+		r = fl_error_set(FL_EIO, "tree '%s': cannot clone %s: %s", name, url, git_msg());
+		git_libgit2_shutdown();
+		goto out;
+	}
+	r = repo_new(out, name, path, git);
+out:
+	free(dir);
+	free(path);
+	return r;
+}
+
+int fl_repo_open_tree(fl_repo **out, const char *name, const char *url, const char *var,
+		      int *local)
+{
+	struct stat st;
+
+	*local = !stat(url, &st) && S_ISDIR(st.st_mode);
+	if (*local)
+		return fl_repo_open(out, name, url);
+	return fl_repo_clone(out, name, url, var);
+}
+
+int fl_repo_open_existing(fl_repo **out, const char *name, const char *url, const char *var)
+{
+	char *path = fl_xasprintf("%s/trees/%s", var, name);
+	struct stat st;
+	int local, r;
+
+	*out = NULL;
+	if ((!stat(url, &st) && S_ISDIR(st.st_mode)) || !stat(path, &st))
+		r = fl_repo_open_tree(out, name, url, var, &local);
+	else
+		r = fl_error_set(FL_ENOTFOUND, "tree '%s': not on this host (no %s, no clone in %s)",
+				 name, url, path);
+	free(path);
+	return r;
+}
+
+int fl_repo_open_current(fl_repo **out, const char *name, const char *url, const char *var)
+{
+	int local, r = fl_repo_open_tree(out, name, url, var, &local);
+
+	if (!r && !local && (r = fl_repo_fetch(*out))) {
+		fl_repo_free(*out);
+		*out = NULL;
+	}
+	return r;
+}
+
+int fl_repo_fetch(fl_repo *r)
+{
+	git_fetch_options opts;
+	/* A mirror of the remote: branches and tags as the remote has them. */
+	char *specs[] = {"+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"};
+	git_strarray refspecs = {specs, 2};
+	git_remote *remote;
+	int e;
+
+	if (git_remote_lookup(&remote, r->git, "origin"))
+		return fl_error_set(FL_ENOTFOUND, "tree '%s': no remote 'origin': %s", r->name,
+				    git_msg());
+	git_fetch_options_init(&opts, GIT_FETCH_OPTIONS_VERSION);
+	opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_ALL;
+	opts.prune = GIT_FETCH_PRUNE;
+	e = git_remote_fetch(remote, &refspecs, &opts, "faultline fetch");
+	git_remote_free(remote);
+	if (e)
+		return fl_error_set(FL_EIO, "tree '%s': fetch failed: %s", r->name, git_msg());
+	return 0;
+}
+
+void fl_repo_free(fl_repo *r)
+{
+	if (!r)
+		return;
+	git_repository_free(r->git);
+	git_libgit2_shutdown();
+	free(r->name);
+	free(r->path);
+	free(r);
+}
+
+const char *fl_repo_name(const fl_repo *r)
+{
+	return r->name;
+}
+
+struct git_repository *fl_repo_git(fl_repo *r)
+{
+	return r->git;
+}
+
+/* Peels rev (tags, annotated tags, short shas) to a commit. */
+static int lookup_commit(fl_repo *r, const char *rev, git_commit **out)
+{
+	git_object *obj, *peeled;
+
+	if (git_revparse_single(&obj, r->git, rev))
+		return fl_error_set(FL_ENOTFOUND, "tree '%s': unknown revision '%s'", r->name, rev);
+	if (git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT)) {
+		git_object_free(obj);
+		return fl_error_set(FL_EINVAL, "tree '%s': revision '%s' is not a commit", r->name,
+				    rev);
+	}
+	git_object_free(obj);
+	*out = (git_commit *)peeled;
+	return 0;
+}
+
+int fl_repo_resolve(fl_repo *r, const char *rev, char sha[41])
+{
+	git_commit *c;
+	int e;
+
+	if ((e = lookup_commit(r, rev, &c)))
+		return e;
+	git_oid_tostr(sha, 41, git_commit_id(c));
+	git_commit_free(c);
+	return 0;
+}
+
+/*
+ * Compares digit runs as numbers and everything else bytewise; where one
+ * name ends and the other goes on with '-' (v6.1 against v6.1-rc1), the one
+ * that goes on is a pre-release and sorts first.
+ */
+int fl_repo_version_cmp(const char *a, const char *b)
+{
+	while (*a && *b) {
+		if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+			unsigned long long x = strtoull(a, (char **)&a, 10);
+			unsigned long long y = strtoull(b, (char **)&b, 10);
+
+			if (x != y)
+				return x < y ? -1 : 1;
+			continue;
+		}
+		if (*a != *b)
+			return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+		a++, b++;
+	}
+	if (!*a && !*b)
+		return 0;
+	if (!*a)
+		return *b == '-' ? 1 : -1;
+	return *a == '-' ? -1 : 1;
+}
+
+static int cmp_tags(const void *x, const void *y)
+{
+	return fl_repo_version_cmp(*(char *const *)x, *(char *const *)y);
+}
+
+int fl_repo_tags(fl_repo *r, const char *pattern, char ***tags, size_t *n)
+{
+	git_strarray all = {0};
+	char **v;
+	size_t k = 0;
+
+	if (git_tag_list_match(&all, "*", r->git))
+		return fl_error_set(FL_EIO, "tree '%s': cannot list tags: %s", r->name, git_msg());
+	v = fl_xcalloc(all.count + 1, sizeof(*v));
+	for (size_t i = 0; i < all.count; i++)
+		if (!pattern || !fnmatch(pattern, all.strings[i], 0))
+			v[k++] = fl_xstrdup(all.strings[i]);
+	git_strarray_dispose(&all);
+	qsort(v, k, sizeof(*v), cmp_tags);
+	*tags = v;
+	*n = k;
+	return 0;
+}
+
+void fl_repo_strv_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+int fl_repo_is_ancestor(fl_repo *r, const char *ancestor, const char *descendant)
+{
+	git_oid a, d;
+
+	if (git_oid_fromstr(&a, ancestor) || git_oid_fromstr(&d, descendant))
+		return 0;
+	return git_oid_equal(&a, &d) || git_graph_descendant_of(r->git, &d, &a) == 1;
+}
+
+int fl_repo_first_parents(fl_repo *r, const char *from, const char *to, char ***shas,
+			  size_t *n)
+{
+	git_commit *a, *b;
+	git_revwalk *walk;
+	git_oid oid;
+	char **v = NULL;
+	size_t k = 0, alloc = 0;
+	int e;
+
+	if ((e = lookup_commit(r, from, &a)))
+		return e;
+	if ((e = lookup_commit(r, to, &b))) {
+		git_commit_free(a);
+		return e;
+	}
+	if (git_revwalk_new(&walk, r->git)) {
+		e = fl_error_set(FL_EIO, "tree '%s': %s", r->name, git_msg());
+		goto out;
+	}
+	git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
+	git_revwalk_simplify_first_parent(walk);
+	if (git_revwalk_push(walk, git_commit_id(b)) || git_revwalk_hide(walk, git_commit_id(a))) {
+		e = fl_error_set(FL_EIO, "tree '%s': %s..%s: %s", r->name, from, to, git_msg());
+		goto walked;
+	}
+	while (!git_revwalk_next(&oid, walk)) {
+		if (k == alloc) {
+			alloc = alloc ? 2 * alloc : 64;
+			v = fl_xrealloc(v, alloc * sizeof(*v));
+		}
+		v[k] = fl_xmalloc(41);
+		git_oid_tostr(v[k++], 41, &oid);
+	}
+	*shas = v;
+	*n = k;
+walked:
+	git_revwalk_free(walk);
+out:
+	git_commit_free(a);
+	git_commit_free(b);
+	return e;
+}
+
+int fl_repo_commit(fl_repo *r, const char *rev, struct fl_repo_commit *c)
+{
+	const git_signature *sig;
+	const char *subject;
+	git_commit *gc;
+	int e;
+
+	memset(c, 0, sizeof(*c));
+	if ((e = lookup_commit(r, rev, &gc)))
+		return e;
+	git_oid_tostr(c->sha, sizeof(c->sha), git_commit_id(gc));
+	subject = git_commit_summary(gc);
+	c->subject = fl_xstrdup(subject ? subject : "");
+	sig = git_commit_author(gc);
+	c->author = fl_xasprintf("%s <%s>", sig->name, sig->email);
+	c->time = sig->when.time;
+	git_commit_free(gc);
+	return 0;
+}
+
+void fl_repo_commit_release(struct fl_repo_commit *c)
+{
+	free(c->subject);
+	free(c->author);
+	c->subject = c->author = NULL;
+}

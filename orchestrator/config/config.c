@@ -1,0 +1,1181 @@
+/*
+ * config.c - loads a deployment's YAML file through libyaml's document API.
+ *
+ * The file is first parsed into libyaml's node tree (which keeps the line and
+ * column of every node), then walked against static schema tables: one table
+ * per mapping, one row per key, saying its type, where it lands in the C
+ * struct, its default (written the way a user would write it) and its range.
+ * Checks that need the whole file (duplicate names, references) run after.
+ * Every problem is collected, so one run of "config check" shows them all.
+ */
+#include "config/config.h"
+#include "lib/buf.h"
+#include "lib/error.h"
+#include "lib/units.h"
+
+#include "proto/auth.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <yaml.h>
+
+enum ftype {
+	F_STR,
+	F_UINT,
+	F_SIZE,
+	F_DURATION,
+	F_PERCENT,
+	F_PROB, /* a probability written as 0.95 */
+	F_ENUM,
+	F_STRLIST,
+	F_ENUMLIST,
+	F_TASKS,
+	F_MATRIX, /* list of lists of unsigned, stored row-major */
+	F_MAP,
+	F_MAPLIST,
+};
+
+enum {
+	REQUIRED = 1 << 0,
+	SECRET = 1 << 1, /* masked when printed */
+	NONEMPTY = 1 << 2, /* a list that must have at least one item */
+};
+
+struct schema;
+
+struct field {
+	const char *key;
+	enum ftype type;
+	size_t off;
+	size_t count_off; /* lists: where the item count goes */
+	unsigned flags;
+	const char *def; /* default as YAML text; lists: items separated by ',' */
+	const char *const *choices;
+	unsigned min, max; /* F_UINT and F_TASKS ranges */
+	const struct schema *sub;
+};
+
+struct schema {
+	size_t size;
+	const struct field *fields;
+};
+
+#define END {NULL, 0, 0, 0, 0, NULL, NULL, 0, 0, NULL}
+#define OFF(type, member) offsetof(type, member)
+
+static const char *const backends[] = {"libvirt", "baremetal", "command", NULL};
+static const char *const accels[] = {"auto", "kvm", "tcg", NULL};
+static const char *const tests[] = {"page_fault1", "page_fault2", "page_fault3", NULL};
+static const char *const modes[] = {"processes", "threads", NULL};
+static const char *const placements[] = {"spread", "pack", "none", NULL};
+static const char *const directions[] = {"higher", "lower", NULL};
+static const char *const severities[] = {"error", "warning", NULL};
+static const char *const boots[] = {"kexec", "current", NULL};
+
+#define T struct fl_tree_conf
+static const struct field tree_fields[] = {
+	{"name", F_STR, OFF(T, name), 0, REQUIRED, NULL, NULL, 0, 0, NULL},
+	{"url", F_STR, OFF(T, url), 0, REQUIRED, NULL, NULL, 0, 0, NULL},
+	{"branch", F_STR, OFF(T, branch), 0, 0, "master", NULL, 0, 0, NULL},
+	{"tags", F_STRLIST, OFF(T, tags), OFF(T, ntags), NONEMPTY, "v*", NULL, 0, 0, NULL},
+	{"poll", F_DURATION, OFF(T, poll_ms), 0, 0, "10m", NULL, 0, 0, NULL},
+	{"baseline", F_STR, OFF(T, baseline), 0, 0, "previous-tag", NULL, 0, 0, NULL},
+	{"backfill", F_UINT, OFF(T, backfill), 0, 0, "1", NULL, 0, 100000, NULL},
+	END,
+};
+#undef T
+static const struct schema tree_schema = {sizeof(struct fl_tree_conf), tree_fields};
+
+#define T struct fl_kernel_conf
+static const struct field kernel_fields[] = {
+	{"name", F_STR, OFF(T, name), 0, REQUIRED, NULL, NULL, 0, 0, NULL},
+	{"base", F_STR, OFF(T, base), 0, 0, "tinyconfig", NULL, 0, 0, NULL},
+	{"fragments", F_STRLIST, OFF(T, fragments), OFF(T, nfragments), 0, NULL, NULL, 0, 0, NULL},
+	{"missing_option", F_ENUM, OFF(T, missing_option), 0, 0, "error", severities, 0, 0, NULL},
+	END,
+};
+#undef T
+static const struct schema kernel_schema = {sizeof(struct fl_kernel_conf), kernel_fields};
+
+#define T struct fl_machine_conf
+static const struct field machine_fields[] = {
+	{"name", F_STR, OFF(T, name), 0, REQUIRED, NULL, NULL, 0, 0, NULL},
+	{"backend", F_ENUM, OFF(T, backend), 0, 0, "libvirt", backends, 0, 0, NULL},
+	{"uri", F_STR, OFF(T, uri), 0, 0, "qemu:///system", NULL, 0, 0, NULL},
+	{"accel", F_ENUM, OFF(T, accel), 0, 0, "auto", accels, 0, 0, NULL},
+	{"sockets", F_UINT, OFF(T, sockets), 0, 0, "1", NULL, 1, 64, NULL},
+	{"cores", F_UINT, OFF(T, cores), 0, 0, "1", NULL, 1, 256, NULL},
+	{"threads", F_UINT, OFF(T, threads), 0, 0, "1", NULL, 1, 8, NULL},
+	{"memory_per_node", F_SIZE, OFF(T, memory_per_node), 0, 0, "256M", NULL, 0, 0, NULL},
+	{"distances", F_MATRIX, OFF(T, distances), OFF(T, ndistances), 0, NULL, NULL, 10, 255,
+	 NULL},
+	{"max_parallel", F_UINT, OFF(T, max_parallel), 0, 0, "1", NULL, 1, 1024, NULL},
+	{"boot_timeout", F_DURATION, OFF(T, boot_timeout_ms), 0, 0, "2m", NULL, 0, 0, NULL},
+	{"cmdline", F_STR, OFF(T, cmdline), 0, 0, NULL, NULL, 0, 0, NULL},
+	{"command", F_STR, OFF(T, command), 0, 0, NULL, NULL, 0, 0, NULL},
+	{"token_file", F_STR, OFF(T, token_file), 0, 0, NULL, NULL, 0, 0, NULL},
+	{"boot", F_ENUM, OFF(T, boot), 0, 0, "kexec", boots, 0, 0, NULL},
+	{"max_misses", F_UINT, OFF(T, max_misses), 0, 0, "3", NULL, 1, 1000, NULL},
+	{"timeout", F_DURATION, OFF(T, timeout_ms), 0, 0, "1h", NULL, 0, 0, NULL},
+	{"max_infra_errors", F_UINT, OFF(T, max_infra_errors), 0, 0, "3", NULL, 1, 1000, NULL},
+	END,
+};
+#undef T
+static const struct schema machine_schema = {sizeof(struct fl_machine_conf), machine_fields};
+
+#define T struct fl_benchmark_conf
+static const struct field benchmark_fields[] = {
+	{"name", F_STR, OFF(T, name), 0, REQUIRED, NULL, NULL, 0, 0, NULL},
+	{"test", F_ENUM, OFF(T, test), 0, 0, NULL, tests, 0, 0, NULL},
+	{"modes", F_ENUMLIST, OFF(T, modes), OFF(T, nmodes), NONEMPTY, "processes,threads", modes,
+	 0, 0, NULL},
+	{"tasks", F_TASKS, OFF(T, tasks), OFF(T, ntasks), NONEMPTY, "1", NULL, 1, 4096, NULL},
+	{"warmup", F_DURATION, OFF(T, warmup_ms), 0, 0, "2s", NULL, 0, 0, NULL},
+	{"duration", F_DURATION, OFF(T, duration_ms), 0, 0, "5s", NULL, 0, 0, NULL},
+	{"repeat", F_UINT, OFF(T, repeat), 0, 0, "3", NULL, 1, 1000, NULL},
+	{"max_repeat", F_UINT, OFF(T, max_repeat), 0, 0, "0", NULL, 0, 10000, NULL},
+	{"memory_per_task", F_SIZE, OFF(T, memory_per_task), 0, 0, "128M", NULL, 0, 0, NULL},
+	{"placement", F_ENUM, OFF(T, placement), 0, 0, "spread", placements, 0, 0, NULL},
+	{"direction", F_ENUM, OFF(T, direction), 0, 0, "higher", directions, 0, 0, NULL},
+	{"kernel", F_STR, OFF(T, kernel), 0, 0, NULL, NULL, 0, 0, NULL},
+	{"machines", F_STRLIST, OFF(T, machines), OFF(T, nmachines), 0, NULL, NULL, 0, 0, NULL},
+	END,
+};
+#undef T
+static const struct schema benchmark_schema = {sizeof(struct fl_benchmark_conf),
+					       benchmark_fields};
+
+#define T struct fl_config
+static const struct field store_fields[] = {
+	{"path", F_STR, OFF(T, store.path) - OFF(T, store), 0, 0, NULL, NULL, 0, 0, NULL},
+	END,
+};
+static const struct schema store_schema = {sizeof(((T *)0)->store), store_fields};
+
+static const struct field build_fields[] = {
+	{"slots", F_UINT, OFF(T, build.slots) - OFF(T, build), 0, 0, "1", NULL, 1, 64, NULL},
+	{"jobs", F_UINT, OFF(T, build.jobs) - OFF(T, build), 0, 0, "0", NULL, 0, 1024, NULL},
+	{"timeout", F_DURATION, OFF(T, build.timeout_ms) - OFF(T, build), 0, 0, "1h", NULL, 0, 0,
+	 NULL},
+	{"cache_size", F_SIZE, OFF(T, build.cache_size) - OFF(T, build), 0, 0, "10G", NULL, 0, 0,
+	 NULL},
+	END,
+};
+static const struct schema build_schema = {sizeof(((T *)0)->build), build_fields};
+
+static const struct field regression_fields[] = {
+	{"min_change", F_PERCENT, OFF(T, regression.min_change) - OFF(T, regression), 0, 0, "2%",
+	 NULL, 0, 0, NULL},
+	{"confidence", F_PROB, OFF(T, regression.confidence) - OFF(T, regression), 0, 0, "0.95",
+	 NULL, 0, 0, NULL},
+	{"max_runs", F_UINT, OFF(T, regression.max_runs) - OFF(T, regression), 0, 0, "200", NULL, 1,
+	 100000, NULL},
+	END,
+};
+static const struct schema regression_schema = {sizeof(((T *)0)->regression), regression_fields};
+
+static const struct field report_fields[] = {
+	{"smtp", F_STR, OFF(T, report.smtp) - OFF(T, report), 0, 0, NULL, NULL, 0, 0, NULL},
+	{"from", F_STR, OFF(T, report.from) - OFF(T, report), 0, 0, "faultline@localhost", NULL, 0,
+	 0, NULL},
+	{"to", F_STRLIST, OFF(T, report.to) - OFF(T, report), OFF(T, report.nto) - OFF(T, report),
+	 0, NULL, NULL, 0, 0, NULL},
+	{"username", F_STR, OFF(T, report.username) - OFF(T, report), 0, 0, NULL, NULL, 0, 0, NULL},
+	{"password", F_STR, OFF(T, report.password) - OFF(T, report), 0, SECRET, NULL, NULL, 0, 0,
+	 NULL},
+	{"url", F_STR, OFF(T, report.url) - OFF(T, report), 0, 0, "http://127.0.0.1:8080", NULL, 0,
+	 0, NULL},
+	{"retry", F_DURATION, OFF(T, report.retry_ms) - OFF(T, report), 0, 0, "1m", NULL, 0, 0,
+	 NULL},
+	END,
+};
+static const struct schema report_schema = {sizeof(((T *)0)->report), report_fields};
+
+static const struct field web_fields[] = {
+	{"listen", F_STR, OFF(T, web.listen) - OFF(T, web), 0, 0, "127.0.0.1:8080", NULL, 0, 0,
+	 NULL},
+	{"root", F_STR, OFF(T, web.root) - OFF(T, web), 0, 0, "web", NULL, 0, 0, NULL},
+	END,
+};
+static const struct schema web_schema = {sizeof(((T *)0)->web), web_fields};
+
+static const struct field agent_api_fields[] = {
+	{"listen", F_STR, OFF(T, agent_api.listen) - OFF(T, agent_api), 0, 0, NULL, NULL, 0, 0,
+	 NULL},
+	{"cert", F_STR, OFF(T, agent_api.cert) - OFF(T, agent_api), 0, 0, NULL, NULL, 0, 0, NULL},
+	{"key", F_STR, OFF(T, agent_api.key) - OFF(T, agent_api), 0, 0, NULL, NULL, 0, 0, NULL},
+	{"window", F_DURATION, OFF(T, agent_api.window_ms) - OFF(T, agent_api), 0, 0, "5m", NULL,
+	 0, 0, NULL},
+	END,
+};
+static const struct schema agent_api_schema = {sizeof(((T *)0)->agent_api), agent_api_fields};
+
+static const struct field top_fields[] = {
+	{"var", F_STR, OFF(T, var), 0, 0, "var", NULL, 0, 0, NULL},
+	{"store", F_MAP, OFF(T, store), 0, 0, NULL, NULL, 0, 0, &store_schema},
+	{"trees", F_MAPLIST, OFF(T, trees), OFF(T, ntrees), 0, NULL, NULL, 0, 0, &tree_schema},
+	{"kernels", F_MAPLIST, OFF(T, kernels), OFF(T, nkernels), 0, NULL, NULL, 0, 0,
+	 &kernel_schema},
+	{"machines", F_MAPLIST, OFF(T, machines), OFF(T, nmachines), 0, NULL, NULL, 0, 0,
+	 &machine_schema},
+	{"benchmarks", F_MAPLIST, OFF(T, benchmarks), OFF(T, nbenchmarks), 0, NULL, NULL, 0, 0,
+	 &benchmark_schema},
+	{"build", F_MAP, OFF(T, build), 0, 0, NULL, NULL, 0, 0, &build_schema},
+	{"regression", F_MAP, OFF(T, regression), 0, 0, NULL, NULL, 0, 0, &regression_schema},
+	{"report", F_MAP, OFF(T, report), 0, 0, NULL, NULL, 0, 0, &report_schema},
+	{"web", F_MAP, OFF(T, web), 0, 0, NULL, NULL, 0, 0, &web_schema},
+	{"agent_api", F_MAP, OFF(T, agent_api), 0, 0, NULL, NULL, 0, 0, &agent_api_schema},
+	END,
+};
+#undef T
+static const struct schema top_schema = {sizeof(struct fl_config), top_fields};
+
+/* Where each loaded scalar came from, looked up by the address it landed at. */
+struct where {
+	const void *addr;
+	char *text; /* "file:line:col: path" */
+};
+
+struct fl_config_priv {
+	struct where *where;
+	size_t nwhere, awhere;
+};
+
+struct loader {
+	struct fl_config *cfg;
+	yaml_document_t doc;
+	fl_buf errors;
+	unsigned nerrors;
+};
+
+static void *at(void *obj, size_t off)
+{
+	return (char *)obj + off;
+}
+
+static void report(struct loader *L, const yaml_node_t *node, const char *path, const char *fmt,
+		   ...) __attribute__((format(printf, 4, 5)));
+
+static void report(struct loader *L, const yaml_node_t *node, const char *path, const char *fmt,
+		   ...)
+{
+	va_list ap;
+
+	fl_buf_addf(&L->errors, "%s%s:%zu:%zu: ", L->nerrors ? "\n" : "", L->cfg->path,
+		    node ? node->start_mark.line + 1 : 1, node ? node->start_mark.column + 1 : 1);
+	if (path && *path)
+		fl_buf_addf(&L->errors, "%s: ", path);
+	va_start(ap, fmt);
+	{
+		char msg[1024];
+
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		fl_buf_adds(&L->errors, msg);
+	}
+	va_end(ap);
+	L->nerrors++;
+}
+
+static void remember(struct loader *L, const void *addr, const yaml_node_t *node, const char *path)
+{
+	struct fl_config_priv *p = L->cfg->priv;
+
+	if (!node)
+		return;
+	if (p->nwhere == p->awhere) {
+		p->awhere = p->awhere ? 2 * p->awhere : 64;
+		p->where = fl_xrealloc(p->where, p->awhere * sizeof(*p->where));
+	}
+	p->where[p->nwhere].addr = addr;
+	p->where[p->nwhere].text = fl_xasprintf("%s:%zu:%zu: %s", L->cfg->path,
+						node->start_mark.line + 1,
+						node->start_mark.column + 1, path);
+	p->nwhere++;
+}
+
+const char *fl_config_where(const struct fl_config *cfg, const void *field)
+{
+	/* Newest first: a default never shadows what the file said. */
+	for (size_t i = cfg->priv->nwhere; i-- > 0;)
+		if (cfg->priv->where[i].addr == field)
+			return cfg->priv->where[i].text;
+	return NULL;
+}
+
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), prev[64], cur[64];
+
+	if (la >= 63 || lb >= 63)
+		return 99;
+	for (size_t j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		cur[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+			size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+
+			cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+		}
+		memcpy(prev, cur, (lb + 1) * sizeof(size_t));
+	}
+	return prev[lb];
+}
+
+/* The closest known word, if it is close enough to be a typo of it. */
+static const char *suggest(const char *word, const char *const *words, size_t stride)
+{
+	const char *best = NULL;
+	size_t best_d = 3;
+
+	for (const char *const *w = words; *w; w = (const char *const *)((const char *)w + stride)) {
+		size_t d = edit_distance(word, *w);
+
+		if (d < best_d) {
+			best_d = d;
+			best = *w;
+		}
+	}
+	return best;
+}
+
+static void report_choice(struct loader *L, const yaml_node_t *node, const char *path,
+			  const char *value, const char *const *choices)
+{
+	fl_buf list = FL_BUF_INIT;
+	const char *s = suggest(value, choices, sizeof(*choices));
+
+	for (const char *const *c = choices; *c; c++)
+		fl_buf_addf(&list, "%s%s", c == choices ? "" : ", ", *c);
+	if (s)
+		report(L, node, path, "unknown value '%s' (did you mean '%s'?)", value, s);
+	else
+		report(L, node, path, "unknown value '%s' (expected one of: %s)", value,
+		       fl_buf_str(&list));
+	fl_buf_free(&list);
+}
+
+/* ${VAR} from the environment; an unset variable is an error. ${VAR:-word}
+ * is word when VAR is unset or empty, as in the shell: one file serves a
+ * default deployment and a test's scratch one. */
+static char *expand_env(struct loader *L, const yaml_node_t *node, const char *path, const char *s)
+{
+	fl_buf out = FL_BUF_INIT;
+
+	while (*s) {
+		const char *start = strstr(s, "${"), *end;
+
+		if (!start) {
+			fl_buf_adds(&out, s);
+			break;
+		}
+		fl_buf_add(&out, s, (size_t)(start - s));
+		end = strchr(start + 2, '}');
+		if (!end) {
+			report(L, node, path, "unterminated '${' in '%s'", s);
+			break;
+		}
+		{
+			char *name = fl_xstrndup(start + 2, (size_t)(end - start - 2));
+			char *dflt = strstr(name, ":-");
+			const char *v;
+
+			if (dflt) {
+				*dflt = '\0';
+				dflt += 2;
+			}
+			v = getenv(name);
+			if (dflt && (!v || !*v))
+				v = dflt;
+			if (!*name)
+				report(L, node, path, "empty variable name '${}'");
+			else if (!v)
+				report(L, node, path, "environment variable '%s' is not set", name);
+			else
+				fl_buf_adds(&out, v);
+			free(name);
+		}
+		s = end + 1;
+	}
+	return fl_buf_detach(&out);
+}
+
+static int parse_uint(const char *s, unsigned min, unsigned max, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int parse_task(const char *s, const struct field *f, struct fl_task_count *t)
+{
+	size_t n = strlen(s);
+
+	if (n > 1 && s[n - 1] == '%') {
+		char *num = fl_xstrndup(s, n - 1);
+		int r = parse_uint(num, 1, 100, &t->value);
+
+		free(num);
+		t->percent = 1;
+		return r;
+	}
+	t->percent = 0;
+	return parse_uint(s, f->min, f->max, &t->value);
+}
+
+/* Converts one scalar into dst; item is the node (NULL for a default). */
+static void convert(struct loader *L, const struct field *f, enum ftype type, const char *text,
+		    void *dst, const yaml_node_t *node, const char *path)
+{
+	switch (type) {
+	case F_STR: {
+		char *v = expand_env(L, node, path, text);
+
+		if (!*v)
+			report(L, node, path, "expected a non-empty string");
+		*(char **)dst = v;
+		break;
+	}
+	case F_ENUM:
+		for (const char *const *c = f->choices; *c; c++) {
+			if (!strcmp(*c, text)) {
+				*(char **)dst = fl_xstrdup(text);
+				goto done;
+			}
+		}
+		report_choice(L, node, path, text, f->choices);
+		break;
+	case F_UINT:
+		if (parse_uint(text, f->min, f->max, (unsigned *)dst))
+			report(L, node, path, "expected an integer from %u to %u, got '%s'", f->min,
+			       f->max, text);
+		break;
+	case F_SIZE:
+		if (fl_parse_size(text, (uint64_t *)dst))
+			report(L, node, path, "%s", fl_error_last());
+		break;
+	case F_DURATION:
+		if (fl_parse_duration(text, (int64_t *)dst))
+			report(L, node, path, "%s", fl_error_last());
+		break;
+	case F_PERCENT:
+		if (fl_parse_percent(text, (double *)dst) || *(double *)dst < 0 ||
+		    *(double *)dst > 10.0)
+			report(L, node, path, "expected a percentage from 0%% to 1000%%, got '%s'",
+			       text);
+		break;
+	case F_PROB: {
+		char *end;
+		double v;
+
+		errno = 0;
+		v = strtod(text, &end);
+		if (errno || end == text || *end || !(v > 0.0 && v < 1.0))
+			report(L, node, path,
+			       "expected a probability between 0 and 1 (like 0.95), got '%s'",
+			       text);
+		*(double *)dst = v;
+		break;
+	}
+	case F_TASKS:
+		if (parse_task(text, f, dst))
+			report(L, node, path,
+			       "expected a task count (1 to %u) or a percentage of CPUs (1%% to "
+			       "100%%), got '%s'",
+			       f->max, text);
+		break;
+	default:
+		break;
+	}
+done:
+	remember(L, dst, node, path);
+}
+
+static enum ftype item_type(enum ftype list)
+{
+	switch (list) {
+	case F_STRLIST:
+		return F_STR;
+	case F_ENUMLIST:
+		return F_ENUM;
+	case F_TASKS:
+		return F_TASKS;
+	default:
+		return F_UINT;
+	}
+}
+
+static size_t item_size(enum ftype list)
+{
+	switch (list) {
+	case F_TASKS:
+		return sizeof(struct fl_task_count);
+	case F_MATRIX:
+		return sizeof(unsigned);
+	default:
+		return sizeof(char *);
+	}
+}
+
+static void load_map(struct loader *L, yaml_node_t *node, const struct schema *s, void *obj,
+		     const char *path);
+
+static const char *scalar(const yaml_node_t *n)
+{
+	return (const char *)n->data.scalar.value;
+}
+
+static int expect_scalar(struct loader *L, const yaml_node_t *n, const char *path, const char *what)
+{
+	if (n->type == YAML_SCALAR_NODE)
+		return 0;
+	report(L, n, path, "expected %s, got a %s", what,
+	       n->type == YAML_MAPPING_NODE ? "mapping" : "list");
+	return -1;
+}
+
+static char *index_path(const char *path, size_t index)
+{
+	return fl_xasprintf("%s[%zu]", path, index);
+}
+
+static char *key_path(const char *path, const char *key)
+{
+	return *path ? fl_xasprintf("%s.%s", path, key) : fl_xstrdup(key);
+}
+
+static void load_matrix(struct loader *L, const struct field *f, yaml_node_t *node, void *obj,
+			const char *path)
+{
+	yaml_node_item_t *rows = node->data.sequence.items.start;
+	size_t nrows = (size_t)(node->data.sequence.items.top - rows), k = 0;
+	unsigned *m = fl_xcalloc(nrows * nrows, sizeof(unsigned));
+
+	for (size_t r = 0; r < nrows; r++) {
+		yaml_node_t *row = yaml_document_get_node(&L->doc, rows[r]);
+		char *rpath = index_path(path, r);
+
+		if (row->type != YAML_SEQUENCE_NODE ||
+		    (size_t)(row->data.sequence.items.top - row->data.sequence.items.start) !=
+			    nrows) {
+			report(L, row, rpath, "expected a list of %zu distances (a square matrix)",
+			       nrows);
+			free(rpath);
+			continue;
+		}
+		for (size_t c = 0; c < nrows; c++) {
+			yaml_node_t *v = yaml_document_get_node(&L->doc,
+								row->data.sequence.items.start[c]);
+			char *cpath = index_path(rpath, c);
+
+			if (!expect_scalar(L, v, cpath, "a distance"))
+				convert(L, f, F_UINT, scalar(v), &m[r * nrows + c], v, cpath);
+			free(cpath);
+		}
+		free(rpath);
+	}
+	k = nrows * nrows;
+	*(unsigned **)at(obj, f->off) = m;
+	*(size_t *)at(obj, f->count_off) = k;
+}
+
+static void load_list(struct loader *L, const struct field *f, yaml_node_t *node, void *obj,
+		      const char *path)
+{
+	yaml_node_item_t *items;
+	size_t n, isize;
+	char *arr;
+
+	if (node->type != YAML_SEQUENCE_NODE) {
+		/* A single scalar stands for a list of one: "tags: v*". */
+		if (node->type == YAML_SCALAR_NODE && f->type != F_MAPLIST &&
+		    f->type != F_MATRIX) {
+			isize = item_size(f->type);
+			arr = fl_xcalloc(1, isize);
+			convert(L, f, item_type(f->type), scalar(node), arr, node, path);
+			*(void **)at(obj, f->off) = arr;
+			*(size_t *)at(obj, f->count_off) = 1;
+			return;
+		}
+		report(L, node, path, "expected a list");
+		return;
+	}
+	if (f->type == F_MATRIX) {
+		load_matrix(L, f, node, obj, path);
+		remember(L, at(obj, f->off), node, path);
+		return;
+	}
+	remember(L, at(obj, f->off), node, path);
+	items = node->data.sequence.items.start;
+	n = (size_t)(node->data.sequence.items.top - items);
+	isize = f->type == F_MAPLIST ? f->sub->size : item_size(f->type);
+	arr = fl_xcalloc(n, isize);
+	*(void **)at(obj, f->off) = arr;
+	*(size_t *)at(obj, f->count_off) = n;
+	if (!n && (f->flags & NONEMPTY))
+		report(L, node, path, "expected at least one item");
+	for (size_t i = 0; i < n; i++) {
+		yaml_node_t *item = yaml_document_get_node(&L->doc, items[i]);
+		char *ipath = index_path(path, i);
+
+		if (f->type == F_MAPLIST)
+			load_map(L, item, f->sub, arr + i * isize, ipath);
+		else if (!expect_scalar(L, item, ipath, "a single value"))
+			convert(L, f, item_type(f->type), scalar(item), arr + i * isize, item,
+				ipath);
+		free(ipath);
+	}
+}
+
+static void apply_default(struct loader *L, const struct field *f, void *obj, const char *path)
+{
+	if (f->type == F_MAP) {
+		yaml_node_t empty = {.type = YAML_MAPPING_NODE};
+
+		load_map(L, &empty, f->sub, at(obj, f->off), path);
+		return;
+	}
+	if (!f->def)
+		return;
+	if (f->type == F_STRLIST || f->type == F_ENUMLIST || f->type == F_TASKS) {
+		size_t n = 1, isize = item_size(f->type);
+		char *copy = fl_xstrdup(f->def), *save = NULL, *arr;
+
+		for (const char *c = f->def; *c; c++)
+			n += *c == ',';
+		arr = fl_xcalloc(n, isize);
+		n = 0;
+		for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+			convert(L, f, item_type(f->type), tok, arr + isize * n++, NULL, path);
+		free(copy);
+		*(void **)at(obj, f->off) = arr;
+		*(size_t *)at(obj, f->count_off) = n;
+		return;
+	}
+	convert(L, f, f->type, f->def, at(obj, f->off), NULL, path);
+}
+
+static void load_value(struct loader *L, const struct field *f, yaml_node_t *v, void *obj,
+		       const char *path)
+{
+	switch (f->type) {
+	case F_MAP:
+		load_map(L, v, f->sub, at(obj, f->off), path);
+		break;
+	case F_MAPLIST:
+	case F_STRLIST:
+	case F_ENUMLIST:
+	case F_TASKS:
+	case F_MATRIX:
+		load_list(L, f, v, obj, path);
+		break;
+	default:
+		if (!expect_scalar(L, v, path, "a single value"))
+			convert(L, f, f->type, scalar(v), at(obj, f->off), v, path);
+		break;
+	}
+}
+
+static void load_map(struct loader *L, yaml_node_t *node, const struct schema *s, void *obj,
+		     const char *path)
+{
+	unsigned char seen[32] = {0};
+	size_t nfields = 0;
+
+	while (s->fields[nfields].key)
+		nfields++;
+	if (node->type != YAML_MAPPING_NODE) {
+		report(L, node, path, "expected a mapping of keys to values");
+		return;
+	}
+	for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = yaml_document_get_node(&L->doc, p->key);
+		yaml_node_t *v = yaml_document_get_node(&L->doc, p->value);
+		const struct field *f = NULL;
+		char *cpath;
+
+		if (k->type != YAML_SCALAR_NODE) {
+			report(L, k, path, "keys must be plain words");
+			continue;
+		}
+		for (size_t i = 0; i < nfields; i++)
+			if (!strcmp(s->fields[i].key, scalar(k)))
+				f = &s->fields[i];
+		if (!f) {
+			const char *hint = suggest(scalar(k), &s->fields[0].key, sizeof(*s->fields));
+
+			if (hint)
+				report(L, k, path, "unknown key '%s' (did you mean '%s'?)",
+				       scalar(k), hint);
+			else
+				report(L, k, path, "unknown key '%s'", scalar(k));
+			continue;
+		}
+		if (seen[f - s->fields]) {
+			report(L, k, path, "duplicate key '%s'", scalar(k));
+			continue;
+		}
+		seen[f - s->fields] = 1;
+		cpath = key_path(path, f->key);
+		load_value(L, f, v, obj, cpath);
+		free(cpath);
+	}
+	for (size_t i = 0; i < nfields; i++) {
+		const struct field *f = &s->fields[i];
+		char *cpath;
+
+		if (seen[i])
+			continue;
+		if (f->flags & REQUIRED) {
+			report(L, node, path, "missing key '%s'", f->key);
+			continue;
+		}
+		cpath = key_path(path, f->key);
+		apply_default(L, f, obj, cpath);
+		free(cpath);
+	}
+}
+
+/* Checks that need the whole file. */
+
+static void report_at(struct loader *L, const void *field, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void report_at(struct loader *L, const void *field, const char *fmt, ...)
+{
+	const char *w = fl_config_where(L->cfg, field);
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fl_buf_addf(&L->errors, "%s%s: %s", L->nerrors ? "\n" : "", w ? w : L->cfg->path, msg);
+	L->nerrors++;
+}
+
+#define CHECK_UNIQUE(L, arr, n, what)                                                              \
+	do {                                                                                       \
+		for (size_t i_ = 0; i_ < (n); i_++)                                                \
+			for (size_t j_ = 0; j_ < i_; j_++)                                         \
+				if ((arr)[i_].name && (arr)[j_].name &&                            \
+				    !strcmp((arr)[i_].name, (arr)[j_].name)) {                     \
+					report_at(L, &(arr)[i_].name, "duplicate %s name '%s'",    \
+						  what, (arr)[i_].name);                           \
+					break;                                                     \
+				}                                                                  \
+	} while (0)
+
+static int is_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static const char *const config_targets[] = {"tinyconfig", "defconfig", "allnoconfig",
+					     "allmodconfig", "allyesconfig", NULL};
+
+static void check_kernel(struct loader *L, struct fl_kernel_conf *k)
+{
+	int target = 0;
+
+	for (const char *const *t = config_targets; *t; t++)
+		target |= !strcmp(*t, k->base);
+	if (!target && !is_file(k->base))
+		report_at(L, &k->base, "'%s' is neither a kconfig target (tinyconfig, defconfig, "
+				       "...) nor a config file",
+			  k->base);
+	for (size_t i = 0; i < k->nfragments; i++)
+		if (k->fragments[i] && !is_file(k->fragments[i]))
+			report_at(L, &k->fragments[i], "no such fragment file '%s'", k->fragments[i]);
+}
+
+/* A box signs its requests with its name and its token (docs/baremetal.md). */
+static void check_box(struct loader *L, struct fl_machine_conf *m)
+{
+	if (!m->token_file)
+		report_at(L, &m->backend, "the baremetal backend needs 'token_file'");
+	else if (!is_file(m->token_file))
+		report_at(L, &m->token_file, "no such token file '%s'", m->token_file);
+	if (m->name && !fl_auth_name_ok(m->name))
+		report_at(L, &m->name,
+			  "a box's name is 1-64 characters of A-Z, a-z, 0-9, '.', '_' and '-'");
+	if (m->max_parallel > 1)
+		report_at(L, &m->max_parallel, "a box boots one kernel at a time: max_parallel 1");
+	if (!L->cfg->agent_api.listen)
+		report_at(L, &m->backend,
+			  "the baremetal backend needs 'agent_api.listen': boxes ask it for work");
+}
+
+static void check_machine(struct loader *L, struct fl_machine_conf *m)
+{
+	if (!m->backend)
+		return;
+	if (!strcmp(m->backend, "command") && !m->command)
+		report_at(L, &m->backend, "the command backend needs 'command'");
+	if (!strcmp(m->backend, "baremetal"))
+		check_box(L, m);
+	if (m->ndistances && m->ndistances != (size_t)m->sockets * m->sockets) {
+		size_t side = 1;
+
+		while (side * side < m->ndistances)
+			side++;
+		report_at(L, &m->distances, "%zu x %zu distances for %u nodes (one node per socket)",
+			  side, side, m->sockets);
+	}
+}
+
+static void check_benchmark(struct loader *L, struct fl_benchmark_conf *b)
+{
+	struct fl_config *cfg = L->cfg;
+	int needs_test = 0;
+
+	if (b->kernel && !fl_config_kernel(cfg, b->kernel))
+		report_at(L, &b->kernel, "unknown kernel '%s'", b->kernel);
+	if (!b->kernel && cfg->nkernels == 1)
+		b->kernel = fl_xstrdup(cfg->kernels[0].name);
+	for (size_t i = 0; i < b->nmachines; i++)
+		if (b->machines[i] && !fl_config_machine(cfg, b->machines[i]))
+			report_at(L, &b->machines[i], "unknown machine '%s'", b->machines[i]);
+	for (size_t i = 0; i < cfg->nmachines; i++) {
+		const struct fl_machine_conf *m = &cfg->machines[i];
+		int used = !b->nmachines;
+
+		for (size_t j = 0; j < b->nmachines; j++)
+			used |= b->machines[j] && m->name && !strcmp(b->machines[j], m->name);
+		if (used && m->backend && strcmp(m->backend, "command"))
+			needs_test = 1;
+	}
+	if (b->max_repeat && b->max_repeat < b->repeat)
+		report_at(L, &b->max_repeat, "max_repeat %u is below repeat %u", b->max_repeat,
+			  b->repeat);
+	if (needs_test && !b->test)
+		report_at(L, &b->name, "benchmark '%s' runs on a kernel machine but names no 'test'",
+			  b->name);
+}
+
+static void check_report(struct loader *L)
+{
+	struct fl_config *cfg = L->cfg;
+
+	if (cfg->report.smtp && strncmp(cfg->report.smtp, "smtp://", 7) &&
+	    strncmp(cfg->report.smtp, "smtps://", 8))
+		report_at(L, &cfg->report.smtp, "expected an smtp:// or smtps:// URL, got '%s'",
+			  cfg->report.smtp);
+	for (size_t i = 0; i < cfg->report.nto; i++)
+		if (cfg->report.to[i] && !strchr(cfg->report.to[i], '@'))
+			report_at(L, &cfg->report.to[i], "'%s' is not a mail address",
+				  cfg->report.to[i]);
+	if (cfg->report.smtp && !cfg->report.nto)
+		report_at(L, &cfg->report.smtp, "reports are sent by SMTP but 'report.to' is empty");
+}
+
+/* min_port 0: a free port is picked at start and said on standard error. */
+static void check_listen(struct loader *L, char **listen, unsigned min_port)
+{
+	const char *colon = strrchr(*listen, ':');
+	unsigned port;
+
+	if (!colon || colon == *listen || parse_uint(colon + 1, min_port, 65535, &port))
+		report_at(L, listen, "expected host:port, got '%s'", *listen);
+}
+
+static void check_whole(struct loader *L)
+{
+	struct fl_config *cfg = L->cfg;
+
+	CHECK_UNIQUE(L, cfg->trees, cfg->ntrees, "tree");
+	CHECK_UNIQUE(L, cfg->kernels, cfg->nkernels, "kernel");
+	CHECK_UNIQUE(L, cfg->machines, cfg->nmachines, "machine");
+	CHECK_UNIQUE(L, cfg->benchmarks, cfg->nbenchmarks, "benchmark");
+	for (size_t i = 0; i < cfg->nkernels; i++)
+		check_kernel(L, &cfg->kernels[i]);
+	for (size_t i = 0; i < cfg->nmachines; i++)
+		check_machine(L, &cfg->machines[i]);
+	for (size_t i = 0; i < cfg->nbenchmarks; i++)
+		check_benchmark(L, &cfg->benchmarks[i]);
+	check_report(L);
+	if (cfg->web.listen)
+		check_listen(L, &cfg->web.listen, 1);
+	if (cfg->agent_api.listen)
+		check_listen(L, &cfg->agent_api.listen, 0);
+	if (!cfg->agent_api.cert != !cfg->agent_api.key)
+		report_at(L, cfg->agent_api.cert ? (void *)&cfg->agent_api.cert : &cfg->agent_api.key,
+			  "HTTPS needs both 'cert' and 'key'");
+	for (char **f = &cfg->agent_api.cert; f <= &cfg->agent_api.key; f++)
+		if (*f && !is_file(*f))
+			report_at(L, f, "no such file '%s'", *f);
+	if (!cfg->store.path && cfg->var)
+		cfg->store.path = fl_xasprintf("%s/faultline.db", cfg->var);
+}
+
+static int parse_file(struct loader *L, const char *path)
+{
+	yaml_parser_t parser;
+	FILE *f = fopen(path, "rb");
+	int ok;
+
+	if (!f)
+		return fl_error_set(FL_EIO, "%s: cannot open: %s", path, strerror(errno));
+	yaml_parser_initialize(&parser);
+	yaml_parser_set_input_file(&parser, f);
+	ok = yaml_parser_load(&parser, &L->doc);
+	if (!ok) {
+		fl_error_set(FL_EINVAL, "%s:%zu:%zu: YAML syntax error: %s%s%s", path,
+			     parser.problem_mark.line + 1, parser.problem_mark.column + 1,
+			     parser.problem ? parser.problem : "unreadable",
+			     parser.context ? " " : "", parser.context ? parser.context : "");
+	}
+	yaml_parser_delete(&parser);
+	fclose(f);
+	return ok ? 0 : FL_EINVAL;
+}
+
+int fl_config_load(struct fl_config **out, const char *path)
+{
+	struct loader L = {0};
+	yaml_node_t *root, empty = {.type = YAML_MAPPING_NODE};
+	int err;
+
+	*out = NULL;
+	L.cfg = fl_xcalloc(1, sizeof(*L.cfg));
+	L.cfg->priv = fl_xcalloc(1, sizeof(*L.cfg->priv));
+	L.cfg->path = fl_xstrdup(path);
+	err = parse_file(&L, path);
+	if (err) {
+		fl_config_free(L.cfg);
+		return err;
+	}
+	root = yaml_document_get_root_node(&L.doc);
+	load_map(&L, root ? root : &empty, &top_schema, L.cfg, "");
+	if (!L.nerrors)
+		check_whole(&L);
+	yaml_document_delete(&L.doc);
+	if (L.nerrors) {
+		fl_error_set(FL_EINVAL, "%s", fl_buf_str(&L.errors));
+		fl_buf_free(&L.errors);
+		fl_config_free(L.cfg);
+		return FL_EINVAL;
+	}
+	fl_buf_free(&L.errors);
+	*out = L.cfg;
+	return 0;
+}
+
+static void free_obj(const struct schema *s, void *obj)
+{
+	for (const struct field *f = s->fields; f->key; f++) {
+		void *p = at(obj, f->off);
+
+		switch (f->type) {
+		case F_STR:
+		case F_ENUM:
+			free(*(char **)p);
+			break;
+		case F_STRLIST:
+		case F_ENUMLIST:
+			for (size_t i = 0; i < *(size_t *)at(obj, f->count_off); i++)
+				free((*(char ***)p)[i]);
+			free(*(void **)p);
+			break;
+		case F_TASKS:
+		case F_MATRIX:
+			free(*(void **)p);
+			break;
+		case F_MAP:
+			free_obj(f->sub, p);
+			break;
+		case F_MAPLIST:
+			for (size_t i = 0; i < *(size_t *)at(obj, f->count_off); i++)
+				free_obj(f->sub, *(char **)p + i * f->sub->size);
+			free(*(void **)p);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+void fl_config_free(struct fl_config *cfg)
+{
+	if (!cfg)
+		return;
+	free_obj(&top_schema, cfg);
+	if (cfg->priv) {
+		for (size_t i = 0; i < cfg->priv->nwhere; i++)
+			free(cfg->priv->where[i].text);
+		free(cfg->priv->where);
+		free(cfg->priv);
+	}
+	free(cfg->path);
+	free(cfg);
+}
+
+/* Printing: the same tables, walked to write YAML back. */
+
+static void print_scalar(FILE *out, const struct field *f, enum ftype type, const void *p)
+{
+	char tmp[64];
+
+	switch (type) {
+	case F_STR:
+	case F_ENUM:
+		if (f->flags & SECRET)
+			fputs("\"***\"", out);
+		else
+			fprintf(out, "\"%s\"", *(char *const *)p);
+		break;
+	case F_UINT:
+		fprintf(out, "%u", *(const unsigned *)p);
+		break;
+	case F_SIZE:
+		fl_format_size(*(const uint64_t *)p, tmp, sizeof(tmp));
+		fputs(tmp, out);
+		break;
+	case F_DURATION:
+		fl_format_duration(*(const int64_t *)p, tmp, sizeof(tmp));
+		fputs(tmp, out);
+		break;
+	case F_PERCENT:
+		fl_format_percent(*(const double *)p, tmp, sizeof(tmp));
+		fputs(tmp, out);
+		break;
+	case F_PROB:
+		fprintf(out, "%g", *(const double *)p);
+		break;
+	case F_TASKS: {
+		const struct fl_task_count *t = p;
+
+		fprintf(out, t->percent ? "\"%u%%\"" : "%u", t->value);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+static int is_set(const struct field *f, const void *obj)
+{
+	const void *p = (const char *)obj + f->off;
+
+	switch (f->type) {
+	case F_STR:
+	case F_ENUM:
+		return *(char *const *)p != NULL;
+	case F_STRLIST:
+	case F_ENUMLIST:
+	case F_TASKS:
+	case F_MATRIX:
+	case F_MAPLIST:
+		return *(const size_t *)((const char *)obj + f->count_off) != 0;
+	default:
+		return 1;
+	}
+}
+
+static void print_obj(FILE *out, const struct schema *s, const void *obj, int indent, int first_dash)
+{
+	int first = 1;
+
+	for (const struct field *f = s->fields; f->key; f++) {
+		const void *p = (const char *)obj + f->off;
+		int pad = first && first_dash ? 0 : indent;
+
+		if (!is_set(f, obj))
+			continue;
+		fprintf(out, "%*s%s:", pad, "", f->key);
+		first = 0;
+		if (f->type == F_MAP) {
+			fputc('\n', out);
+			print_obj(out, f->sub, p, indent + 2, 0);
+		} else if (f->type == F_MAPLIST) {
+			size_t n = *(const size_t *)((const char *)obj + f->count_off);
+
+			fputc('\n', out);
+			for (size_t i = 0; i < n; i++) {
+				fprintf(out, "%*s- ", indent + 2, "");
+				print_obj(out, f->sub, *(char *const *)p + i * f->sub->size,
+					  indent + 4, 1);
+			}
+		} else if (f->type == F_MATRIX) {
+			size_t n = *(const size_t *)((const char *)obj + f->count_off), side = 1;
+			const unsigned *m = *(unsigned *const *)p;
+
+			while (side * side < n)
+				side++;
+			fputs(" [", out);
+			for (size_t r = 0; r < side; r++) {
+				fputs(r ? ", [" : "[", out);
+				for (size_t c = 0; c < side; c++)
+					fprintf(out, c ? ", %u" : "%u", m[r * side + c]);
+				fputc(']', out);
+			}
+			fputs("]\n", out);
+		} else if (f->type == F_STRLIST || f->type == F_ENUMLIST || f->type == F_TASKS) {
+			size_t n = *(const size_t *)((const char *)obj + f->count_off);
+			size_t isize = item_size(f->type);
+
+			fputs(" [", out);
+			for (size_t i = 0; i < n; i++) {
+				if (i)
+					fputs(", ", out);
+				print_scalar(out, f, item_type(f->type),
+					     *(char *const *)p + i * isize);
+			}
+			fputs("]\n", out);
+		} else {
+			fputc(' ', out);
+			print_scalar(out, f, f->type, p);
+			fputc('\n', out);
+		}
+	}
+}
+
+void fl_config_print(const struct fl_config *cfg, FILE *out)
+{
+	fprintf(out, "# normalised from %s\n", cfg->path);
+	print_obj(out, &top_schema, cfg, 0, 0);
+}
+
+#define FIND(arr, n, name)                                                                         \
+	do {                                                                                       \
+		for (size_t i_ = 0; i_ < (n); i_++)                                                \
+			if ((arr)[i_].name && !strcmp((arr)[i_].name, name))                       \
+				return &(arr)[i_];                                                 \
+		return NULL;                                                                       \
+	} while (0)
+
+const struct fl_tree_conf *fl_config_tree(const struct fl_config *cfg, const char *name)
+{
+	FIND(cfg->trees, cfg->ntrees, name);
+}
+
+const struct fl_kernel_conf *fl_config_kernel(const struct fl_config *cfg, const char *name)
+{
+	FIND(cfg->kernels, cfg->nkernels, name);
+}
+
+const struct fl_machine_conf *fl_config_machine(const struct fl_config *cfg, const char *name)
+{
+	FIND(cfg->machines, cfg->nmachines, name);
+}
+
+const struct fl_benchmark_conf *fl_config_benchmark(const struct fl_config *cfg, const char *name)
+{
+	FIND(cfg->benchmarks, cfg->nbenchmarks, name);
+}

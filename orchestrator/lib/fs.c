@@ -1,0 +1,80 @@
+/* fs.c - directory creation shared by the store, trees, slots and artifacts (see fs.h). */
+#include "lib/fs.h"
+#include "lib/buf.h"
+#include "lib/error.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int fl_mkdir_p(const char *path)
+{
+	char *p = fl_xstrdup(path);
+	int r = 0;
+
+	for (char *s = p + 1; *s && !r; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0755) && errno != EEXIST)
+			r = FL_EIO;
+		*s = '/';
+	}
+	if (!r && *p && mkdir(p, 0755) && errno != EEXIST)
+		r = FL_EIO;
+	if (r)
+		fl_error_set(FL_EIO, "cannot create %s: %s", p, strerror(errno));
+	free(p);
+	return r;
+}
+
+int fl_mkdir_parent(const char *file)
+{
+	const char *slash = strrchr(file, '/');
+	char *dir;
+	int r;
+
+	if (!slash || slash == file)
+		return 0;
+	dir = fl_xstrndup(file, (size_t)(slash - file));
+	r = fl_mkdir_p(dir);
+	free(dir);
+	return r;
+}
+
+/* nftw callback: children before their directory (FTW_DEPTH), links not followed. */
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	if (remove(path) && errno != ENOENT) {
+		fl_error_set(FL_EIO, "cannot remove %s: %s", path, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+int fl_remove_tree(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st))
+		return errno == ENOENT ? 0 : fl_error_set(FL_EIO, "%s: %s", path, strerror(errno));
+	if (nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS))
+		return FL_EIO;
+	return 0;
+}
+
+char *fl_path_component(const char *s)
+{
+	char *out = fl_xstrdup(s);
+
+	for (char *c = out; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9')))
+			*c = '_';
+	return out;
+}

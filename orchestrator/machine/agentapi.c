@@ -1,0 +1,767 @@
+/*
+ * agentapi.c - the bare-metal agent API (see agentapi.h): authentication,
+ * the five endpoints, the answers and their signatures.
+ */
+#include "machine/agentapi.h"
+#include "lib/buf.h"
+#include "config/config.h"
+#include "lib/error.h"
+#include "lib/httpd.h"
+#include "lib/log.h"
+#include "machine/replay.h"
+#include "store/agent.h"
+
+#include "proto/auth.h"
+#include "proto/record.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <microhttpd.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BODY_MAX       (8u << 20) /* one upload request: batches are far smaller */
+#define FACTS_MAX      16384
+#define MESSAGE_MAX    2000
+#define FRAMES_MAX     100000
+#define REPLAY_MAX     200000
+#define THREADS	       4
+#define CONN_TIMEOUT_S 60u
+
+struct box {
+	const char *name;
+	char *token;
+};
+
+struct fl_agentapi {
+	struct MHD_Daemon *daemon;
+	struct fl_httpd_stores stores;
+	struct box *boxes;
+	size_t nboxes;
+	fl_replay *replay;
+	int64_t window_s;
+	char *cert, *key;
+	char url[128];
+	/* FAULTLINE_AGENTAPI_CUT=N: drop one connection once N records are kept (tests) */
+	long cut_after;
+	atomic_long stored;
+	atomic_int cut_done;
+};
+
+/* One request's body, as it arrives. */
+struct request {
+	fl_buf body;
+	int too_big;
+};
+
+struct answer {
+	int status;
+	fl_buf body; /* JSON */
+	int fd;	     /* or a file */
+	uint64_t size;
+	const struct box *box; /* signs the answer once known */
+	char nonce[FL_AUTH_NONCE_MAX + 1];
+	int drop; /* close the connection without an answer */
+};
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- answers ------------------------------------------------------------ */
+
+static void answer_json(struct answer *a, int status, json_t *o)
+{
+	char *s = json_dumps(o, JSON_COMPACT);
+
+	a->status = status;
+	fl_buf_reset(&a->body);
+	fl_buf_adds(&a->body, s ? s : "{}");
+	free(s);
+	json_decref(o);
+}
+
+static void answer_error(struct answer *a, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void answer_error(struct answer *a, int status, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	answer_json(a, status, json_pack("{s:s}", "error", msg));
+}
+
+static void answer_ok(struct answer *a)
+{
+	answer_json(a, MHD_HTTP_OK, json_pack("{s:b}", "ok", 1));
+}
+
+/* ---- authentication ------------------------------------------------------- */
+
+static const struct box *find_box(const fl_agentapi *api, const char *name)
+{
+	for (size_t i = 0; i < api->nboxes; i++)
+		if (!strcmp(api->boxes[i].name, name))
+			return &api->boxes[i];
+	return NULL;
+}
+
+/* The box that signed the request; NULL with the answer (401, 503) set. */
+static const struct box *authenticate(fl_agentapi *api, struct MHD_Connection *c,
+				      const char *method, const char *url, const fl_buf *body,
+				      struct answer *a)
+{
+	const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, FL_AUTH_HEADER);
+	struct fl_auth_fields f;
+	char why[256], body_hex[FL_AUTH_HEX], sig[FL_AUTH_HEX], *canon;
+	int64_t now = now_ms() / 1000, off;
+	const struct box *box;
+	int r;
+
+	if (fl_auth_parse(h, &f, why, sizeof(why))) {
+		answer_error(a, MHD_HTTP_UNAUTHORIZED, "%s", why);
+		return NULL;
+	}
+	if (!(box = find_box(api, f.box))) {
+		answer_error(a, MHD_HTTP_UNAUTHORIZED,
+			     "unknown box '%s': no baremetal machine of that name is configured",
+			     f.box);
+		return NULL;
+	}
+	a->box = box;
+	snprintf(a->nonce, sizeof(a->nonce), "%s", f.nonce);
+	off = f.ts - now;
+	if (off > api->window_s || -off > api->window_s) {
+		answer_error(a, MHD_HTTP_UNAUTHORIZED,
+			     "stale request: timestamp %lld is %lld s %s the orchestrator's clock "
+			     "(window %lld s); check the box's clock",
+			     (long long)f.ts, (long long)(off < 0 ? -off : off),
+			     off < 0 ? "behind" : "ahead of", (long long)api->window_s);
+		return NULL;
+	}
+	fl_sha256_hex(body->ptr ? body->ptr : "", body->len, body_hex);
+	canon = fl_auth_canonical(method, url, f.box, f.ts, f.nonce, body_hex);
+	fl_auth_hmac(box->token, strlen(box->token), canon ? canon : "", sig);
+	free(canon);
+	if (!fl_auth_equal(sig, f.sig)) {
+		answer_error(a, MHD_HTTP_UNAUTHORIZED,
+			     "signature does not match box '%s''s token: a wrong token, or the "
+			     "request was changed on the way",
+			     f.box);
+		return NULL;
+	}
+	r = fl_replay_check(api->replay, f.box, f.nonce, f.ts, now);
+	if (r) {
+		answer_error(a,
+			     r == FL_EAGAIN ? MHD_HTTP_SERVICE_UNAVAILABLE : MHD_HTTP_UNAUTHORIZED,
+			     "%s%s", r == FL_EEXISTS ? "replayed request: " : "", fl_error_last());
+		return NULL;
+	}
+	return box;
+}
+
+/* ---- the endpoints ------------------------------------------------------------ */
+
+static json_t *file_json(int64_t id, const char *what, const char *sha, int64_t size)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), FL_AGENTAPI_PREFIX "/jobs/%lld/%s", (long long)id, what);
+	return json_pack("{s:s, s:s, s:I}", "path", path, "sha256", sha, "size", (json_int_t)size);
+}
+
+static json_t *job_json(const struct fl_agent_job *j)
+{
+	json_t *o = json_pack("{s:I, s:I, s:s, s:s, s:s, s:I}", "id", (json_int_t)j->id, "run",
+			      (json_int_t)j->run_id, "mode", j->mode, "job", j->job, "cmdline",
+			      j->cmdline, "deadline_ms", (json_int_t)j->deadline_ms);
+
+	if (j->kernel_path)
+		json_object_set_new(o, "kernel",
+				    file_json(j->id, "kernel", j->kernel_sha256, j->kernel_size));
+	if (j->initrd_path)
+		json_object_set_new(o, "initrd",
+				    file_json(j->id, "initrd", j->initrd_sha256, j->initrd_size));
+	return o;
+}
+
+/* The box's facts as compact JSON, or NULL (none or not an object: then said in *bad). */
+static char *facts_of(const fl_buf *body, int *bad)
+{
+	json_t *o;
+	char *s;
+
+	*bad = 0;
+	if (!body->len)
+		return NULL;
+	o = json_loadb(body->ptr, body->len, 0, NULL);
+	if (!json_is_object(o) || body->len > FACTS_MAX) {
+		json_decref(o);
+		*bad = 1;
+		return NULL;
+	}
+	s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(o);
+	return s;
+}
+
+static void work(fl_store *st, const struct box *box, const fl_buf *body, struct answer *a)
+{
+	struct fl_agent_job j;
+	int64_t now = now_ms();
+	int bad, r;
+	char *facts = facts_of(body, &bad);
+
+	if (bad) {
+		answer_error(a, MHD_HTTP_BAD_REQUEST,
+			     "the body of a work request is the box's facts: a JSON object of at "
+			     "most %d bytes",
+			     FACTS_MAX);
+		return;
+	}
+	r = fl_store_box_seen(st, box->name, facts, now);
+	free(facts);
+	if (!r)
+		r = fl_store_agent_job_next(st, box->name, now, &j);
+	if (r == FL_ENOTFOUND) {
+		answer_json(a, MHD_HTTP_OK, json_pack("{s:n}", "job"));
+		return;
+	}
+	if (r) {
+		answer_error(a, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", fl_error_last());
+		return;
+	}
+	if (j.fetched_ms == now)
+		fl_info("agent api: box %s took job %lld (run %lld, %s)", box->name,
+			(long long)j.id, (long long)j.run_id, j.mode);
+	answer_json(a, MHD_HTTP_OK, json_pack("{s:o}", "job", job_json(&j)));
+	fl_agent_job_release(&j);
+}
+
+/* 410 for a job that ended: what happened to it. */
+static void answer_gone(struct answer *a, const struct fl_agent_job *j)
+{
+	if (!strcmp(j->state, "expired"))
+		answer_error(a, MHD_HTTP_GONE,
+			     "job %lld expired: its deadline passed first, its run ended timeout, "
+			     "and its records are not wanted any more",
+			     (long long)j->id);
+	else
+		answer_error(a, MHD_HTTP_GONE, "job %lld is %s%s%s", (long long)j->id, j->state,
+			     j->message ? ": " : "", j->message ? j->message : "");
+}
+
+static void download(const struct fl_agent_job *j, const char *what, struct answer *a)
+{
+	const char *path = !strcmp(what, "kernel") ? j->kernel_path : j->initrd_path;
+	int64_t size = !strcmp(what, "kernel") ? j->kernel_size : j->initrd_size;
+	struct stat sb;
+
+	if (!fl_agent_job_live(j)) {
+		answer_gone(a, j);
+		return;
+	}
+	if (!path) {
+		answer_error(a, MHD_HTTP_NOT_FOUND, "job %lld runs the box's own kernel: no %s",
+			     (long long)j->id, what);
+		return;
+	}
+	a->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (a->fd < 0 || fstat(a->fd, &sb) || sb.st_size != size) {
+		answer_error(a, MHD_HTTP_INTERNAL_SERVER_ERROR, "job %lld: %s %s: %s",
+			     (long long)j->id, what, path,
+			     a->fd < 0 ? strerror(errno) : "changed since the job was published");
+		if (a->fd >= 0)
+			close(a->fd);
+		a->fd = -1;
+		return;
+	}
+	a->size = (uint64_t)sb.st_size;
+	a->status = MHD_HTTP_OK;
+}
+
+/* The body as a JSON object; NULL with a 400 answer. */
+static json_t *json_body(const fl_buf *body, struct answer *a, const char *what)
+{
+	json_error_t e;
+	json_t *o = json_loadb(body->ptr ? body->ptr : "", body->len, 0, &e);
+
+	if (!json_is_object(o)) {
+		answer_error(a, MHD_HTTP_BAD_REQUEST, "%s: expected a JSON object (%s)", what,
+			     o ? "not an object" : e.text);
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* A message from the box, bounded and on one line. */
+static char *box_message(json_t *o)
+{
+	const char *m = json_string_value(json_object_get(o, "message"));
+	fl_buf b = FL_BUF_INIT;
+
+	for (size_t i = 0; m && m[i] && b.len < MESSAGE_MAX; i++)
+		fl_buf_addch(&b, (unsigned char)m[i] < 0x20 ? ' ' : m[i]);
+	return m && *m ? fl_buf_detach(&b) : (fl_buf_free(&b), NULL);
+}
+
+static void progress(fl_store *st, const struct fl_agent_job *j, const fl_buf *body,
+		     struct answer *a)
+{
+	json_t *o = json_body(body, a, "progress");
+	const char *state = json_string_value(json_object_get(o, "state"));
+	char *msg = box_message(o);
+	int r;
+
+	if (!o)
+		return;
+	r = fl_store_agent_job_progress(st, j->id, state ? state : "", msg, now_ms());
+	if (r == FL_EEXISTS)
+		answer_gone(a, j);
+	else if (r == FL_EINVAL)
+		answer_error(a, MHD_HTTP_BAD_REQUEST, "%s", fl_error_last());
+	else if (r)
+		answer_error(a, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", fl_error_last());
+	else {
+		fl_info("agent api: box %s: job %lld %s", j->box, (long long)j->id, state);
+		answer_ok(a);
+	}
+	free(msg);
+	json_decref(o);
+}
+
+/* Frames, one per line; n of them, or 0 with a 400 answer. */
+static size_t parse_frames(const fl_buf *body, struct fl_agent_frame **out, struct answer *a)
+{
+	const char *p = body->ptr ? body->ptr : "", *end = p + body->len;
+	struct fl_agent_frame *f = NULL;
+	size_t n = 0, line = 0;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *payload;
+		size_t len = (size_t)((nl ? nl : end) - p), plen;
+		uint64_t seq;
+
+		line++;
+		if (len && n >= FRAMES_MAX) {
+			answer_error(a, 413, "more than %d records in one request", FRAMES_MAX);
+			free(f);
+			return 0;
+		}
+		if (len && fl_record_parse_frame(p, len, &seq, &payload, &plen)) {
+			answer_error(
+			    a, MHD_HTTP_BAD_REQUEST,
+			    "line %zu is not an FLR1 frame (its length or CRC does not match)",
+			    line);
+			free(f);
+			return 0;
+		}
+		if (len) {
+			f = fl_xrealloc(f, (n + 1) * sizeof(*f));
+			f[n++] = (struct fl_agent_frame){seq, p, len};
+		}
+		p += len + 1;
+	}
+	if (!n)
+		answer_error(a, MHD_HTTP_BAD_REQUEST, "no records in the request");
+	*out = f;
+	return n;
+}
+
+static void records(fl_agentapi *api, fl_store *st, const struct fl_agent_job *j,
+		    const fl_buf *body, struct answer *a)
+{
+	struct fl_agent_frame *f = NULL;
+	size_t n, added, have;
+	long total;
+
+	if (!fl_agent_job_live(j) && strcmp(j->state, "uploaded")) {
+		answer_gone(a, j);
+		return;
+	}
+	if (!(n = parse_frames(body, &f, a)))
+		return;
+	if (fl_store_agent_records_add(st, j->id, f, n, now_ms(), &added) ||
+	    fl_store_agent_records_count(st, j->id, 0, &have, NULL)) {
+		answer_error(a, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", fl_error_last());
+		free(f);
+		return;
+	}
+	free(f);
+	if (added < n)
+		fl_info("agent api: box %s: job %lld: %zu records, %zu of them kept already",
+			j->box, (long long)j->id, n, n - added);
+	answer_json(a, MHD_HTTP_OK,
+		    json_pack("{s:I, s:I, s:I}", "stored", (json_int_t)added, "duplicates",
+			      (json_int_t)(n - added), "have", (json_int_t)have));
+	total = atomic_fetch_add(&api->stored, (long)added) + (long)added;
+	if (api->cut_after > 0 && total >= api->cut_after && !atomic_exchange(&api->cut_done, 1)) {
+		fl_warn("agent api: FAULTLINE_AGENTAPI_CUT=%ld: dropping the connection after %ld "
+			"records kept, before the box hears it (a fault injected for tests)",
+			api->cut_after, total);
+		a->drop = 1;
+	}
+}
+
+static void done(fl_store *st, const struct fl_agent_job *j, const fl_buf *body, struct answer *a)
+{
+	json_t *o = json_body(body, a, "done");
+	const char *status = json_string_value(json_object_get(o, "status"));
+	json_int_t want = json_integer_value(json_object_get(o, "records"));
+	char *msg = box_message(o), *missing = NULL;
+	size_t have = 0;
+	int complete = status && !strcmp(status, "complete"), r;
+
+	if (!o)
+		return;
+	if (!complete && (!status || strcmp(status, "failed")))
+		answer_error(a, MHD_HTTP_BAD_REQUEST, "done: status is 'complete' or 'failed'");
+	else if (complete && !strcmp(j->state, "uploaded"))
+		answer_ok(a); /* the confirmation was lost on the way: the same answer again */
+	else if (!fl_agent_job_live(j))
+		answer_gone(a, j);
+	else if (complete &&
+		 (want < 0 || fl_store_agent_records_count(st, j->id, want, &have, &missing)))
+		answer_error(
+		    a, want < 0 ? MHD_HTTP_BAD_REQUEST : MHD_HTTP_INTERNAL_SERVER_ERROR, "%s",
+		    want < 0 ? "done: 'records' is the number of records" : fl_error_last());
+	else if (complete && (*missing || (json_int_t)have < want))
+		answer_error(a, MHD_HTTP_CONFLICT,
+			     "have %zu of the %lld records of job %lld; missing seq %s", have,
+			     (long long)want, (long long)j->id, *missing ? missing : "(beyond)");
+	else if ((r = fl_store_agent_job_end(st, j->id, complete ? "uploaded" : "failed", msg,
+					     complete ? want : -1, now_ms())))
+		answer_error(a, r == FL_EEXISTS ? MHD_HTTP_GONE : MHD_HTTP_INTERNAL_SERVER_ERROR,
+			     "%s", fl_error_last());
+	else {
+		fl_info("agent api: box %s: job %lld %s%s%s", j->box, (long long)j->id,
+			complete ? "uploaded" : "failed", msg ? ": " : "", msg ? msg : "");
+		answer_ok(a);
+	}
+	free(missing);
+	free(msg);
+	json_decref(o);
+}
+
+/* /agent/v1/jobs/<id>/<what>: 0 with both, -1 for another path. */
+static int job_path(const char *url, int64_t *id, char *what, size_t n)
+{
+	const char *p = url + strlen(FL_AGENTAPI_PREFIX "/jobs/");
+	char *end;
+	long long v;
+
+	if (strncmp(url, FL_AGENTAPI_PREFIX "/jobs/", strlen(FL_AGENTAPI_PREFIX "/jobs/")) ||
+	    *p < '1' || *p > '9')
+		return -1;
+	errno = 0;
+	v = strtoll(p, &end, 10);
+	if (errno || *end != '/' || strlen(end + 1) >= n || strchr(end + 1, '/'))
+		return -1;
+	*id = v;
+	snprintf(what, n, "%s", end + 1);
+	return 0;
+}
+
+static int method_is(const char *method, const char *want, struct answer *a)
+{
+	if (!strcmp(method, want))
+		return 1;
+	answer_error(a, MHD_HTTP_METHOD_NOT_ALLOWED, "%.15s: this endpoint takes %s", method, want);
+	return 0;
+}
+
+static void route(fl_agentapi *api, fl_store *st, const struct box *box, const char *method,
+		  const char *url, const fl_buf *body, struct answer *a)
+{
+	struct fl_agent_job j;
+	char what[16];
+	int64_t id;
+	int r;
+
+	if (!strcmp(url, FL_AGENTAPI_PREFIX "/work")) {
+		if (method_is(method, "POST", a))
+			work(st, box, body, a);
+		return;
+	}
+	if (job_path(url, &id, what, sizeof(what))) {
+		answer_error(a, MHD_HTTP_NOT_FOUND, "no endpoint %.100s", url);
+		return;
+	}
+	if ((r = fl_store_agent_job_get(st, id, &j))) {
+		answer_error(
+		    a, r == FL_ENOTFOUND ? MHD_HTTP_NOT_FOUND : MHD_HTTP_INTERNAL_SERVER_ERROR,
+		    "%s", fl_error_last());
+		return;
+	}
+	if (strcmp(j.box, box->name))
+		answer_error(
+		    a, MHD_HTTP_FORBIDDEN,
+		    "job %lld is another box's: box '%s' sees and uploads only its own jobs",
+		    (long long)id, box->name);
+	else if (!strcmp(what, "kernel") || !strcmp(what, "initrd")) {
+		if (method_is(method, "GET", a))
+			download(&j, what, a);
+	} else if (!strcmp(what, "progress")) {
+		if (method_is(method, "POST", a))
+			progress(st, &j, body, a);
+	} else if (!strcmp(what, "records")) {
+		if (method_is(method, "POST", a))
+			records(api, st, &j, body, a);
+	} else if (!strcmp(what, "done")) {
+		if (method_is(method, "POST", a))
+			done(st, &j, body, a);
+	} else
+		answer_error(a, MHD_HTTP_NOT_FOUND, "no endpoint %.100s", url);
+	fl_agent_job_release(&j);
+}
+
+/* ---- libmicrohttpd ---------------------------------------------------------- */
+
+static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
+		      enum MHD_RequestTerminationCode toe)
+{
+	struct request *rq = *con_cls;
+
+	(void)cls;
+	(void)c;
+	(void)toe;
+	if (!rq)
+		return;
+	fl_buf_free(&rq->body);
+	free(rq);
+	*con_cls = NULL;
+}
+
+static enum MHD_Result send_answer(struct MHD_Connection *c, struct answer *a)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	if (a->drop) {
+		if (a->fd >= 0)
+			close(a->fd);
+		return MHD_NO;
+	}
+	if (a->fd >= 0)
+		r = MHD_create_response_from_fd64(a->size, a->fd);
+	else {
+		size_t len = a->body.len;
+
+		if (a->box) {
+			char sig[FL_AUTH_HEX];
+
+			fl_auth_sign_response(a->box->token, a->status, a->nonce, a->body.ptr, len,
+					      sig);
+			r = MHD_create_response_from_buffer(len, fl_buf_detach(&a->body),
+							    MHD_RESPMEM_MUST_FREE);
+			if (r)
+				MHD_add_response_header(r, FL_AUTH_SIGNATURE, sig);
+		} else
+			r = MHD_create_response_from_buffer(len, fl_buf_detach(&a->body),
+							    MHD_RESPMEM_MUST_FREE);
+	}
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+				a->fd >= 0 ? "application/octet-stream" : "application/json");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	ret = MHD_queue_response(c, (unsigned)a->status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static void log_request(struct MHD_Connection *c, const char *method, const char *url,
+			const struct answer *a)
+{
+	char client[64];
+
+	fl_httpd_client(c, client, sizeof(client));
+	if (a->status == MHD_HTTP_UNAUTHORIZED || a->status == MHD_HTTP_FORBIDDEN)
+		fl_warn("agent api: %s \"%s %.200s\" refused (%d): %s", client, method, url,
+			a->status, a->body.ptr ? a->body.ptr : "");
+	else
+		fl_verbose("agent api: %s \"%s %.200s\" %d", client, method, url, a->status);
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
+			      const char *method, const char *version, const char *upload,
+			      size_t *upload_size, void **con_cls)
+{
+	fl_agentapi *api = cls;
+	struct request *rq = *con_cls;
+	struct answer a = {.status = 500, .body = FL_BUF_INIT, .fd = -1};
+	const struct box *box;
+	fl_store *st;
+	enum MHD_Result ret;
+
+	(void)version;
+	if (!rq) { /* the headers: the body, if any, comes in the next calls */
+		*con_cls = fl_xcalloc(1, sizeof(*rq));
+		return MHD_YES;
+	}
+	if (*upload_size) {
+		if (rq->body.len + *upload_size > BODY_MAX)
+			rq->too_big = 1;
+		else
+			fl_buf_add(&rq->body, upload, *upload_size);
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	if (rq->too_big)
+		answer_error(&a, 413, "a request body is at most %u bytes", BODY_MAX);
+	else if ((box = authenticate(api, c, method, url, &rq->body, &a))) {
+		if ((st = fl_httpd_store(&api->stores)))
+			route(api, st, box, method, url, &rq->body, &a);
+		else
+			answer_error(&a, MHD_HTTP_SERVICE_UNAVAILABLE, "%s", fl_error_last());
+	}
+	log_request(c, method, url, &a);
+	ret = send_answer(c, &a);
+	fl_buf_free(&a.body);
+	return ret;
+}
+
+/* ---- start and stop -------------------------------------------------------------- */
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	fl_buf b = FL_BUF_INIT;
+	char chunk[4096];
+	size_t n;
+
+	if (!f)
+		return NULL;
+	while ((n = fread(chunk, 1, sizeof(chunk), f)))
+		fl_buf_add(&b, chunk, n);
+	fclose(f);
+	return fl_buf_detach(&b);
+}
+
+static int load_boxes(fl_agentapi *api, const struct fl_config *cfg)
+{
+	char why[512];
+
+	api->boxes = fl_xcalloc(cfg->nmachines + 1, sizeof(*api->boxes));
+	for (size_t i = 0; i < cfg->nmachines; i++) {
+		const struct fl_machine_conf *m = &cfg->machines[i];
+		struct box *b = &api->boxes[api->nboxes];
+
+		if (strcmp(m->backend, "baremetal"))
+			continue;
+		if (fl_auth_read_token(m->token_file, &b->token, why, sizeof(why)))
+			return fl_error_set(FL_EINVAL, "machine '%s': %s", m->name, why);
+		b->name = m->name;
+		api->nboxes++;
+	}
+	return 0;
+}
+
+static int load_tls(fl_agentapi *api, const struct fl_config *cfg)
+{
+	if (!cfg->agent_api.cert)
+		return 0;
+	if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES)
+		return fl_error_set(FL_EINVAL, "agent_api.cert: this libmicrohttpd has no TLS");
+	api->cert = slurp(cfg->agent_api.cert);
+	api->key = slurp(cfg->agent_api.key);
+	if (!api->cert || !api->key)
+		return fl_error_set(FL_EIO, "agent_api: cannot read %s: %s",
+				    api->cert ? cfg->agent_api.key : cfg->agent_api.cert,
+				    strerror(errno));
+	return 0;
+}
+
+int fl_agentapi_start(fl_agentapi **out, const struct fl_config *cfg, const char *listen)
+{
+	fl_agentapi *api = fl_xcalloc(1, sizeof(*api));
+	const char *at = listen ? listen : cfg->agent_api.listen;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG;
+	int fd, v6, r;
+
+	*out = NULL;
+	api->window_s = cfg->agent_api.window_ms > 0 ? cfg->agent_api.window_ms / 1000 : 300;
+	api->replay = fl_replay_new(api->window_s, REPLAY_MAX);
+	api->cut_after =
+	    getenv("FAULTLINE_AGENTAPI_CUT") ? atol(getenv("FAULTLINE_AGENTAPI_CUT")) : 0;
+	if (!at)
+		r = fl_error_set(FL_EINVAL, "%s: no agent_api.listen for the boxes to reach",
+				 cfg->path);
+	else if (!(r = load_boxes(api, cfg)) && !(r = load_tls(api, cfg)) &&
+		 !(r = fl_httpd_stores_init(&api->stores, cfg->store.path, 0)))
+		r = fl_httpd_listen(at, api->cert ? "https" : "http", &fd, &v6, api->url,
+				    sizeof(api->url));
+	if (r) {
+		fl_agentapi_stop(api);
+		return fl_error_wrap(r, "agent api");
+	}
+	flags |= (v6 ? MHD_USE_IPv6 : 0) | (api->cert ? MHD_USE_TLS : 0);
+	api->daemon = MHD_start_daemon(
+	    flags, 0, NULL, NULL, handle, api, MHD_OPTION_LISTEN_SOCKET, fd,
+	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)THREADS, MHD_OPTION_NOTIFY_COMPLETED, completed,
+	    api, MHD_OPTION_CONNECTION_TIMEOUT, CONN_TIMEOUT_S,
+	    api->cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, api->cert,
+	    MHD_OPTION_HTTPS_MEM_KEY, api->key, MHD_OPTION_END);
+	if (!api->daemon) {
+		close(fd);
+		fl_agentapi_stop(api);
+		return fl_error_set(FL_EIO, "agent api: libmicrohttpd could not start on %s", at);
+	}
+	*out = api;
+	return 0;
+}
+
+const char *fl_agentapi_url(const fl_agentapi *a)
+{
+	return a->url;
+}
+
+void fl_agentapi_stop(fl_agentapi *api)
+{
+	if (!api)
+		return;
+	if (api->daemon)
+		MHD_stop_daemon(api->daemon);
+	fl_httpd_stores_fini(&api->stores);
+	for (size_t i = 0; i < api->nboxes; i++)
+		free(api->boxes[i].token);
+	free(api->boxes);
+	fl_replay_free(api->replay);
+	free(api->cert);
+	free(api->key);
+	free(api);
+}
+
+int fl_agentapi_start_for(fl_agentapi **out, const struct fl_config *cfg,
+			  const struct fl_machine_conf *m)
+{
+	int need = 0, r;
+
+	*out = NULL;
+	for (size_t i = 0; i < cfg->nmachines && !need; i++)
+		need = (!m || m == &cfg->machines[i]) &&
+		       !strcmp(cfg->machines[i].backend, "baremetal");
+	if (!need)
+		return 0;
+	if ((r = fl_agentapi_start(out, cfg, NULL)))
+		return r;
+	fl_info("agent api: listening on %s for %zu box%s", fl_agentapi_url(*out), (*out)->nboxes,
+		(*out)->nboxes == 1 ? "" : "es");
+	return 0;
+}

@@ -1,0 +1,341 @@
+/*
+ * machine/libvirt.c - the libvirt backend of fl_machine_run() (machine.h):
+ * a transient NUMA guest boots the kernel under test with fl-agent as
+ * /init and the job on its command line.
+ *
+ * One run: the kernel (built through build.h, or a prebuilt image), the
+ * run row, an initramfs under var/runs/<id>/, a guest slot on the host
+ * (hostslot.h), the accelerator (accel.h), admission by memory, the domain
+ * (domain.h, guest.h) with its console in var/runs/<id>/console.log read as
+ * it grows (console.h), every record stored as it comes, and the end
+ * classified and stored with the samples of an ok run. Whatever happens,
+ * the domain is destroyed before this returns.
+ */
+#include "machine/machine.h"
+#include "machine/priv.h"
+#include "machine/accel.h"
+#include "lib/buf.h"
+#include "config/config.h"
+#include "machine/domain.h"
+#include "lib/error.h"
+#include "lib/fs.h"
+#include "machine/guest.h"
+#include "machine/hostslot.h"
+#include "lib/log.h"
+#include "store/run.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define ACCEL_PROBE_MS 15000
+#define MEMORY_WAIT_MS (60 * 60 * 1000)
+
+struct lv_run {
+	const struct fl_run_req *req;
+	struct fl_run_watch w;	    /* the run row, its records and its end */
+	struct fl_machine_kernel k; /* its files absolute: libvirtd opens them */
+	char *console_path, *domain;
+	const char *accel;
+	int64_t deadline_ms;
+	fl_hostslot *slot;
+	fl_guest *guest;
+};
+
+/* ---- the guest's files ----------------------------------------------- */
+
+static int prepare_files(struct lv_run *x)
+{
+	int r = fl_machine_initramfs(x->req, x->w.run_id, &x->k);
+
+	if (!r)
+		x->console_path = fl_xasprintf("%s/console.log", x->k.dir);
+	return r;
+}
+
+/* ---- the host: slot, accelerator, memory ------------------------------ */
+
+static int host_available(void *arg, uint64_t *avail)
+{
+	virConnectPtr conn = arg;
+	virNodeMemoryStatsPtr st = NULL;
+	unsigned long long kib = 0;
+	int n = 0;
+
+	/*
+	 * Free memory alone undercounts a host that has been up a while (its
+	 * page cache is reclaimable): count free, buffers and cached.
+	 */
+	if (!virNodeGetMemoryStats(conn, VIR_NODE_MEMORY_STATS_ALL_CELLS, NULL, &n, 0) && n > 0) {
+		st = fl_xcalloc((size_t)n, sizeof(*st));
+		if (!virNodeGetMemoryStats(conn, VIR_NODE_MEMORY_STATS_ALL_CELLS, st, &n, 0))
+			for (int i = 0; i < n; i++)
+				if (!strcmp(st[i].field, VIR_NODE_MEMORY_STATS_FREE) ||
+				    !strcmp(st[i].field, VIR_NODE_MEMORY_STATS_BUFFERS) ||
+				    !strcmp(st[i].field, VIR_NODE_MEMORY_STATS_CACHED))
+					kib += st[i].value;
+		free(st);
+	}
+	if (kib) {
+		*avail = (uint64_t)kib << 10;
+		return 0;
+	}
+	*avail = virNodeGetFreeMemory(conn);
+	if (!*avail)
+		return fl_error_set(FL_EIO, "libvirt: cannot read the free memory of the host: %s",
+				    virGetLastErrorMessage());
+	return 0;
+}
+
+static uint64_t guest_memory(const struct fl_machine_conf *m)
+{
+	return m->memory_per_node * m->sockets;
+}
+
+/* 0 admitted, 1 interrupted, FL_EINVAL for a guest bigger than the host, or trouble. */
+static int admit(struct lv_run *x)
+{
+	const struct fl_machine_conf *m = x->req->machine;
+	virConnectPtr conn = virConnectOpen(m->uri);
+	virNodeInfo info;
+	int r;
+
+	if (!conn)
+		return fl_error_set(FL_EIO, "libvirt: cannot connect to %s: %s", m->uri,
+				    virGetLastErrorMessage());
+	if (!virNodeGetInfo(conn, &info) &&
+	    ((uint64_t)info.memory << 10) < guest_memory(m) + FL_HOSTSLOT_OVERHEAD)
+		r = fl_error_set(FL_EINVAL, "machine '%s' needs %llu MiB; the host %s has %llu MiB",
+				 m->name, (unsigned long long)(guest_memory(m) >> 20), m->uri,
+				 (unsigned long long)(info.memory >> 10));
+	else
+		r = fl_hostslot_admit(x->slot, guest_memory(m), host_available, conn,
+				      MEMORY_WAIT_MS, fl_machine_interrupted);
+	virConnectClose(conn);
+	return r;
+}
+
+static int resolve_accel(struct lv_run *x)
+{
+	const struct fl_machine_conf *m = x->req->machine;
+	struct fl_accel_probe p = {m->uri, x->k.image, x->k.initrd, x->req->cfg->var,
+				   ACCEL_PROBE_MS};
+	int probed, r;
+
+	if ((r = fl_accel_resolve(m->accel, &p, &x->accel, &probed)))
+		return r;
+	fl_info("accel: %s (%s)", x->accel,
+		strcmp(m->accel, "auto") ? "configured"
+		: probed		 ? "probed"
+					 : "remembered");
+	return 0;
+}
+
+/* ---- following the guest --------------------------------------------- */
+
+static void on_console(const char *data, size_t len, void *arg)
+{
+	struct lv_run *x = arg;
+
+	fl_run_watch_feed(&x->w, data, len);
+}
+
+static char *machine_facts(const struct lv_run *x)
+{
+	const struct fl_machine_conf *m = x->req->machine;
+	json_t *o = json_object();
+	char *s, *copy;
+
+	json_object_set_new(o, "uri", json_string(m->uri));
+	json_object_set_new(o, "sockets", json_integer(m->sockets));
+	json_object_set_new(o, "cores", json_integer(m->cores));
+	json_object_set_new(o, "threads", json_integer(m->threads));
+	json_object_set_new(o, "vcpus",
+			    json_integer((json_int_t)m->sockets * m->cores * m->threads));
+	json_object_set_new(o, "memory_per_node", json_integer((json_int_t)m->memory_per_node));
+	json_object_set_new(o, "accel", json_string(x->accel));
+	json_object_set_new(o, "slot", json_integer(fl_hostslot_index(x->slot)));
+	json_object_set_new(o, "profile", json_boolean(x->k.profile));
+	if (m->cmdline)
+		json_object_set_new(o, "cmdline", json_string(m->cmdline));
+	s = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	copy = fl_xstrdup(s ? s : "{}");
+	free(s);
+	return copy;
+}
+
+/* The domain's name: host and pid of its owner, so a dead owner's guest can be found. */
+static char *domain_name(int64_t run_id)
+{
+	char host[256] = "", *key, *name;
+
+	gethostname(host, sizeof(host) - 1);
+	host[20] = '\0';
+	key = fl_path_component(host);
+	name = fl_xasprintf("fl-%s-%d-%lld", key, (int)getpid(), (long long)run_id);
+	free(key);
+	return name;
+}
+
+/* Boots and follows the guest; fills how it ended. 0, or an infra problem. */
+static int boot(struct lv_run *x, enum fl_guest_end *end)
+{
+	struct fl_domain_spec spec = {0};
+	struct fl_run_guest g = {0};
+	char *facts;
+	int r;
+
+	x->domain = domain_name(x->w.run_id);
+	spec = (struct fl_domain_spec){x->domain,   x->req->machine, x->accel, x->k.image,
+				       x->k.initrd, x->console_path, x->k.job, x->k.profile};
+	fl_info("%s: booting on %s (%u vCPUs in %u nodes, %llu MiB, %s), deadline %lld s, "
+		"console %s",
+		x->w.name, x->req->machine->name,
+		x->req->machine->sockets * x->req->machine->cores * x->req->machine->threads,
+		x->req->machine->sockets, (unsigned long long)(guest_memory(x->req->machine) >> 20),
+		x->accel, (long long)(x->deadline_ms / 1000), x->console_path);
+	fl_run_watch_begin(&x->w);
+	if ((r = fl_guest_start(&x->guest, x->req->machine->uri, &spec)))
+		return r;
+	facts = machine_facts(x);
+	g = (struct fl_run_guest){x->domain, x->accel, facts, x->console_path, x->w.wall0};
+	r = fl_store_run_guest(x->req->store, x->w.run_id, &g);
+	free(facts);
+	if (r)
+		fl_run_watch_store_error(&x->w, r);
+	r = fl_guest_wait(x->guest, x->deadline_ms, on_console, x, end);
+	fl_guest_free(x->guest);
+	x->guest = NULL;
+	return r;
+}
+
+/* ---- the run ---------------------------------------------------------- */
+
+static int finish(struct lv_run *x, enum fl_run_status st, char *detail)
+{
+	return fl_run_watch_finish(&x->w, st, detail);
+}
+
+static int infra(struct lv_run *x, const char *what)
+{
+	return fl_run_watch_infra(&x->w, what);
+}
+
+static int64_t deadline(const struct fl_run_req *req)
+{
+	if (req->deadline_ms > 0)
+		return req->deadline_ms;
+	return req->machine->boot_timeout_ms + fl_machine_watchdog_s(req->bench) * 1000 + 15000;
+}
+
+/* Everything after the run row exists: the row is ended on every path. */
+static int run_guest(struct lv_run *x)
+{
+	const struct fl_machine_conf *m = x->req->machine;
+	enum fl_guest_end end;
+	int r;
+
+	if ((r = prepare_files(x)))
+		return infra(x, "preparing the guest");
+	r = fl_hostslot_acquire(&x->slot, x->req->cfg->var, m->uri, m->max_parallel, x->w.name,
+				fl_machine_interrupted);
+	if (r == 1)
+		return finish(x, FL_RUN_INFRA_ERROR, fl_xstrdup("interrupted"));
+	if (r)
+		return infra(x, "guest slot");
+	if ((r = resolve_accel(x)))
+		return infra(x, "accelerator");
+	r = admit(x);
+	if (r == 1)
+		return finish(x, FL_RUN_INFRA_ERROR, fl_xstrdup("interrupted"));
+	if (r) {
+		int er = infra(x, "memory");
+
+		return r == FL_EINVAL ? FL_EINVAL : er;
+	}
+	r = boot(x, &end);
+	if (!x->w.store_error && r)
+		return infra(x, "libvirt");
+	if (!x->w.store_error && end == FL_GUEST_INTERRUPTED)
+		return finish(x, FL_RUN_INFRA_ERROR, fl_xstrdup("interrupted"));
+	return fl_run_watch_end(&x->w, end == FL_GUEST_DEADLINE, x->deadline_ms, NULL);
+}
+
+static void lv_free(struct lv_run *x)
+{
+	fl_guest_free(x->guest);
+	fl_hostslot_release(x->slot);
+	fl_run_watch_release(&x->w);
+	fl_machine_kernel_release(&x->k);
+	free(x->console_path);
+	free(x->domain);
+}
+
+int fl_machine_libvirt_run(const struct fl_run_req *req, struct fl_run_result *res)
+{
+	struct lv_run x = {.req = req};
+	int64_t run_id;
+	int r = fl_machine_kernel_start(req, res, &x.k, &run_id);
+
+	if (r == 0) {
+		fl_run_watch_init(&x.w, req, res, run_id);
+		x.w.system_map = x.k.system_map;
+		x.deadline_ms = deadline(req);
+		r = run_guest(&x);
+	}
+	lv_free(&x);
+	return r == 1 ? 0 : r;
+}
+
+/* ---- guests of dead owners -------------------------------------------- */
+
+/* The pid in "fl-<host>-<pid>-<run>" when host is ours; 0 otherwise. */
+static int owner_pid(const char *name, const char *key)
+{
+	size_t n = strlen(key);
+	char *end;
+	long pid;
+
+	if (strncmp(name, "fl-", 3) || strncmp(name + 3, key, n) || name[3 + n] != '-')
+		return 0;
+	pid = strtol(name + 4 + n, &end, 10);
+	return *end == '-' && pid > 0 && pid <= INT_MAX ? (int)pid : 0;
+}
+
+int fl_machine_libvirt_reap(const char *uri)
+{
+	virConnectPtr conn = virConnectOpen(uri);
+	virDomainPtr *doms = NULL;
+	char host[256] = "", *key;
+	int n, reaped = 0;
+
+	if (!conn)
+		return fl_error_set(FL_EIO, "libvirt: cannot connect to %s: %s", uri,
+				    virGetLastErrorMessage());
+	gethostname(host, sizeof(host) - 1);
+	host[20] = '\0';
+	key = fl_path_component(host);
+	n = virConnectListAllDomains(conn, &doms, VIR_CONNECT_LIST_DOMAINS_ACTIVE);
+	for (int i = 0; i < n; i++) {
+		const char *name = virDomainGetName(doms[i]);
+		int pid = name ? owner_pid(name, key) : 0;
+
+		if (pid && fl_machine_process_gone(pid) && !virDomainDestroy(doms[i])) {
+			fl_info("reaped guest %s on %s: its faultline process %d is gone", name,
+				uri, pid);
+			reaped++;
+		}
+		virDomainFree(doms[i]);
+	}
+	free(doms);
+	free(key);
+	virConnectClose(conn);
+	return n < 0 ? fl_error_set(FL_EIO, "libvirt: cannot list the domains of %s", uri) : reaped;
+}

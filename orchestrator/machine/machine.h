@@ -1,0 +1,129 @@
+/*
+ * machine.h - one run of one benchmark on one machine, whatever the machine
+ * is: the contract between the stages that decide what to measure (the
+ * "run" command, the watch service, bisection) and the backends that
+ * measure it.
+ *
+ * Backends, one file each:
+ *   libvirt    a transient NUMA guest booting the kernel under test with
+ *              fl-agent as /init (machine/libvirt.c)
+ *   command    a shell command in a checkout of the commit; numbers on
+ *              stdout are samples, exit 125 means untestable
+ *              (machine/command.c)
+ *   baremetal  a box that kexecs into the kernel under test through its
+ *              agent daemon, or measures its own kernel (boot: current)
+ *              (machine/baremetal.c, agentapi.h, docs/baremetal.md)
+ *
+ * fl_machine_run() builds what it needs (kernel backends), runs, classifies
+ * the end, and stores the run, its samples and its console in the store
+ * before it returns: the caller reads samples back through the store, so a
+ * crash after the call loses nothing and a crash during it leaves a run that
+ * is not 'ok' and is redone.
+ *
+ * Samples of a page-fault benchmark, per measured point (mode, task count),
+ * one value per measured second (seq):
+ *   metric "ops"                           total operations per second
+ *   metric "per_process_ops" / "per_thread_ops"   operations per second per
+ *                                          task (the primary metric, as LKP
+ *                                          reports will-it-scale)
+ * A command run stores metric "value", mode "", tasks 1, one per number.
+ */
+#ifndef FL_MACHINE_H
+#define FL_MACHINE_H
+
+#include <stdint.h>
+
+#include "build/repo.h"
+#include "store/store.h"
+
+struct fl_config;
+struct fl_machine_conf;
+struct fl_benchmark_conf;
+struct fl_tree_conf;
+
+/* How a run ended; the store keeps the name (fl_run_status_name). */
+enum fl_run_status {
+	FL_RUN_OK,
+	FL_RUN_BOOT_FAILED, /* the kernel never started the agent */
+	FL_RUN_PANIC,	    /* kernel panic text on the console */
+	FL_RUN_TIMEOUT,	    /* the deadline passed; the guest was destroyed */
+	FL_RUN_AGENT_ERROR, /* the agent started but reported an error */
+	FL_RUN_INFRA_ERROR, /* ours, not the commit's: libvirt, disk; retry, never a sample */
+	FL_RUN_UNTESTABLE,  /* build-failed commit, or a command's exit 125: bisection skips it */
+};
+const char *fl_run_status_name(enum fl_run_status s);
+/* The status a name stands for; FL_EINVAL for an unknown name. */
+int fl_run_status_parse(const char *name, enum fl_run_status *s);
+
+struct fl_run_req {
+	const struct fl_config *cfg;
+	const struct fl_machine_conf *machine;
+	const struct fl_benchmark_conf *bench;
+	fl_store *store;
+	/* What runs: a revision of a tree (built with the benchmark's kernel
+	 * on kernel machines, checked out for the command backend) ... */
+	const struct fl_tree_conf *tree;
+	fl_repo *repo;
+	const char *rev;
+	/* ... or, on kernel machines, a prebuilt image (tree and rev NULL). */
+	const char *kernel_image;
+	const char *system_map; /* optional */
+	/* Shown in progress lines: "bisect step 4", "v6.1-fl1 run 2/3". */
+	const char *label;
+	/* The watch service's run job (store/jobs.h), recorded on the run so
+	 * that a restart can tell the runs a crash interrupted; 0: none. */
+	int64_t job_id;
+	/* Extra agent job keys after the benchmark's own, "key=value", NULL-ended
+	 * (tests: "hang=1" is the agent's hang hook); may be NULL. */
+	const char *const *job_extra;
+	/* The whole run's deadline from the guest's creation; 0 derives it from
+	 * the machine's boot_timeout and the benchmark's length. */
+	int64_t deadline_ms;
+};
+
+struct fl_run_result {
+	int64_t run_id;	  /* 0 when no run was stored (the build failed) */
+	int64_t build_id; /* 0 for the command backend and prebuilt images */
+	enum fl_run_status status;
+	char *detail; /* why it ended that way: first error line, panic line; may be NULL */
+	/* From the guest's creation, ms; -1 when it did not happen. */
+	int64_t agent_ms;	 /* the agent's first record */
+	int64_t first_sample_ms; /* the first result */
+	int64_t total_ms;	 /* the end of the run */
+};
+
+/*
+ * Runs req->bench once on req->machine. Every way the commit or the machine
+ * can fail is a status, not an error: 0 is returned with res->status set.
+ * Negative FL_E* codes are for a request that cannot be carried out at all
+ * (bad arguments, the store unwritable, no toolchain to build with) and
+ * leave the reason in fl_error_last().
+ *
+ * Interrupted (fl_machine_interrupted()), a run ends infra-error with detail
+ * "interrupted" and its guest destroyed; the caller should stop.
+ */
+int fl_machine_run(const struct fl_run_req *req, struct fl_run_result *res);
+void fl_run_result_release(struct fl_run_result *res);
+
+/*
+ * 1 for a machine that measures whatever kernel it runs (baremetal with
+ * boot: current): its runs take neither a revision nor a kernel image.
+ */
+int fl_machine_own_kernel(const struct fl_machine_conf *m);
+
+/*
+ * SIGINT and SIGTERM make every run in progress destroy its guest and end,
+ * and fl_machine_interrupted() true. Commands that run machines install
+ * this first. Idempotent.
+ */
+void fl_machine_catch_signals(void);
+int fl_machine_interrupted(void);
+
+/*
+ * Ends the runs this host's dead processes left 'running' (infra-error,
+ * "abandoned") and destroys their guests on every libvirt machine of cfg.
+ * Returns how many runs it ended, or a negative FL_E* code.
+ */
+int fl_machine_reap_stale(const struct fl_config *cfg, fl_store *store);
+
+#endif

@@ -1,0 +1,365 @@
+/*
+ * autobisect.c - the bisect step of the watch service: the engine
+ * (bisect.h) between a regression's baseline and tag, on the machine where
+ * it was seen, measuring a commit being one run job.
+ *
+ * The engine asks for one commit at a time and is deterministic given the
+ * samples it gets, so the step does not keep it between calls: each step
+ * builds it, replays the recorded steps (bisect_steps, fl_bisect_replay),
+ * and lets it ask for the next run. A run that exists and is done gives
+ * its samples and becomes a recorded step; one that does not exist yet is
+ * queued and the step returns, waiting for it. A restart therefore replays
+ * everything recorded and runs nothing twice.
+ *
+ * A run gives the engine the samples it produced at the regression's point
+ * (one per measured second on kernel machines, one per number printed on
+ * command machines): the engine receives each run as one call. Untestable
+ * commits and runs that failed FL_QUEUE_ATTEMPTS times are skips. Its run
+ * jobs measure only that point (a quarter of the benchmark's four).
+ *
+ * The comparison that found the regression ran the baseline and the tag,
+ * interleaved, on the same machine: before the engine's first run those
+ * runs become its first steps at the two ends (seed), so the confirmation
+ * only adds runs to them. The answer's guarantee does not rest on them:
+ * the culprit is verified with fresh runs.
+ */
+#include "analysis/bisect.h"
+#include "lib/buf.h"
+#include "config/config.h"
+#include "lib/error.h"
+#include "lib/log.h"
+#include "service/measure.h"
+#include "service/service.h"
+#include "store/bisect.h"
+#include "store/run.h"
+#include "store/watch.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct autobisect {
+	fl_store *st;
+	const struct fl_job *job;
+	struct fl_regression reg;
+	fl_bisect *engine;
+	char **shas; /* good, then the first-parent path to bad */
+	size_t n;
+	int64_t id; /* bisections row */
+	size_t recorded, added;
+};
+
+static int replay(void *ctx, const struct fl_bisect_step_rec *r)
+{
+	struct autobisect *a = ctx;
+
+	for (size_t i = 0; i < a->n; i++)
+		if (!strcmp(a->shas[i], r->sha)) {
+			fl_bisect_replay(a->engine, i, r->v, r->n, r->skipped);
+			a->recorded++;
+			return 0;
+		}
+	return fl_error_set(FL_EINVAL,
+			    "bisection %lld: recorded step %zu names %.12s, not on "
+			    "the path",
+			    (long long)a->id, r->seq, r->sha);
+}
+
+/* The run's samples at the regression's point; FL_BISECT_SKIP when it has none. */
+static int run_samples(struct autobisect *a, int64_t run_id, double **v, size_t *n)
+{
+	struct fl_sample_row *s;
+	size_t ns;
+	int r;
+
+	if ((r = fl_store_run_samples(a->st, run_id, &s, &ns)))
+		return r;
+	*v = fl_xmalloc((ns + 1) * sizeof(double));
+	*n = 0;
+	for (size_t i = 0; i < ns; i++)
+		if (s[i].tasks == a->reg.tasks && !strcmp(s[i].metric, a->reg.metric) &&
+		    !strcmp(s[i].mode, a->reg.mode))
+			(*v)[(*n)++] = s[i].value;
+	fl_store_samples_free(s, ns);
+	return *n ? 0 : FL_BISECT_SKIP;
+}
+
+static int sample(void *ctx, size_t idx, double **v, size_t *n)
+{
+	struct autobisect *a = ctx;
+	size_t seq = fl_bisect_seq(a->engine); /* the step this run becomes */
+	char *key = fl_xasprintf("run:bisection:%lld:%zu:%s", (long long)a->id, seq, a->shas[idx]);
+	char *point = fl_point_key(a->reg.mode, a->reg.tasks);
+	struct fl_job j;
+	int64_t id;
+	int r;
+
+	*v = NULL;
+	*n = 0;
+	r = fl_store_job_find(a->st, key, &j);
+	if (r == FL_ENOTFOUND) {
+		struct fl_job_new nj = {.kind = "run",
+					.key = key,
+					.parent_id = a->job->id,
+					.tree = a->reg.tree,
+					.machine = a->reg.machine,
+					.benchmark = a->reg.benchmark,
+					.rev = a->shas[idx],
+					.role = "bisect",
+					.seq = (int)seq,
+					.ref_id = a->reg.id,
+					.point = point};
+
+		r = fl_store_job_add(a->st, &nj, &id, NULL);
+		a->added += !r;
+		free(key);
+		free(point);
+		return r ? r : FL_EAGAIN;
+	}
+	free(key);
+	free(point);
+	if (r)
+		return r;
+	if (!strcmp(j.state, "failed"))
+		r = fl_error_set(FL_EIO, "run job %lld of %.12s failed: %s", (long long)j.id, j.rev,
+				 j.error ? j.error : "no reason given");
+	else if (strcmp(j.state, "done"))
+		r = FL_EAGAIN;
+	else if (j.result && !strcmp(j.result, "ok"))
+		r = run_samples(a, j.run_id, v, n);
+	else
+		r = FL_BISECT_SKIP;
+	fl_job_release(&j);
+	return r;
+}
+
+static void step_done(void *ctx, const struct fl_bisect_step *s)
+{
+	struct autobisect *a = ctx;
+	struct fl_bisect_step_rec rec = {.seq = s->seq,
+					 .sha = a->shas[s->idx],
+					 .skipped = s->skipped,
+					 .v = s->v,
+					 .n = s->n,
+					 .verdict = s->verdict,
+					 .confidence = s->confidence,
+					 .remaining = s->left,
+					 .best = s->phase != FL_PHASE_CONFIRM ? a->shas[s->best] : NULL,
+					 .phase = fl_bisect_phase_name(s->phase)};
+	int steps = 0;
+
+	/* records from here on are ones the engine no longer follows (it
+	 * diverged from them, as from seeds its confirmation did not need) */
+	if (fl_store_bisect_steps_truncate(a->st, a->id, s->seq) ||
+	    fl_store_bisect_step_add(a->st, a->id, &rec))
+		fl_err("bisect: regression %lld: cannot record step %zu: %s", (long long)a->reg.id,
+		       s->seq, fl_error_last());
+	fl_crashpoint("bisect-step");
+	if (s->phase == FL_PHASE_CONFIRM) {
+		fl_info("bisect: regression %lld: measuring the %s end %.12s (run %zu)",
+			(long long)a->reg.id, s->idx ? "bad" : "good", a->shas[s->idx], s->seq + 1);
+		return;
+	}
+	while ((1u << steps) < s->left)
+		steps++;
+	fl_info("bisect: regression %lld: %zu commits left, ~%d steps, best candidate %.12s "
+		"p=%.2f%s",
+		(long long)a->reg.id, s->left, steps, a->shas[s->best], s->confidence,
+		s->phase == FL_PHASE_VERIFY ? " (verifying)" : "");
+}
+
+static char *summary(const struct autobisect *a, const struct fl_bisect_result *res)
+{
+	json_t *o = json_pack("{s:s, s:s, s:s, s:f, s:f, s:I, s:I, s:I}", "result",
+			      fl_bisect_kind_name(res->kind), "first", a->shas[res->first], "last",
+			      a->shas[res->last], "confidence", res->confidence, "change_pct",
+			      res->change_pct, "runs", (json_int_t)res->runs, "commits_tested",
+			      (json_int_t)res->commits_tested, "commits", (json_int_t)a->n);
+	char *s = json_dumps(o, JSON_COMPACT);
+
+	json_decref(o);
+	return s;
+}
+
+/* The result, and the next stage: the revert check for a culprit, else the report. */
+static int conclude(struct autobisect *a, const struct fl_bisect_result *res)
+{
+	const char *kind = fl_bisect_kind_name(res->kind);
+	char *sum = summary(a, res), *key = NULL;
+	int64_t id;
+	int r;
+
+	if ((r = fl_store_begin(a->st)))
+		goto out;
+	r = fl_store_bisection_finish(a->st, a->id, kind,
+				      res->kind == FL_BISECT_CULPRIT ? a->shas[res->first] : NULL,
+				      res->confidence);
+	if (!r)
+		r = fl_store_bisection_summary(a->st, a->id, sum);
+	if (!r && res->kind != FL_BISECT_NO_REGRESSION) {
+		int culprit = res->kind == FL_BISECT_CULPRIT;
+
+		key = fl_xasprintf("%s:%lld", culprit ? "revert" : "report", (long long)a->reg.id);
+		r = fl_store_job_add(a->st,
+				     &(struct fl_job_new){.kind = culprit ? "revert" : "report",
+							  .key = key,
+							  .tree = a->reg.tree,
+							  .machine = a->reg.machine,
+							  .benchmark = a->reg.benchmark,
+							  .ref_id = a->reg.id},
+				     &id, NULL);
+	}
+	if (!r)
+		r = fl_store_job_set(a->st, a->job->id, "done", kind, NULL);
+	if (!r)
+		r = fl_store_commit(a->st);
+	if (r)
+		fl_store_rollback(a->st);
+	else if (res->kind == FL_BISECT_CULPRIT)
+		fl_info(
+		    "bisect: regression %lld: culprit %s (confidence %.3f, %.1f%% worse, %zu runs, "
+		    "%zu commits tested)",
+		    (long long)a->reg.id, a->shas[res->first], res->confidence, res->change_pct,
+		    res->runs, res->commits_tested);
+	else
+		fl_info("bisect: regression %lld: %s after %zu runs", (long long)a->reg.id, kind,
+			res->runs);
+out:
+	free(sum);
+	free(key);
+	return r;
+}
+
+static int path(struct autobisect *a, fl_repo *repo)
+{
+	char **mid;
+	size_t k;
+	int r;
+
+	if ((r = fl_repo_first_parents(repo, a->reg.good, a->reg.bad, &mid, &k)))
+		return r;
+	a->n = k + 1;
+	a->shas = fl_xmalloc((k + 1) * sizeof(*a->shas));
+	a->shas[0] = fl_xstrdup(a->reg.good);
+	memcpy(a->shas + 1, mid, k * sizeof(*mid));
+	free(mid);
+	return 0;
+}
+
+static void engine_opts(const struct fl_config *cfg, const struct fl_benchmark_conf *b,
+			struct fl_bisect_opts *o)
+{
+	fl_bisect_opts_init(o);
+	o->dir = fl_measure_direction(b);
+	o->min_change = cfg->regression.min_change;
+	o->confidence = cfg->regression.confidence;
+	o->max_runs = cfg->regression.max_runs;
+	/* the comparison's runs are the ends' first ones (seed): the first
+	 * look comes as soon as the test can decide (the engine raises it) */
+	o->init_samples = b->repeat > 2 ? b->repeat : 2;
+}
+
+/* One seed: a comparison's run as a recorded step at an end. */
+static int seed_one(struct autobisect *a, size_t idx, int64_t run_id, size_t *seq)
+{
+	struct fl_bisect_step_rec rec = {.sha = a->shas[idx], .verdict = "", .phase = "confirm"};
+	double *v;
+	size_t n;
+	int r = run_samples(a, run_id, &v, &n);
+
+	if (r == FL_BISECT_SKIP)
+		r = 0; /* no samples at this point: nothing to seed */
+	else if (!r) {
+		rec.seq = (*seq)++;
+		rec.v = v;
+		rec.n = n;
+		if (!(r = fl_store_bisect_step_add(a->st, a->id, &rec)))
+			fl_bisect_replay(a->engine, idx, v, n, 0);
+	}
+	free(v);
+	return r;
+}
+
+/*
+ * The comparison's runs of the baseline and the tag as the first steps, in
+ * the order the engine's confirmation asks for them (good, bad, good, bad,
+ * ..., one more good at most), so that replaying takes them all.
+ */
+static int seed(struct autobisect *a)
+{
+	struct fl_role_runs g, b;
+	struct fl_job *kids;
+	size_t nkids, seq = 0, pairs;
+	int r;
+
+	if ((r = fl_store_jobs_children(a->st, a->reg.job_id, &kids, &nkids)))
+		return r;
+	fl_role_runs(kids, nkids, "base", &g);
+	fl_role_runs(kids, nkids, "new", &b);
+	pairs = g.n < b.n ? g.n : b.n;
+	r = fl_store_begin(a->st);
+	for (size_t i = 0; i < pairs && !r; i++)
+		if (!(r = seed_one(a, 0, g.ids[i], &seq)))
+			r = seed_one(a, a->n - 1, b.ids[i], &seq);
+	if (!r && g.n > pairs)
+		r = seed_one(a, 0, g.ids[pairs], &seq);
+	if (!r)
+		r = fl_store_commit(a->st);
+	else
+		fl_store_rollback(a->st);
+	if (!r && seq)
+		fl_info("bisect: regression %lld: the comparison's %zu runs are the first runs "
+			"of the ends %.12s and %.12s",
+			(long long)a->reg.id, seq, a->shas[0], a->shas[a->n - 1]);
+	a->recorded = seq;
+	fl_role_runs_release(&g);
+	fl_role_runs_release(&b);
+	fl_jobs_free(kids, nkids);
+	return r;
+}
+
+int fl_autobisect_step(void *ctx, fl_store *st, const struct fl_job *job)
+{
+	struct fl_service *svc = ctx;
+	struct autobisect a = {.st = st, .job = job};
+	const struct fl_benchmark_conf *bench;
+	struct fl_bisect_result res;
+	struct fl_bisect_opts o;
+	fl_repo *repo;
+	int resumed, r;
+
+	if ((r = fl_store_regression_get(st, job->ref_id, &a.reg)))
+		return r;
+	bench = fl_config_benchmark(svc->cfg, a.reg.benchmark);
+	if (!bench) {
+		r = fl_error_set(FL_EINVAL, "benchmark '%s' is no longer in the configuration",
+				 a.reg.benchmark);
+		goto out;
+	}
+	engine_opts(svc->cfg, bench, &o);
+	if ((r = fl_service_repo(svc, a.reg.tree, &repo, NULL)) || (r = path(&a, repo)) ||
+	    (r = fl_store_regression_bisection(st, a.reg.id, a.reg.good, a.reg.bad, &a.id,
+					       &resumed)) ||
+	    (r = fl_bisect_new(&a.engine, a.n, &o)) ||
+	    (r = fl_store_bisect_steps_each(st, a.id, replay, &a)) ||
+	    (!a.recorded && (r = seed(&a))))
+		goto out;
+	if (!resumed)
+		fl_info("bisect: regression %lld: %zu commits on the first-parent path from %.12s "
+			"to %.12s on %s",
+			(long long)a.reg.id, a.n, a.reg.good, a.reg.bad, a.reg.machine);
+	r = fl_bisect_run(a.engine, sample, step_done, &a, &res);
+	if (r == FL_EAGAIN)
+		r = fl_store_job_wait(st, job->id);
+	else if (!r)
+		r = conclude(&a, &res);
+	else
+		fl_store_bisection_finish(st, a.id, "error", NULL, 0);
+out:
+	fl_bisect_free(a.engine);
+	for (size_t i = 0; i < a.n; i++)
+		free(a.shas[i]);
+	free(a.shas);
+	fl_regression_release(&a.reg);
+	return r;
+}

@@ -1,0 +1,169 @@
+/*
+ * measure.c - rounds of run jobs, the runs of a role, and the service's
+ * comparison options (see measure.h).
+ */
+#include "service/measure.h"
+#include "lib/buf.h"
+#include "config/config.h"
+#include "lib/error.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int fl_measure_primary(const char *metric)
+{
+	return !strcmp(metric, "per_thread_ops") || !strcmp(metric, "per_process_ops") ||
+	       !strcmp(metric, "value");
+}
+
+char *fl_point_name(const char *benchmark, const struct fl_point *p, int with_tasks)
+{
+	fl_buf b = FL_BUF_INIT;
+
+	fl_buf_adds(&b, benchmark);
+	if (*p->mode)
+		fl_buf_addf(&b, ".%s", p->mode);
+	if (with_tasks && (*p->mode || p->tasks != 1))
+		fl_buf_addf(&b, ".%u", p->tasks);
+	fl_buf_addf(&b, ".%s", p->metric);
+	return fl_buf_detach(&b);
+}
+
+void fl_role_runs(const struct fl_job *children, size_t n, const char *role,
+		  struct fl_role_runs *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->ids = fl_xcalloc(n + 1, sizeof(*out->ids));
+	for (size_t i = 0; i < n; i++) {
+		const struct fl_job *j = &children[i];
+
+		if (strcmp(j->role, role))
+			continue;
+		out->tried++;
+		if (strcmp(j->state, "done") && strcmp(j->state, "failed"))
+			out->live++;
+		else if (j->result && !strcmp(j->result, "ok") && j->run_id)
+			out->ids[out->n++] = j->run_id;
+		else if (j->result && !strcmp(j->result, "untestable"))
+			out->untestable++;
+		else
+			out->failed++;
+		if (j->error && *j->error)
+			out->last_error = j->error;
+	}
+}
+
+void fl_role_runs_release(struct fl_role_runs *r)
+{
+	free(r->ids);
+	memset(r, 0, sizeof(*r));
+}
+
+int fl_measure_add_round(fl_store *st, const struct fl_job *parent, const char *tree,
+			 const struct fl_round_side *sides, size_t nsides, unsigned repeat,
+			 unsigned round, const char *point)
+{
+	int r = 0;
+
+	for (unsigned i = 0; i < repeat && !r; i++)
+		for (size_t s = 0; s < nsides && !r; s++) {
+			int seq = (int)((round * repeat + i) * nsides + s);
+			char *key = fl_xasprintf("run:%s:%lld:%d", parent->kind,
+						 (long long)parent->id, seq);
+			struct fl_job_new j = {.kind = "run",
+					       .key = key,
+					       .parent_id = parent->id,
+					       .tree = tree,
+					       .machine = parent->machine,
+					       .benchmark = parent->benchmark,
+					       .rev = sides[s].rev,
+					       .role = sides[s].role,
+					       .seq = seq,
+					       .ref_id = parent->ref_id,
+					       .point = point};
+			int64_t id;
+
+			r = fl_store_job_add(st, &j, &id, NULL);
+			free(key);
+		}
+	return r;
+}
+
+char *fl_point_key(const char *mode, unsigned tasks)
+{
+	return *mode ? fl_xasprintf("%s:%u", mode, tasks) : NULL;
+}
+
+int fl_point_parse(const char *key, char *mode, size_t mode_size, unsigned *tasks)
+{
+	const char *colon = strrchr(key, ':');
+	char *end;
+	unsigned long t;
+
+	if (!colon || colon == key || (size_t)(colon - key) >= mode_size)
+		return fl_error_set(FL_EINVAL, "point '%s': not MODE:TASKS", key);
+	t = strtoul(colon + 1, &end, 10);
+	if (*end || end == colon + 1 || t < 1 || t > 100000)
+		return fl_error_set(FL_EINVAL, "point '%s': bad task count", key);
+	memcpy(mode, key, (size_t)(colon - key));
+	mode[colon - key] = '\0';
+	*tasks = (unsigned)t;
+	return 0;
+}
+
+void fl_point_bench(const struct fl_benchmark_conf *b, char **mode, struct fl_task_count *tasks,
+		    unsigned ntasks, struct fl_benchmark_conf *out)
+{
+	*out = *b;
+	out->modes = mode;
+	out->nmodes = 1;
+	tasks->value = ntasks;
+	tasks->percent = 0;
+	out->tasks = tasks;
+	out->ntasks = 1;
+}
+
+unsigned fl_measure_max_runs(const struct fl_benchmark_conf *b)
+{
+	return b->max_repeat ? b->max_repeat : 4 * b->repeat;
+}
+
+enum fl_direction fl_measure_direction(const struct fl_benchmark_conf *b)
+{
+	return b->direction && !strcmp(b->direction, "lower") ? FL_LOWER_BETTER : FL_HIGHER_BETTER;
+}
+
+void fl_measure_cmp_opts(const struct fl_config *cfg, const struct fl_benchmark_conf *b,
+			 struct fl_cmp_opts *o)
+{
+	fl_cmp_opts_init(o);
+	o->alpha = 1 - cfg->regression.confidence;
+	o->min_change = cfg->regression.min_change;
+	o->dir = fl_measure_direction(b);
+}
+
+/* A metric row as the comparisons table keeps it. */
+struct fl_watch_comparison fl_measure_comparison(const char *what, int64_t base_commit,
+						 int64_t new_commit, const char *benchmark,
+						 int64_t machine_id, const struct fl_cmp_row *row)
+{
+	return (struct fl_watch_comparison){what,
+					    base_commit,
+					    new_commit,
+					    benchmark,
+					    machine_id,
+					    row->what,
+					    row->mode,
+					    row->tasks,
+					    fl_measure_primary(row->what),
+					    row->base.n,
+					    row->new_.n,
+					    row->base.value,
+					    row->base.stddev,
+					    row->new_.value,
+					    row->new_.stddev,
+					    row->change,
+					    row->p,
+					    fl_verdict_name(row->verdict),
+					    fl_cmp_class_name(row->cls)};
+}

@@ -1,0 +1,80 @@
+/*
+ * measure.h - what the comparison steps of the watch service (detect.c,
+ * revert.c) and the report share: rounds of run jobs, the runs each role
+ * produced, and the options they compare with. The comparison itself is
+ * compare.h's (one value per run, see there), on runs read with
+ * store/compare.h. (A bisection gets the samples of each run as they are,
+ * see autobisect.c.)
+ */
+#ifndef FL_MEASURE_H
+#define FL_MEASURE_H
+
+#include "analysis/compare.h"
+#include "analysis/stats.h"
+#include "store/jobs.h"
+#include "store/watch.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct fl_config;
+struct fl_benchmark_conf;
+struct fl_task_count;
+
+/* One measured point: a metric at a mode and a task count. */
+struct fl_point {
+	const char *metric, *mode; /* borrowed */
+	unsigned tasks;
+};
+
+/* The primary metric of a benchmark: per_thread_ops, per_process_ops, value. */
+int fl_measure_primary(const char *metric);
+/* "page_fault2.threads.4.per_thread_ops", "bench.value" (caller frees). */
+char *fl_point_name(const char *benchmark, const struct fl_point *p, int with_tasks);
+
+/* What a role of a coordinator's run jobs produced. */
+struct fl_role_runs {
+	int64_t *ids; /* runs that count (ok) */
+	size_t n;
+	unsigned tried, untestable, failed, live;
+	const char *last_error; /* points into the jobs */
+};
+void fl_role_runs(const struct fl_job *children, size_t n, const char *role,
+		  struct fl_role_runs *out);
+void fl_role_runs_release(struct fl_role_runs *r);
+
+/* Adds round k: repeat times one run job per side, interleaved (base, new,
+ * base, new...); each measures point (fl_point_key) or, when NULL, every
+ * point of the benchmark. */
+struct fl_round_side {
+	const char *role, *rev;
+};
+int fl_measure_add_round(fl_store *st, const struct fl_job *parent, const char *tree,
+			 const struct fl_round_side *sides, size_t nsides, unsigned repeat,
+			 unsigned round, const char *point);
+
+/* A run job's point: "threads:2" (caller frees); NULL for a benchmark
+ * without modes (a command's numbers are its one point); fl_point_parse reads one
+ * back into mode and *tasks (0, or FL_EINVAL naming it). */
+char *fl_point_key(const char *mode, unsigned tasks);
+int fl_point_parse(const char *key, char *mode, size_t mode_size, unsigned *tasks);
+/* The benchmark narrowed to one point: out shares b's strings and uses
+ * mode and task storage the caller keeps alive. */
+void fl_point_bench(const struct fl_benchmark_conf *b, char **mode, struct fl_task_count *tasks,
+		    unsigned ntasks, struct fl_benchmark_conf *out);
+/* Runs a comparison may grow to, per side. */
+unsigned fl_measure_max_runs(const struct fl_benchmark_conf *b);
+
+/* compare.h's options the way the service decides: alpha is
+ * 1 - regression.confidence, min_change regression.min_change, the
+ * benchmark's direction. */
+void fl_measure_cmp_opts(const struct fl_config *cfg, const struct fl_benchmark_conf *b,
+			 struct fl_cmp_opts *o);
+enum fl_direction fl_measure_direction(const struct fl_benchmark_conf *b);
+/* A metric row of a comparison as the comparisons table keeps it (what:
+ * tag, revert-bad, revert-base); its strings point into row. */
+struct fl_watch_comparison fl_measure_comparison(const char *what, int64_t base_commit,
+						 int64_t new_commit, const char *benchmark,
+						 int64_t machine_id, const struct fl_cmp_row *row);
+
+#endif

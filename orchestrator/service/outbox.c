@@ -1,0 +1,62 @@
+/* outbox.c - sends due reports, reschedules failures (see outbox.h). */
+#include "service/outbox.h"
+#include "lib/error.h"
+#include "lib/log.h"
+#include "lib/mail.h"
+#include "store/store.h"
+
+int64_t fl_outbox_backoff_from(int64_t first_s, int attempts)
+{
+	int64_t s = first_s > 0 ? first_s : 1;
+
+	for (int i = 1; i < attempts && s < 3600; i++)
+		s *= 2;
+	return s < 3600 ? s : 3600;
+}
+
+int64_t fl_outbox_backoff(int attempts)
+{
+	return fl_outbox_backoff_from(60, attempts);
+}
+
+static int send_one(fl_store *st, const struct fl_outbox *box, const struct fl_report *r,
+		    int64_t now)
+{
+	struct fl_mail m = {box->from, box->to, box->nto, r->subject, r->body, r->message_id,
+			    r->in_reply_to, now};
+
+	if (fl_mail_send(box->smtp, &m)) {
+		int64_t wait = fl_outbox_backoff_from(box->retry_s ? box->retry_s : 60, r->attempts + 1);
+
+		fl_warn("report %lld: %s; next try in %llds", (long long)r->id, fl_error_last(),
+			(long long)wait);
+		if (fl_store_report_retry(st, r->id, fl_error_last(), now + wait))
+			return FL_ESTORE;
+		return 1;
+	}
+	if (fl_store_report_sent(st, r->id, now))
+		return FL_ESTORE;
+	fl_info("report %lld: sent %s", (long long)r->id, r->message_id);
+	return 0;
+}
+
+int fl_outbox_flush(fl_store *st, const struct fl_outbox *box, int64_t now, unsigned *sent,
+		    unsigned *failed)
+{
+	struct fl_report *due;
+	size_t n;
+	int r = 0;
+
+	*sent = *failed = 0;
+	if (fl_store_reports_due(st, now, &due, &n))
+		return FL_ESTORE;
+	for (size_t i = 0; i < n && r >= 0; i++) {
+		r = send_one(st, box, &due[i], now);
+		if (r == 0)
+			(*sent)++;
+		else if (r > 0)
+			(*failed)++;
+	}
+	fl_store_reports_free(due, n);
+	return r < 0 ? r : 0;
+}

@@ -1,0 +1,633 @@
+/*
+ * report.c - the text of a regression report and the report step of the
+ * watch service (see report.h).
+ */
+#include "service/report.h"
+#include "lib/buf.h"
+#include "config/config.h"
+#include "lib/error.h"
+#include "lib/log.h"
+#include "lib/mail.h"
+#include "service/measure.h"
+#include "service/service.h"
+#include "store/bisect.h"
+#include "store/compare.h"
+#include "store/jobs.h"
+#include "store/run.h"
+#include "store/watch.h"
+#include "lib/units.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Everything a report says, gathered from the store and the tree. */
+struct report {
+	struct fl_service *svc;
+	fl_store *st;
+	const struct fl_config *cfg;
+	const struct fl_benchmark_conf *bench;
+	const struct fl_machine_conf *machine;
+	const struct fl_tree_conf *tree;
+	fl_repo *repo;
+	struct fl_regression reg;
+	struct fl_bisection_row bis;
+	json_t *summary; /* the engine's result */
+	struct fl_revert rv;
+	int have_revert;
+	char parent[41];	       /* the culprit's first parent */
+	struct fl_repo_commit culprit; /* sha "" when there is none */
+	struct fl_cmp_side tag_base, tag_new, c_parent, c_culprit, r_base, r_bad, r_revert;
+	struct fl_comparison *tags, *culprit_cmp; /* NULL without runs on a side */
+	double headline;			  /* the change the first line states */
+	fl_buf b;
+};
+
+static const char *sj(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : "";
+}
+
+static int is_culprit(const struct report *x)
+{
+	return x->culprit.sha[0] != '\0';
+}
+
+/* ---- the comparison tables ------------------------------------------- */
+
+/* compare.c's comparison of two sides, the service's options; NULL when a
+ * side has no runs (or it cannot be made: the report says so). */
+static struct fl_comparison *compare(struct report *x, const struct fl_cmp_side *base,
+				     const struct fl_cmp_side *new_, int metrics_only)
+{
+	struct fl_comparison *c = NULL;
+	struct fl_cmp_opts o;
+
+	if (!base->set.n || !new_->set.n)
+		return NULL;
+	fl_measure_cmp_opts(x->cfg, x->bench, &o);
+	o.metrics_only = metrics_only;
+	if (fl_compare(x->reg.benchmark, &base->set, &new_->set, &o, &c))
+		fl_warn("report: regression %lld: %s", (long long)x->reg.id, fl_error_last());
+	return c;
+}
+
+/* The table in LKP's shape; returns the vmstat and profile rows it showed. */
+static size_t add_table(struct report *x, const struct fl_comparison *c)
+{
+	size_t deltas = 0;
+
+	if (!c) {
+		fl_buf_adds(&x->b, "  (no runs to compare on one side)\n");
+		return 0;
+	}
+	fl_comparison_text(c, &x->b);
+	for (size_t i = 0; i < c->nrows; i++)
+		deltas += c->rows[i].kind != FL_CMP_METRIC;
+	return deltas;
+}
+
+/* ---- gathering ------------------------------------------------------- */
+
+/* The ok runs of a job's children with a role (NULL: any) and a commit (NULL: any). */
+static int load_runs(struct report *x, int64_t parent, const char *role, const char *rev,
+		     const char *label, struct fl_cmp_side *side)
+{
+	struct fl_job *kids = NULL;
+	size_t n = 0, k = 0;
+	int64_t *ids;
+	int r;
+
+	if (parent && (r = fl_store_jobs_children(x->st, parent, &kids, &n)))
+		return r;
+	ids = fl_xcalloc(n + 1, sizeof(*ids));
+	for (size_t i = 0; i < n; i++)
+		if ((!role || !strcmp(kids[i].role, role)) && (!rev || !strcmp(kids[i].rev, rev)) &&
+		    kids[i].result && !strcmp(kids[i].result, "ok") && kids[i].run_id)
+			ids[k++] = kids[i].run_id;
+	r = fl_cmp_side_load(x->st, label, ids, k, 0, side);
+	free(ids);
+	fl_jobs_free(kids, n);
+	return r;
+}
+
+static int64_t job_id(struct report *x, const char *kind)
+{
+	char *key = fl_xasprintf("%s:%lld", kind, (long long)x->reg.id);
+	struct fl_job j;
+	int64_t id = 0;
+
+	if (!fl_store_job_find(x->st, key, &j)) {
+		id = j.id;
+		fl_job_release(&j);
+	}
+	free(key);
+	return id;
+}
+
+static int gather(struct report *x, int64_t regression_id)
+{
+	const struct fl_cmp_row *at;
+	char parent[13], culprit[13], revert[13];
+	int64_t bid, bisect_job, revert_job;
+	int resumed, r;
+
+	if ((r = fl_store_regression_get(x->st, regression_id, &x->reg)))
+		return r;
+	x->bench = fl_config_benchmark(x->cfg, x->reg.benchmark);
+	x->machine = fl_config_machine(x->cfg, x->reg.machine);
+	x->tree = fl_config_tree(x->cfg, x->reg.tree);
+	if (!x->bench || !x->machine || !x->tree)
+		return fl_error_set(FL_EINVAL,
+				    "regression %lld: its benchmark, machine or tree is "
+				    "no longer in the configuration",
+				    (long long)regression_id);
+	if ((r = fl_service_repo(x->svc, x->reg.tree, &x->repo, NULL)) ||
+	    (r = fl_store_regression_bisection(x->st, x->reg.id, x->reg.good, x->reg.bad, &bid,
+					       &resumed)) ||
+	    (r = fl_store_bisection_get(x->st, bid, &x->bis)))
+		return r;
+	x->summary = x->bis.summary ? json_loads(x->bis.summary, 0, NULL) : NULL;
+	if (!x->summary)
+		x->summary = json_object();
+	if (x->bis.culprit) {
+		char *rev = fl_xasprintf("%s^", x->bis.culprit);
+
+		r = fl_repo_commit(x->repo, x->bis.culprit, &x->culprit);
+		if (!r)
+			r = fl_repo_resolve(x->repo, rev, x->parent);
+		free(rev);
+		if (r)
+			return r;
+	}
+	x->have_revert = !fl_store_revert_get(x->st, x->reg.id, &x->rv);
+	bisect_job = job_id(x, "bisect");
+	revert_job = job_id(x, "revert");
+	snprintf(parent, sizeof(parent), "%.12s", x->parent);
+	snprintf(culprit, sizeof(culprit), "%.12s", x->culprit.sha);
+	snprintf(revert, sizeof(revert), "%.12s",
+		 x->have_revert && x->rv.commit_sha ? x->rv.commit_sha : "revert");
+	if ((r = load_runs(x, x->reg.job_id, "base", NULL, x->reg.baseline, &x->tag_base)) ||
+	    (r = load_runs(x, x->reg.job_id, "new", NULL, x->reg.tag, &x->tag_new)) ||
+	    (r = load_runs(x, is_culprit(x) ? bisect_job : 0, NULL, x->parent, parent,
+			   &x->c_parent)) ||
+	    (r = load_runs(x, is_culprit(x) ? bisect_job : 0, NULL, x->culprit.sha, culprit,
+			   &x->c_culprit)) ||
+	    (r = load_runs(x, revert_job, "base", NULL, x->reg.baseline, &x->r_base)) ||
+	    (r = load_runs(x, revert_job, "bad", NULL, x->reg.tag, &x->r_bad)) ||
+	    (r = load_runs(x, revert_job, "revert", NULL, revert, &x->r_revert)))
+		return r;
+	x->tags = compare(x, &x->tag_base, &x->tag_new, 0);
+	x->culprit_cmp = compare(x, &x->c_parent, &x->c_culprit, 0);
+	/* the first line states the culprit's own step when it was measured */
+	at = x->culprit_cmp ? fl_comparison_find(x->culprit_cmp, FL_CMP_METRIC, x->reg.mode,
+						 x->reg.tasks, x->reg.metric)
+			    : NULL;
+	x->headline = at && at->base.n && at->new_.n ? at->change : x->reg.change;
+	return 0;
+}
+
+/* ---- the text ---------------------------------------------------------- */
+
+static char *metric_name(const struct report *x)
+{
+	struct fl_point p = {x->reg.metric, x->reg.mode, x->reg.tasks};
+
+	return fl_point_name(x->reg.benchmark, &p, 0);
+}
+
+/* The run the report's numbers come from: the culprit's first, else the tag's. */
+static int64_t sample_run(const struct report *x)
+{
+	return x->c_culprit.set.n ? x->c_culprit.ids[0] : x->tag_new.set.n ? x->tag_new.ids[0] : 0;
+}
+
+/* A kernel machine as its guest was made and what the guest saw (the run's
+ * facts and environment record); the configuration where a run kept none. */
+static void add_guest(struct report *x)
+{
+	const struct fl_machine_conf *m = x->machine;
+	struct fl_run_row row = {0};
+	json_t *f = NULL;
+	uint64_t memory = m->memory_per_node * m->sockets;
+	unsigned sockets = m->sockets, nodes = m->sockets,
+		 cpus = m->sockets * m->cores * m->threads;
+	const char *accel = m->accel;
+	int64_t run = sample_run(x);
+	char mem[32];
+
+	if (run && !fl_store_run_get(x->st, run, &row) && row.machine_facts)
+		f = json_loads(row.machine_facts, 0, NULL);
+	if (json_is_integer(json_object_get(f, "sockets")))
+		sockets = (unsigned)json_integer_value(json_object_get(f, "sockets"));
+	if (json_is_integer(json_object_get(f, "memory_per_node")))
+		memory =
+		    (uint64_t)json_integer_value(json_object_get(f, "memory_per_node")) * sockets;
+	nodes = row.nodes > 0 ? (unsigned)row.nodes : nodes;
+	cpus = row.cpus > 0 ? (unsigned)row.cpus : cpus;
+	accel = row.accel ? row.accel : accel;
+	fl_format_size(memory, mem, sizeof(mem));
+	fl_buf_addf(&x->b,
+		    "on test machine: %s: %u sockets, %u NUMA nodes, %u CPUs, %s memory, "
+		    "accelerator %s (%s%s%s)",
+		    m->name, sockets, nodes, cpus, mem, accel, m->backend, m->uri ? " " : "",
+		    m->uri ? m->uri : "");
+	if (row.kernel_release)
+		fl_buf_addf(&x->b, "\n                 as the guest of run %lld saw it, kernel %s",
+			    (long long)run, row.kernel_release);
+	json_decref(f);
+	fl_store_run_row_release(&row);
+}
+
+static void add_machine(struct report *x)
+{
+	const struct fl_machine_conf *m = x->machine;
+	char *facts = NULL;
+	json_t *f = NULL;
+
+	if (!strcmp(m->backend, "command"))
+		fl_buf_addf(&x->b, "on test machine: %s, the command backend", m->name);
+	else if (!strcmp(m->backend, "baremetal"))
+		/* a box's topology is what it reports: the facts below */
+		fl_buf_addf(&x->b, "on test machine: %s, a bare-metal box (%s)", m->name,
+			    strcmp(m->boot, "current") ? "kexec" : "its own kernel");
+	else
+		add_guest(x);
+	if (!fl_store_machine_facts(x->st, m->name, &facts) && facts)
+		f = json_loads(facts, 0, NULL);
+	if (f && json_is_object(f)) {
+		const char *key;
+		json_t *v;
+		char *s;
+
+		fl_buf_adds(&x->b, "\n                 ");
+		json_object_foreach(f, key, v)
+		{
+			if (!strcmp(key, "memory") && json_is_integer(v)) {
+				fl_buf_addf(&x->b, " memory=%.1fG",
+					    (double)json_integer_value(v) / (1 << 30));
+				continue;
+			}
+			s = json_is_string(v) ? fl_xstrdup(json_string_value(v))
+					      : json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+			fl_buf_addf(&x->b, " %s=%s", key, s ? s : "?");
+			free(s);
+		}
+	}
+	fl_buf_adds(&x->b, "\n");
+	json_decref(f);
+	free(facts);
+}
+
+static void add_params(struct report *x)
+{
+	const struct fl_benchmark_conf *b = x->bench;
+	char d1[32], d2[32], size[32];
+
+	fl_buf_adds(&x->b, "with following parameters:\n\n");
+	if (!strcmp(x->machine->backend, "command")) {
+		fl_buf_addf(&x->b, "\tcommand: %s\n", x->machine->command);
+	} else {
+		fl_buf_addf(&x->b, "\ttest: %s\n\tmodes:", b->test ? b->test : "-");
+		for (size_t i = 0; i < b->nmodes; i++)
+			fl_buf_addf(&x->b, "%s %s", i ? "," : "", b->modes[i]);
+		fl_buf_adds(&x->b, "\n\ttasks:");
+		for (size_t i = 0; i < b->ntasks; i++)
+			fl_buf_addf(&x->b, "%s %u%s", i ? "," : "", b->tasks[i].value,
+				    b->tasks[i].percent ? "%" : "");
+		fl_format_duration(b->warmup_ms, d1, sizeof(d1));
+		fl_format_duration(b->duration_ms, d2, sizeof(d2));
+		fl_format_size(b->memory_per_task, size, sizeof(size));
+		fl_buf_addf(&x->b,
+			    "\n\twarmup: %s\n\tduration: %s\n\tmemory_per_task: %s\n\tplacement: "
+			    "%s\n\tkernel: %s\n",
+			    d1, d2, size, b->placement, b->kernel ? b->kernel : "-");
+	}
+	fl_buf_addf(&x->b, "\trepeat: %u (up to %u runs a side when unclear)\n", b->repeat,
+		    fl_measure_max_runs(b));
+	fl_buf_addf(&x->b, "\tdirection: %s is better\n\n", b->direction);
+}
+
+static void add_tables(struct report *x)
+{
+	size_t deltas = 0;
+
+	fl_buf_adds(&x->b, "Details are as below:\n"
+			   "-------------------------------------------------------------------"
+			   "------------------------------->\n\n");
+	if (is_culprit(x) && x->culprit_cmp) {
+		fl_buf_addf(&x->b, "commit:\n  %.12s (the culprit's parent)\n  %.12s (\"%s\")\n\n",
+			    x->parent, x->culprit.sha, x->culprit.subject);
+		deltas += add_table(x, x->culprit_cmp);
+		fl_buf_adds(&x->b, "\n");
+	}
+	fl_buf_addf(&x->b, "tags:\n  %s (baseline)\n  %s\n\n", x->reg.baseline, x->reg.tag);
+	deltas += add_table(x, x->tags);
+	if (!deltas)
+		fl_buf_addf(&x->b,
+			    "\nvmstat and profile deltas: none, the runs on %s carry no "
+			    "vmstat or profile records.\n",
+			    x->machine->name);
+	fl_buf_adds(&x->b, "\n");
+}
+
+struct log_ctx {
+	struct report *x;
+	size_t runs;
+};
+
+static int log_step(void *ctx, const struct fl_bisect_step_rec *s)
+{
+	struct log_ctx *l = ctx;
+	fl_buf *b = &l->x->b;
+
+	l->runs++;
+	fl_buf_addf(b, "  %4zu  %.12s  %-7s  ", s->seq + 1, s->sha,
+		    s->skipped	  ? "skip"
+		    : *s->verdict ? s->verdict
+				  : "end");
+	if (*s->verdict)
+		fl_buf_addf(b, "%5.3f  ", s->confidence);
+	else
+		fl_buf_adds(b, "    -  ");
+	if (s->skipped)
+		fl_buf_adds(b, "untestable\n");
+	else if (s->n <= 5) {
+		for (size_t i = 0; i < s->n; i++)
+			fl_buf_addf(b, "%s%.6g", i ? " " : "", s->v[i]);
+		fl_buf_adds(b, "\n");
+	} else {
+		fl_buf_addf(b, "%zu samples, median %.6g, mean %.6g\n", s->n,
+			    fl_stats_median(s->v, s->n), fl_stats_mean(s->v, s->n));
+	}
+	return 0;
+}
+
+static void add_bisection(struct report *x)
+{
+	json_t *s = x->summary;
+	struct log_ctx l = {x, 0};
+
+	fl_buf_addf(&x->b,
+		    "Bisection (good %s = %.12s, bad %s = %.12s, %lld commits on the first-parent "
+		    "path):\n\n   run  commit        verdict  p(best) samples\n",
+		    x->reg.baseline, x->reg.good, x->reg.tag, x->reg.bad,
+		    (long long)json_integer_value(json_object_get(s, "commits")));
+	fl_store_bisect_steps_each(x->st, x->bis.id, log_step, &l);
+	fl_buf_addf(&x->b, "\nresult: %s", x->bis.result ? x->bis.result : "(none)");
+	if (is_culprit(x))
+		fl_buf_addf(&x->b, " %.12s", x->culprit.sha);
+	else if (!strcmp(sj(s, "result"), "range"))
+		fl_buf_addf(&x->b, " %.12s..%.12s (the commits in between cannot be tested)",
+			    sj(s, "first"), sj(s, "last"));
+	fl_buf_addf(&x->b,
+		    ", confidence %.3f (required %.2f), %.1f%% worse %s, %lld runs, %lld commits "
+		    "tested\n\n",
+		    x->bis.confidence, x->cfg->regression.confidence,
+		    json_real_value(json_object_get(s, "change_pct")),
+		    is_culprit(x) ? "verified against the parent with fresh runs"
+				  : "between the ends",
+		    (long long)json_integer_value(json_object_get(s, "runs")),
+		    (long long)json_integer_value(json_object_get(s, "commits_tested")));
+}
+
+static void add_revert(struct report *x)
+{
+	const struct fl_revert *v = &x->rv;
+
+	if (!x->have_revert)
+		return;
+	fl_buf_adds(&x->b, "Revert check:\n\n");
+	if (!strcmp(v->state, "conflict")) {
+		fl_buf_addf(&x->b,
+			    "  %.12s does not revert cleanly on top of %s; the revert conflicts "
+			    "in:\n\n",
+			    v->culprit, x->reg.tag);
+		for (const char *p = v->conflicts; p && *p;) {
+			size_t len = strcspn(p, "\n");
+
+			fl_buf_addf(&x->b, "\t%.*s\n", (int)len, p);
+			p += len + (p[len] == '\n');
+		}
+		fl_buf_adds(&x->b, "\n  so it could not be measured.\n\n");
+		return;
+	}
+	if (strcmp(v->state, "applied")) {
+		fl_buf_addf(&x->b, "  the revert could not be made: %s\n\n",
+			    v->error ? v->error : "unknown error");
+		return;
+	}
+	fl_buf_addf(&x->b, "  %.12s reverted on top of %s as %.12s (kept as %s)\n\n", v->culprit,
+		    x->reg.tag, v->commit_sha, v->ref);
+	/* against the tag it was made on, then against the baseline */
+	for (int k = 0; k < 2; k++) {
+		struct fl_comparison *c = compare(x, k ? &x->r_base : &x->r_bad, &x->r_revert, 1);
+
+		if (k)
+			fl_buf_adds(&x->b, "\n");
+		add_table(x, c);
+		fl_comparison_free(c);
+	}
+	fl_buf_addf(&x->b, "\n  verdict: %s\n\n",
+		    !v->verdict			       ? "not measured"
+		    : !strcmp(v->verdict, "restores")  ? "the revert brings the throughput back to "
+							 "the baseline's (restores)"
+		    : !strcmp(v->verdict, "partial")   ? "the revert recovers part of the loss, "
+							 "still worse than the baseline (partial)"
+		    : !strcmp(v->verdict, "no-effect") ? "the revert does not bring the throughput "
+							 "back (no-effect)"
+		    : !strcmp(v->verdict, "untestable")
+			? "the revert commit cannot be tested (untestable)"
+			: "no clear answer within the runs budget (unclear)");
+}
+
+/* s as one shell word: 'it'\''s' */
+static char *shell_quote(const char *s)
+{
+	fl_buf b = FL_BUF_INIT;
+
+	fl_buf_addch(&b, '\'');
+	for (; *s; s++)
+		if (*s == '\'')
+			fl_buf_adds(&b, "'\\''");
+		else
+			fl_buf_addch(&b, *s);
+	fl_buf_addch(&b, '\'');
+	return fl_buf_detach(&b);
+}
+
+static void add_reproduce(struct report *x)
+{
+	const char *rev = is_culprit(x) ? x->culprit.sha : x->reg.bad;
+	const char *base = is_culprit(x) ? x->parent : x->reg.good;
+
+	const char *cfg = x->cfg->path, *m = x->machine->name, *b = x->bench->name;
+
+	fl_buf_adds(&x->b, "To reproduce:\n\n");
+	if (!strcmp(x->machine->backend, "command")) {
+		char *cmd = shell_quote(x->machine->command);
+
+		fl_buf_addf(&x->b, "\tgit clone %s faultline-repro && cd faultline-repro\n",
+			    x->tree->url);
+		fl_buf_addf(&x->b, "\tgit checkout --detach %s\n", rev);
+		fl_buf_addf(&x->b, "\tFAULTLINE_COMMIT=%s sh -c %s\n", rev, cmd);
+		fl_buf_addf(&x->b, "\tgit checkout --detach %s\n", base);
+		fl_buf_addf(&x->b, "\tFAULTLINE_COMMIT=%s sh -c %s\n", base, cmd);
+		fl_buf_addf(&x->b,
+			    "\t# or let faultline bisect it again:\n\tfaultline bisect run --good "
+			    "%s --bad %s --direction %s --min-change %g --confidence %g -- sh -c "
+			    "%s\n",
+			    x->reg.good, x->reg.bad, x->bench->direction,
+			    100 * x->cfg->regression.min_change, x->cfg->regression.confidence,
+			    cmd);
+		free(cmd);
+	} else {
+		fl_buf_addf(&x->b, "\t# with the configuration this report came from (%s):\n", cfg);
+		for (int k = 0; k < 2; k++)
+			fl_buf_addf(&x->b, "\tfaultline build --config %s --tree %s --rev %s\n",
+				    cfg, x->tree->name, k ? base : rev);
+		for (int k = 0; k < 2; k++)
+			fl_buf_addf(&x->b,
+				    "\tfaultline run --config %s --machine %s --benchmark %s "
+				    "--tree %s --rev %s --repeat %u\n",
+				    cfg, m, b, x->tree->name, k ? base : rev, x->bench->repeat);
+	}
+	fl_buf_addf(&x->b,
+		    "\t# the table above from the runs in the store:\n"
+		    "\tfaultline compare --config %s --a %s --b %s --benchmark %s --machine %s\n\n",
+		    cfg, base, rev, b, m);
+}
+
+static void add_body(struct report *x)
+{
+	char *metric = metric_name(x);
+	const char *url = x->cfg->report.url;
+
+	fl_buf_adds(&x->b, "Greeting,\n\n");
+	if (is_culprit(x))
+		fl_buf_addf(&x->b,
+			    "FYI, faultline noticed a %+.1f%% regression of %s due to commit:\n\n"
+			    "commit: %s (\"%s\")\nauthor: %s\n",
+			    x->headline, metric, x->culprit.sha, x->culprit.subject,
+			    x->culprit.author);
+	else
+		fl_buf_addf(&x->b,
+			    "FYI, faultline noticed a %+.1f%% regression of %s between %s and %s;\n"
+			    "the bisection did not single out one commit (%s).\n\n",
+			    x->reg.change, metric, x->reg.baseline, x->reg.tag,
+			    x->bis.result ? x->bis.result : "not finished");
+	fl_buf_addf(&x->b, "tree:   %s (%s)\ntags:   %s, compared with its baseline %s\n\n",
+		    x->reg.tree, x->tree->url, x->reg.tag, x->reg.baseline);
+	fl_buf_addf(&x->b, "in testcase: %s\n", x->reg.benchmark);
+	add_machine(x);
+	add_params(x);
+	fl_buf_addf(&x->b, "The tag was %+.1f%% on %s", x->reg.change, metric);
+	if (*x->reg.mode)
+		fl_buf_addf(&x->b, " at %u task%s", x->reg.tasks, x->reg.tasks == 1 ? "" : "s");
+	fl_buf_addf(&x->b,
+		    " (p=%.2g over %zu + %zu runs); the bisection ran on the same machine.\n\n",
+		    x->reg.p, x->tag_base.set.n, x->tag_new.set.n);
+	add_tables(x);
+	add_bisection(x);
+	add_revert(x);
+	add_reproduce(x);
+	fl_buf_addf(&x->b, "Results:\n\n\t%s/regression/%lld\n\t%s/bisect/%lld\n\n", url,
+		    (long long)x->reg.id, url, (long long)x->bis.id);
+	fl_buf_adds(&x->b, "-- \nfaultline, automated performance bisection\n");
+	free(metric);
+}
+
+static char *subject(const struct report *x)
+{
+	char *metric = metric_name(x), *s;
+
+	if (is_culprit(x))
+		s = fl_xasprintf("[%s %s] %.10s: %s %+.1f%% regression", x->reg.tree, x->reg.tag,
+				 x->culprit.sha, metric, x->headline);
+	else
+		s = fl_xasprintf("[%s %s] %s %+.1f%% regression since %s", x->reg.tree, x->reg.tag,
+				 metric, x->reg.change, x->reg.baseline);
+	free(metric);
+	return s;
+}
+
+static void release(struct report *x)
+{
+	fl_regression_release(&x->reg);
+	fl_bisection_row_release(&x->bis);
+	json_decref(x->summary);
+	fl_revert_release(&x->rv);
+	fl_repo_commit_release(&x->culprit);
+	fl_comparison_free(x->tags);
+	fl_comparison_free(x->culprit_cmp);
+	fl_cmp_side_release(&x->tag_base);
+	fl_cmp_side_release(&x->tag_new);
+	fl_cmp_side_release(&x->c_parent);
+	fl_cmp_side_release(&x->c_culprit);
+	fl_cmp_side_release(&x->r_base);
+	fl_cmp_side_release(&x->r_bad);
+	fl_cmp_side_release(&x->r_revert);
+	fl_buf_free(&x->b);
+}
+
+int fl_report_render(struct fl_service *svc, fl_store *st, int64_t regression_id, char **subj,
+		     char **body)
+{
+	struct report x = {.svc = svc, .st = st, .cfg = svc->cfg, .b = FL_BUF_INIT};
+	int r;
+
+	*subj = *body = NULL;
+	if (!(r = gather(&x, regression_id))) {
+		add_body(&x);
+		*subj = subject(&x);
+		*body = fl_buf_detach(&x.b);
+	}
+	release(&x);
+	return r;
+}
+
+/* ---- the report step --------------------------------------------------- */
+
+static char *mail_domain(const struct fl_config *cfg)
+{
+	const char *at = cfg->report.from ? strrchr(cfg->report.from, '@') : NULL;
+	size_t len = at ? strcspn(at + 1, ">") : 0;
+
+	return len ? fl_xstrndup(at + 1, len) : fl_xstrdup("localhost");
+}
+
+int fl_report_step(void *ctx, fl_store *st, const struct fl_job *job)
+{
+	struct fl_service *svc = ctx;
+	char *subj, *body, *domain = mail_domain(svc->cfg), *mid;
+	int64_t id;
+	int r;
+
+	if ((r = fl_report_render(svc, st, job->ref_id, &subj, &body))) {
+		free(domain);
+		return r;
+	}
+	mid = fl_mail_message_id("regression", (long long)job->ref_id, domain);
+	if (!(r = fl_store_begin(st))) {
+		r = fl_store_report_add(st, &(struct fl_report_new){job->ref_id, mid, subj, body},
+					&id);
+		fl_crashpoint("report-store");
+		if (!r)
+			r = fl_store_job_set(st, job->id, "done", "stored", NULL);
+		if (!r)
+			r = fl_store_commit(st);
+		if (r)
+			fl_store_rollback(st);
+		else
+			fl_info("report: regression %lld: report %lld stored: %s",
+				(long long)job->ref_id, (long long)id, subj);
+	}
+	free(mid);
+	free(subj);
+	free(body);
+	free(domain);
+	return r;
+}

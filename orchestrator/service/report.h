@@ -1,0 +1,34 @@
+/*
+ * report.h - the regression report: a plain-text mail shaped like the
+ * reports kernel developers know from the 0-day/LKP robot, stored in the
+ * outbox (outbox.h) by the report step of the watch service.
+ *
+ * It says: the change and the metric in its first line; the culprit
+ * commit, its subject and author; the tree and the tags compared; the test
+ * machine (for kernel machines as the culprit's run saw it: sockets, NUMA
+ * nodes, CPUs, memory, accelerator, kernel release) and the benchmark's
+ * parameters; compare.c's tables (fl_comparison_text, the comparison the
+ * service decided with and "faultline compare" prints) of the culprit
+ * against its parent and of the tag against its baseline, with their vmstat
+ * and profile sections when the runs carry evidence; the bisection log
+ * (each run: commit, samples, verdict, confidence); the revert check or the
+ * files it conflicts in; the commands to reproduce (faultline build, run
+ * and compare, or the command in a checkout); links to the results pages
+ * (report.url + /regression/<id> and /bisect/<id>). The body is UTF-8 ("±"),
+ * sent as such (mail.c: text/plain; charset=UTF-8, 8bit).
+ *
+ * The report is stored and its job marked done in one transaction, so a
+ * crash never stores it twice; the outbox sends it once.
+ */
+#ifndef FL_REPORT_H
+#define FL_REPORT_H
+
+#include "store/store.h"
+
+struct fl_service;
+
+/* Renders the report of a regression (caller frees both). */
+int fl_report_render(struct fl_service *svc, fl_store *st, int64_t regression_id, char **subject,
+		     char **body);
+
+#endif

@@ -1,0 +1,39 @@
+/*
+ * trigger.h - the first stage of the watch service: new tags of the
+ * configured trees become compare jobs, one per (benchmark, machine).
+ *
+ * A tree is fetched (libgit2; a local path is opened in place and read as
+ * it is), its tags matching any of its patterns are listed in version
+ * order, and each tag not yet in the store's watch_tags is scheduled once:
+ * a tag is never scheduled twice, whatever happens later.
+ *
+ * Baseline: "previous-tag" (the default) is the closest earlier tag in
+ * version order that is an ancestor of the tag (v6.2-rc3 -> v6.2-rc2,
+ * v6.2-rc1 -> v6.1; a stable v6.1.5 is not an ancestor of v6.2-rc1 and is
+ * passed over), so a bisection has a path from good to bad; any other
+ * value is a revision every tag is compared with. A tag without one is
+ * recorded as no-baseline.
+ *
+ * The first pass over a tree (no tag of it in the store) schedules only the
+ * newest trees[].backfill tags (default 1) and records the older ones as
+ * seen (skipped): watching mainline must not start with its whole history.
+ */
+#ifndef FL_TRIGGER_H
+#define FL_TRIGGER_H
+
+#include "service/service.h"
+
+#include <stddef.h>
+
+/* One pass over cfg->trees[i]; fetch 0 reads a clone as it is. Adds to *scheduled. */
+int fl_trigger_tree(struct fl_service *svc, fl_store *st, size_t i, int fetch, unsigned *scheduled);
+/* One pass over every tree. */
+int fl_trigger_pass(struct fl_service *svc, fl_store *st, int fetch, unsigned *scheduled);
+
+/*
+ * The baseline of tag i among tags in version order: the closest j < i with
+ * is_ancestor(ctx, j, i); -1 when there is none.
+ */
+long fl_trigger_previous(size_t i, int (*is_ancestor)(void *ctx, size_t j, size_t i), void *ctx);
+
+#endif

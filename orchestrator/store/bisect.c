@@ -1,0 +1,149 @@
+/*
+ * store/bisect.c - the SQL of bisections and bisect_steps (store/bisect.h).
+ * Samples are kept as a JSON array of numbers, written with %.17g so they
+ * read back bit for bit: a resumed bisection must see the very same values
+ * to make the same decisions.
+ */
+#include "store/bisect.h"
+#include "lib/buf.h"
+#include "lib/error.h"
+#include "store/priv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int fl_store_bisection_open(fl_store *st, const char *good, const char *bad, int64_t *id,
+			    int *resumed)
+{
+	sqlite3_stmt *stmt;
+	int rc;
+
+	if (fl_store_prepare(st, &stmt,
+			     "SELECT id FROM bisections WHERE good = ?1 AND bad = ?2 "
+			     "AND state = 'running' ORDER BY id DESC LIMIT 1"))
+		return FL_ESTORE;
+	sqlite3_bind_text(stmt, 1, good, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 2, bad, -1, SQLITE_STATIC);
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW) {
+		*id = sqlite3_column_int64(stmt, 0);
+		*resumed = 1;
+		sqlite3_finalize(stmt);
+		return 0;
+	}
+	sqlite3_finalize(stmt);
+	if (rc != SQLITE_DONE)
+		return fl_store_sqlerr(st, "find bisection");
+	*resumed = 0;
+	if (fl_store_prepare(st, &stmt, "INSERT INTO bisections(good, bad) VALUES (?1, ?2)"))
+		return FL_ESTORE;
+	sqlite3_bind_text(stmt, 1, good, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 2, bad, -1, SQLITE_STATIC);
+	if (fl_store_step_done(st, stmt, "create bisection"))
+		return FL_ESTORE;
+	*id = sqlite3_last_insert_rowid(st->db);
+	return 0;
+}
+
+int fl_store_bisect_step_add(fl_store *st, int64_t id, const struct fl_bisect_step_rec *r)
+{
+	fl_buf json = FL_BUF_INIT;
+	sqlite3_stmt *stmt;
+	int ret;
+
+	fl_buf_addch(&json, '[');
+	for (size_t i = 0; i < r->n; i++)
+		fl_buf_addf(&json, "%s%.17g", i ? "," : "", r->v[i]);
+	fl_buf_addch(&json, ']');
+	if (fl_store_prepare(st, &stmt,
+			     "INSERT INTO bisect_steps(bisection_id, seq, commit_sha, status, "
+			     "samples, verdict, confidence, remaining, best, phase) VALUES (?1, ?2, "
+			     "?3, ?4, ?5, ?6, ?7, nullif(?8, 0), ?9, ?10)")) {
+		fl_buf_free(&json);
+		return FL_ESTORE;
+	}
+	sqlite3_bind_int64(stmt, 1, id);
+	sqlite3_bind_int64(stmt, 2, (sqlite3_int64)r->seq);
+	sqlite3_bind_text(stmt, 3, r->sha, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 4, r->skipped ? "skip" : "ok", -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 5, json.ptr, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 6, r->verdict ? r->verdict : "", -1, SQLITE_STATIC);
+	sqlite3_bind_double(stmt, 7, r->confidence);
+	sqlite3_bind_int64(stmt, 8, (sqlite3_int64)r->remaining);
+	sqlite3_bind_text(stmt, 9, r->best, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 10, r->phase, -1, SQLITE_STATIC);
+	ret = fl_store_step_done(st, stmt, "record bisect step");
+	fl_buf_free(&json);
+	return ret;
+}
+
+size_t fl_store_parse_numbers(const char *s, double **v)
+{
+	size_t n = 0, alloc = 4;
+	char *end;
+
+	*v = fl_xmalloc(alloc * sizeof(double));
+	if (*s == '[')
+		s++;
+	while (*s && *s != ']') {
+		double x = strtod(s, &end);
+
+		if (end == s)
+			break;
+		if (n == alloc)
+			*v = fl_xrealloc(*v, (alloc *= 2) * sizeof(double));
+		(*v)[n++] = x;
+		s = *end == ',' ? end + 1 : end;
+	}
+	return n;
+}
+
+int fl_store_bisect_steps_each(fl_store *st, int64_t id, fl_store_step_fn fn, void *ctx)
+{
+	sqlite3_stmt *stmt;
+	int rc, r = 0;
+
+	if (fl_store_prepare(st, &stmt,
+			     "SELECT seq, commit_sha, status, samples, coalesce(verdict, ''), "
+			     "coalesce(confidence, 0) FROM bisect_steps WHERE bisection_id = ?1 "
+			     "ORDER BY seq"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, id);
+	while (!r && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		struct fl_bisect_step_rec rec = {0};
+		double *v;
+
+		rec.seq = (size_t)sqlite3_column_int64(stmt, 0);
+		rec.sha = (const char *)sqlite3_column_text(stmt, 1);
+		rec.skipped = !strcmp((const char *)sqlite3_column_text(stmt, 2), "skip");
+		rec.n = fl_store_parse_numbers((const char *)sqlite3_column_text(stmt, 3), &v);
+		rec.v = v;
+		rec.verdict = (const char *)sqlite3_column_text(stmt, 4);
+		rec.confidence = sqlite3_column_double(stmt, 5);
+		r = fn(ctx, &rec);
+		free(v);
+	}
+	if (!r && rc != SQLITE_DONE)
+		r = fl_store_sqlerr(st, "read bisect steps");
+	sqlite3_finalize(stmt);
+	return r;
+}
+
+int fl_store_bisection_finish(fl_store *st, int64_t id, const char *result, const char *culprit,
+			      double confidence)
+{
+	sqlite3_stmt *stmt;
+
+	if (fl_store_prepare(st, &stmt,
+			     "UPDATE bisections SET state = 'finished', result = ?2, culprit = ?3, "
+			     "confidence = ?4, finished = unixepoch() WHERE id = ?1"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, id);
+	sqlite3_bind_text(stmt, 2, result, -1, SQLITE_STATIC);
+	if (culprit)
+		sqlite3_bind_text(stmt, 3, culprit, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(stmt, 3);
+	sqlite3_bind_double(stmt, 4, confidence);
+	return fl_store_step_done(st, stmt, "finish bisection");
+}

@@ -1,0 +1,144 @@
+/*
+ * store/build.c - the statements of the builds table (see store.h): the
+ * artifact cache's index, its LRU order and the record of failed builds.
+ */
+#include "store/store.h"
+#include "store/priv.h"
+#include "lib/buf.h"
+#include "lib/error.h"
+
+#include <stdlib.h>
+
+int fl_store_build_find(fl_store *st, int64_t commit_id, const char *config_hash,
+			const char *compiler, struct fl_build_row *row)
+{
+	sqlite3_stmt *stmt;
+	int rc;
+
+	if (fl_store_prepare(st, &stmt,
+			     "SELECT id, status, artifact, error, duration_ms FROM builds "
+			     "WHERE commit_id = ?1 AND config_hash = ?2 AND compiler = ?3"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, commit_id);
+	sqlite3_bind_text(stmt, 2, config_hash, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 3, compiler, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(stmt);
+	if (rc != SQLITE_ROW) {
+		sqlite3_finalize(stmt);
+		if (rc == SQLITE_DONE)
+			return fl_error_set(FL_ENOTFOUND, "no build");
+		return fl_store_sqlerr(st, "find build");
+	}
+	row->id = sqlite3_column_int64(stmt, 0);
+	row->status = fl_store_column_dup(stmt, 1);
+	row->artifact = fl_store_column_dup(stmt, 2);
+	row->error = fl_store_column_dup(stmt, 3);
+	row->duration_ms = sqlite3_column_int64(stmt, 4);
+	sqlite3_finalize(stmt);
+	return 0;
+}
+
+void fl_store_build_row_release(struct fl_build_row *row)
+{
+	free(row->status);
+	free(row->artifact);
+	free(row->error);
+	row->status = row->artifact = row->error = NULL;
+}
+
+int fl_store_build_start(fl_store *st, int64_t commit_id, const char *kernel,
+			 const char *config_hash, const char *compiler, int64_t *id)
+{
+	sqlite3_stmt *stmt;
+	int r;
+
+	if (fl_store_prepare(st, &stmt,
+			     "INSERT INTO builds(commit_id, kernel, config_hash, compiler, status) "
+			     "VALUES (?1, ?2, ?3, ?4, 'building') "
+			     "ON CONFLICT (commit_id, config_hash, compiler) DO UPDATE SET "
+			     "status = 'building', artifact = NULL, log = NULL, error = NULL, "
+			     "kernel = excluded.kernel, last_used = unixepoch() RETURNING id"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, commit_id);
+	sqlite3_bind_text(stmt, 2, kernel, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 3, config_hash, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 4, compiler, -1, SQLITE_TRANSIENT);
+	r = sqlite3_step(stmt) == SQLITE_ROW ? 0 : fl_store_sqlerr(st, "start build");
+	if (!r)
+		*id = sqlite3_column_int64(stmt, 0);
+	sqlite3_finalize(stmt);
+	return r;
+}
+
+int fl_store_build_finish(fl_store *st, int64_t id, const struct fl_build_outcome *o)
+{
+	sqlite3_stmt *stmt;
+
+	if (fl_store_prepare(st, &stmt,
+			     "UPDATE builds SET status = ?2, artifact = ?3, log = ?4, error = ?5, "
+			     "duration_ms = ?6, size = ?7, last_used = unixepoch() WHERE id = ?1"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, id);
+	sqlite3_bind_text(stmt, 2, o->status, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 3, o->artifact, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 4, o->log, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 5, o->error, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(stmt, 6, o->duration_ms);
+	sqlite3_bind_int64(stmt, 7, (int64_t)o->size);
+	return fl_store_step_done(st, stmt, "finish build");
+}
+
+int fl_store_build_touch(fl_store *st, int64_t id)
+{
+	sqlite3_stmt *stmt;
+
+	if (fl_store_prepare(st, &stmt, "UPDATE builds SET last_used = unixepoch() WHERE id = ?1"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, id);
+	return fl_store_step_done(st, stmt, "touch build");
+}
+
+int fl_store_build_cache_size(fl_store *st, uint64_t *total)
+{
+	sqlite3_stmt *stmt;
+	int r;
+
+	if (fl_store_prepare(st, &stmt, "SELECT coalesce(sum(size), 0) FROM builds "
+					"WHERE artifact IS NOT NULL"))
+		return FL_ESTORE;
+	r = sqlite3_step(stmt) == SQLITE_ROW ? 0 : fl_store_sqlerr(st, "cache size");
+	if (!r)
+		*total = (uint64_t)sqlite3_column_int64(stmt, 0);
+	sqlite3_finalize(stmt);
+	return r;
+}
+
+int fl_store_build_lru(fl_store *st, int64_t keep_id, int64_t *id, char **artifact)
+{
+	sqlite3_stmt *stmt;
+	int rc;
+
+	if (fl_store_prepare(st, &stmt, "SELECT id, artifact FROM builds WHERE artifact IS NOT NULL "
+					"AND id != ?1 ORDER BY last_used, id LIMIT 1"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, keep_id);
+	rc = sqlite3_step(stmt);
+	if (rc != SQLITE_ROW) {
+		sqlite3_finalize(stmt);
+		return rc == SQLITE_DONE ? FL_ENOTFOUND : fl_store_sqlerr(st, "lru build");
+	}
+	*id = sqlite3_column_int64(stmt, 0);
+	*artifact = fl_store_column_dup(stmt, 1);
+	sqlite3_finalize(stmt);
+	return 0;
+}
+
+int fl_store_build_evicted(fl_store *st, int64_t id)
+{
+	sqlite3_stmt *stmt;
+
+	if (fl_store_prepare(st, &stmt, "UPDATE builds SET artifact = NULL, size = 0 WHERE id = ?1"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, id);
+	return fl_store_step_done(st, stmt, "evict build");
+}

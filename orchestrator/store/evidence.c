@@ -1,0 +1,207 @@
+/* store/evidence.c - the SQL of evidence_points, evidence_vmstat and evidence_profile
+ * (store/evidence.h). */
+#include "store/evidence.h"
+#include "lib/buf.h"
+#include "lib/error.h"
+#include "store/priv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int fl_store_evidence_clear(fl_store *st, int64_t run_id)
+{
+	sqlite3_stmt *stmt;
+
+	if (fl_store_prepare(st, &stmt, "DELETE FROM evidence_points WHERE run_id = ?1"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, run_id);
+	return fl_store_step_done(st, stmt, "clear evidence");
+}
+
+/* The point's row, created on first sight; a result fills the window, a
+ * profile the samples, and either the status. */
+static int point_row(fl_store *st, int64_t run_id, const struct fl_evidence_point *pt, int64_t *id)
+{
+	int result = pt->source == FL_EV_RESULT;
+	sqlite3_stmt *stmt;
+	int r;
+
+	if (fl_store_prepare(
+		st, &stmt,
+		"INSERT INTO evidence_points(run_id, test, mode, tasks, measured_s, "
+		"profile, profile_samples) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) "
+		"ON CONFLICT (run_id, test, mode, tasks) DO UPDATE SET "
+		"measured_s = coalesce(excluded.measured_s, measured_s), "
+		"profile = excluded.profile, "
+		"profile_samples = coalesce(excluded.profile_samples, profile_samples) "
+		"RETURNING id"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, run_id);
+	sqlite3_bind_text(stmt, 2, pt->test, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 3, pt->mode, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(stmt, 4, pt->tasks);
+	if (result)
+		sqlite3_bind_double(stmt, 5, pt->measured_s);
+	else
+		sqlite3_bind_int64(stmt, 7, (sqlite3_int64)pt->profile_samples);
+	sqlite3_bind_text(stmt, 6, pt->profile ? pt->profile : "none", -1, SQLITE_STATIC);
+	r = sqlite3_step(stmt) == SQLITE_ROW ? 0 : fl_store_sqlerr(st, "evidence point");
+	if (!r)
+		*id = sqlite3_column_int64(stmt, 0);
+	sqlite3_finalize(stmt);
+	return r;
+}
+
+static int add_vmstat(fl_store *st, int64_t id, const struct fl_evidence_point *pt)
+{
+	sqlite3_stmt *stmt;
+	int r = 0;
+
+	if (fl_store_prepare(
+		st, &stmt,
+		"INSERT OR REPLACE INTO evidence_vmstat(point_id, name, delta, per_sec) "
+		"VALUES (?1, ?2, ?3, ?4)"))
+		return FL_ESTORE;
+	for (size_t i = 0; i < pt->nvm && !r; i++) {
+		sqlite3_bind_int64(stmt, 1, id);
+		sqlite3_bind_text(stmt, 2, pt->vm[i].name, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(stmt, 3, pt->vm[i].delta);
+		sqlite3_bind_double(stmt, 4, pt->vm[i].per_sec);
+		if (sqlite3_step(stmt) != SQLITE_DONE)
+			r = fl_store_sqlerr(st, "evidence vmstat");
+		sqlite3_reset(stmt);
+	}
+	sqlite3_finalize(stmt);
+	return r;
+}
+
+static int add_profile(fl_store *st, int64_t id, const struct fl_evidence_point *pt)
+{
+	sqlite3_stmt *stmt;
+	int r = 0;
+
+	if (fl_store_prepare(st, &stmt,
+			     "INSERT OR REPLACE INTO evidence_profile(point_id, function, samples, "
+			     "share) VALUES (?1, ?2, ?3, ?4)"))
+		return FL_ESTORE;
+	for (size_t i = 0; i < pt->nfn && !r; i++) {
+		sqlite3_bind_int64(stmt, 1, id);
+		sqlite3_bind_text(stmt, 2, pt->fn[i].name, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(stmt, 3, (sqlite3_int64)pt->fn[i].samples);
+		sqlite3_bind_double(stmt, 4, pt->fn[i].share);
+		if (sqlite3_step(stmt) != SQLITE_DONE)
+			r = fl_store_sqlerr(st, "evidence profile");
+		sqlite3_reset(stmt);
+	}
+	sqlite3_finalize(stmt);
+	return r;
+}
+
+int fl_store_evidence_add(fl_store *st, int64_t run_id, const struct fl_evidence_point *pt)
+{
+	int64_t id;
+	int r = point_row(st, run_id, pt, &id);
+
+	if (!r)
+		r = pt->source == FL_EV_RESULT ? add_vmstat(st, id, pt) : add_profile(st, id, pt);
+	if (r)
+		fl_error_wrap(r, "run %lld, %s %s tasks=%u", (long long)run_id, pt->test, pt->mode,
+			      pt->tasks);
+	return r;
+}
+
+static int read_vmstat(fl_store *st, int64_t id, struct fl_evidence_point *pt)
+{
+	sqlite3_stmt *stmt;
+	size_t cap = 0;
+	int rc;
+
+	if (fl_store_prepare(st, &stmt,
+			     "SELECT name, delta, per_sec FROM evidence_vmstat WHERE point_id = ?1 "
+			     "ORDER BY name"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, id);
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		if (pt->nvm == cap) {
+			cap = cap ? 2 * cap : 64;
+			pt->vm = fl_xrealloc(pt->vm, cap * sizeof(*pt->vm));
+		}
+		pt->vm[pt->nvm++] = (struct fl_vmstat_rate){fl_store_column_dup(stmt, 0),
+							    sqlite3_column_int64(stmt, 1),
+							    sqlite3_column_double(stmt, 2)};
+	}
+	sqlite3_finalize(stmt);
+	return rc == SQLITE_DONE ? 0 : fl_store_sqlerr(st, "read evidence vmstat");
+}
+
+static int read_profile(fl_store *st, int64_t id, struct fl_evidence_point *pt)
+{
+	sqlite3_stmt *stmt;
+	size_t cap = 0;
+	int rc;
+
+	if (fl_store_prepare(st, &stmt,
+			     "SELECT function, samples, share FROM evidence_profile "
+			     "WHERE point_id = ?1 ORDER BY samples DESC, function"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, id);
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		if (pt->nfn == cap) {
+			cap = cap ? 2 * cap : 64;
+			pt->fn = fl_xrealloc(pt->fn, cap * sizeof(*pt->fn));
+		}
+		pt->fn[pt->nfn++] = (struct fl_profile_fn){fl_store_column_dup(stmt, 0),
+							   (uint64_t)sqlite3_column_int64(stmt, 1),
+							   sqlite3_column_double(stmt, 2)};
+	}
+	sqlite3_finalize(stmt);
+	return rc == SQLITE_DONE ? 0 : fl_store_sqlerr(st, "read evidence profile");
+}
+
+int fl_store_evidence_get(fl_store *st, int64_t run_id, struct fl_evidence_point **pts, size_t *n)
+{
+	struct fl_evidence_point *v = NULL;
+	sqlite3_stmt *stmt;
+	size_t cap = 0, k = 0;
+	int rc, r = 0;
+
+	*pts = NULL;
+	*n = 0;
+	if (fl_store_prepare(st, &stmt,
+			     "SELECT id, test, mode, tasks, coalesce(measured_s, 0), profile, "
+			     "coalesce(profile_samples, 0) FROM evidence_points WHERE run_id = ?1 "
+			     "ORDER BY test, mode, tasks"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, run_id);
+	while (!r && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		struct fl_evidence_point *pt;
+		int64_t id = sqlite3_column_int64(stmt, 0);
+
+		if (k == cap) {
+			cap = cap ? 2 * cap : 16;
+			v = fl_xrealloc(v, cap * sizeof(*v));
+		}
+		pt = &v[k++];
+		memset(pt, 0, sizeof(*pt));
+		pt->source = FL_EV_RESULT;
+		pt->test = fl_store_column_dup(stmt, 1);
+		pt->mode = fl_store_column_dup(stmt, 2);
+		pt->tasks = (unsigned)sqlite3_column_int64(stmt, 3);
+		pt->measured_s = sqlite3_column_double(stmt, 4);
+		pt->profile = fl_store_column_dup(stmt, 5);
+		pt->profile_samples = (uint64_t)sqlite3_column_int64(stmt, 6);
+		r = read_vmstat(st, id, pt);
+		if (!r)
+			r = read_profile(st, id, pt);
+	}
+	if (!r && rc != SQLITE_DONE)
+		r = fl_store_sqlerr(st, "read evidence points");
+	sqlite3_finalize(stmt);
+	if (r) {
+		fl_evidence_points_free(v, k);
+		return fl_error_wrap(r, "run %lld", (long long)run_id);
+	}
+	*pts = v;
+	*n = k;
+	return 0;
+}

@@ -1,0 +1,504 @@
+/*
+ * store/jobs.c - the SQL of the job queue, the machine pool and the runs
+ * jobs make (see store/jobs.h).
+ */
+#include "store/jobs.h"
+#include "lib/buf.h"
+#include "lib/error.h"
+#include "store/priv.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define JOB_COLUMNS                                                                                \
+	"id, coalesce(parent_id, 0), ref_id, coalesce(run_id, 0), kind, key, state, tree, "        \
+	"machine, benchmark, rev, role, seq, attempts, result, error, point"
+
+static void read_job(sqlite3_stmt *stmt, struct fl_job *j)
+{
+	j->id = sqlite3_column_int64(stmt, 0);
+	j->parent_id = sqlite3_column_int64(stmt, 1);
+	j->ref_id = sqlite3_column_int64(stmt, 2);
+	j->run_id = sqlite3_column_int64(stmt, 3);
+	j->kind = fl_store_column_dup(stmt, 4);
+	j->key = fl_store_column_dup(stmt, 5);
+	j->state = fl_store_column_dup(stmt, 6);
+	j->tree = fl_store_column_dup(stmt, 7);
+	j->machine = fl_store_column_dup(stmt, 8);
+	j->benchmark = fl_store_column_dup(stmt, 9);
+	j->rev = fl_store_column_dup(stmt, 10);
+	j->role = fl_store_column_dup(stmt, 11);
+	j->seq = sqlite3_column_int(stmt, 12);
+	j->attempts = sqlite3_column_int(stmt, 13);
+	j->result = fl_store_column_dup(stmt, 14);
+	j->error = fl_store_column_dup(stmt, 15);
+	j->point = fl_store_column_dup(stmt, 16);
+}
+
+void fl_job_release(struct fl_job *j)
+{
+	free(j->kind);
+	free(j->key);
+	free(j->state);
+	free(j->tree);
+	free(j->machine);
+	free(j->benchmark);
+	free(j->rev);
+	free(j->role);
+	free(j->result);
+	free(j->error);
+	free(j->point);
+	memset(j, 0, sizeof(*j));
+}
+
+void fl_jobs_free(struct fl_job *j, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		fl_job_release(&j[i]);
+	free(j);
+}
+
+static void bind_text(sqlite3_stmt *stmt, int i, const char *s)
+{
+	sqlite3_bind_text(stmt, i, s ? s : "", -1, SQLITE_TRANSIENT);
+}
+
+/* One row into j: 0, FL_ENOTFOUND, or a store error. */
+static int one_job(fl_store *st, sqlite3_stmt *stmt, struct fl_job *j, const char *what)
+{
+	int rc = sqlite3_step(stmt);
+
+	if (rc == SQLITE_ROW)
+		read_job(stmt, j);
+	sqlite3_finalize(stmt);
+	if (rc == SQLITE_ROW)
+		return 0;
+	if (rc == SQLITE_DONE)
+		return fl_error_set(FL_ENOTFOUND, "store %s: no job %s", st->path, what);
+	return fl_store_sqlerr(st, "read job");
+}
+
+int fl_store_job_find(fl_store *st, const char *key, struct fl_job *j)
+{
+	sqlite3_stmt *stmt;
+
+	memset(j, 0, sizeof(*j));
+	if (fl_store_prepare(st, &stmt, "SELECT " JOB_COLUMNS " FROM jobs WHERE key = ?1"))
+		return FL_ESTORE;
+	bind_text(stmt, 1, key);
+	return one_job(st, stmt, j, key);
+}
+
+int fl_store_job_get(fl_store *st, int64_t id, struct fl_job *j)
+{
+	sqlite3_stmt *stmt;
+	char what[32];
+
+	memset(j, 0, sizeof(*j));
+	if (fl_store_prepare(st, &stmt, "SELECT " JOB_COLUMNS " FROM jobs WHERE id = ?1"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, id);
+	snprintf(what, sizeof(what), "%lld", (long long)id);
+	return one_job(st, stmt, j, what);
+}
+
+int fl_store_job_add(fl_store *st, const struct fl_job_new *j, int64_t *id, int *created)
+{
+	sqlite3_stmt *stmt;
+	struct fl_job got;
+	int r;
+
+	if (fl_store_prepare(
+		st, &stmt,
+		"INSERT INTO jobs(kind, key, parent_id, tree, machine, benchmark, rev, "
+		"role, seq, ref_id, point) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
+		"ON CONFLICT (key) DO NOTHING"))
+		return FL_ESTORE;
+	bind_text(stmt, 1, j->kind);
+	bind_text(stmt, 2, j->key);
+	if (j->parent_id)
+		sqlite3_bind_int64(stmt, 3, j->parent_id);
+	else
+		sqlite3_bind_null(stmt, 3);
+	bind_text(stmt, 4, j->tree);
+	bind_text(stmt, 5, j->machine);
+	bind_text(stmt, 6, j->benchmark);
+	bind_text(stmt, 7, j->rev);
+	bind_text(stmt, 8, j->role);
+	sqlite3_bind_int(stmt, 9, j->seq);
+	sqlite3_bind_int64(stmt, 10, j->ref_id);
+	if (j->point && *j->point)
+		sqlite3_bind_text(stmt, 11, j->point, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(stmt, 11);
+	if ((r = fl_store_step_done(st, stmt, "add job")))
+		return fl_error_wrap(r, "job %s", j->key);
+	if (created)
+		*created = sqlite3_changes(st->db) > 0;
+	if ((r = fl_store_job_find(st, j->key, &got)))
+		return r;
+	*id = got.id;
+	fl_job_release(&got);
+	return 0;
+}
+
+static int many_jobs(fl_store *st, sqlite3_stmt *stmt, struct fl_job **out, size_t *n)
+{
+	size_t alloc = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		if (*n == alloc) {
+			alloc = alloc ? 2 * alloc : 16;
+			*out = fl_xrealloc(*out, alloc * sizeof(**out));
+		}
+		read_job(stmt, &(*out)[(*n)++]);
+	}
+	sqlite3_finalize(stmt);
+	if (rc != SQLITE_DONE) {
+		fl_jobs_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return fl_store_sqlerr(st, "list jobs");
+	}
+	return 0;
+}
+
+int fl_store_jobs_in_state(fl_store *st, const char *state, const char *kind, struct fl_job **out,
+			   size_t *n)
+{
+	const char *sql = !kind		   ? "SELECT " JOB_COLUMNS " FROM jobs WHERE state = ?1 "
+					     "ORDER BY id"
+			  : kind[0] == '!' ? "SELECT " JOB_COLUMNS " FROM jobs WHERE state = ?1 "
+					     "AND kind <> ?2 ORDER BY id"
+					   : "SELECT " JOB_COLUMNS " FROM jobs WHERE state = ?1 "
+					     "AND kind = ?2 ORDER BY id";
+	sqlite3_stmt *stmt;
+
+	if (fl_store_prepare(st, &stmt, sql))
+		return FL_ESTORE;
+	bind_text(stmt, 1, state);
+	if (kind)
+		bind_text(stmt, 2, kind[0] == '!' ? kind + 1 : kind);
+	return many_jobs(st, stmt, out, n);
+}
+
+int fl_store_jobs_children(fl_store *st, int64_t parent, struct fl_job **out, size_t *n)
+{
+	sqlite3_stmt *stmt;
+
+	if (fl_store_prepare(st, &stmt,
+			     "SELECT " JOB_COLUMNS
+			     " FROM jobs WHERE parent_id = ?1 ORDER BY seq, id"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, parent);
+	return many_jobs(st, stmt, out, n);
+}
+
+int fl_store_jobs_live(fl_store *st, size_t *n)
+{
+	size_t q = 0, r = 0, w = 0;
+	int e = fl_store_jobs_count(st, "queued", &q);
+
+	if (!e)
+		e = fl_store_jobs_count(st, "running", &r);
+	if (!e)
+		e = fl_store_jobs_count(st, "waiting", &w);
+	*n = q + r + w;
+	return e;
+}
+
+int fl_store_jobs_count(fl_store *st, const char *state, size_t *n)
+{
+	sqlite3_stmt *stmt;
+	int rc;
+
+	if (fl_store_prepare(st, &stmt, "SELECT count(*) FROM jobs WHERE state = ?1"))
+		return FL_ESTORE;
+	bind_text(stmt, 1, state);
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW)
+		*n = (size_t)sqlite3_column_int64(stmt, 0);
+	sqlite3_finalize(stmt);
+	return rc == SQLITE_ROW ? 0 : fl_store_sqlerr(st, "count jobs");
+}
+
+static int update(fl_store *st, int64_t id, const char *sql, const char *a, const char *b,
+		  const char *c, const char *what)
+{
+	sqlite3_stmt *stmt;
+	int r;
+
+	if (fl_store_prepare(st, &stmt, sql))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, id);
+	if (a)
+		bind_text(stmt, 2, a);
+	if (b)
+		bind_text(stmt, 3, b);
+	if (c)
+		bind_text(stmt, 4, c);
+	if ((r = fl_store_step_done(st, stmt, what)))
+		return r;
+	if (!sqlite3_changes(st->db))
+		return fl_error_set(FL_ENOTFOUND, "store %s: %s: no job %lld", st->path, what,
+				    (long long)id);
+	return 0;
+}
+
+int fl_store_job_start(fl_store *st, int64_t id, int attempt)
+{
+	return update(st, id,
+		      attempt ? "UPDATE jobs SET state = 'running', started = unixepoch(), "
+				"attempts = attempts + 1 WHERE id = ?1"
+			      : "UPDATE jobs SET state = 'running', started = unixepoch() "
+				"WHERE id = ?1",
+		      NULL, NULL, NULL, "start job");
+}
+
+int fl_store_job_set(fl_store *st, int64_t id, const char *state, const char *result,
+		     const char *error)
+{
+	return update(st, id,
+		      "UPDATE jobs SET state = ?2, result = coalesce(nullif(?3, ''), result), "
+		      "error = coalesce(nullif(?4, ''), error), finished = CASE WHEN ?2 IN "
+		      "('done', 'failed') THEN unixepoch() ELSE finished END WHERE id = ?1",
+		      state, result ? result : "", error ? error : "", "set job state");
+}
+
+int fl_store_job_run_done(fl_store *st, int64_t id, const char *result, int64_t run_id,
+			  const char *error)
+{
+	sqlite3_stmt *stmt;
+	int r;
+
+	if (fl_store_prepare(st, &stmt,
+			     "UPDATE jobs SET state = 'done', result = ?2, run_id = ?3, "
+			     "error = ?4, finished = unixepoch() WHERE id = ?1"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, id);
+	bind_text(stmt, 2, result);
+	if (run_id)
+		sqlite3_bind_int64(stmt, 3, run_id);
+	else
+		sqlite3_bind_null(stmt, 3);
+	if (error)
+		bind_text(stmt, 4, error);
+	else
+		sqlite3_bind_null(stmt, 4);
+	r = fl_store_step_done(st, stmt, "finish run job");
+	return r ? fl_error_wrap(r, "job %lld", (long long)id) : 0;
+}
+
+int fl_store_job_wait(fl_store *st, int64_t id)
+{
+	return update(st, id,
+		      "UPDATE jobs SET state = CASE WHEN EXISTS (SELECT 1 FROM jobs c WHERE "
+		      "c.parent_id = ?1 AND c.state NOT IN ('done', 'failed')) THEN 'waiting' "
+		      "ELSE 'queued' END WHERE id = ?1",
+		      NULL, NULL, NULL, "wait for children");
+}
+
+int fl_store_job_wake_parent(fl_store *st, int64_t id)
+{
+	sqlite3_stmt *stmt;
+
+	if (fl_store_prepare(st, &stmt,
+			     "UPDATE jobs SET state = 'queued' WHERE state = 'waiting' AND id = "
+			     "(SELECT parent_id FROM jobs WHERE id = ?1) AND NOT EXISTS (SELECT 1 "
+			     "FROM jobs c WHERE c.parent_id = jobs.id AND c.state NOT IN ('done', "
+			     "'failed'))"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, id);
+	return fl_store_step_done(st, stmt, "wake parent job");
+}
+
+/* Runs a job made that it never recorded as the one that counts. */
+#define UNRECORDED_RUNS                                                                            \
+	"SELECT r.id FROM runs r JOIN jobs j ON r.job_id = j.id WHERE r.status IN ('queued', "     \
+	"'running', 'ok') AND (j.run_id IS NULL OR r.id <> j.run_id)"
+
+int fl_store_jobs_recover(fl_store *st, unsigned *requeued, unsigned *discarded)
+{
+	if (fl_store_begin(st))
+		return FL_ESTORE;
+	if (fl_store_exec(st, "DELETE FROM samples WHERE run_id IN (" UNRECORDED_RUNS ")"))
+		goto fail;
+	if (fl_store_exec(st, "DELETE FROM runs WHERE id IN (" UNRECORDED_RUNS ")"))
+		goto fail;
+	*discarded = (unsigned)sqlite3_changes(st->db);
+	if (fl_store_exec(st, "UPDATE jobs SET state = 'queued' WHERE state IN ('running', "
+			      "'waiting')"))
+		goto fail;
+	*requeued = (unsigned)sqlite3_changes(st->db);
+	if (fl_store_commit(st))
+		goto fail;
+	return 0;
+fail:
+	fl_store_rollback(st);
+	return fl_error_wrap(FL_ESTORE, "recovering the job queue");
+}
+
+/* ---- machines ------------------------------------------------------- */
+
+int fl_store_machine_state(fl_store *st, const char *name, struct fl_machine_state *m)
+{
+	sqlite3_stmt *stmt;
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	if (fl_store_prepare(
+		st, &stmt,
+		"SELECT state, state_reason, infra_errors FROM machines WHERE name = ?1"))
+		return FL_ESTORE;
+	bind_text(stmt, 1, name);
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW) {
+		m->state = fl_store_column_dup(stmt, 0);
+		m->reason = fl_store_column_dup(stmt, 1);
+		m->infra_errors = sqlite3_column_int(stmt, 2);
+	}
+	sqlite3_finalize(stmt);
+	if (rc == SQLITE_ROW)
+		return 0;
+	if (rc == SQLITE_DONE)
+		return fl_error_set(FL_ENOTFOUND, "no machine '%s' in the store", name);
+	return fl_store_sqlerr(st, "machine state");
+}
+
+void fl_machine_state_release(struct fl_machine_state *m)
+{
+	free(m->state);
+	free(m->reason);
+	memset(m, 0, sizeof(*m));
+}
+
+static int machine_update(fl_store *st, const char *sql, const char *name, const char *why, int max)
+{
+	sqlite3_stmt *stmt;
+	int r;
+
+	if (fl_store_prepare(st, &stmt, sql))
+		return FL_ESTORE;
+	bind_text(stmt, 1, name);
+	if (why)
+		bind_text(stmt, 2, why);
+	if (max)
+		sqlite3_bind_int(stmt, 3, max);
+	if ((r = fl_store_step_done(st, stmt, "update machine")))
+		return r;
+	if (!sqlite3_changes(st->db))
+		return fl_error_set(FL_ENOTFOUND, "no machine '%s' in the store", name);
+	return 0;
+}
+
+int fl_store_machine_infra_error(fl_store *st, const char *name, const char *why, int max,
+				 int *broken)
+{
+	struct fl_machine_state m;
+	int r;
+
+	r = machine_update(st,
+			   "UPDATE machines SET infra_errors = infra_errors + 1, state = CASE WHEN "
+			   "infra_errors + 1 >= ?3 THEN 'broken' ELSE state END, state_reason = "
+			   "CASE WHEN infra_errors + 1 >= ?3 THEN ?2 ELSE state_reason END "
+			   "WHERE name = ?1",
+			   name, why ? why : "infra error", max);
+	if (r || (r = fl_store_machine_state(st, name, &m)))
+		return r;
+	*broken = !strcmp(m.state, "broken");
+	fl_machine_state_release(&m);
+	return 0;
+}
+
+int fl_store_machine_ok(fl_store *st, const char *name)
+{
+	return machine_update(st, "UPDATE machines SET infra_errors = 0 WHERE name = ?1", name,
+			      NULL, 0);
+}
+
+int fl_store_machine_enable(fl_store *st, const char *name)
+{
+	return machine_update(st,
+			      "UPDATE machines SET state = 'online', infra_errors = 0, "
+			      "state_reason = NULL WHERE name = ?1",
+			      name, NULL, 0);
+}
+
+int fl_store_machine_set_facts(fl_store *st, const char *name, const char *json)
+{
+	return machine_update(st, "UPDATE machines SET facts = ?2 WHERE name = ?1", name, json, 0);
+}
+
+int fl_store_machine_facts(fl_store *st, const char *name, char **json)
+{
+	sqlite3_stmt *stmt;
+	int rc;
+
+	*json = NULL;
+	if (fl_store_prepare(st, &stmt, "SELECT facts FROM machines WHERE name = ?1"))
+		return FL_ESTORE;
+	bind_text(stmt, 1, name);
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW)
+		*json = fl_store_column_dup(stmt, 0);
+	sqlite3_finalize(stmt);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : fl_store_sqlerr(st, "machine facts");
+}
+
+int fl_store_machine_names(fl_store *st, char ***names, size_t *n)
+{
+	sqlite3_stmt *stmt;
+	size_t alloc = 8;
+	int rc;
+
+	*n = 0;
+	*names = fl_xcalloc(alloc, sizeof(**names));
+	if (fl_store_prepare(st, &stmt, "SELECT name FROM machines ORDER BY name"))
+		return FL_ESTORE;
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		if (*n + 1 >= alloc)
+			*names = fl_xrealloc(*names, (alloc *= 2) * sizeof(**names));
+		(*names)[(*n)++] = fl_store_column_dup(stmt, 0);
+	}
+	sqlite3_finalize(stmt);
+	return rc == SQLITE_DONE ? 0 : fl_store_sqlerr(st, "list machines");
+}
+
+/* ---- runs ----------------------------------------------------------- */
+
+int fl_store_run_set_job(fl_store *st, int64_t run_id, int64_t job_id)
+{
+	sqlite3_stmt *stmt;
+
+	if (fl_store_prepare(st, &stmt, "UPDATE runs SET job_id = ?2 WHERE id = ?1"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, run_id);
+	sqlite3_bind_int64(stmt, 2, job_id);
+	return fl_store_step_done(st, stmt, "link run to job");
+}
+
+int fl_store_run_discard(fl_store *st, int64_t run_id)
+{
+	sqlite3_stmt *stmt;
+
+	if (fl_store_begin(st))
+		return FL_ESTORE;
+	if (fl_store_prepare(st, &stmt, "DELETE FROM samples WHERE run_id = ?1"))
+		goto fail;
+	sqlite3_bind_int64(stmt, 1, run_id);
+	if (fl_store_step_done(st, stmt, "discard samples"))
+		goto fail;
+	if (fl_store_prepare(st, &stmt, "DELETE FROM runs WHERE id = ?1"))
+		goto fail;
+	sqlite3_bind_int64(stmt, 1, run_id);
+	if (fl_store_step_done(st, stmt, "discard run") || fl_store_commit(st))
+		goto fail;
+	return 0;
+fail:
+	fl_store_rollback(st);
+	return fl_error_wrap(FL_ESTORE, "run %lld", (long long)run_id);
+}

@@ -1,0 +1,105 @@
+/*
+ * store/jobs.h - the jobs table (the watch service's restart-safe queue),
+ * the machine pool's state, and the runs the jobs made. The SQL lives in
+ * store/jobs.c; queue.c is the policy that uses it.
+ *
+ * A job is created once: its key is unique, and adding a job whose key
+ * exists returns the existing one, so a coordinator that is stepped again
+ * after a crash creates nothing twice.
+ *
+ * States: queued (runnable), running (a worker or a coordinator step has
+ * it), waiting (a coordinator whose child jobs are not finished), done,
+ * failed. Run jobs record the run that counts (run_id) and a result: ok,
+ * untestable, failed.
+ */
+#ifndef FL_STORE_JOBS_H
+#define FL_STORE_JOBS_H
+
+#include "store/store.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct fl_job_new {
+	const char *kind; /* compare, bisect, revert, report, run */
+	const char *key;
+	int64_t parent_id; /* 0: none; a parent waits for its children */
+	const char *tree, *machine, *benchmark;
+	const char *rev;  /* run jobs: the full sha to measure */
+	const char *role; /* run jobs: base, new, bisect, bad, revert */
+	int seq;	  /* order among siblings */
+	int64_t ref_id;	  /* the row the job is about: watch tag, regression */
+	const char *point; /* run jobs: the one point to measure, "MODE:TASKS"; NULL: all */
+};
+
+struct fl_job {
+	int64_t id, parent_id, ref_id, run_id;
+	char *kind, *key, *state;
+	char *tree, *machine, *benchmark, *rev, *role;
+	int seq, attempts;
+	char *result, *error; /* NULL until set */
+	char *point;	      /* NULL: every point of the benchmark */
+};
+void fl_job_release(struct fl_job *j);
+void fl_jobs_free(struct fl_job *j, size_t n);
+
+/* Adds the job, or finds the one with the same key (*created 0). */
+int fl_store_job_add(fl_store *st, const struct fl_job_new *j, int64_t *id, int *created);
+int fl_store_job_get(fl_store *st, int64_t id, struct fl_job *j);
+/* FL_ENOTFOUND when no job has the key. */
+int fl_store_job_find(fl_store *st, const char *key, struct fl_job *j);
+/* Jobs in a state (kind NULL: any, "!run": all but run jobs), oldest first. */
+int fl_store_jobs_in_state(fl_store *st, const char *state, const char *kind, struct fl_job **out,
+			   size_t *n);
+/* Children of a job in (seq, id) order. */
+int fl_store_jobs_children(fl_store *st, int64_t parent, struct fl_job **out, size_t *n);
+/* Jobs not done or failed. */
+int fl_store_jobs_live(fl_store *st, size_t *n);
+/* Jobs in a state. */
+int fl_store_jobs_count(fl_store *st, const char *state, size_t *n);
+
+/* queued/waiting -> running; attempt counts a run job's tries. */
+int fl_store_job_start(fl_store *st, int64_t id, int attempt);
+/* Sets state (and result, error when not NULL); done and failed stamp the end. */
+int fl_store_job_set(fl_store *st, int64_t id, const char *state, const char *result,
+		     const char *error);
+/* A run job's end: done with its result and the run that counts (0: none). */
+int fl_store_job_run_done(fl_store *st, int64_t id, const char *result, int64_t run_id,
+			  const char *error);
+/* A coordinator waits for its children: waiting, or queued again when none is live. */
+int fl_store_job_wait(fl_store *st, int64_t id);
+/* The parent of id goes from waiting to queued once none of its children is live. */
+int fl_store_job_wake_parent(fl_store *st, int64_t id);
+
+/*
+ * After a crash (no worker is running): runs of jobs that are not done,
+ * in flight or finished but never recorded by their job, are deleted with
+ * their samples; running and waiting jobs become queued again.
+ */
+int fl_store_jobs_recover(fl_store *st, unsigned *requeued, unsigned *discarded);
+
+/* The machine pool: state online or broken, infra errors in a row. */
+struct fl_machine_state {
+	char *state, *reason;
+	int infra_errors;
+};
+int fl_store_machine_state(fl_store *st, const char *name, struct fl_machine_state *m);
+void fl_machine_state_release(struct fl_machine_state *m);
+/* One more infra error; at max the machine is broken (*broken 1) with the reason. */
+int fl_store_machine_infra_error(fl_store *st, const char *name, const char *why, int max,
+				 int *broken);
+/* A run that reached the commit: the infra error count starts over. */
+int fl_store_machine_ok(fl_store *st, const char *name);
+/* Back into the pool. FL_ENOTFOUND for an unknown machine. */
+int fl_store_machine_enable(fl_store *st, const char *name);
+/* What a backend knows of the machine (JSON: CPUs, memory, ...); *json NULL when none. */
+int fl_store_machine_set_facts(fl_store *st, const char *name, const char *json);
+int fl_store_machine_facts(fl_store *st, const char *name, char **json);
+/* Every machine the store knows, by name. */
+int fl_store_machine_names(fl_store *st, char ***names, size_t *n);
+
+/* Runs: the job that made one, and dropping one with its samples. */
+int fl_store_run_set_job(fl_store *st, int64_t run_id, int64_t job_id);
+int fl_store_run_discard(fl_store *st, int64_t run_id);
+
+#endif

@@ -1,0 +1,147 @@
+/*
+ * store/report.c - the reports table: a report is stored before it is sent
+ * and marked sent after, so a crash between the two resends at worst one
+ * message and never loses one (see store.h).
+ */
+#include "store/store.h"
+#include "store/priv.h"
+#include "lib/buf.h"
+#include "lib/error.h"
+
+#include <stdlib.h>
+
+int fl_store_report_add(fl_store *st, const struct fl_report_new *r, int64_t *id)
+{
+	sqlite3_stmt *stmt;
+	int rc;
+
+	/* A follow-up on the same regression threads under its first report. */
+	if (fl_store_prepare(st, &stmt,
+			     "INSERT INTO reports(regression_id, message_id, subject, body, "
+			     "in_reply_to) VALUES (?1, ?2, ?3, ?4, (SELECT message_id FROM reports "
+			     "WHERE regression_id = ?1 ORDER BY id LIMIT 1))"))
+		return FL_ESTORE;
+	if (r->regression_id)
+		sqlite3_bind_int64(stmt, 1, r->regression_id);
+	else
+		sqlite3_bind_null(stmt, 1);
+	sqlite3_bind_text(stmt, 2, r->message_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 3, r->subject, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 4, r->body, -1, SQLITE_TRANSIENT);
+	if ((rc = fl_store_step_done(st, stmt, "insert report")))
+		return rc;
+	*id = sqlite3_last_insert_rowid(st->db);
+	return 0;
+}
+
+static void read_row(sqlite3_stmt *stmt, struct fl_report *r)
+{
+	r->id = sqlite3_column_int64(stmt, 0);
+	r->regression_id = sqlite3_column_int64(stmt, 1);
+	r->message_id = fl_store_column_dup(stmt, 2);
+	r->in_reply_to = fl_store_column_dup(stmt, 3);
+	r->subject = fl_store_column_dup(stmt, 4);
+	r->body = fl_store_column_dup(stmt, 5);
+	r->state = fl_store_column_dup(stmt, 6);
+	r->attempts = sqlite3_column_int(stmt, 7);
+	r->last_error = fl_store_column_dup(stmt, 8);
+	r->created = sqlite3_column_int64(stmt, 9);
+	r->sent = sqlite3_column_int64(stmt, 10);
+}
+
+#define REPORT_COLUMNS                                                                             \
+	"id, coalesce(regression_id, 0), message_id, in_reply_to, subject, body, state, "          \
+	"attempts, last_error, created, coalesce(sent, 0)"
+
+int fl_store_report_get(fl_store *st, int64_t id, struct fl_report *r)
+{
+	sqlite3_stmt *stmt;
+	int rc;
+
+	if (fl_store_prepare(st, &stmt, "SELECT " REPORT_COLUMNS " FROM reports WHERE id = ?1"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, id);
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW)
+		read_row(stmt, r);
+	sqlite3_finalize(stmt);
+	if (rc == SQLITE_ROW)
+		return 0;
+	if (rc == SQLITE_DONE)
+		return fl_error_set(FL_ENOTFOUND, "no report %lld", (long long)id);
+	return fl_store_sqlerr(st, "read report");
+}
+
+int fl_store_reports_due(fl_store *st, int64_t now, struct fl_report **out, size_t *n)
+{
+	sqlite3_stmt *stmt;
+	size_t alloc = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (fl_store_prepare(st, &stmt,
+			     "SELECT " REPORT_COLUMNS " FROM reports WHERE state = 'pending' AND "
+			     "next_attempt <= ?1 ORDER BY id"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, now);
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		if (*n == alloc) {
+			alloc = alloc ? 2 * alloc : 8;
+			*out = fl_xrealloc(*out, alloc * sizeof(**out));
+		}
+		read_row(stmt, &(*out)[(*n)++]);
+	}
+	sqlite3_finalize(stmt);
+	if (rc != SQLITE_DONE) {
+		fl_store_reports_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return fl_store_sqlerr(st, "pending reports");
+	}
+	return 0;
+}
+
+int fl_store_report_sent(fl_store *st, int64_t id, int64_t now)
+{
+	sqlite3_stmt *stmt;
+
+	if (fl_store_prepare(st, &stmt,
+			     "UPDATE reports SET state = 'sent', sent = ?2, attempts = attempts + 1, "
+			     "last_error = NULL WHERE id = ?1"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, id);
+	sqlite3_bind_int64(stmt, 2, now);
+	return fl_store_step_done(st, stmt, "mark report sent");
+}
+
+int fl_store_report_retry(fl_store *st, int64_t id, const char *error, int64_t next_attempt)
+{
+	sqlite3_stmt *stmt;
+
+	if (fl_store_prepare(st, &stmt,
+			     "UPDATE reports SET attempts = attempts + 1, last_error = ?2, "
+			     "next_attempt = ?3 WHERE id = ?1"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, id);
+	sqlite3_bind_text(stmt, 2, error, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(stmt, 3, next_attempt);
+	return fl_store_step_done(st, stmt, "reschedule report");
+}
+
+void fl_store_report_clear(struct fl_report *r)
+{
+	free(r->message_id);
+	free(r->in_reply_to);
+	free(r->subject);
+	free(r->body);
+	free(r->state);
+	free(r->last_error);
+}
+
+void fl_store_reports_free(struct fl_report *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		fl_store_report_clear(&r[i]);
+	free(r);
+}

@@ -1,0 +1,354 @@
+/*
+ * store/run.c - the statements of runs, their samples and their records
+ * (see store/run.h).
+ */
+#include "store/run.h"
+#include "store/priv.h"
+#include "lib/buf.h"
+#include "lib/error.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void bind_id(sqlite3_stmt *stmt, int col, int64_t id)
+{
+	if (id)
+		sqlite3_bind_int64(stmt, col, id);
+	else
+		sqlite3_bind_null(stmt, col);
+}
+
+static void bind_str(sqlite3_stmt *stmt, int col, const char *s)
+{
+	sqlite3_bind_text(stmt, col, s, -1, SQLITE_TRANSIENT);
+}
+
+int fl_store_run_start(fl_store *st, const struct fl_run_new *r, int64_t *id)
+{
+	char host[256] = "";
+	sqlite3_stmt *stmt;
+	int rc;
+
+	gethostname(host, sizeof(host) - 1);
+	if (fl_store_prepare(st, &stmt,
+			     "INSERT INTO runs(machine_id, build_id, commit_id, benchmark, params, "
+			     "kernel_image, system_map, label, owner_host, owner_pid, job_id, status) "
+			     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 'running') "
+			     "RETURNING id"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, r->machine_id);
+	bind_id(stmt, 2, r->build_id);
+	bind_id(stmt, 3, r->commit_id);
+	bind_str(stmt, 4, r->benchmark);
+	bind_str(stmt, 5, r->params ? r->params : "{}");
+	bind_str(stmt, 6, r->kernel_image);
+	bind_str(stmt, 7, r->system_map);
+	bind_str(stmt, 8, r->label);
+	bind_str(stmt, 9, host);
+	sqlite3_bind_int64(stmt, 10, (int64_t)getpid());
+	bind_id(stmt, 11, r->job_id);
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW)
+		*id = sqlite3_column_int64(stmt, 0);
+	sqlite3_finalize(stmt);
+	return rc == SQLITE_ROW ? 0 : fl_store_sqlerr(st, "start run");
+}
+
+/* UPDATE ... WHERE id = ?1: FL_ENOTFOUND when no row changed. */
+static int update_one(fl_store *st, sqlite3_stmt *stmt, int64_t id, const char *what)
+{
+	int r = fl_store_step_done(st, stmt, what);
+
+	if (!r && !sqlite3_changes(st->db))
+		r = fl_error_set(FL_ENOTFOUND, "store %s: %s: no run %lld", st->path, what,
+				 (long long)id);
+	return r;
+}
+
+int fl_store_run_guest(fl_store *st, int64_t id, const struct fl_run_guest *g)
+{
+	sqlite3_stmt *stmt;
+
+	if (fl_store_prepare(st, &stmt,
+			     "UPDATE runs SET domain = ?2, accel = ?3, machine_facts = ?4, "
+			     "console_path = ?5, created_ms = ?6 WHERE id = ?1"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, id);
+	bind_str(stmt, 2, g->domain);
+	bind_str(stmt, 3, g->accel);
+	bind_str(stmt, 4, g->machine_facts);
+	bind_str(stmt, 5, g->console_path);
+	bind_id(stmt, 6, g->created_ms);
+	return update_one(st, stmt, id, "run guest");
+}
+
+int fl_store_run_record_add(fl_store *st, int64_t id, uint64_t seq, const char *type,
+			    const char *json, size_t len)
+{
+	sqlite3_stmt *stmt;
+
+	/* A frame seen twice is dropped by the parser; OR IGNORE only guards a replay. */
+	if (fl_store_prepare(st, &stmt,
+			     "INSERT OR IGNORE INTO run_records(run_id, seq, type, json) "
+			     "VALUES (?1, ?2, ?3, ?4)"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, id);
+	sqlite3_bind_int64(stmt, 2, (int64_t)seq);
+	bind_str(stmt, 3, type ? type : "");
+	sqlite3_bind_text(stmt, 4, json, (int)len, SQLITE_TRANSIENT);
+	return fl_store_step_done(st, stmt, "add run record");
+}
+
+int fl_store_run_records(fl_store *st, int64_t id, char ***json, size_t **lens, size_t *n)
+{
+	sqlite3_stmt *stmt;
+	size_t cap = 0;
+	int rc;
+
+	*json = NULL;
+	*lens = NULL;
+	*n = 0;
+	if (fl_store_prepare(st, &stmt,
+			     "SELECT json FROM run_records WHERE run_id = ?1 ORDER BY seq"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, id);
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 32;
+			*json = fl_xrealloc(*json, cap * sizeof(**json));
+			*lens = fl_xrealloc(*lens, cap * sizeof(**lens));
+		}
+		(*lens)[*n] = (size_t)sqlite3_column_bytes(stmt, 0);
+		(*json)[*n] = fl_xstrndup((const char *)sqlite3_column_text(stmt, 0), (*lens)[*n]);
+		(*n)++;
+	}
+	sqlite3_finalize(stmt);
+	if (rc != SQLITE_DONE) {
+		fl_store_run_records_free(*json, *lens, *n);
+		*json = NULL;
+		*lens = NULL;
+		*n = 0;
+		return fl_store_sqlerr(st, "read run records");
+	}
+	return 0;
+}
+
+void fl_store_run_records_free(char **json, size_t *lens, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(json[i]);
+	free(json);
+	free(lens);
+}
+
+static int end_row(fl_store *st, int64_t id, const struct fl_run_end *e)
+{
+	sqlite3_stmt *stmt;
+
+	if (fl_store_prepare(st, &stmt,
+			     "UPDATE runs SET status = ?2, detail = ?3, console = ?4, nodes = ?5, "
+			     "cpus = ?6, kernel_release = ?7, agent_ms = ?8, first_sample_ms = ?9, "
+			     "ended_ms = ?10, finished = unixepoch() "
+			     "WHERE id = ?1 AND status = 'running'"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, id);
+	bind_str(stmt, 2, e->status);
+	bind_str(stmt, 3, e->detail);
+	bind_str(stmt, 4, e->console_tail);
+	bind_id(stmt, 5, e->nodes);
+	bind_id(stmt, 6, e->cpus);
+	bind_str(stmt, 7, e->kernel_release);
+	bind_id(stmt, 8, e->agent_ms);
+	bind_id(stmt, 9, e->first_sample_ms);
+	bind_id(stmt, 10, e->ended_ms);
+	if (fl_store_step_done(st, stmt, "end run"))
+		return FL_ESTORE;
+	if (!sqlite3_changes(st->db))
+		return fl_error_set(FL_EEXISTS, "store %s: run %lld is not running", st->path,
+				    (long long)id);
+	return 0;
+}
+
+int fl_store_run_end(fl_store *st, int64_t id, const struct fl_run_end *e)
+{
+	int r;
+
+	if (e->nsamples && strcmp(e->status, "ok"))
+		return fl_error_set(FL_EINVAL,
+				    "run %lld: samples of a run that is %s are never kept",
+				    (long long)id, e->status);
+	if (fl_store_begin(st))
+		return FL_ESTORE;
+	r = end_row(st, id, e);
+	if (!r)
+		r = fl_store_samples_insert(st, id, e->samples, e->nsamples);
+	if (!r)
+		r = fl_store_commit(st);
+	if (r)
+		fl_store_rollback(st);
+	return r;
+}
+
+int fl_store_run_get(fl_store *st, int64_t id, struct fl_run_row *row)
+{
+	sqlite3_stmt *stmt;
+	int rc;
+
+	memset(row, 0, sizeof(*row));
+	if (fl_store_prepare(
+		st, &stmt,
+		"SELECT id, machine_id, coalesce(build_id, 0), coalesce(commit_id, 0), "
+		"benchmark, status, detail, label, domain, accel, kernel_release, "
+		"console_path, kernel_image, coalesce(nodes, 0), coalesce(cpus, 0), "
+		"coalesce(created_ms, 0), coalesce(agent_ms, 0), "
+		"coalesce(first_sample_ms, 0), coalesce(ended_ms, 0), machine_facts "
+		"FROM runs WHERE id = ?1"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, id);
+	rc = sqlite3_step(stmt);
+	if (rc != SQLITE_ROW) {
+		sqlite3_finalize(stmt);
+		return rc == SQLITE_DONE ? fl_error_set(FL_ENOTFOUND, "store %s: no run %lld",
+							st->path, (long long)id)
+					 : fl_store_sqlerr(st, "get run");
+	}
+	row->id = sqlite3_column_int64(stmt, 0);
+	row->machine_id = sqlite3_column_int64(stmt, 1);
+	row->build_id = sqlite3_column_int64(stmt, 2);
+	row->commit_id = sqlite3_column_int64(stmt, 3);
+	row->benchmark = fl_store_column_dup(stmt, 4);
+	row->status = fl_store_column_dup(stmt, 5);
+	row->detail = fl_store_column_dup(stmt, 6);
+	row->label = fl_store_column_dup(stmt, 7);
+	row->domain = fl_store_column_dup(stmt, 8);
+	row->accel = fl_store_column_dup(stmt, 9);
+	row->kernel_release = fl_store_column_dup(stmt, 10);
+	row->console_path = fl_store_column_dup(stmt, 11);
+	row->kernel_image = fl_store_column_dup(stmt, 12);
+	row->nodes = sqlite3_column_int(stmt, 13);
+	row->cpus = sqlite3_column_int(stmt, 14);
+	row->created_ms = sqlite3_column_int64(stmt, 15);
+	row->agent_ms = sqlite3_column_int64(stmt, 16);
+	row->first_sample_ms = sqlite3_column_int64(stmt, 17);
+	row->ended_ms = sqlite3_column_int64(stmt, 18);
+	row->machine_facts = fl_store_column_dup(stmt, 19);
+	sqlite3_finalize(stmt);
+	return 0;
+}
+
+void fl_store_run_row_release(struct fl_run_row *row)
+{
+	free(row->benchmark);
+	free(row->status);
+	free(row->detail);
+	free(row->label);
+	free(row->domain);
+	free(row->accel);
+	free(row->kernel_release);
+	free(row->console_path);
+	free(row->kernel_image);
+	free(row->machine_facts);
+	memset(row, 0, sizeof(*row));
+}
+
+int fl_store_run_samples(fl_store *st, int64_t id, struct fl_sample_row **out, size_t *n)
+{
+	struct fl_sample_row *v = NULL;
+	size_t len = 0, cap = 0;
+	sqlite3_stmt *stmt;
+	char *status;
+	int r, rc;
+
+	*out = NULL;
+	*n = 0;
+	if ((r = fl_store_run_status(st, id, &status)))
+		return r;
+	if (strcmp(status, "ok")) {
+		r = fl_error_set(FL_EINVAL, "run %lld is %s: its samples are not used",
+				 (long long)id, status);
+		free(status);
+		return r;
+	}
+	free(status);
+	if (fl_store_prepare(
+		st, &stmt,
+		"SELECT metric, mode, tasks, seq, value FROM samples WHERE run_id = ?1 "
+		"ORDER BY metric, mode, tasks, seq"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, id);
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		if (len == cap) {
+			cap = cap ? 2 * cap : 64;
+			v = fl_xrealloc(v, cap * sizeof(*v));
+		}
+		v[len].metric = fl_store_column_dup(stmt, 0);
+		v[len].mode = fl_store_column_dup(stmt, 1);
+		v[len].tasks = (unsigned)sqlite3_column_int(stmt, 2);
+		v[len].seq = (unsigned)sqlite3_column_int(stmt, 3);
+		v[len].value = sqlite3_column_double(stmt, 4);
+		len++;
+	}
+	sqlite3_finalize(stmt);
+	if (rc != SQLITE_DONE) {
+		fl_store_samples_free(v, len);
+		return fl_store_sqlerr(st, "read samples");
+	}
+	*out = v;
+	*n = len;
+	return 0;
+}
+
+void fl_store_samples_free(struct fl_sample_row *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(s[i].metric);
+		free(s[i].mode);
+	}
+	free(s);
+}
+
+int fl_store_runs_in_flight(fl_store *st, struct fl_run_owner **out, size_t *n)
+{
+	struct fl_run_owner *v = NULL;
+	size_t len = 0;
+	sqlite3_stmt *stmt;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (fl_store_prepare(
+		st, &stmt,
+		"SELECT id, coalesce(owner_host, ''), coalesce(owner_pid, 0) FROM runs "
+		"WHERE status = 'running' ORDER BY id"))
+		return FL_ESTORE;
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		v = fl_xrealloc(v, (len + 1) * sizeof(*v));
+		v[len].id = sqlite3_column_int64(stmt, 0);
+		v[len].host = fl_store_column_dup(stmt, 1);
+		v[len].pid = sqlite3_column_int(stmt, 2);
+		len++;
+	}
+	sqlite3_finalize(stmt);
+	if (rc != SQLITE_DONE) {
+		fl_store_run_owners_free(v, len);
+		return fl_store_sqlerr(st, "runs in flight");
+	}
+	*out = v;
+	*n = len;
+	return 0;
+}
+
+void fl_store_run_owners_free(struct fl_run_owner *o, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(o[i].host);
+	free(o);
+}
+
+int fl_store_run_abandon(fl_store *st, int64_t id, const char *why)
+{
+	struct fl_run_end e = {.status = "infra-error", .detail = why};
+
+	return fl_store_run_end(st, id, &e);
+}

@@ -1,0 +1,708 @@
+/*
+ * store.c - the SQLite store: connection, migrations, and the statements of
+ * the tables the foundation defines (see store.h). Later stages add their
+ * statements in store-*.c files next to this one, never elsewhere.
+ */
+#include "store/store.h"
+#include "store/priv.h"
+#include "lib/buf.h"
+#include "lib/error.h"
+#include "lib/fs.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/*
+ * Migrations, oldest first. A released migration is never edited: a change
+ * to the schema is a new entry at the end. Entry i brings version i to i+1.
+ */
+static const char *const migrations[] = {
+	/* 1: the foundation */
+	"CREATE TABLE trees ("
+	"  id INTEGER PRIMARY KEY,"
+	"  name TEXT NOT NULL UNIQUE,"
+	"  url TEXT NOT NULL);"
+	"CREATE TABLE commits ("
+	"  id INTEGER PRIMARY KEY,"
+	"  tree_id INTEGER NOT NULL REFERENCES trees(id),"
+	"  sha TEXT NOT NULL CHECK (length(sha) >= 40),"
+	"  subject TEXT NOT NULL DEFAULT '',"
+	"  author TEXT NOT NULL DEFAULT '',"
+	"  time INTEGER NOT NULL DEFAULT 0,"
+	"  UNIQUE (tree_id, sha));"
+	"CREATE TABLE builds ("
+	"  id INTEGER PRIMARY KEY,"
+	"  commit_id INTEGER NOT NULL REFERENCES commits(id),"
+	"  kernel TEXT NOT NULL,"
+	"  config_hash TEXT NOT NULL,"
+	"  compiler TEXT NOT NULL,"
+	"  status TEXT NOT NULL CHECK (status IN"
+	"    ('queued', 'building', 'ok', 'build-failed', 'error')),"
+	"  artifact TEXT,"
+	"  log TEXT,"
+	"  error TEXT,"
+	"  duration_ms INTEGER,"
+	"  size INTEGER,"
+	"  created INTEGER NOT NULL DEFAULT (unixepoch()),"
+	"  last_used INTEGER NOT NULL DEFAULT (unixepoch()),"
+	"  UNIQUE (commit_id, config_hash, compiler));"
+	"CREATE TABLE machines ("
+	"  id INTEGER PRIMARY KEY,"
+	"  name TEXT NOT NULL UNIQUE,"
+	"  backend TEXT NOT NULL,"
+	"  facts TEXT,"
+	"  state TEXT NOT NULL DEFAULT 'online');"
+	"CREATE TABLE runs ("
+	"  id INTEGER PRIMARY KEY,"
+	"  build_id INTEGER REFERENCES builds(id),"
+	"  machine_id INTEGER NOT NULL REFERENCES machines(id),"
+	"  benchmark TEXT NOT NULL,"
+	"  params TEXT NOT NULL DEFAULT '{}',"
+	"  status TEXT NOT NULL DEFAULT 'running' CHECK (status IN"
+	"    ('queued', 'running', 'ok', 'boot-failed', 'panic', 'timeout',"
+	"     'agent-error', 'infra-error')),"
+	"  console TEXT,"
+	"  started INTEGER NOT NULL DEFAULT (unixepoch()),"
+	"  finished INTEGER);"
+	"CREATE TABLE samples ("
+	"  id INTEGER PRIMARY KEY,"
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  metric TEXT NOT NULL,"
+	"  mode TEXT NOT NULL DEFAULT '',"
+	"  tasks INTEGER NOT NULL CHECK (tasks > 0),"
+	"  seq INTEGER NOT NULL,"
+	"  value REAL NOT NULL,"
+	"  UNIQUE (run_id, metric, mode, tasks, seq));"
+	"CREATE INDEX samples_by_run ON samples(run_id);"
+	"CREATE TABLE regressions ("
+	"  id INTEGER PRIMARY KEY,"
+	"  tree_id INTEGER NOT NULL REFERENCES trees(id),"
+	"  good_commit INTEGER NOT NULL REFERENCES commits(id),"
+	"  bad_commit INTEGER NOT NULL REFERENCES commits(id),"
+	"  benchmark TEXT NOT NULL,"
+	"  machine_id INTEGER NOT NULL REFERENCES machines(id),"
+	"  metric TEXT NOT NULL,"
+	"  mode TEXT NOT NULL DEFAULT '',"
+	"  tasks INTEGER NOT NULL,"
+	"  change REAL NOT NULL,"
+	"  p_value REAL,"
+	"  state TEXT NOT NULL DEFAULT 'open',"
+	"  created INTEGER NOT NULL DEFAULT (unixepoch()));"
+	"CREATE TABLE bisections ("
+	"  id INTEGER PRIMARY KEY,"
+	"  regression_id INTEGER REFERENCES regressions(id),"
+	"  good TEXT NOT NULL,"
+	"  bad TEXT NOT NULL,"
+	"  state TEXT NOT NULL DEFAULT 'running',"
+	"  result TEXT,"
+	"  culprit TEXT,"
+	"  confidence REAL,"
+	"  created INTEGER NOT NULL DEFAULT (unixepoch()),"
+	"  finished INTEGER);"
+	"CREATE TABLE bisect_steps ("
+	"  id INTEGER PRIMARY KEY,"
+	"  bisection_id INTEGER NOT NULL REFERENCES bisections(id) ON DELETE CASCADE,"
+	"  seq INTEGER NOT NULL,"
+	"  commit_sha TEXT NOT NULL,"
+	"  status TEXT NOT NULL,"
+	"  samples TEXT NOT NULL DEFAULT '[]',"
+	"  verdict TEXT,"
+	"  confidence REAL,"
+	"  created INTEGER NOT NULL DEFAULT (unixepoch()),"
+	"  UNIQUE (bisection_id, seq));"
+	"CREATE TABLE reports ("
+	"  id INTEGER PRIMARY KEY,"
+	"  regression_id INTEGER REFERENCES regressions(id),"
+	"  message_id TEXT NOT NULL UNIQUE,"
+	"  subject TEXT NOT NULL,"
+	"  body TEXT NOT NULL,"
+	"  state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'sent', 'failed')),"
+	"  attempts INTEGER NOT NULL DEFAULT 0,"
+	"  last_error TEXT,"
+	"  created INTEGER NOT NULL DEFAULT (unixepoch()),"
+	"  sent INTEGER);",
+	/* 2: the outbox: when a pending report is tried next, and its thread */
+	"ALTER TABLE reports ADD COLUMN next_attempt INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE reports ADD COLUMN in_reply_to TEXT;"
+	"CREATE INDEX reports_pending ON reports(state, next_attempt);",
+	/* 3: evidence per measured point of a run (store/evidence.c): the
+	 * vmstat rates of its window and its kernel profile per function */
+	"CREATE TABLE evidence_points ("
+	"  id INTEGER PRIMARY KEY,"
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  test TEXT NOT NULL,"
+	"  mode TEXT NOT NULL,"
+	"  tasks INTEGER NOT NULL CHECK (tasks > 0),"
+	"  measured_s REAL,"
+	"  profile TEXT NOT NULL DEFAULT 'none',"
+	"  profile_samples INTEGER,"
+	"  UNIQUE (run_id, test, mode, tasks));"
+	"CREATE TABLE evidence_vmstat ("
+	"  point_id INTEGER NOT NULL REFERENCES evidence_points(id) ON DELETE CASCADE,"
+	"  name TEXT NOT NULL,"
+	"  delta INTEGER NOT NULL,"
+	"  per_sec REAL NOT NULL,"
+	"  PRIMARY KEY (point_id, name)) WITHOUT ROWID;"
+	"CREATE TABLE evidence_profile ("
+	"  point_id INTEGER NOT NULL REFERENCES evidence_points(id) ON DELETE CASCADE,"
+	"  function TEXT NOT NULL,"
+	"  samples INTEGER NOT NULL,"
+	"  share REAL NOT NULL,"
+	"  PRIMARY KEY (point_id, function)) WITHOUT ROWID;",
+	/*
+	 * 4: indexes the results pages read by (store/web.c), so a page stays
+	 * fast with 100k runs: a kernel's runs of one benchmark on one machine,
+	 * the runs in progress (a partial index: a handful of rows, newest
+	 * first), commits by sha prefix and by tree in time order, and a
+	 * regression's reports.
+	 */
+	"CREATE INDEX runs_by_build ON runs(build_id, benchmark, machine_id);"
+	"CREATE INDEX runs_active ON runs(id) WHERE status IN ('queued', 'running');"
+	"CREATE INDEX commits_by_sha ON commits(sha);"
+	"CREATE INDEX commits_by_time ON commits(tree_id, time);"
+	"CREATE INDEX reports_by_regression ON reports(regression_id);"
+	"CREATE INDEX bisections_by_state ON bisections(state);"
+	"CREATE INDEX regressions_by_state ON regressions(state);",
+	/*
+	 * 5: the watch service (store/jobs.c, store/watch.c): the job queue, the
+	 * tags it scheduled, comparison results and revert checks; runs and
+	 * regressions point at the job that made them, machines count their
+	 * infra errors in a row, one bisection per regression.
+	 */
+	"CREATE TABLE jobs ("
+	"  id INTEGER PRIMARY KEY,"
+	"  kind TEXT NOT NULL CHECK (kind IN ('compare', 'bisect', 'revert', 'report', 'run')),"
+	"  key TEXT NOT NULL UNIQUE,"
+	"  parent_id INTEGER REFERENCES jobs(id),"
+	"  state TEXT NOT NULL DEFAULT 'queued' CHECK (state IN"
+	"    ('queued', 'running', 'waiting', 'done', 'failed')),"
+	"  tree TEXT NOT NULL DEFAULT '',"
+	"  machine TEXT NOT NULL DEFAULT '',"
+	"  benchmark TEXT NOT NULL DEFAULT '',"
+	"  rev TEXT NOT NULL DEFAULT '',"
+	"  role TEXT NOT NULL DEFAULT '',"
+	"  seq INTEGER NOT NULL DEFAULT 0,"
+	"  ref_id INTEGER NOT NULL DEFAULT 0,"
+	"  result TEXT,"
+	"  run_id INTEGER REFERENCES runs(id),"
+	"  attempts INTEGER NOT NULL DEFAULT 0,"
+	"  error TEXT,"
+	"  created INTEGER NOT NULL DEFAULT (unixepoch()),"
+	"  started INTEGER,"
+	"  finished INTEGER);"
+	"CREATE INDEX jobs_by_state ON jobs(state, id);"
+	"CREATE INDEX jobs_by_parent ON jobs(parent_id, seq);"
+	"ALTER TABLE runs ADD COLUMN job_id INTEGER REFERENCES jobs(id);"
+	"CREATE INDEX runs_by_job ON runs(job_id);"
+	"ALTER TABLE machines ADD COLUMN infra_errors INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE machines ADD COLUMN state_reason TEXT;"
+	"CREATE TABLE watch_tags ("
+	"  id INTEGER PRIMARY KEY,"
+	"  tree_id INTEGER NOT NULL REFERENCES trees(id),"
+	"  tag TEXT NOT NULL,"
+	"  commit_id INTEGER REFERENCES commits(id),"
+	"  baseline TEXT,"
+	"  baseline_commit INTEGER REFERENCES commits(id),"
+	"  state TEXT NOT NULL CHECK (state IN ('scheduled', 'skipped', 'no-baseline')),"
+	"  note TEXT,"
+	"  created INTEGER NOT NULL DEFAULT (unixepoch()),"
+	"  UNIQUE (tree_id, tag));"
+	"CREATE TABLE comparisons ("
+	"  id INTEGER PRIMARY KEY,"
+	"  job_id INTEGER NOT NULL REFERENCES jobs(id),"
+	"  what TEXT NOT NULL,"
+	"  base_commit INTEGER NOT NULL REFERENCES commits(id),"
+	"  new_commit INTEGER NOT NULL REFERENCES commits(id),"
+	"  benchmark TEXT NOT NULL,"
+	"  machine_id INTEGER NOT NULL REFERENCES machines(id),"
+	"  metric TEXT NOT NULL,"
+	"  mode TEXT NOT NULL DEFAULT '',"
+	"  tasks INTEGER NOT NULL,"
+	"  is_primary INTEGER NOT NULL DEFAULT 0,"
+	"  base_runs INTEGER NOT NULL,"
+	"  base_mean REAL,"
+	"  base_stddev REAL,"
+	"  new_runs INTEGER NOT NULL,"
+	"  new_mean REAL,"
+	"  new_stddev REAL,"
+	"  change REAL,"
+	"  p_value REAL,"
+	"  verdict TEXT NOT NULL CHECK (verdict IN ('different', 'same', 'unknown')),"
+	"  class TEXT NOT NULL CHECK (class IN ('regression', 'improvement', 'same', 'unclear')),"
+	"  created INTEGER NOT NULL DEFAULT (unixepoch()),"
+	"  UNIQUE (job_id, what, metric, mode, tasks));"
+	"ALTER TABLE regressions ADD COLUMN job_id INTEGER REFERENCES jobs(id);"
+	"CREATE UNIQUE INDEX regressions_by_job ON regressions(job_id);"
+	"CREATE UNIQUE INDEX bisections_by_regression ON bisections(regression_id)"
+	"  WHERE regression_id IS NOT NULL;"
+	"ALTER TABLE bisections ADD COLUMN summary TEXT;"
+	"CREATE TABLE reverts ("
+	"  id INTEGER PRIMARY KEY,"
+	"  regression_id INTEGER NOT NULL UNIQUE REFERENCES regressions(id),"
+	"  culprit TEXT NOT NULL,"
+	"  onto TEXT NOT NULL,"
+	"  state TEXT NOT NULL CHECK (state IN ('applied', 'conflict', 'error')),"
+	"  commit_sha TEXT,"
+	"  ref TEXT,"
+	"  conflicts TEXT,"
+	"  error TEXT,"
+	"  verdict TEXT,"
+	"  created INTEGER NOT NULL DEFAULT (unixepoch()));",
+	/*
+	 * 6: runs on any machine backend (store/run.c): what ran without a
+	 * build row (commit, prebuilt image), who runs it (host and pid, so a
+	 * run left 'running' by a dead process is recognised), the guest's
+	 * facts, the timing, and every record the agent sent.
+	 */
+	"ALTER TABLE runs ADD COLUMN commit_id INTEGER REFERENCES commits(id);"
+	"ALTER TABLE runs ADD COLUMN kernel_image TEXT;"
+	"ALTER TABLE runs ADD COLUMN system_map TEXT;"
+	"ALTER TABLE runs ADD COLUMN label TEXT;"
+	"ALTER TABLE runs ADD COLUMN detail TEXT;"
+	"ALTER TABLE runs ADD COLUMN owner_host TEXT;"
+	"ALTER TABLE runs ADD COLUMN owner_pid INTEGER;"
+	"ALTER TABLE runs ADD COLUMN domain TEXT;"
+	"ALTER TABLE runs ADD COLUMN accel TEXT;"
+	"ALTER TABLE runs ADD COLUMN machine_facts TEXT;"
+	"ALTER TABLE runs ADD COLUMN console_path TEXT;"
+	"ALTER TABLE runs ADD COLUMN nodes INTEGER;"
+	"ALTER TABLE runs ADD COLUMN cpus INTEGER;"
+	"ALTER TABLE runs ADD COLUMN kernel_release TEXT;"
+	"ALTER TABLE runs ADD COLUMN created_ms INTEGER;"
+	"ALTER TABLE runs ADD COLUMN agent_ms INTEGER;"
+	"ALTER TABLE runs ADD COLUMN first_sample_ms INTEGER;"
+	"ALTER TABLE runs ADD COLUMN ended_ms INTEGER;"
+	"CREATE INDEX runs_by_status ON runs(status);"
+	"CREATE TABLE run_records ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  seq INTEGER NOT NULL,"
+	"  type TEXT NOT NULL,"
+	"  json TEXT NOT NULL,"
+	"  PRIMARY KEY (run_id, seq));",
+	/*
+	 * 7: what the results pages read since the service and the run path
+	 * store it (store/web.c): a kernel's runs by runs.commit_id, a tag's
+	 * compare jobs and a regression's jobs by what they are about, the jobs
+	 * in progress (a partial index, as runs_active), tags by name (revisions
+	 * in URLs), and each bisection step's progress (commits left, best
+	 * candidate, phase) as the engine reported it.
+	 */
+	"CREATE INDEX runs_by_commit ON runs(commit_id, benchmark, machine_id);"
+	"CREATE INDEX jobs_by_ref ON jobs(kind, ref_id);"
+	"CREATE INDEX jobs_live ON jobs(id) WHERE state IN ('queued', 'running', 'waiting');"
+	"CREATE INDEX watch_tags_by_tag ON watch_tags(tag);"
+	"CREATE INDEX watch_tags_by_baseline ON watch_tags(baseline);"
+	"ALTER TABLE bisect_steps ADD COLUMN remaining INTEGER;"
+	"ALTER TABLE bisect_steps ADD COLUMN best TEXT;"
+	"ALTER TABLE bisect_steps ADD COLUMN phase TEXT;",
+	/*
+	 * 8: bare-metal boxes (store/agent.c): the facts each box reports and
+	 * its missed deadlines in a row; one agent job per run on a box, with
+	 * what it downloads, its deadline and its state; the record frames the
+	 * box uploaded, each (job, seq) once.
+	 */
+	"CREATE TABLE boxes ("
+	"  name TEXT PRIMARY KEY,"
+	"  state TEXT NOT NULL DEFAULT 'online' CHECK (state IN ('online', 'offline')),"
+	"  facts TEXT,"
+	"  last_seen_ms INTEGER,"
+	"  misses INTEGER NOT NULL DEFAULT 0,"
+	"  reason TEXT);"
+	"CREATE TABLE agent_jobs ("
+	"  id INTEGER PRIMARY KEY,"
+	"  box TEXT NOT NULL,"
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  mode TEXT NOT NULL CHECK (mode IN ('kexec', 'current')),"
+	"  job TEXT NOT NULL,"
+	"  cmdline TEXT NOT NULL,"
+	"  kernel_path TEXT,"
+	"  kernel_sha256 TEXT,"
+	"  kernel_size INTEGER,"
+	"  initrd_path TEXT,"
+	"  initrd_sha256 TEXT,"
+	"  initrd_size INTEGER,"
+	"  state TEXT NOT NULL DEFAULT 'queued' CHECK (state IN ('queued', 'fetched', 'booting',"
+	"    'running', 'uploaded', 'failed', 'expired', 'cancelled')),"
+	"  progress TEXT,"
+	"  message TEXT,"
+	"  records INTEGER,"
+	"  created_ms INTEGER NOT NULL,"
+	"  deadline_ms INTEGER NOT NULL,"
+	"  fetched_ms INTEGER,"
+	"  progress_ms INTEGER,"
+	"  finished_ms INTEGER);"
+	"CREATE INDEX agent_jobs_by_box ON agent_jobs(box, state);"
+	"CREATE INDEX agent_jobs_by_run ON agent_jobs(run_id);"
+	"CREATE TABLE agent_records ("
+	"  job_id INTEGER NOT NULL REFERENCES agent_jobs(id) ON DELETE CASCADE,"
+	"  seq INTEGER NOT NULL,"
+	"  frame TEXT NOT NULL,"
+	"  received_ms INTEGER NOT NULL,"
+	"  PRIMARY KEY (job_id, seq)) WITHOUT ROWID;",
+	/*
+	 * 9: a run job may measure one point of its benchmark (mode and task
+	 * count, "threads:2"): a bisection and a revert check decide at the
+	 * regression's point only, and a run of one point costs a quarter of
+	 * a run of four. NULL: every point.
+	 */
+	"ALTER TABLE jobs ADD COLUMN point TEXT;"
+};
+
+#define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
+
+int fl_store_latest_version(void)
+{
+	return NMIGRATIONS;
+}
+
+int fl_store_sqlerr(fl_store *st, const char *what)
+{
+	return fl_error_set(FL_ESTORE, "store %s: %s: %s", st->path, what, sqlite3_errmsg(st->db));
+}
+
+int fl_store_exec(fl_store *st, const char *sql)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		int r = fl_error_set(FL_ESTORE, "store %s: %s", st->path, msg ? msg : "error");
+
+		sqlite3_free(msg);
+		return r;
+	}
+	return 0;
+}
+
+int fl_store_prepare(fl_store *st, sqlite3_stmt **stmt, const char *sql)
+{
+	if (sqlite3_prepare_v2(st->db, sql, -1, stmt, NULL) != SQLITE_OK)
+		return fl_store_sqlerr(st, "prepare");
+	return 0;
+}
+
+/* Steps a statement that returns no row, then finalizes it. */
+int fl_store_step_done(fl_store *st, sqlite3_stmt *stmt, const char *what)
+{
+	int rc = sqlite3_step(stmt);
+	int r = rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : fl_store_sqlerr(st, what);
+
+	sqlite3_finalize(stmt);
+	return r;
+}
+
+char *fl_store_column_dup(sqlite3_stmt *stmt, int col)
+{
+	const unsigned char *t = sqlite3_column_text(stmt, col);
+
+	return t ? fl_xstrdup((const char *)t) : NULL;
+}
+
+int fl_store_version(fl_store *st)
+{
+	sqlite3_stmt *stmt;
+	int v = -1;
+
+	if (fl_store_prepare(st, &stmt, "PRAGMA user_version"))
+		return -1;
+	if (sqlite3_step(stmt) == SQLITE_ROW)
+		v = sqlite3_column_int(stmt, 0);
+	sqlite3_finalize(stmt);
+	return v;
+}
+
+int fl_store_begin(fl_store *st)
+{
+	return fl_store_exec(st, "BEGIN IMMEDIATE");
+}
+
+int fl_store_commit(fl_store *st)
+{
+	return fl_store_exec(st, "COMMIT");
+}
+
+void fl_store_rollback(fl_store *st)
+{
+	if (!sqlite3_get_autocommit(st->db))
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+int fl_store_migrate(fl_store *st, int upto, int *from)
+{
+	int v = fl_store_version(st);
+
+	if (from)
+		*from = v;
+	if (upto <= 0 || upto > NMIGRATIONS)
+		upto = NMIGRATIONS;
+	if (v < 0)
+		return FL_ESTORE;
+	if (v > NMIGRATIONS)
+		return fl_error_set(FL_EVERSION,
+				    "store %s has schema version %d; this faultline knows up to %d",
+				    st->path, v, NMIGRATIONS);
+	for (; v < upto; v++) {
+		char pragma[64];
+
+		if (fl_store_begin(st))
+			return FL_ESTORE;
+		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", v + 1);
+		if (fl_store_exec(st, migrations[v]) || fl_store_exec(st, pragma)) {
+			fl_error_wrap(FL_ESTORE, "migration to version %d", v + 1);
+			fl_store_rollback(st);
+			return FL_ESTORE;
+		}
+		if (fl_store_commit(st))
+			return FL_ESTORE;
+	}
+	return 0;
+}
+
+int fl_store_open(fl_store **out, const char *path, unsigned flags)
+{
+	fl_store *st;
+	int r;
+	int oflags = flags & FL_STORE_READONLY ? SQLITE_OPEN_READONLY
+					       : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+
+	*out = NULL;
+	if (!(flags & FL_STORE_READONLY) && fl_mkdir_parent(path))
+		return fl_error_wrap(FL_EIO, "store %s", path);
+	st = fl_xcalloc(1, sizeof(*st));
+	st->path = fl_xstrdup(path);
+	if (sqlite3_open_v2(path, &st->db, oflags | SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK) {
+		r = fl_error_set(FL_ESTORE, "store %s: cannot open: %s", path,
+				     st->db ? sqlite3_errmsg(st->db) : "out of memory");
+
+		fl_store_free(st);
+		return r;
+	}
+	sqlite3_busy_timeout(st->db, 10000);
+	r = fl_store_exec(st, "PRAGMA foreign_keys = ON");
+	if (!r && !(flags & FL_STORE_READONLY))
+		r = fl_store_exec(st, "PRAGMA journal_mode = WAL");
+	if (!r && !(flags & FL_STORE_READONLY))
+		r = fl_store_exec(st, "PRAGMA synchronous = NORMAL");
+	if (!r && !(flags & (FL_STORE_NO_MIGRATE | FL_STORE_READONLY)))
+		r = fl_store_migrate(st, 0, NULL);
+	if (r) {
+		fl_store_free(st);
+		return r;
+	}
+	if (flags & FL_STORE_READONLY) {
+		int v = fl_store_version(st);
+
+		if (v != NMIGRATIONS) {
+			r = fl_error_set(FL_EVERSION,
+					     "store %s has schema version %d, expected %d (run "
+					     "'faultline db migrate')",
+					     path, v, NMIGRATIONS);
+
+			fl_store_free(st);
+			return r;
+		}
+	}
+	*out = st;
+	return 0;
+}
+
+void fl_store_free(fl_store *st)
+{
+	if (!st)
+		return;
+	sqlite3_close_v2(st->db);
+	free(st->path);
+	free(st);
+}
+
+/* INSERT ... ON CONFLICT DO NOTHING, then SELECT id: one statement pair per kind of row. */
+static int ensure_row(fl_store *st, const char *insert, const char *select, const char *a,
+		      const char *b, int64_t *id)
+{
+	sqlite3_stmt *stmt;
+	int r;
+
+	if (fl_store_prepare(st, &stmt, insert))
+		return FL_ESTORE;
+	sqlite3_bind_text(stmt, 1, a, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 2, b, -1, SQLITE_TRANSIENT);
+	if ((r = fl_store_step_done(st, stmt, "insert")))
+		return r;
+	if (fl_store_prepare(st, &stmt, select))
+		return FL_ESTORE;
+	sqlite3_bind_text(stmt, 1, a, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(stmt) != SQLITE_ROW) {
+		sqlite3_finalize(stmt);
+		return fl_store_sqlerr(st, "select");
+	}
+	*id = sqlite3_column_int64(stmt, 0);
+	sqlite3_finalize(stmt);
+	return 0;
+}
+
+int fl_store_tree_ensure(fl_store *st, const char *name, const char *url, int64_t *id)
+{
+	return ensure_row(st, "INSERT INTO trees(name, url) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
+			  "SELECT id FROM trees WHERE name = ?1", name, url, id);
+}
+
+int fl_store_machine_ensure(fl_store *st, const char *name, const char *backend, int64_t *id)
+{
+	return ensure_row(st,
+			  "INSERT INTO machines(name, backend) VALUES (?1, ?2) "
+			  "ON CONFLICT DO NOTHING",
+			  "SELECT id FROM machines WHERE name = ?1", name, backend, id);
+}
+
+int fl_store_commit_ensure(fl_store *st, int64_t tree_id, const struct fl_commit_info *c,
+			   int64_t *id)
+{
+	sqlite3_stmt *stmt;
+	int r;
+
+	if (fl_store_prepare(st, &stmt,
+			     "INSERT INTO commits(tree_id, sha, subject, author, time) "
+			     "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, tree_id);
+	sqlite3_bind_text(stmt, 2, c->sha, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 3, c->subject ? c->subject : "", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 4, c->author ? c->author : "", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(stmt, 5, c->time);
+	if ((r = fl_store_step_done(st, stmt, "insert commit")))
+		return fl_error_wrap(r, "commit %s", c->sha);
+	if (fl_store_prepare(st, &stmt, "SELECT id FROM commits WHERE tree_id = ?1 AND sha = ?2"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, tree_id);
+	sqlite3_bind_text(stmt, 2, c->sha, -1, SQLITE_TRANSIENT);
+	r = sqlite3_step(stmt) == SQLITE_ROW ? 0 : fl_store_sqlerr(st, "select commit");
+	if (!r)
+		*id = sqlite3_column_int64(stmt, 0);
+	sqlite3_finalize(stmt);
+	return r;
+}
+
+int fl_store_run_create(fl_store *st, const struct fl_run_info *run, int64_t *id)
+{
+	sqlite3_stmt *stmt;
+	int r;
+
+	if (fl_store_prepare(st, &stmt,
+			     "INSERT INTO runs(build_id, machine_id, benchmark, params, job_id, "
+			     "commit_id) VALUES (?1, ?2, ?3, ?4, ?5, nullif(?6, 0))"))
+		return FL_ESTORE;
+	if (run->build_id)
+		sqlite3_bind_int64(stmt, 1, run->build_id);
+	else
+		sqlite3_bind_null(stmt, 1);
+	sqlite3_bind_int64(stmt, 2, run->machine_id);
+	sqlite3_bind_text(stmt, 3, run->benchmark, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 4, run->params ? run->params : "{}", -1, SQLITE_TRANSIENT);
+	if (run->job_id)
+		sqlite3_bind_int64(stmt, 5, run->job_id);
+	else
+		sqlite3_bind_null(stmt, 5);
+	sqlite3_bind_int64(stmt, 6, run->commit_id);
+	if ((r = fl_store_step_done(st, stmt, "insert run")))
+		return r;
+	*id = sqlite3_last_insert_rowid(st->db);
+	return 0;
+}
+
+int fl_store_run_finish(fl_store *st, int64_t run_id, const char *status, const char *console)
+{
+	sqlite3_stmt *stmt;
+
+	if (fl_store_prepare(st, &stmt,
+			     "UPDATE runs SET status = ?2, console = ?3, finished = unixepoch() "
+			     "WHERE id = ?1"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, run_id);
+	sqlite3_bind_text(stmt, 2, status, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 3, console, -1, SQLITE_TRANSIENT);
+	if (fl_store_step_done(st, stmt, "finish run"))
+		return fl_error_wrap(FL_ESTORE, "run %lld", (long long)run_id);
+	if (!sqlite3_changes(st->db))
+		return fl_error_set(FL_ENOTFOUND, "store %s: no run %lld", st->path,
+				    (long long)run_id);
+	return 0;
+}
+
+int fl_store_samples_insert(fl_store *st, int64_t run_id, const struct fl_sample *s, size_t n)
+{
+	sqlite3_stmt *stmt;
+
+	if (fl_store_prepare(st, &stmt,
+			     "INSERT INTO samples(run_id, metric, mode, tasks, seq, value) "
+			     "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"))
+		return FL_ESTORE;
+	for (size_t i = 0; i < n; i++) {
+		sqlite3_bind_int64(stmt, 1, run_id);
+		sqlite3_bind_text(stmt, 2, s[i].metric, -1, SQLITE_STATIC);
+		sqlite3_bind_text(stmt, 3, s[i].mode ? s[i].mode : "", -1, SQLITE_STATIC);
+		sqlite3_bind_int64(stmt, 4, s[i].tasks);
+		sqlite3_bind_int64(stmt, 5, s[i].seq);
+		sqlite3_bind_double(stmt, 6, s[i].value);
+		if (sqlite3_step(stmt) != SQLITE_DONE) {
+			fl_store_sqlerr(st, "insert sample");
+			fl_error_wrap(FL_ESTORE, "run %lld, sample %zu of %zu", (long long)run_id,
+				      i + 1, n);
+			sqlite3_finalize(stmt);
+			return FL_ESTORE;
+		}
+		sqlite3_reset(stmt);
+	}
+	sqlite3_finalize(stmt);
+	return 0;
+}
+
+int fl_store_samples_add(fl_store *st, int64_t run_id, const struct fl_sample *s, size_t n)
+{
+	if (fl_store_begin(st))
+		return FL_ESTORE;
+	if (fl_store_samples_insert(st, run_id, s, n) || fl_store_commit(st)) {
+		fl_store_rollback(st);
+		return FL_ESTORE;
+	}
+	return 0;
+}
+
+int fl_store_samples_count(fl_store *st, int64_t run_id, size_t *count)
+{
+	sqlite3_stmt *stmt;
+
+	if (fl_store_prepare(st, &stmt, "SELECT count(*) FROM samples WHERE run_id = ?1"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, run_id);
+	if (sqlite3_step(stmt) != SQLITE_ROW) {
+		sqlite3_finalize(stmt);
+		return fl_store_sqlerr(st, "count samples");
+	}
+	*count = (size_t)sqlite3_column_int64(stmt, 0);
+	sqlite3_finalize(stmt);
+	return 0;
+}
+
+int fl_store_run_status(fl_store *st, int64_t run_id, char **status)
+{
+	sqlite3_stmt *stmt;
+	int rc;
+
+	if (fl_store_prepare(st, &stmt, "SELECT status FROM runs WHERE id = ?1"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, run_id);
+	rc = sqlite3_step(stmt);
+	if (rc != SQLITE_ROW) {
+		sqlite3_finalize(stmt);
+		if (rc == SQLITE_DONE)
+			return fl_error_set(FL_ENOTFOUND, "store %s: no run %lld", st->path,
+					    (long long)run_id);
+		return fl_store_sqlerr(st, "run status");
+	}
+	*status = fl_xstrdup((const char *)sqlite3_column_text(stmt, 0));
+	sqlite3_finalize(stmt);
+	return 0;
+}

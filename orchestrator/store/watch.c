@@ -1,0 +1,441 @@
+/*
+ * store/watch.c - the SQL of watch_tags, comparisons, regressions, their
+ * bisection and revert checks (see store/watch.h).
+ */
+#include "store/watch.h"
+#include "lib/buf.h"
+#include "lib/error.h"
+#include "store/priv.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void bind_opt(sqlite3_stmt *stmt, int i, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(stmt, i, s, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(stmt, i);
+}
+
+static void bind_id(sqlite3_stmt *stmt, int i, int64_t id)
+{
+	if (id)
+		sqlite3_bind_int64(stmt, i, id);
+	else
+		sqlite3_bind_null(stmt, i);
+}
+
+/* Steps a one-row query: 1 with the row, 0 for none (stmt finalized), or a store error. */
+static int row(fl_store *st, sqlite3_stmt *stmt, const char *what)
+{
+	int rc = sqlite3_step(stmt);
+
+	if (rc == SQLITE_ROW)
+		return 1;
+	sqlite3_finalize(stmt);
+	return rc == SQLITE_DONE ? 0 : fl_store_sqlerr(st, what);
+}
+
+/* ---- tags ----------------------------------------------------------- */
+
+int fl_store_watch_tag_add(fl_store *st, const struct fl_watch_tag_new *t, int64_t *id)
+{
+	sqlite3_stmt *stmt;
+	int rc;
+
+	if (fl_store_prepare(st, &stmt,
+			     "INSERT INTO watch_tags(tree_id, tag, commit_id, baseline, "
+			     "baseline_commit, state, note) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, t->tree_id);
+	sqlite3_bind_text(stmt, 2, t->tag, -1, SQLITE_TRANSIENT);
+	bind_id(stmt, 3, t->commit_id);
+	bind_opt(stmt, 4, t->baseline);
+	bind_id(stmt, 5, t->baseline_commit);
+	sqlite3_bind_text(stmt, 6, t->state, -1, SQLITE_TRANSIENT);
+	bind_opt(stmt, 7, t->note);
+	rc = sqlite3_step(stmt);
+	sqlite3_finalize(stmt);
+	if (rc == SQLITE_CONSTRAINT)
+		return fl_error_set(FL_EEXISTS, "tag %s is already known", t->tag);
+	if (rc != SQLITE_DONE)
+		return fl_store_sqlerr(st, "add watched tag");
+	*id = sqlite3_last_insert_rowid(st->db);
+	return 0;
+}
+
+int fl_store_watch_tag_seen(fl_store *st, int64_t tree_id, const char *tag, int *seen)
+{
+	sqlite3_stmt *stmt;
+	int r;
+
+	if (fl_store_prepare(st, &stmt, "SELECT 1 FROM watch_tags WHERE tree_id = ?1 AND tag = ?2"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, tree_id);
+	sqlite3_bind_text(stmt, 2, tag, -1, SQLITE_TRANSIENT);
+	if ((r = row(st, stmt, "watched tag")) < 0)
+		return r;
+	if (r)
+		sqlite3_finalize(stmt);
+	*seen = r;
+	return 0;
+}
+
+int fl_store_watch_tags_count(fl_store *st, int64_t tree_id, size_t *count)
+{
+	sqlite3_stmt *stmt;
+	int r;
+
+	if (fl_store_prepare(st, &stmt, "SELECT count(*) FROM watch_tags WHERE tree_id = ?1"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, tree_id);
+	if ((r = row(st, stmt, "count watched tags")) <= 0)
+		return r ? r : fl_store_sqlerr(st, "count watched tags");
+	*count = (size_t)sqlite3_column_int64(stmt, 0);
+	sqlite3_finalize(stmt);
+	return 0;
+}
+
+int fl_store_watch_tag_get(fl_store *st, int64_t id, struct fl_watch_tag *t)
+{
+	sqlite3_stmt *stmt;
+	int r;
+
+	memset(t, 0, sizeof(*t));
+	if (fl_store_prepare(st, &stmt,
+			     "SELECT w.id, w.tree_id, coalesce(w.commit_id, 0), "
+			     "coalesce(w.baseline_commit, 0), t.name, w.tag, c.sha, w.baseline, "
+			     "b.sha, w.state FROM watch_tags w JOIN trees t ON t.id = w.tree_id "
+			     "LEFT JOIN commits c ON c.id = w.commit_id LEFT JOIN commits b ON "
+			     "b.id = w.baseline_commit WHERE w.id = ?1"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, id);
+	if ((r = row(st, stmt, "watched tag")) <= 0)
+		return r ? r : fl_error_set(FL_ENOTFOUND, "no watched tag %lld", (long long)id);
+	t->id = sqlite3_column_int64(stmt, 0);
+	t->tree_id = sqlite3_column_int64(stmt, 1);
+	t->commit_id = sqlite3_column_int64(stmt, 2);
+	t->baseline_commit = sqlite3_column_int64(stmt, 3);
+	t->tree = fl_store_column_dup(stmt, 4);
+	t->tag = fl_store_column_dup(stmt, 5);
+	t->sha = fl_store_column_dup(stmt, 6);
+	t->baseline = fl_store_column_dup(stmt, 7);
+	t->baseline_sha = fl_store_column_dup(stmt, 8);
+	t->state = fl_store_column_dup(stmt, 9);
+	sqlite3_finalize(stmt);
+	return 0;
+}
+
+void fl_watch_tag_release(struct fl_watch_tag *t)
+{
+	free(t->tree);
+	free(t->tag);
+	free(t->sha);
+	free(t->baseline);
+	free(t->baseline_sha);
+	free(t->state);
+	memset(t, 0, sizeof(*t));
+}
+
+/* ---- comparisons ---------------------------------------------------- */
+
+int fl_store_comparison_add(fl_store *st, int64_t job_id, const struct fl_watch_comparison *c)
+{
+	sqlite3_stmt *stmt;
+
+	if (fl_store_prepare(st, &stmt,
+			     "INSERT OR REPLACE INTO comparisons(job_id, what, base_commit, "
+			     "new_commit, benchmark, machine_id, metric, mode, tasks, is_primary, "
+			     "base_runs, base_mean, base_stddev, new_runs, new_mean, new_stddev, "
+			     "change, p_value, verdict, class) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+			     "?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, job_id);
+	sqlite3_bind_text(stmt, 2, c->what, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(stmt, 3, c->base_commit);
+	sqlite3_bind_int64(stmt, 4, c->new_commit);
+	sqlite3_bind_text(stmt, 5, c->benchmark, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(stmt, 6, c->machine_id);
+	sqlite3_bind_text(stmt, 7, c->metric, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 8, c->mode ? c->mode : "", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(stmt, 9, (int)c->tasks);
+	sqlite3_bind_int(stmt, 10, c->is_primary);
+	sqlite3_bind_int64(stmt, 11, (int64_t)c->base_runs);
+	sqlite3_bind_double(stmt, 12, c->base_mean);
+	sqlite3_bind_double(stmt, 13, c->base_stddev);
+	sqlite3_bind_int64(stmt, 14, (int64_t)c->new_runs);
+	sqlite3_bind_double(stmt, 15, c->new_mean);
+	sqlite3_bind_double(stmt, 16, c->new_stddev);
+	sqlite3_bind_double(stmt, 17, c->change);
+	sqlite3_bind_double(stmt, 18, c->p);
+	sqlite3_bind_text(stmt, 19, c->verdict, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 20, c->class, -1, SQLITE_TRANSIENT);
+	return fl_store_step_done(st, stmt, "add comparison");
+}
+
+int fl_store_comparisons_count(fl_store *st, int64_t job_id, const char *class, size_t *n)
+{
+	sqlite3_stmt *stmt;
+	int r;
+
+	if (fl_store_prepare(st, &stmt,
+			     "SELECT count(*) FROM comparisons WHERE job_id = ?1 AND "
+			     "(?2 IS NULL OR class = ?2)"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, job_id);
+	bind_opt(stmt, 2, class);
+	if ((r = row(st, stmt, "count comparisons")) <= 0)
+		return r ? r : fl_store_sqlerr(st, "count comparisons");
+	*n = (size_t)sqlite3_column_int64(stmt, 0);
+	sqlite3_finalize(stmt);
+	return 0;
+}
+
+/* ---- regressions and their bisection -------------------------------- */
+
+int fl_store_regression_add(fl_store *st, const struct fl_regression_new *g, int64_t *id)
+{
+	sqlite3_stmt *stmt;
+	int r;
+
+	if (fl_store_prepare(
+		st, &stmt,
+		"INSERT INTO regressions(tree_id, good_commit, bad_commit, benchmark, "
+		"machine_id, metric, mode, tasks, change, p_value, job_id) VALUES (?1, "
+		"?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT DO NOTHING"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, g->tree_id);
+	sqlite3_bind_int64(stmt, 2, g->good_commit);
+	sqlite3_bind_int64(stmt, 3, g->bad_commit);
+	sqlite3_bind_text(stmt, 4, g->benchmark, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(stmt, 5, g->machine_id);
+	sqlite3_bind_text(stmt, 6, g->metric, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 7, g->mode ? g->mode : "", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(stmt, 8, (int)g->tasks);
+	sqlite3_bind_double(stmt, 9, g->change);
+	sqlite3_bind_double(stmt, 10, g->p);
+	sqlite3_bind_int64(stmt, 11, g->job_id);
+	if ((r = fl_store_step_done(st, stmt, "add regression")))
+		return r;
+	if (fl_store_prepare(st, &stmt, "SELECT id FROM regressions WHERE job_id = ?1"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, g->job_id);
+	if ((r = row(st, stmt, "find regression")) <= 0)
+		return r ? r : fl_store_sqlerr(st, "find regression");
+	*id = sqlite3_column_int64(stmt, 0);
+	sqlite3_finalize(stmt);
+	return 0;
+}
+
+int fl_store_regression_get(fl_store *st, int64_t id, struct fl_regression *g)
+{
+	sqlite3_stmt *stmt;
+	int r;
+
+	memset(g, 0, sizeof(*g));
+	if (fl_store_prepare(
+		st, &stmt,
+		"SELECT g.id, coalesce(g.job_id, 0), g.tree_id, g.machine_id, t.name, t.url, "
+		"coalesce(w.tag, bc.sha), coalesce(w.baseline, gc.sha), gc.sha, bc.sha, "
+		"g.benchmark, m.name, g.metric, g.mode, g.tasks, g.change, coalesce(g.p_value, 1) "
+		"FROM regressions g JOIN trees t ON t.id = g.tree_id JOIN commits gc ON gc.id = "
+		"g.good_commit JOIN commits bc ON bc.id = g.bad_commit JOIN machines m ON m.id = "
+		"g.machine_id LEFT JOIN jobs j ON j.id = g.job_id LEFT JOIN watch_tags w ON w.id = "
+		"j.ref_id AND j.kind = 'compare' WHERE g.id = ?1"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, id);
+	if ((r = row(st, stmt, "regression")) <= 0)
+		return r ? r : fl_error_set(FL_ENOTFOUND, "no regression %lld", (long long)id);
+	g->id = sqlite3_column_int64(stmt, 0);
+	g->job_id = sqlite3_column_int64(stmt, 1);
+	g->tree_id = sqlite3_column_int64(stmt, 2);
+	g->machine_id = sqlite3_column_int64(stmt, 3);
+	g->tree = fl_store_column_dup(stmt, 4);
+	g->tree_url = fl_store_column_dup(stmt, 5);
+	g->tag = fl_store_column_dup(stmt, 6);
+	g->baseline = fl_store_column_dup(stmt, 7);
+	g->good = fl_store_column_dup(stmt, 8);
+	g->bad = fl_store_column_dup(stmt, 9);
+	g->benchmark = fl_store_column_dup(stmt, 10);
+	g->machine = fl_store_column_dup(stmt, 11);
+	g->metric = fl_store_column_dup(stmt, 12);
+	g->mode = fl_store_column_dup(stmt, 13);
+	g->tasks = (unsigned)sqlite3_column_int(stmt, 14);
+	g->change = sqlite3_column_double(stmt, 15);
+	g->p = sqlite3_column_double(stmt, 16);
+	sqlite3_finalize(stmt);
+	return 0;
+}
+
+void fl_regression_release(struct fl_regression *g)
+{
+	free(g->tree);
+	free(g->tree_url);
+	free(g->tag);
+	free(g->baseline);
+	free(g->good);
+	free(g->bad);
+	free(g->benchmark);
+	free(g->machine);
+	free(g->metric);
+	free(g->mode);
+	memset(g, 0, sizeof(*g));
+}
+
+int fl_store_regression_bisection(fl_store *st, int64_t regression_id, const char *good,
+				  const char *bad, int64_t *id, int *resumed)
+{
+	sqlite3_stmt *stmt;
+	int r;
+
+	if (fl_store_prepare(st, &stmt,
+			     "INSERT INTO bisections(regression_id, good, bad) VALUES (?1, ?2, ?3) "
+			     "ON CONFLICT DO NOTHING"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, regression_id);
+	sqlite3_bind_text(stmt, 2, good, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 3, bad, -1, SQLITE_TRANSIENT);
+	if ((r = fl_store_step_done(st, stmt, "create bisection")))
+		return r;
+	*resumed = sqlite3_changes(st->db) == 0;
+	if (fl_store_prepare(st, &stmt, "SELECT id FROM bisections WHERE regression_id = ?1"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, regression_id);
+	if ((r = row(st, stmt, "find bisection")) <= 0)
+		return r ? r : fl_store_sqlerr(st, "find bisection");
+	*id = sqlite3_column_int64(stmt, 0);
+	sqlite3_finalize(stmt);
+	return 0;
+}
+
+int fl_store_bisect_steps_truncate(fl_store *st, int64_t bisection_id, size_t seq)
+{
+	sqlite3_stmt *stmt;
+
+	if (fl_store_prepare(st, &stmt,
+			     "DELETE FROM bisect_steps WHERE bisection_id = ?1 AND seq >= ?2"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, bisection_id);
+	sqlite3_bind_int64(stmt, 2, (int64_t)seq);
+	return fl_store_step_done(st, stmt, "truncate bisect steps");
+}
+
+int fl_store_bisection_summary(fl_store *st, int64_t bisection_id, const char *json)
+{
+	sqlite3_stmt *stmt;
+
+	if (fl_store_prepare(st, &stmt, "UPDATE bisections SET summary = ?2 WHERE id = ?1"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, bisection_id);
+	sqlite3_bind_text(stmt, 2, json, -1, SQLITE_TRANSIENT);
+	return fl_store_step_done(st, stmt, "bisection summary");
+}
+
+int fl_store_bisection_get(fl_store *st, int64_t id, struct fl_bisection_row *b)
+{
+	sqlite3_stmt *stmt;
+	int r;
+
+	memset(b, 0, sizeof(*b));
+	if (fl_store_prepare(st, &stmt,
+			     "SELECT id, state, result, culprit, summary, coalesce(confidence, 0) "
+			     "FROM bisections WHERE id = ?1"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, id);
+	if ((r = row(st, stmt, "bisection")) <= 0)
+		return r ? r : fl_error_set(FL_ENOTFOUND, "no bisection %lld", (long long)id);
+	b->id = sqlite3_column_int64(stmt, 0);
+	b->state = fl_store_column_dup(stmt, 1);
+	b->result = fl_store_column_dup(stmt, 2);
+	b->culprit = fl_store_column_dup(stmt, 3);
+	b->summary = fl_store_column_dup(stmt, 4);
+	b->confidence = sqlite3_column_double(stmt, 5);
+	sqlite3_finalize(stmt);
+	return 0;
+}
+
+void fl_bisection_row_release(struct fl_bisection_row *b)
+{
+	free(b->state);
+	free(b->result);
+	free(b->culprit);
+	free(b->summary);
+	memset(b, 0, sizeof(*b));
+}
+
+/* ---- revert checks -------------------------------------------------- */
+
+int fl_store_revert_add(fl_store *st, const struct fl_revert *v)
+{
+	sqlite3_stmt *stmt;
+
+	if (fl_store_prepare(st, &stmt,
+			     "INSERT INTO reverts(regression_id, culprit, onto, state, commit_sha, "
+			     "ref, conflicts, error) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) "
+			     "ON CONFLICT DO NOTHING"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, v->regression_id);
+	sqlite3_bind_text(stmt, 2, v->culprit, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 3, v->onto, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 4, v->state, -1, SQLITE_TRANSIENT);
+	bind_opt(stmt, 5, v->commit_sha);
+	bind_opt(stmt, 6, v->ref);
+	bind_opt(stmt, 7, v->conflicts);
+	bind_opt(stmt, 8, v->error);
+	return fl_store_step_done(st, stmt, "add revert check");
+}
+
+int fl_store_revert_get(fl_store *st, int64_t regression_id, struct fl_revert *v)
+{
+	sqlite3_stmt *stmt;
+	int r;
+
+	memset(v, 0, sizeof(*v));
+	if (fl_store_prepare(st, &stmt,
+			     "SELECT id, regression_id, culprit, onto, state, commit_sha, ref, "
+			     "conflicts, error, verdict FROM reverts WHERE regression_id = ?1"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, regression_id);
+	if ((r = row(st, stmt, "revert check")) <= 0)
+		return r ? r
+			 : fl_error_set(FL_ENOTFOUND, "no revert check for regression %lld",
+					(long long)regression_id);
+	v->id = sqlite3_column_int64(stmt, 0);
+	v->regression_id = sqlite3_column_int64(stmt, 1);
+	v->culprit = fl_store_column_dup(stmt, 2);
+	v->onto = fl_store_column_dup(stmt, 3);
+	v->state = fl_store_column_dup(stmt, 4);
+	v->commit_sha = fl_store_column_dup(stmt, 5);
+	v->ref = fl_store_column_dup(stmt, 6);
+	v->conflicts = fl_store_column_dup(stmt, 7);
+	v->error = fl_store_column_dup(stmt, 8);
+	v->verdict = fl_store_column_dup(stmt, 9);
+	sqlite3_finalize(stmt);
+	return 0;
+}
+
+int fl_store_revert_verdict(fl_store *st, int64_t regression_id, const char *verdict)
+{
+	sqlite3_stmt *stmt;
+
+	if (fl_store_prepare(st, &stmt, "UPDATE reverts SET verdict = ?2 WHERE regression_id = ?1"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, regression_id);
+	sqlite3_bind_text(stmt, 2, verdict, -1, SQLITE_TRANSIENT);
+	return fl_store_step_done(st, stmt, "revert verdict");
+}
+
+void fl_revert_release(struct fl_revert *v)
+{
+	free(v->culprit);
+	free(v->onto);
+	free(v->state);
+	free(v->commit_sha);
+	free(v->ref);
+	free(v->conflicts);
+	free(v->error);
+	free(v->verdict);
+	memset(v, 0, sizeof(*v));
+}

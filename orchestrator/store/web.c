@@ -1,0 +1,1654 @@
+/*
+ * store/web.c - the read-only queries of the results pages (store/web.h).
+ * Every list is one indexed statement with LIMIT/OFFSET; migrations 4 and 7
+ * in store.c add the indexes these statements rely on.
+ */
+#include "store/web.h"
+#include "lib/buf.h"
+#include "lib/error.h"
+#include "build/repo.h"
+#include "store/compare.h"
+#include "store/evidence.h"
+#include "store/priv.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *col_text(sqlite3_stmt *s, fl_pool *p, int col)
+{
+	return fl_pool_strdup(p, (const char *)sqlite3_column_text(s, col));
+}
+
+/* A REAL column, NAN for NULL (SQLite stores a bound NAN as NULL). */
+static double col_num(sqlite3_stmt *s, int col)
+{
+	return sqlite3_column_type(s, col) == SQLITE_NULL ? NAN : sqlite3_column_double(s, col);
+}
+
+/*
+ * Run r (an alias) is of commit c (an SQL expression): by runs.commit_id
+ * (index runs_by_commit), or for the rows written without it by its build
+ * (runs_by_build); SQLite answers the OR from both indexes. The unary +
+ * keeps it from looking up "commit_id IS NULL" in runs_by_commit, which
+ * would walk every older row.
+ */
+#define RUN_OF_COMMIT(r, c)                                                                        \
+	"(" r ".commit_id = " c " OR (" r ".build_id IN (SELECT id FROM builds WHERE commit_id "   \
+	"= " c ") AND +" r ".commit_id IS NULL))"
+
+/* Commit columns in the order COMMIT_COLS(c, t) selects them. */
+#define COMMIT_COLS(c, t)                                                                          \
+	"coalesce(" c ".id, 0), " t ".name, " c ".sha, " c ".subject, " c ".author, "              \
+	"coalesce(" c ".time, 0)"
+#define NCOMMIT_COLS 6
+
+static void read_commit(sqlite3_stmt *s, fl_pool *p, int col, struct fl_web_commit *c)
+{
+	c->id = sqlite3_column_int64(s, col);
+	c->tree = col_text(s, p, col + 1);
+	c->sha = col_text(s, p, col + 2);
+	c->subject = col_text(s, p, col + 3);
+	c->author = col_text(s, p, col + 4);
+	c->time = sqlite3_column_int64(s, col + 5);
+}
+
+typedef void (*row_fn)(sqlite3_stmt *s, fl_pool *p, void *row);
+
+/*
+ * Steps a prepared statement to its end, reading each row into a growing
+ * array of 'size'-byte rows. collect() finalizes it; with per_page, the
+ * statement fetched one row more than a page: *more says whether it came.
+ */
+static int read_rows(fl_store *st, fl_pool *p, sqlite3_stmt *s, size_t size, row_fn fn, void **out,
+		     size_t *n, const char *what)
+{
+	size_t alloc = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		*out = fl_pool_grow(p, *out, size, *n, &alloc);
+		fn(s, p, (char *)*out + *n * size);
+		(*n)++;
+	}
+	rc = rc == SQLITE_DONE ? 0 : fl_store_sqlerr(st, what);
+	sqlite3_reset(s); /* ready for the next binding */
+	return rc;
+}
+
+static int collect(fl_store *st, fl_pool *p, sqlite3_stmt *s, size_t size, row_fn fn, void **out,
+		   size_t *n, unsigned per_page, int *more, const char *what)
+{
+	int r = read_rows(st, p, s, size, fn, out, n, what);
+
+	sqlite3_finalize(s);
+	if (r)
+		return r;
+	if (more) {
+		*more = per_page && *n > per_page;
+		if (*more)
+			*n = per_page;
+	}
+	return 0;
+}
+
+/* Binds LIMIT per_page + 1 OFFSET (page - 1) * per_page at parameters i, i + 1. */
+static void bind_page(sqlite3_stmt *s, int i, unsigned page, unsigned per_page)
+{
+	sqlite3_bind_int64(s, i, (sqlite3_int64)per_page + 1);
+	sqlite3_bind_int64(s, i + 1, (sqlite3_int64)(page ? page - 1 : 0) * per_page);
+}
+
+static void bind_opt_text(sqlite3_stmt *s, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+/* One row expected: FL_ENOTFOUND with msg when there is none. */
+static int step_one(fl_store *st, sqlite3_stmt *s, const char *what, const char *msg)
+{
+	int rc = sqlite3_step(s);
+
+	if (rc == SQLITE_ROW)
+		return 0;
+	sqlite3_finalize(s);
+	if (rc == SQLITE_DONE)
+		return fl_error_set(FL_ENOTFOUND, "%s", msg);
+	return fl_store_sqlerr(st, what);
+}
+
+/* The row with this id ("SELECT ... WHERE x.id = ?1"), read by fn; FL_ENOTFOUND names it. */
+static int get_by_id(fl_store *st, fl_pool *p, const char *sql, int64_t id, row_fn fn, void *out,
+		     const char *what)
+{
+	sqlite3_stmt *s;
+	char msg[64];
+	int r;
+
+	if (fl_store_prepare(st, &s, sql))
+		return FL_ESTORE;
+	sqlite3_bind_int64(s, 1, id);
+	snprintf(msg, sizeof(msg), "no such %s", what);
+	if ((r = step_one(st, s, what, msg)))
+		return fl_error_wrap(r, "%s %lld", what, (long long)id);
+	fn(s, p, out);
+	sqlite3_finalize(s);
+	return 0;
+}
+
+/* ---- trees, tags and commits ---- */
+
+static void read_commit_row(sqlite3_stmt *s, fl_pool *p, void *row)
+{
+	read_commit(s, p, 0, row);
+}
+
+static int tree_latest(fl_store *st, fl_pool *p, struct fl_web_tree *t, size_t latest)
+{
+	sqlite3_stmt *s;
+
+	if (fl_store_prepare(
+		st, &s,
+		"SELECT " COMMIT_COLS(
+		    "c",
+		    "t") " FROM commits c JOIN trees t ON "
+			 "t.id = c.tree_id WHERE c.tree_id = ?1 ORDER BY c.time DESC, c.id DESC "
+			 "LIMIT ?2"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(s, 1, t->id);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)latest);
+	return collect(st, p, s, sizeof(*t->latest), read_commit_row, (void **)&t->latest,
+		       &t->nlatest, 0, NULL, "latest commits");
+}
+
+/* The service's classes as a developer reads them against the baseline. */
+static const char *verdict_of(const char *state, const char *result)
+{
+	static const char *const names[][2] = {{"regression", "worse"},
+					       {"improvement", "better"},
+					       {"same", "same"},
+					       {"unclear", "unclear"}};
+
+	if (!strcmp(state, "failed"))
+		return "failed";
+	if (strcmp(state, "done"))
+		return "running";
+	for (size_t i = 0; result && i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(result, names[i][0]))
+			return names[i][1];
+	return result ? result : "unclear";
+}
+
+static void read_verdict(sqlite3_stmt *s, fl_pool *p, void *row)
+{
+	struct fl_web_verdict *v = row;
+
+	v->job_id = sqlite3_column_int64(s, 0);
+	v->benchmark = col_text(s, p, 1);
+	v->machine = col_text(s, p, 2);
+	v->state = col_text(s, p, 3);
+	v->verdict = verdict_of(v->state, (const char *)sqlite3_column_text(s, 4));
+	v->error = !strcmp(v->state, "failed") ? col_text(s, p, 5) : NULL;
+	v->runs_total = (size_t)sqlite3_column_int64(s, 6);
+	v->runs_done = (size_t)sqlite3_column_int64(s, 7);
+	v->regression_id = sqlite3_column_int64(s, 8);
+	v->change = NAN;
+}
+
+/* A tag's compare jobs, and the primary point that decided a finished one: prepared once for
+ * all the tags of a tree. */
+struct verdict_stmts {
+	sqlite3_stmt *jobs, *point;
+};
+
+static int verdict_point(fl_store *st, fl_pool *p, sqlite3_stmt *s, struct fl_web_verdict *v)
+{
+	const char *want = !strcmp(v->verdict, "worse")	   ? "regression"
+			   : !strcmp(v->verdict, "better") ? "improvement"
+							   : "";
+	int rc;
+
+	sqlite3_bind_int64(s, 1, v->job_id);
+	sqlite3_bind_text(s, 2, want, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		v->metric = col_text(s, p, 0);
+		v->mode = col_text(s, p, 1);
+		v->tasks = (unsigned)sqlite3_column_int64(s, 2);
+		v->change = col_num(s, 3);
+	}
+	rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : fl_store_sqlerr(st, "verdict point");
+	sqlite3_reset(s);
+	return rc;
+}
+
+static int tag_verdicts(fl_store *st, fl_pool *p, const struct verdict_stmts *vs,
+			struct fl_web_tag *tag)
+{
+	int r;
+
+	sqlite3_bind_int64(vs->jobs, 1, tag->id);
+	if ((r = read_rows(st, p, vs->jobs, sizeof(*tag->verdicts), read_verdict,
+			   (void **)&tag->verdicts, &tag->nverdicts, "tag verdicts")))
+		return r;
+	for (size_t i = 0; i < tag->nverdicts; i++)
+		if (!strcmp(tag->verdicts[i].state, "done") &&
+		    (r = verdict_point(st, p, vs->point, &tag->verdicts[i])))
+			return r;
+	return 0;
+}
+
+static int verdicts_prepare(fl_store *st, struct verdict_stmts *vs)
+{
+	if (fl_store_prepare(
+		st, &vs->jobs,
+		"SELECT j.id, j.benchmark, j.machine, j.state, j.result, j.error, (SELECT "
+		"count(*) FROM jobs k WHERE k.parent_id = j.id AND k.kind = 'run'), (SELECT "
+		"count(*) FROM jobs k WHERE k.parent_id = j.id AND k.kind = 'run' AND k.state IN "
+		"('done', 'failed')), coalesce((SELECT id FROM regressions g WHERE g.job_id = "
+		"j.id), 0) FROM jobs j WHERE j.kind = 'compare' AND j.ref_id = ?1 ORDER BY "
+		"j.benchmark, j.machine, j.id"))
+		return FL_ESTORE;
+	if (fl_store_prepare(
+		st, &vs->point,
+		"SELECT metric, mode, tasks, change FROM comparisons WHERE job_id = ?1 "
+		"AND what = 'tag' AND is_primary = 1 ORDER BY class = ?2 DESC, "
+		"abs(change) DESC LIMIT 1")) {
+		sqlite3_finalize(vs->jobs);
+		return FL_ESTORE;
+	}
+	return 0;
+}
+
+static void read_tag(sqlite3_stmt *s, fl_pool *p, void *row)
+{
+	struct fl_web_tag *t = row;
+
+	t->id = sqlite3_column_int64(s, 0);
+	t->name = col_text(s, p, 1);
+	t->state = col_text(s, p, 2);
+	t->note = col_text(s, p, 3);
+	t->baseline = col_text(s, p, 4);
+	t->created = sqlite3_column_int64(s, 5);
+	read_commit(s, p, 6, &t->commit);
+	read_commit(s, p, 6 + NCOMMIT_COLS, &t->base);
+	t->tree = t->commit.tree;
+}
+
+static int cmp_tag_newest(const void *a, const void *b)
+{
+	return fl_repo_version_cmp(((const struct fl_web_tag *)b)->name,
+				   ((const struct fl_web_tag *)a)->name);
+}
+
+/* The tree's newest 'latest' tags in version order (every tag a tree has is
+ * read: hundreds at most, and SQL does not know version order). */
+static int tree_tags(fl_store *st, fl_pool *p, struct fl_web_tree *t, size_t latest)
+{
+	struct verdict_stmts vs;
+	sqlite3_stmt *s;
+	int r;
+
+	if (!latest)
+		return 0;
+	if (fl_store_prepare(
+		st, &s,
+		"SELECT w.id, w.tag, w.state, w.note, w.baseline, w.created, " COMMIT_COLS(
+		    "c", "t") ", " COMMIT_COLS("bc",
+					       "t") " FROM watch_tags w JOIN trees t ON t.id = "
+						    "w.tree_id LEFT JOIN commits c ON c.id = "
+						    "w.commit_id LEFT JOIN commits bc ON bc.id = "
+						    "w.baseline_commit WHERE w.tree_id = ?1"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(s, 1, t->id);
+	if ((r = collect(st, p, s, sizeof(*t->tags), read_tag, (void **)&t->tags, &t->ntags, 0,
+			 NULL, "tags")))
+		return r;
+	qsort(t->tags, t->ntags, sizeof(*t->tags), cmp_tag_newest);
+	if (t->ntags > latest)
+		t->ntags = latest;
+	if (!t->ntags)
+		return 0;
+	if (verdicts_prepare(st, &vs))
+		return FL_ESTORE;
+	for (size_t i = 0; i < t->ntags && !r; i++) {
+		t->tags[i].tree = t->name;
+		r = tag_verdicts(st, p, &vs, &t->tags[i]);
+	}
+	sqlite3_finalize(vs.jobs);
+	sqlite3_finalize(vs.point);
+	return r;
+}
+
+static void read_tree(sqlite3_stmt *s, fl_pool *p, void *row)
+{
+	struct fl_web_tree *t = row;
+
+	t->id = sqlite3_column_int64(s, 0);
+	t->name = col_text(s, p, 1);
+	t->url = col_text(s, p, 2);
+}
+
+int fl_web_trees(fl_store *st, fl_pool *p, size_t latest, struct fl_web_tree **out, size_t *n)
+{
+	sqlite3_stmt *s;
+	int r;
+
+	if (fl_store_prepare(st, &s, "SELECT id, name, url FROM trees ORDER BY name"))
+		return FL_ESTORE;
+	if ((r = collect(st, p, s, sizeof(**out), read_tree, (void **)out, n, 0, NULL, "trees")))
+		return r;
+	for (size_t i = 0; i < *n; i++)
+		if ((r = tree_latest(st, p, &(*out)[i], latest)) ||
+		    (r = tree_tags(st, p, &(*out)[i], latest)))
+			return r;
+	return 0;
+}
+
+int fl_web_tree_get(fl_store *st, fl_pool *p, const char *name, size_t latest,
+		    struct fl_web_tree *out)
+{
+	sqlite3_stmt *s;
+	int r;
+
+	if (fl_store_prepare(st, &s, "SELECT id, name, url FROM trees WHERE name = ?1"))
+		return FL_ESTORE;
+	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+	if ((r = step_one(st, s, "tree", "no tree with this name")))
+		return fl_error_wrap(r, "tree '%s'", name);
+	memset(out, 0, sizeof(*out));
+	read_tree(s, p, out);
+	sqlite3_finalize(s);
+	if ((r = tree_latest(st, p, out, latest)))
+		return r;
+	return tree_tags(st, p, out, latest);
+}
+
+static int is_hex(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return 0;
+	return 1;
+}
+
+/* The hex part of a revision: all of it, or what follows the last "-g". */
+static int rev_hex(const char *rev, char hex[65])
+{
+	const char *h = rev;
+	size_t n = strlen(rev);
+
+	if (!is_hex(rev, n)) {
+		for (const char *g = strstr(rev, "-g"); g; g = strstr(g + 1, "-g"))
+			h = g + 2;
+		if (h == rev)
+			return 0;
+		n = strlen(h);
+	}
+	if (n < 4 || n > 64 || !is_hex(h, n))
+		return 0;
+	for (size_t i = 0; i <= n; i++)
+		hex[i] = (char)tolower((unsigned char)h[i]);
+	return 1;
+}
+
+static int rev_chars(const char *rev)
+{
+	for (; *rev; rev++)
+		if (!isalnum((unsigned char)*rev) && !strchr("._+-/", *rev))
+			return 0;
+	return 1;
+}
+
+static int rev_shape(const char *rev)
+{
+	size_t len = strlen(rev);
+
+	return !strstr(rev, "..") && !strstr(rev, "//") && rev[0] != '/' && rev[len - 1] != '/';
+}
+
+int fl_web_rev_ok(const char *rev)
+{
+	size_t len = strlen(rev);
+
+	return len && len <= 100 && rev_chars(rev) && rev_shape(rev);
+}
+
+/* Letters, digits, . _ + - and / between them (tags such as "release/v1"). */
+static int rev_check(const char *rev)
+{
+	size_t len = strlen(rev);
+
+	if (!len || len > 100)
+		return fl_error_set(FL_EINVAL, "bad revision: %s", len ? "too long" : "empty");
+	if (!rev_chars(rev))
+		return fl_error_set(FL_EINVAL,
+				    "bad revision '%s': only letters, digits and . _ + - / are "
+				    "allowed",
+				    rev);
+	if (!rev_shape(rev))
+		return fl_error_set(FL_EINVAL, "bad revision '%s': not a tag or commit name", rev);
+	return 0;
+}
+
+/* The stored commits a revision's candidates (rows) name: one, or an error naming two. */
+static int rev_one(const char *rev, const char *hint, const struct fl_web_commit *rows, size_t n,
+		   struct fl_web_commit *out)
+{
+	/* The same commit in several trees is one commit. */
+	if (strcmp(rows[0].sha, rows[n - 1].sha))
+		return fl_error_set(FL_EINVAL,
+				    "ambiguous revision '%s': %.12s (tree %s) and %.12s (tree %s) "
+				    "both match; %s",
+				    rev, rows[0].sha, rows[0].tree, rows[n - 1].sha,
+				    rows[n - 1].tree, hint);
+	*out = rows[0];
+	return 0;
+}
+
+/* The commits a tag names, as a tested tag or as a baseline, in any tree. */
+static int rev_tag(fl_store *st, fl_pool *p, const char *rev, struct fl_web_commit **rows,
+		   size_t *n)
+{
+	sqlite3_stmt *s;
+
+	if (fl_store_prepare(st, &s,
+			     "SELECT " COMMIT_COLS(
+				 "c", "t") " FROM watch_tags w JOIN commits c ON c.id = "
+					   "w.commit_id JOIN trees t ON t.id = c.tree_id "
+					   "WHERE w.tag = ?1 UNION SELECT " COMMIT_COLS(
+					       "c", "t") " FROM watch_tags w JOIN commits c "
+							 "ON c.id = w.baseline_commit JOIN "
+							 "trees t ON t.id = c.tree_id WHERE "
+							 "w.baseline = ?1 ORDER BY 3 LIMIT 16"))
+		return FL_ESTORE;
+	sqlite3_bind_text(s, 1, rev, -1, SQLITE_STATIC);
+	return collect(st, p, s, sizeof(**rows), read_commit_row, (void **)rows, n, 0, NULL,
+		       "resolve tag");
+}
+
+int fl_web_rev_resolve(fl_store *st, fl_pool *p, const char *rev, struct fl_web_commit *out)
+{
+	struct fl_web_commit *rows;
+	sqlite3_stmt *s;
+	char hex[65];
+	size_t n;
+	int r;
+
+	if ((r = rev_check(rev)) || (r = rev_tag(st, p, rev, &rows, &n)))
+		return r;
+	if (n)
+		return rev_one(rev, "the tag is on both: name the commit by its sha", rows, n, out);
+	if (!rev_hex(rev, hex))
+		return fl_error_set(FL_ENOTFOUND,
+				    "unknown revision '%s': no tested tag has this name; name a "
+				    "stored commit by its sha (at least 4 hex digits) or a release "
+				    "name ending in -g<sha>",
+				    rev);
+	if (fl_store_prepare(
+		st, &s,
+		"SELECT " COMMIT_COLS(
+		    "c", "t") " FROM commits c JOIN trees t ON "
+			      "t.id = c.tree_id WHERE c.sha >= ?1 AND c.sha < ?1 || 'g' "
+			      "ORDER BY c.sha, c.id LIMIT 16"))
+		return FL_ESTORE;
+	sqlite3_bind_text(s, 1, hex, -1, SQLITE_STATIC);
+	if ((r = collect(st, p, s, sizeof(*rows), read_commit_row, (void **)&rows, &n, 0, NULL,
+			 "resolve revision")))
+		return r;
+	if (!n)
+		return fl_error_set(FL_ENOTFOUND,
+				    "unknown revision '%s': no tested tag or stored commit matches",
+				    rev);
+	return rev_one(rev, "give more digits", rows, n, out);
+}
+
+/* ---- runs ---- */
+
+#define RUN_COLS                                                                                   \
+	"r.id, r.benchmark, m.name, r.status, r.params, r.started, coalesce(r.finished, 0), "      \
+	"coalesce(r.build_id, 0), b.kernel, b.status, " COMMIT_COLS("c",                           \
+								    "t") ", r.detail, "            \
+									 "coalesce(r.job_id, 0)"
+#define NRUN_COLS (12 + NCOMMIT_COLS)
+/* A run's commit: runs.commit_id, or its build's for rows without it. */
+#define RUN_FROM                                                                                   \
+	" FROM runs r JOIN machines m ON m.id = r.machine_id LEFT JOIN builds b ON b.id = "        \
+	"r.build_id LEFT JOIN commits c ON c.id = coalesce(r.commit_id, b.commit_id) LEFT JOIN "   \
+	"trees t ON t.id = c.tree_id "
+
+static void read_run(sqlite3_stmt *s, fl_pool *p, void *row)
+{
+	struct fl_web_run *r = row;
+
+	r->id = sqlite3_column_int64(s, 0);
+	r->benchmark = col_text(s, p, 1);
+	r->machine = col_text(s, p, 2);
+	r->status = col_text(s, p, 3);
+	r->params = col_text(s, p, 4);
+	r->started = sqlite3_column_int64(s, 5);
+	r->finished = sqlite3_column_int64(s, 6);
+	r->build_id = sqlite3_column_int64(s, 7);
+	r->kernel = col_text(s, p, 8);
+	r->build_status = col_text(s, p, 9);
+	read_commit(s, p, 10, &r->commit);
+	r->detail = col_text(s, p, 10 + NCOMMIT_COLS);
+	r->job_id = sqlite3_column_int64(s, 11 + NCOMMIT_COLS);
+}
+
+/* A list's condition: cond (with ?N for value) added when value is not NULL, or when set. */
+struct cond {
+	const char *cond, *value;
+	int set;
+};
+
+/*
+ * A page of a list, newest first: the page's ids first, from the table
+ * alone (a deep OFFSET then skips ids, not joined rows), then their rows
+ * (select ends in "WHERE x.id IN (SELECT id FROM table WHERE 1"). Only the
+ * conditions asked for, so "in progress" is answered by a partial index
+ * (runs_active, jobs_live). Values bind at 1..nc, the page after them.
+ */
+static int list_page(fl_store *st, fl_pool *p, const char *select, const char *alias,
+		     const struct cond *c, size_t nc, unsigned page, unsigned per_page, size_t size,
+		     row_fn fn, void **out, size_t *n, int *more, const char *what)
+{
+	fl_buf sql = FL_BUF_INIT;
+	sqlite3_stmt *s;
+	int r;
+
+	fl_buf_adds(&sql, select);
+	for (size_t i = 0; i < nc; i++)
+		if (c[i].value || c[i].set)
+			fl_buf_addf(&sql, " AND %s", c[i].cond);
+	fl_buf_addf(&sql, " ORDER BY id DESC LIMIT ?%zu OFFSET ?%zu) ORDER BY %s.id DESC", nc + 1,
+		    nc + 2, alias);
+	r = fl_store_prepare(st, &s, sql.ptr);
+	fl_buf_free(&sql);
+	if (r)
+		return FL_ESTORE;
+	for (size_t i = 0; i < nc; i++)
+		bind_opt_text(s, (int)i + 1, c[i].value);
+	bind_page(s, (int)nc + 1, page, per_page);
+	return collect(st, p, s, size, fn, out, n, per_page, more, what);
+}
+
+int fl_web_runs(fl_store *st, fl_pool *p, const struct fl_web_run_filter *f, unsigned page,
+		unsigned per_page, struct fl_web_run **out, size_t *n, int *more)
+{
+	const struct cond c[] = {
+	    {"benchmark = ?1", f->benchmark, 0},
+	    {"machine_id = (SELECT id FROM machines WHERE name = ?2)", f->machine, 0},
+	    {"status = ?3", f->status, 0},
+	    {"status IN ('queued', 'running')", NULL, f->active},
+	};
+
+	return list_page(
+	    st, p, "SELECT " RUN_COLS RUN_FROM "WHERE r.id IN (SELECT id FROM runs WHERE 1", "r", c,
+	    4, page, per_page, sizeof(**out), read_run, (void **)out, n, more, "runs");
+}
+
+static void read_job_run(sqlite3_stmt *s, fl_pool *p, void *row)
+{
+	struct fl_web_run *r = row;
+
+	read_run(s, p, r);
+	r->role = col_text(s, p, NRUN_COLS);
+}
+
+int fl_web_job_runs(fl_store *st, fl_pool *p, int64_t parent_job, unsigned page, unsigned per_page,
+		    struct fl_web_run **out, size_t *n, int *more)
+{
+	sqlite3_stmt *s;
+
+	if (fl_store_prepare(
+		st, &s,
+		"SELECT " RUN_COLS ", j.role" RUN_FROM "JOIN jobs j ON j.id = r.job_id "
+		"WHERE r.id IN (SELECT x.id FROM runs x WHERE x.job_id IN (SELECT id FROM "
+		"jobs WHERE parent_id = ?1) ORDER BY +x.id DESC LIMIT ?2 OFFSET ?3) "
+		"ORDER BY r.id DESC"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(s, 1, parent_job);
+	bind_page(s, 2, page, per_page);
+	return collect(st, p, s, sizeof(**out), read_job_run, (void **)out, n, per_page, more,
+		       "runs of a job");
+}
+
+static void read_run_detail(sqlite3_stmt *s, fl_pool *p, struct fl_web_run_detail *d, int c)
+{
+	d->backend = col_text(s, p, c);
+	d->facts = col_text(s, p, c + 1);
+	d->console_len = (size_t)sqlite3_column_int64(s, c + 2);
+	d->console = col_text(s, p, c + 3);
+	d->console_path = col_text(s, p, c + 4);
+	d->label = col_text(s, p, c + 5);
+	d->domain = col_text(s, p, c + 6);
+	d->kernel_image = col_text(s, p, c + 7);
+	d->nodes = sqlite3_column_int(s, c + 8);
+	d->cpus = sqlite3_column_int(s, c + 9);
+	d->kernel_release = col_text(s, p, c + 10);
+	d->accel = col_text(s, p, c + 11);
+	d->machine_facts = col_text(s, p, c + 12);
+	d->created_ms = sqlite3_column_int64(s, c + 13);
+	d->agent_ms = sqlite3_column_int64(s, c + 14);
+	d->first_sample_ms = sqlite3_column_int64(s, c + 15);
+	d->ended_ms = sqlite3_column_int64(s, c + 16);
+	d->job_kind = col_text(s, p, c + 17);
+	d->job_role = col_text(s, p, c + 18);
+	d->job_state = col_text(s, p, c + 19);
+	d->job_attempts = sqlite3_column_int(s, c + 20);
+	d->job_parent = sqlite3_column_int64(s, c + 21);
+}
+
+int fl_web_run_get(fl_store *st, fl_pool *p, int64_t id, size_t console_tail,
+		   struct fl_web_run_detail *out)
+{
+	sqlite3_stmt *s;
+	int r;
+
+	if (fl_store_prepare(
+		st, &s,
+		"SELECT " RUN_COLS ", m.backend, m.facts, length(r.console), CASE WHEN ?2 > 0 "
+		"THEN substr(r.console, -?2) END, r.console_path, r.label, r.domain, "
+		"r.kernel_image, coalesce(r.nodes, 0), coalesce(r.cpus, 0), r.kernel_release, "
+		"r.accel, r.machine_facts, coalesce(r.created_ms, 0), coalesce(r.agent_ms, 0), "
+		"coalesce(r.first_sample_ms, 0), coalesce(r.ended_ms, 0), j.kind, j.role, "
+		"j.state, coalesce(j.attempts, 0), coalesce(j.parent_id, 0)" RUN_FROM
+		"LEFT JOIN jobs j ON j.id = r.job_id WHERE r.id = ?1"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)console_tail);
+	if ((r = step_one(st, s, "run", "no such run")))
+		return fl_error_wrap(r, "run %lld", (long long)id);
+	memset(out, 0, sizeof(*out));
+	read_run(s, p, &out->run);
+	read_run_detail(s, p, out, NRUN_COLS);
+	sqlite3_finalize(s);
+	return 0;
+}
+
+int fl_web_run_console(fl_store *st, fl_pool *p, int64_t id, const char **console, size_t *len,
+		       const char **console_path)
+{
+	sqlite3_stmt *s;
+	int r;
+
+	if (fl_store_prepare(st, &s, "SELECT console, console_path FROM runs WHERE id = ?1"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(s, 1, id);
+	if ((r = step_one(st, s, "run console", "no such run")))
+		return fl_error_wrap(r, "run %lld", (long long)id);
+	*console = col_text(s, p, 0);
+	*len = *console ? (size_t)sqlite3_column_bytes(s, 0) : 0;
+	*console_path = col_text(s, p, 1);
+	sqlite3_finalize(s);
+	return 0;
+}
+
+int fl_web_run_evidence(fl_store *st, fl_pool *p, int64_t id, size_t top,
+			struct fl_evidence_point **out, size_t *n)
+{
+	struct fl_evidence_point *pts;
+	size_t npts;
+	int r;
+
+	*out = NULL;
+	*n = 0;
+	if ((r = fl_store_evidence_get(st, id, &pts, &npts)))
+		return r;
+	*out = fl_pool_alloc(p, (npts + 1) * sizeof(**out));
+	for (size_t i = 0; i < npts; i++) {
+		struct fl_evidence_point *d = &(*out)[i], *e = &pts[i];
+
+		*d = *e;
+		d->test = fl_pool_strdup(p, e->test);
+		d->mode = fl_pool_strdup(p, e->mode);
+		d->profile = fl_pool_strdup(p, e->profile);
+		d->vm = fl_pool_alloc(p, (e->nvm + 1) * sizeof(*d->vm));
+		for (size_t k = 0; k < e->nvm; k++)
+			d->vm[k] = (struct fl_vmstat_rate){fl_pool_strdup(p, e->vm[k].name),
+							   e->vm[k].delta, e->vm[k].per_sec};
+		d->nfn = e->nfn < top ? e->nfn : top;
+		d->fn = fl_pool_alloc(p, (d->nfn + 1) * sizeof(*d->fn));
+		for (size_t k = 0; k < d->nfn; k++)
+			d->fn[k] = (struct fl_profile_fn){fl_pool_strdup(p, e->fn[k].name),
+							  e->fn[k].samples, e->fn[k].share};
+	}
+	*n = npts;
+	fl_evidence_points_free(pts, npts);
+	return 0;
+}
+
+static void read_sample(sqlite3_stmt *s, fl_pool *p, void *row)
+{
+	struct fl_web_sample *x = row;
+
+	x->metric = col_text(s, p, 0);
+	x->mode = col_text(s, p, 1);
+	x->tasks = (unsigned)sqlite3_column_int64(s, 2);
+	x->seq = (unsigned)sqlite3_column_int64(s, 3);
+	x->value = sqlite3_column_double(s, 4);
+}
+
+/* Every page of samples, or all of them with per_page 0. */
+static int run_samples(fl_store *st, fl_pool *p, int64_t id, unsigned page, unsigned per_page,
+		       struct fl_web_sample **out, size_t *n, int *more)
+{
+	sqlite3_stmt *s;
+
+	if (fl_store_prepare(
+		st, &s,
+		"SELECT metric, mode, tasks, seq, value FROM samples WHERE run_id = ?1 "
+		"ORDER BY metric, mode, tasks, seq LIMIT ?2 OFFSET ?3"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(s, 1, id);
+	if (per_page) {
+		bind_page(s, 2, page, per_page);
+	} else {
+		sqlite3_bind_int64(s, 2, -1);
+		sqlite3_bind_int64(s, 3, 0);
+	}
+	return collect(st, p, s, sizeof(**out), read_sample, (void **)out, n, per_page, more,
+		       "samples");
+}
+
+int fl_web_run_samples(fl_store *st, fl_pool *p, int64_t id, unsigned page, unsigned per_page,
+		       struct fl_web_sample **out, size_t *n, int *more)
+{
+	return run_samples(st, p, id, page, per_page, out, n, more);
+}
+
+static int same_point(const struct fl_web_sample *a, const struct fl_web_sample *b)
+{
+	return a->tasks == b->tasks && !strcmp(a->metric, b->metric) && !strcmp(a->mode, b->mode);
+}
+
+int fl_web_run_points(fl_store *st, fl_pool *p, int64_t id, struct fl_web_point **out, size_t *n)
+{
+	struct fl_web_sample *x;
+	size_t nx, alloc = 0;
+	double *v;
+	int r;
+
+	*out = NULL;
+	*n = 0;
+	if ((r = run_samples(st, p, id, 1, 0, &x, &nx, NULL)))
+		return r;
+	v = fl_pool_alloc(p, (nx ? nx : 1) * sizeof(*v));
+	for (size_t i = 0, j; i < nx; i = j) {
+		struct fl_web_point *pt;
+
+		for (j = i; j < nx && same_point(&x[i], &x[j]); j++)
+			v[j - i] = x[j].value;
+		*out = fl_pool_grow(p, *out, sizeof(**out), *n, &alloc);
+		pt = &(*out)[(*n)++];
+		pt->metric = x[i].metric;
+		pt->mode = x[i].mode;
+		pt->tasks = x[i].tasks;
+		pt->n = j - i;
+		pt->mean = fl_stats_mean(v, pt->n);
+		pt->sd = fl_stats_stddev(v, pt->n);
+	}
+	return 0;
+}
+
+/* ---- regressions and reports ---- */
+
+#define REGRESSION_SELECT                                                                          \
+	"SELECT g.id, t.name, " COMMIT_COLS("gc", "t") ", " COMMIT_COLS(                           \
+	    "bc", "t") ", g.benchmark, m.name, g.metric, g.mode, g.tasks, g.change, g.p_value, "   \
+		       "g.state, g.created, coalesce(g.job_id, 0), w.tag, w.baseline, "            \
+		       "coalesce((SELECT id FROM bisections x WHERE x.regression_id = g.id), 0) "  \
+		       "FROM regressions g JOIN trees t ON t.id = g.tree_id JOIN commits gc ON "   \
+		       "gc.id = g.good_commit JOIN commits bc ON bc.id = g.bad_commit JOIN "       \
+		       "machines m ON m.id = g.machine_id LEFT JOIN jobs j ON j.id = g.job_id "    \
+		       "LEFT JOIN watch_tags w ON j.kind = 'compare' AND w.id = j.ref_id "
+
+static void read_regression(sqlite3_stmt *s, fl_pool *p, void *row)
+{
+	struct fl_web_regression *g = row;
+	int c = 2 + 2 * NCOMMIT_COLS;
+
+	g->id = sqlite3_column_int64(s, 0);
+	g->tree = col_text(s, p, 1);
+	read_commit(s, p, 2, &g->good);
+	read_commit(s, p, 2 + NCOMMIT_COLS, &g->bad);
+	g->benchmark = col_text(s, p, c);
+	g->machine = col_text(s, p, c + 1);
+	g->metric = col_text(s, p, c + 2);
+	g->mode = col_text(s, p, c + 3);
+	g->tasks = (unsigned)sqlite3_column_int64(s, c + 4);
+	g->change = sqlite3_column_double(s, c + 5);
+	g->p_value = col_num(s, c + 6);
+	g->state = col_text(s, p, c + 7);
+	g->created = sqlite3_column_int64(s, c + 8);
+	g->job_id = sqlite3_column_int64(s, c + 9);
+	g->tag = col_text(s, p, c + 10);
+	g->baseline = col_text(s, p, c + 11);
+	g->bisection_id = sqlite3_column_int64(s, c + 12);
+}
+
+int fl_web_regressions(fl_store *st, fl_pool *p, const char *state, unsigned page,
+		       unsigned per_page, struct fl_web_regression **out, size_t *n, int *more)
+{
+	sqlite3_stmt *s;
+
+	if (fl_store_prepare(st, &s,
+			     state ? REGRESSION_SELECT "WHERE g.state = ?1 ORDER BY g.id DESC "
+						       "LIMIT ?2 OFFSET ?3"
+				   : REGRESSION_SELECT "ORDER BY g.id DESC LIMIT ?2 OFFSET ?3"))
+		return FL_ESTORE;
+	bind_opt_text(s, 1, state);
+	bind_page(s, 2, page, per_page);
+	return collect(st, p, s, sizeof(**out), read_regression, (void **)out, n, per_page, more,
+		       "regressions");
+}
+
+int fl_web_regression_get(fl_store *st, fl_pool *p, int64_t id, struct fl_web_regression *out)
+{
+	return get_by_id(st, p, REGRESSION_SELECT "WHERE g.id = ?1", id, read_regression, out,
+			 "regression");
+}
+
+#define REPORT_SELECT                                                                              \
+	"SELECT id, coalesce(regression_id, 0), message_id, in_reply_to, subject, body, state, "   \
+	"attempts, last_error, created, coalesce(sent, 0), next_attempt FROM reports "
+
+static void read_report(sqlite3_stmt *s, fl_pool *p, void *row)
+{
+	struct fl_web_report *r = row;
+
+	r->id = sqlite3_column_int64(s, 0);
+	r->regression_id = sqlite3_column_int64(s, 1);
+	r->message_id = col_text(s, p, 2);
+	r->in_reply_to = col_text(s, p, 3);
+	r->subject = col_text(s, p, 4);
+	r->body = col_text(s, p, 5);
+	r->state = col_text(s, p, 6);
+	r->attempts = sqlite3_column_int(s, 7);
+	r->last_error = col_text(s, p, 8);
+	r->created = sqlite3_column_int64(s, 9);
+	r->sent = sqlite3_column_int64(s, 10);
+	r->next_attempt = sqlite3_column_int64(s, 11);
+}
+
+int fl_web_report_get(fl_store *st, fl_pool *p, int64_t id, struct fl_web_report *out)
+{
+	return get_by_id(st, p, REPORT_SELECT "WHERE id = ?1", id, read_report, out, "report");
+}
+
+int fl_web_reports_of(fl_store *st, fl_pool *p, int64_t regression_id, struct fl_web_report **out,
+		      size_t *n)
+{
+	sqlite3_stmt *s;
+
+	if (fl_store_prepare(st, &s, REPORT_SELECT "WHERE regression_id = ?1 ORDER BY id"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(s, 1, regression_id);
+	return collect(st, p, s, sizeof(**out), read_report, (void **)out, n, 0, NULL,
+		       "reports of a regression");
+}
+
+/* ---- bisections ---- */
+
+/* The stored commit with this sha (any tree), joined as c and t. */
+#define COMMIT_BY_SHA(sha)                                                                         \
+	" LEFT JOIN commits c ON c.id = (SELECT id FROM commits WHERE sha = " sha " ORDER BY id "  \
+	"LIMIT 1) LEFT JOIN trees t ON t.id = c.tree_id "
+
+#define BISECTION_SELECT                                                                           \
+	"SELECT b.id, coalesce(b.regression_id, 0), b.good, b.bad, b.state, b.result, "            \
+	"b.confidence, b.created, coalesce(b.finished, 0), (SELECT count(*) FROM bisect_steps s "  \
+	"WHERE s.bisection_id = b.id), b.culprit, " COMMIT_COLS(                                   \
+	    "c", "t") ", coalesce(ls.remaining, 0), ls.best, ls.phase, ls.confidence, b.summary "  \
+		      "FROM bisections b" COMMIT_BY_SHA("b.culprit") LATEST_STEP("b.id")
+
+/* The newest step past confirming the ends (it has a verdict and a confidence), as ls. */
+#define LATEST_STEP(bisection)                                                                     \
+	" LEFT JOIN bisect_steps ls ON ls.id = (SELECT id FROM bisect_steps WHERE bisection_id "   \
+	"= " bisection " AND verdict != '' ORDER BY seq DESC LIMIT 1) "
+
+static void read_bisection(sqlite3_stmt *s, fl_pool *p, void *row)
+{
+	struct fl_web_bisection *b = row;
+
+	b->id = sqlite3_column_int64(s, 0);
+	b->regression_id = sqlite3_column_int64(s, 1);
+	b->good = col_text(s, p, 2);
+	b->bad = col_text(s, p, 3);
+	b->state = col_text(s, p, 4);
+	b->result = col_text(s, p, 5);
+	b->confidence = col_num(s, 6);
+	b->created = sqlite3_column_int64(s, 7);
+	b->finished = sqlite3_column_int64(s, 8);
+	b->nsteps = (size_t)sqlite3_column_int64(s, 9);
+	read_commit(s, p, 11, &b->culprit);
+	b->culprit.sha = col_text(s, p, 10); /* the sha even when the commit is not stored */
+	b->remaining = (size_t)sqlite3_column_int64(s, 11 + NCOMMIT_COLS);
+	b->best = col_text(s, p, 12 + NCOMMIT_COLS);
+	b->phase = col_text(s, p, 13 + NCOMMIT_COLS);
+	b->last_confidence = col_num(s, 14 + NCOMMIT_COLS);
+	b->summary = col_text(s, p, 15 + NCOMMIT_COLS);
+}
+
+int fl_web_bisections(fl_store *st, fl_pool *p, const struct fl_web_bisect_filter *f, unsigned page,
+		      unsigned per_page, struct fl_web_bisection **out, size_t *n, int *more)
+{
+	fl_buf sql = FL_BUF_INIT;
+	sqlite3_stmt *s;
+	int r;
+
+	fl_buf_adds(&sql, BISECTION_SELECT "WHERE 1");
+	if (f->state)
+		fl_buf_adds(&sql, " AND b.state = ?1");
+	if (f->regression_id)
+		fl_buf_adds(&sql, " AND b.regression_id = ?2");
+	fl_buf_adds(&sql, " ORDER BY b.id DESC LIMIT ?3 OFFSET ?4");
+	r = fl_store_prepare(st, &s, sql.ptr);
+	fl_buf_free(&sql);
+	if (r)
+		return FL_ESTORE;
+	bind_opt_text(s, 1, f->state);
+	sqlite3_bind_int64(s, 2, f->regression_id);
+	bind_page(s, 3, page, per_page);
+	return collect(st, p, s, sizeof(**out), read_bisection, (void **)out, n, per_page, more,
+		       "bisections");
+}
+
+int fl_web_bisection_get(fl_store *st, fl_pool *p, int64_t id, struct fl_web_bisection *out)
+{
+	return get_by_id(st, p, BISECTION_SELECT "WHERE b.id = ?1", id, read_bisection, out,
+			 "bisection");
+}
+
+/* Step columns, then its run job and one of the job's runs (a row per run). */
+#define STEP_SELECT                                                                                \
+	"SELECT s.seq, s.commit_sha, s.status, s.samples, coalesce(s.verdict, ''), "               \
+	"coalesce(s.confidence, 0), s.created, coalesce(s.remaining, 0), s.best, s.phase, "        \
+	"coalesce(j.id, 0), j.state, j.result, j.error, coalesce(j.attempts, 0), "                 \
+	"coalesce(r.id, 0), r.status, r.detail, rb.status, " COMMIT_COLS(                          \
+	    "c",                                                                                   \
+	    "t") " FROM bisect_steps s" COMMIT_BY_SHA("s.commit_sha") "LEFT JOIN jobs j ON j.key " \
+								      "= 'run:bisection:' || "     \
+								      "s.bisection_id || ':' || "  \
+								      "s.seq || "                  \
+								      "':' || s.commit_sha LEFT "  \
+								      "JOIN runs r ON r.job_id = " \
+								      "j.id LEFT JOIN builds rb "  \
+								      "ON "                        \
+								      "rb.id = r.build_id "
+
+static void read_step(sqlite3_stmt *s, fl_pool *p, struct fl_web_step *x)
+{
+	double *v, *copy;
+
+	x->seq = (size_t)sqlite3_column_int64(s, 0);
+	x->status = col_text(s, p, 2);
+	x->n = fl_store_parse_numbers((const char *)sqlite3_column_text(s, 3), &v);
+	copy = fl_pool_alloc(p, (x->n ? x->n : 1) * sizeof(*v));
+	memcpy(copy, v, x->n * sizeof(*v));
+	free(v);
+	x->v = copy;
+	x->verdict = col_text(s, p, 4);
+	x->confidence = sqlite3_column_double(s, 5);
+	x->created = sqlite3_column_int64(s, 6);
+	x->remaining = (size_t)sqlite3_column_int64(s, 7);
+	x->best = col_text(s, p, 8);
+	x->phase = col_text(s, p, 9);
+	x->job_id = sqlite3_column_int64(s, 10);
+	x->job_state = col_text(s, p, 11);
+	x->job_result = col_text(s, p, 12);
+	x->job_error = col_text(s, p, 13);
+	x->job_attempts = sqlite3_column_int(s, 14);
+	read_commit(s, p, 19, &x->commit);
+	x->commit.sha = col_text(s, p, 1);
+}
+
+static void add_step_run(sqlite3_stmt *s, fl_pool *p, struct fl_web_step *x, size_t *alloc)
+{
+	struct fl_web_step_run *r;
+
+	x->runs = fl_pool_grow(p, x->runs, sizeof(*x->runs), x->nruns, alloc);
+	r = &x->runs[x->nruns++];
+	r->id = sqlite3_column_int64(s, 15);
+	r->status = col_text(s, p, 16);
+	r->detail = col_text(s, p, 17);
+	r->build_status = col_text(s, p, 18);
+}
+
+int fl_web_bisect_steps(fl_store *st, fl_pool *p, int64_t id, struct fl_web_step **out, size_t *n)
+{
+	size_t alloc = 0, runs_alloc = 0;
+	sqlite3_stmt *s;
+	int rc;
+
+	if (fl_store_prepare(st, &s, STEP_SELECT "WHERE s.bisection_id = ?1 ORDER BY s.seq, r.id"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(s, 1, id);
+	*out = NULL;
+	*n = 0;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		size_t seq = (size_t)sqlite3_column_int64(s, 0);
+
+		if (!*n || (*out)[*n - 1].seq != seq) {
+			*out = fl_pool_grow(p, *out, sizeof(**out), *n, &alloc);
+			read_step(s, p, &(*out)[(*n)++]);
+			runs_alloc = 0;
+		}
+		if (sqlite3_column_int64(s, 15))
+			add_step_run(s, p, &(*out)[*n - 1], &runs_alloc);
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? 0 : fl_store_sqlerr(st, "bisect steps");
+}
+
+/* ---- the watch service: comparisons, revert checks, jobs, machines ---- */
+
+static void read_comparison(sqlite3_stmt *s, fl_pool *p, void *row)
+{
+	struct fl_web_comparison *x = row;
+
+	x->what = col_text(s, p, 0);
+	x->base_sha = col_text(s, p, 1);
+	x->new_sha = col_text(s, p, 2);
+	x->metric = col_text(s, p, 3);
+	x->mode = col_text(s, p, 4);
+	x->tasks = (unsigned)sqlite3_column_int64(s, 5);
+	x->is_primary = sqlite3_column_int(s, 6);
+	x->base_runs = (size_t)sqlite3_column_int64(s, 7);
+	x->new_runs = (size_t)sqlite3_column_int64(s, 8);
+	x->base_mean = col_num(s, 9);
+	x->base_sd = col_num(s, 10);
+	x->new_mean = col_num(s, 11);
+	x->new_sd = col_num(s, 12);
+	x->change = col_num(s, 13);
+	x->p = col_num(s, 14);
+	x->verdict = col_text(s, p, 15);
+	x->class = col_text(s, p, 16);
+}
+
+int fl_web_comparisons(fl_store *st, fl_pool *p, int64_t job_id, struct fl_web_comparison **out,
+		       size_t *n)
+{
+	sqlite3_stmt *s;
+
+	if (fl_store_prepare(
+		st, &s,
+		"SELECT x.what, bc.sha, nc.sha, x.metric, x.mode, x.tasks, x.is_primary, "
+		"x.base_runs, x.new_runs, x.base_mean, x.base_stddev, x.new_mean, x.new_stddev, "
+		"x.change, x.p_value, x.verdict, x.class FROM comparisons x LEFT JOIN commits bc "
+		"ON bc.id = x.base_commit LEFT JOIN commits nc ON nc.id = x.new_commit WHERE "
+		"x.job_id = ?1 ORDER BY x.what, x.is_primary DESC, x.metric, x.mode, x.tasks"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(s, 1, job_id);
+	return collect(st, p, s, sizeof(**out), read_comparison, (void **)out, n, 0, NULL,
+		       "comparisons");
+}
+
+/* "a\nb\n" -> {"a", "b"}: the conflicting files, one per line. */
+static void split_lines(fl_pool *p, const char *text, const char ***out, size_t *n)
+{
+	size_t alloc = 0;
+
+	*out = NULL;
+	*n = 0;
+	for (const char *l = text; l && *l;) {
+		size_t len = strcspn(l, "\n");
+		char *line;
+
+		if (len) {
+			line = fl_pool_alloc(p, len + 1);
+			memcpy(line, l, len);
+			*out = fl_pool_grow(p, *out, sizeof(char *), *n, &alloc);
+			(*out)[(*n)++] = line;
+		}
+		l += len + (l[len] == '\n');
+	}
+}
+
+static void read_revert(sqlite3_stmt *s, fl_pool *p, void *row)
+{
+	struct fl_web_revert *v = row;
+
+	v->id = sqlite3_column_int64(s, 0);
+	v->regression_id = sqlite3_column_int64(s, 1);
+	v->culprit = col_text(s, p, 2);
+	v->onto = col_text(s, p, 3);
+	v->state = col_text(s, p, 4);
+	v->commit_sha = col_text(s, p, 5);
+	v->ref = col_text(s, p, 6);
+	split_lines(p, (const char *)sqlite3_column_text(s, 7), &v->conflicts, &v->nconflicts);
+	v->error = col_text(s, p, 8);
+	v->verdict = col_text(s, p, 9);
+	v->created = sqlite3_column_int64(s, 10);
+	v->job_id = sqlite3_column_int64(s, 11);
+	v->job_state = col_text(s, p, 12);
+}
+
+int fl_web_revert_get(fl_store *st, fl_pool *p, int64_t regression_id, struct fl_web_revert *out)
+{
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	if ((r = get_by_id(st, p,
+			   "SELECT v.id, v.regression_id, v.culprit, v.onto, v.state, "
+			   "v.commit_sha, v.ref, v.conflicts, v.error, v.verdict, v.created, "
+			   "coalesce(j.id, 0), j.state FROM reverts v LEFT JOIN jobs j ON j.key = "
+			   "'revert:' || v.regression_id WHERE v.regression_id = ?1",
+			   regression_id, read_revert, out, "revert check of regression")))
+		return r;
+	return out->job_id ? fl_web_comparisons(st, p, out->job_id, &out->rows, &out->nrows) : 0;
+}
+
+static void read_job(sqlite3_stmt *s, fl_pool *p, void *row)
+{
+	struct fl_web_job *j = row;
+
+	j->id = sqlite3_column_int64(s, 0);
+	j->parent_id = sqlite3_column_int64(s, 1);
+	j->ref_id = sqlite3_column_int64(s, 2);
+	j->kind = col_text(s, p, 3);
+	j->state = col_text(s, p, 4);
+	j->tree = col_text(s, p, 5);
+	j->machine = col_text(s, p, 6);
+	j->benchmark = col_text(s, p, 7);
+	j->role = col_text(s, p, 8);
+	j->seq = sqlite3_column_int(s, 9);
+	j->attempts = sqlite3_column_int(s, 10);
+	j->result = col_text(s, p, 11);
+	j->error = col_text(s, p, 12);
+	j->created = sqlite3_column_int64(s, 13);
+	j->started = sqlite3_column_int64(s, 14);
+	j->finished = sqlite3_column_int64(s, 15);
+	j->run_id = sqlite3_column_int64(s, 16);
+	j->children = (size_t)sqlite3_column_int64(s, 17);
+	j->children_done = (size_t)sqlite3_column_int64(s, 18);
+	j->tag = col_text(s, p, 19);
+	j->baseline = col_text(s, p, 20);
+	read_commit(s, p, 22, &j->commit);
+	if (sqlite3_column_bytes(s, 21)) /* the sha even when the commit is not stored */
+		j->commit.sha = col_text(s, p, 21);
+}
+
+int fl_web_jobs(fl_store *st, fl_pool *p, const struct fl_web_job_filter *f, unsigned page,
+		unsigned per_page, struct fl_web_job **out, size_t *n, int *more)
+{
+	const struct cond c[] = {
+	    {"kind = ?1", f->kind, 0},
+	    {"state = ?2", f->state, 0},
+	    {"state IN ('queued', 'running', 'waiting')", NULL, f->live},
+	};
+
+	return list_page(
+	    st, p,
+	    "SELECT j.id, coalesce(j.parent_id, 0), j.ref_id, j.kind, j.state, j.tree, j.machine, "
+	    "j.benchmark, j.role, j.seq, j.attempts, j.result, j.error, j.created, "
+	    "coalesce(j.started, 0), coalesce(j.finished, 0), CASE WHEN j.kind = 'run' THEN "
+	    "coalesce(j.run_id, (SELECT max(id) FROM runs WHERE job_id = j.id), 0) ELSE 0 END, "
+	    "(SELECT count(*) FROM jobs k WHERE k.parent_id = j.id AND k.kind = 'run'), (SELECT "
+	    "count(*) FROM jobs k WHERE k.parent_id = j.id AND k.kind = 'run' AND k.state IN "
+	    "('done', 'failed')), w.tag, w.baseline, j.rev, " COMMIT_COLS(
+		"c", "t") " FROM jobs j LEFT JOIN watch_tags w ON j.kind = 'compare' AND w.id = "
+			  "j.ref_id" COMMIT_BY_SHA("nullif(j.rev, '')") "WHERE j.id IN (SELECT "
+									"id FROM jobs WHERE 1",
+	    "j", c, 3, page, per_page, sizeof(**out), read_job, (void **)out, n, more, "jobs");
+}
+
+static void read_machine(sqlite3_stmt *s, fl_pool *p, void *row)
+{
+	struct fl_web_machine *m = row;
+
+	m->id = sqlite3_column_int64(s, 0);
+	m->name = col_text(s, p, 1);
+	m->backend = col_text(s, p, 2);
+	m->state = col_text(s, p, 3);
+	m->reason = col_text(s, p, 4);
+	m->infra_errors = sqlite3_column_int(s, 5);
+	m->facts = col_text(s, p, 6);
+}
+
+int fl_web_machines(fl_store *st, fl_pool *p, const char *state, struct fl_web_machine **out,
+		    size_t *n)
+{
+	sqlite3_stmt *s;
+
+	if (fl_store_prepare(st, &s,
+			     "SELECT id, name, backend, state, state_reason, infra_errors, facts "
+			     "FROM machines WHERE ?1 IS NULL OR state = ?1 ORDER BY name"))
+		return FL_ESTORE;
+	bind_opt_text(s, 1, state);
+	return collect(st, p, s, sizeof(**out), read_machine, (void **)out, n, 0, NULL, "machines");
+}
+
+/* ---- comparisons and series ---- */
+
+static int machine_id(fl_store *st, const char *name, int64_t *id)
+{
+	sqlite3_stmt *s;
+	int r;
+
+	if (fl_store_prepare(st, &s, "SELECT id FROM machines WHERE name = ?1"))
+		return FL_ESTORE;
+	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+	if ((r = step_one(st, s, "machine", "no machine with this name")))
+		return fl_error_wrap(r, "machine '%s'", name);
+	*id = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return 0;
+}
+
+/* Each of a comparison's strings and rows, in the pool. */
+static void pool_comparison(fl_pool *p, const struct fl_comparison *c, struct fl_web_compare *out)
+{
+	out->rows = fl_pool_alloc(p, (c->nrows + 1) * sizeof(*out->rows));
+	for (size_t i = 0; i < c->nrows; i++) {
+		struct fl_cmp_row *r = &out->rows[i];
+
+		*r = c->rows[i];
+		r->mode = fl_pool_strdup(p, r->mode);
+		r->what = fl_pool_strdup(p, r->what);
+		r->name = fl_pool_strdup(p, r->name);
+		out->nmetric += r->kind == FL_CMP_METRIC;
+		out->nvmstat += r->kind == FL_CMP_VMSTAT;
+		out->nprofile += r->kind == FL_CMP_PROFILE;
+	}
+	out->nrows = c->nrows;
+	out->notes = fl_pool_alloc(p, (c->nnotes + 1) * sizeof(*out->notes));
+	for (size_t i = 0; i < c->nnotes; i++)
+		out->notes[i] = fl_pool_strdup(p, c->notes[i]);
+	out->nnotes = c->nnotes;
+}
+
+static int has_evidence(const struct fl_cmp_side *s)
+{
+	for (size_t i = 0; i < s->set.n; i++)
+		if (s->runs[i].npoints)
+			return 1;
+	return 0;
+}
+
+/* Both sides' runs read and compared; rows only when both have runs. */
+static int compare_sides(fl_store *st, fl_pool *p, const struct fl_web_compare_req *q,
+			 const int64_t *ia, const int64_t *ib, struct fl_web_compare *out)
+{
+	struct fl_cmp_side sa = {0}, sb = {0};
+	struct fl_comparison *c = NULL;
+	struct fl_cmp_opts o;
+	int r;
+
+	fl_cmp_opts_init(&o);
+	o.alpha = q->alpha;
+	o.min_change = q->min_change;
+	o.dir = q->dir;
+	if (!(r = fl_cmp_side_load(st, q->a, ia, out->a_runs, 0, &sa)) &&
+	    !(r = fl_cmp_side_load(st, q->b, ib, out->b_runs, 0, &sb)) &&
+	    !(r = fl_compare(q->benchmark, &sa.set, &sb.set, &o, &c))) {
+		pool_comparison(p, c, out);
+		out->has_evidence = has_evidence(&sa) || has_evidence(&sb);
+	}
+	fl_comparison_free(c);
+	fl_cmp_side_release(&sa);
+	fl_cmp_side_release(&sb);
+	return r;
+}
+
+int fl_web_compare(fl_store *st, fl_pool *p, const struct fl_web_compare_req *q,
+		   struct fl_web_compare *out)
+{
+	int64_t *ia = NULL, *ib = NULL;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	if ((r = fl_web_rev_resolve(st, p, q->a, &out->a)) ||
+	    (r = fl_web_rev_resolve(st, p, q->b, &out->b)) ||
+	    (r = machine_id(st, q->machine, &out->machine_id)))
+		return r;
+	if (!(r = fl_store_cmp_commit_runs(st, out->a.sha, q->benchmark, q->machine, &ia,
+					   &out->a_runs)) &&
+	    !(r = fl_store_cmp_commit_runs(st, out->b.sha, q->benchmark, q->machine, &ib,
+					   &out->b_runs)) &&
+	    out->a_runs && out->b_runs)
+		r = compare_sides(st, p, q, ia, ib, out);
+	free(ia);
+	free(ib);
+	return r;
+}
+
+int fl_web_compare_runs(fl_store *st, fl_pool *p, int64_t commit_id, const char *benchmark,
+			int64_t machine_id, unsigned page, unsigned per_page,
+			struct fl_web_run **out, size_t *n, int *more)
+{
+	sqlite3_stmt *s;
+
+	/* the runs store/compare.c compares: runs.commit_id, or the build's commit */
+	if (fl_store_prepare(
+		st, &s,
+		"SELECT " RUN_COLS RUN_FROM "WHERE r.id IN (SELECT id FROM runs INDEXED BY "
+		"runs_by_commit WHERE commit_id = ?1 AND "
+		"benchmark = ?2 AND machine_id = ?3 UNION SELECT x.id FROM builds y JOIN "
+		"runs x ON x.build_id = y.id WHERE y.commit_id = ?1 AND +x.commit_id "
+		"IS NULL AND x.benchmark = ?2 AND x.machine_id = ?3) "
+		"ORDER BY r.id DESC LIMIT ?4 OFFSET ?5"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(s, 1, commit_id);
+	sqlite3_bind_text(s, 2, benchmark, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 3, machine_id);
+	bind_page(s, 4, page, per_page);
+	return collect(st, p, s, sizeof(**out), read_run, (void **)out, n, per_page, more,
+		       "runs of a kernel");
+}
+
+/* Run r is ok and of the benchmark ?2 and machine ?3 (NULL: any), machine joined as m. */
+#define NEWEST_RUN_OK                                                                              \
+	" r.status = 'ok' AND (?2 IS NULL OR r.benchmark = ?2) AND (?3 IS NULL OR m.name = ?3) "
+
+/* The newest ok run of the tree (optionally of a benchmark and machine): the newest commit
+ * that has one, then its newest. */
+static int newest_run(fl_store *st, fl_pool *p, int64_t tree, const char *benchmark,
+		      const char *machine, int64_t *run, const char **bench_out,
+		      const char **machine_out)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (fl_store_prepare(
+		st, &s,
+		"WITH newest(id) AS (SELECT c.id FROM commits c WHERE c.tree_id = ?1 AND EXISTS "
+		"(SELECT 1 FROM runs r JOIN machines m ON m.id = r.machine_id WHERE " RUN_OF_COMMIT(
+		    "r", "c.id") " AND" NEWEST_RUN_OK ") ORDER BY c.time DESC, c.id DESC LIMIT 1) "
+				 "SELECT r.id, r.benchmark, m.name FROM newest n JOIN runs r "
+				 "ON " RUN_OF_COMMIT("r", "n.id") " JOIN machines m ON m.id = "
+								  "r.machine_id WHERE" NEWEST_RUN_OK
+								  "ORDER BY r.id DESC LIMIT 1"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(s, 1, tree);
+	bind_opt_text(s, 2, benchmark);
+	bind_opt_text(s, 3, machine);
+	*run = 0;
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		*run = sqlite3_column_int64(s, 0);
+		*bench_out = col_text(s, p, 1);
+		*machine_out = col_text(s, p, 2);
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : fl_store_sqlerr(st, "newest run");
+}
+
+static int has_str(const char **v, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v[i], s))
+			return 1;
+	return 0;
+}
+
+/* Task counts in increasing order, each once. */
+static void add_tasks(fl_pool *p, struct fl_web_series *o, unsigned tasks, size_t *alloc)
+{
+	size_t i = 0;
+
+	while (i < o->ntasks && o->tasks_list[i] < tasks)
+		i++;
+	if (i < o->ntasks && o->tasks_list[i] == tasks)
+		return;
+	o->tasks_list = fl_pool_grow(p, o->tasks_list, sizeof(unsigned), o->ntasks, alloc);
+	memmove(&o->tasks_list[i + 1], &o->tasks_list[i], (o->ntasks - i) * sizeof(unsigned));
+	o->tasks_list[i] = tasks;
+	o->ntasks++;
+}
+
+/* What the run offers (metrics, modes, task counts), and the defaults taken from it. */
+static int series_choices(fl_store *st, fl_pool *p, int64_t run, const struct fl_web_series_req *q,
+			  struct fl_web_series *o)
+{
+	struct fl_web_point *pts;
+	size_t n, am = 0, ao = 0, at = 0;
+	int r;
+
+	if ((r = fl_web_run_points(st, p, run, &pts, &n)))
+		return r;
+	for (size_t i = 0; i < n; i++) {
+		if (!has_str(o->metrics, o->nmetrics, pts[i].metric)) {
+			o->metrics = fl_pool_grow(p, o->metrics, sizeof(char *), o->nmetrics, &am);
+			o->metrics[o->nmetrics++] = pts[i].metric;
+		}
+		if (!has_str(o->modes, o->nmodes, pts[i].mode)) {
+			o->modes = fl_pool_grow(p, o->modes, sizeof(char *), o->nmodes, &ao);
+			o->modes[o->nmodes++] = pts[i].mode;
+		}
+		add_tasks(p, o, pts[i].tasks, &at);
+	}
+	o->metric = q->metric					      ? q->metric
+		    : has_str(o->metrics, o->nmetrics, "ops_per_sec") ? "ops_per_sec"
+		    : o->nmetrics				      ? o->metrics[0]
+								      : "ops_per_sec";
+	o->mode = q->mode ? q->mode : o->nmodes ? o->modes[0] : "";
+	o->tasks = q->tasks ? q->tasks : o->ntasks ? o->tasks_list[o->ntasks - 1] : 1;
+	return 0;
+}
+
+/* Commit c (SQL) has ok runs of ?2 on machine ?3. */
+#define HAS_RUNS(c)                                                                                \
+	"EXISTS (SELECT 1 FROM runs r WHERE " RUN_OF_COMMIT(                                       \
+	    "r", c) " AND r.benchmark = ?2 AND "                                                   \
+		    "r.machine_id = ?3 AND r.status = 'ok')"
+
+/* The page's positions by commit: commits with runs, newest first from the store, oldest first
+ * in *out. */
+static int commit_positions(fl_store *st, fl_pool *p, int64_t tree, int64_t machine,
+			    const struct fl_web_series_req *q, struct fl_web_series *o,
+			    struct fl_web_series_point **out, size_t *n)
+{
+	struct fl_web_commit *c;
+	sqlite3_stmt *s;
+	int r;
+
+	if (fl_store_prepare(
+		st, &s,
+		"SELECT " COMMIT_COLS("c", "t") " FROM commits c JOIN trees t ON t.id = "
+						"c.tree_id WHERE c.tree_id = ?1 AND " HAS_RUNS(
+						    "c.id") " ORDER BY c.time DESC, "
+							    "c.id DESC LIMIT ?4 OFFSET ?5"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(s, 1, tree);
+	sqlite3_bind_text(s, 2, o->benchmark, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 3, machine);
+	bind_page(s, 4, q->page, q->per_page);
+	if ((r = collect(st, p, s, sizeof(*c), read_commit_row, (void **)&c, n, q->per_page,
+			 &o->more, "series commits")))
+		return r;
+	*out = fl_pool_alloc(p, (*n ? *n : 1) * sizeof(**out));
+	for (size_t i = 0; i < *n; i++)
+		(*out)[i].commit = c[*n - 1 - i];
+	return 0;
+}
+
+static void read_tag_position(sqlite3_stmt *s, fl_pool *p, void *row)
+{
+	struct fl_web_series_point *pt = row;
+
+	pt->tag = col_text(s, p, 0);
+	read_commit(s, p, 1, &pt->commit);
+}
+
+static int cmp_position(const void *a, const void *b)
+{
+	return fl_repo_version_cmp(((const struct fl_web_series_point *)a)->tag,
+				   ((const struct fl_web_series_point *)b)->tag);
+}
+
+/* Tags with ok runs, in version order, each name once. */
+static int tags_with_runs(fl_store *st, fl_pool *p, int64_t tree, int64_t machine,
+			  const char *benchmark, struct fl_web_series_point **out, size_t *n)
+{
+	sqlite3_stmt *s;
+	size_t k = 0;
+	int r;
+
+	if (fl_store_prepare(
+		st, &s,
+		"SELECT w.tag, " COMMIT_COLS(
+		    "c",
+		    "t") " FROM watch_tags w JOIN commits c ON c.id = "
+			 "w.commit_id JOIN trees t ON t.id = "
+			 "c.tree_id WHERE w.tree_id = ?1 AND " HAS_RUNS(
+			     "c.id") " UNION SELECT w.baseline, " COMMIT_COLS("c",
+									      "t") " FROM "
+										   "watch_tags w "
+										   "JOIN commits c "
+										   "ON c.id = "
+										   "w.baseline_"
+										   "commit JOIN "
+										   "trees t ON "
+										   "t.id = "
+										   "c.tree_id "
+										   "WHERE "
+										   "w.tree_id = ?1 "
+										   "AND " HAS_RUNS(
+										       "c.id")))
+		return FL_ESTORE;
+	sqlite3_bind_int64(s, 1, tree);
+	sqlite3_bind_text(s, 2, benchmark, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 3, machine);
+	if ((r = collect(st, p, s, sizeof(**out), read_tag_position, (void **)out, n, 0, NULL,
+			 "series tags")))
+		return r;
+	qsort(*out, *n, sizeof(**out), cmp_position);
+	for (size_t i = 0; i < *n; i++)
+		if (!k || strcmp((*out)[k - 1].tag, (*out)[i].tag))
+			(*out)[k++] = (*out)[i];
+	*n = k;
+	return 0;
+}
+
+/* The page's positions by tag: per_page of them counted from the newest. */
+static int tag_positions(const struct fl_web_series_req *q, struct fl_web_series *o,
+			 struct fl_web_series_point **pts, size_t *n)
+{
+	size_t skip = (size_t)(q->page ? q->page - 1 : 0) * q->per_page, end;
+
+	end = skip < *n ? *n - skip : 0;
+	o->more = end > q->per_page;
+	*pts += end > q->per_page ? end - q->per_page : 0;
+	*n = end > q->per_page ? q->per_page : end;
+	return 0;
+}
+
+/* Each position's run means of the chosen point; positions without them are dropped. */
+static int series_values(fl_store *st, fl_pool *p, int64_t machine, struct fl_web_series *o,
+			 struct fl_web_series_point *pts, size_t n)
+{
+	sqlite3_stmt *s;
+
+	o->pts = pts;
+	o->n = 0;
+	if (fl_store_prepare(
+		st, &s,
+		"SELECT avg(s.value) FROM runs r JOIN samples s ON s.run_id = r.id "
+		"WHERE " RUN_OF_COMMIT("r", "?1") " AND r.benchmark = ?2 AND "
+						  "r.machine_id = ?3 AND r.status = "
+						  "'ok' AND s.metric = ?4 AND s.mode = "
+						  "?5 AND s.tasks = ?6 GROUP BY r.id "
+						  "ORDER BY r.id"))
+		return FL_ESTORE;
+	for (size_t i = 0; i < n; i++) {
+		struct fl_web_series_point *pt = &o->pts[o->n];
+		size_t alloc = 0;
+		int rc;
+
+		*pt = pts[i];
+		pt->v = NULL;
+		pt->n = 0;
+		sqlite3_bind_int64(s, 1, pt->commit.id);
+		sqlite3_bind_text(s, 2, o->benchmark, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 3, machine);
+		sqlite3_bind_text(s, 4, o->metric, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s, 5, o->mode, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 6, o->tasks);
+		while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+			pt->v = fl_pool_grow(p, pt->v, sizeof(double), pt->n, &alloc);
+			pt->v[pt->n++] = sqlite3_column_double(s, 0);
+		}
+		sqlite3_reset(s);
+		if (rc != SQLITE_DONE) {
+			sqlite3_finalize(s);
+			return fl_store_sqlerr(st, "series values");
+		}
+		if (pt->n)
+			o->n++;
+	}
+	sqlite3_finalize(s);
+	return 0;
+}
+
+/* Positions by tag when asked for or when any tag has runs, else by commit. */
+static int series_positions(fl_store *st, fl_pool *p, int64_t tree, int64_t machine,
+			    const struct fl_web_series_req *q, struct fl_web_series *o)
+{
+	struct fl_web_series_point *pts = NULL;
+	size_t n = 0;
+	int r;
+
+	if (!q->by || !strcmp(q->by, "tag")) {
+		if ((r = tags_with_runs(st, p, tree, machine, o->benchmark, &pts, &n)))
+			return r;
+		if (n || q->by) {
+			o->by = "tag";
+			tag_positions(q, o, &pts, &n);
+			return series_values(st, p, machine, o, pts, n);
+		}
+	}
+	o->by = "commit";
+	if ((r = commit_positions(st, p, tree, machine, q, o, &pts, &n)))
+		return r;
+	return series_values(st, p, machine, o, pts, n);
+}
+
+/* E-divisive on the page's positions: at most 8 points, a fixed seed so a page is stable. */
+static int series_change_points(fl_pool *p, const struct fl_web_series_req *q,
+				struct fl_web_series *o)
+{
+	struct fl_series_point *sp;
+
+	if (o->n < 4)
+		return 0;
+	sp = fl_pool_alloc(p, o->n * sizeof(*sp));
+	for (size_t i = 0; i < o->n; i++) {
+		sp[i].v = o->pts[i].v;
+		sp[i].n = o->pts[i].n;
+	}
+	o->cps = fl_pool_alloc(p, 8 * sizeof(*o->cps));
+	return fl_stats_change_points(sp, o->n, 0.01, 199, 0x5eed, q->dir, o->cps, 8, &o->ncps);
+}
+
+int fl_web_series(fl_store *st, fl_pool *p, const struct fl_web_series_req *q,
+		  struct fl_web_series *o)
+{
+	struct fl_web_tree t;
+	int64_t run, machine;
+	int r;
+
+	memset(o, 0, sizeof(*o));
+	o->benchmark = q->benchmark;
+	o->machine = q->machine;
+	if ((r = fl_web_tree_get(st, p, q->tree, 0, &t)) ||
+	    (r = newest_run(st, p, t.id, q->benchmark, q->machine, &run, &o->benchmark,
+			    &o->machine)))
+		return r;
+	if (!run) { /* nothing measured yet: an empty series */
+		o->by = q->by ? q->by : "commit";
+		return 0;
+	}
+	if ((r = machine_id(st, o->machine, &machine)) || (r = series_choices(st, p, run, q, o)) ||
+	    (r = series_positions(st, p, t.id, machine, q, o)))
+		return r;
+	return series_change_points(p, q, o);
+}

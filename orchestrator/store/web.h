@@ -1,0 +1,409 @@
+/*
+ * store/web.h - what the results pages read, as rows ready to render.
+ *
+ * All SQL of the pages lives in store/web.c; a page (web/ui-*.c) calls these
+ * functions and never sees a statement, so where the data comes from can
+ * change without touching a page. The store is opened read-only
+ * (FL_STORE_READONLY) by the server, one connection per server thread.
+ *
+ * Rows and their strings are allocated in the caller's pool (pool.h) and
+ * live until it is freed. Lists take a page number (1-based) and a page
+ * size, are ordered newest first by id (a stable order), and say whether a
+ * further page exists. A missing id is FL_ENOTFOUND, a malformed argument
+ * FL_EINVAL, both with a message that names it.
+ *
+ * A run belongs to the commit in runs.commit_id, or for rows without it
+ * (written before the run path kept it) to its build's commit: every
+ * query that joins runs to commits takes both (RUNS_OF_COMMIT in
+ * store/web.c). The watch service's tables (watch_tags, jobs, comparisons,
+ * reverts, machine state) are read here as they are: tags with the
+ * verdict of each compare job, jobs in progress, the comparison behind a
+ * regression, the revert check, a bisection step's run jobs.
+ */
+#ifndef FL_STORE_WEB_H
+#define FL_STORE_WEB_H
+
+#include "analysis/compare.h"
+#include "analysis/evidence.h"
+#include "lib/pool.h"
+#include "analysis/stats.h"
+#include "store/store.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A commit as pages show it; id 0 when only the sha is known (subject NULL). */
+struct fl_web_commit {
+	int64_t id;
+	const char *tree, *sha, *subject, *author;
+	int64_t time;
+};
+
+/*
+ * The verdict of one compare job (a tag against its baseline on one
+ * benchmark and machine): worse, better, same, unclear (the service's
+ * classes regression, improvement, same, unclear), running while the job
+ * is queued, running or waiting for its runs, failed with the error.
+ */
+struct fl_web_verdict {
+	int64_t job_id;
+	const char *benchmark, *machine;
+	const char *state;   /* the job's: queued, running, waiting, done, failed */
+	const char *verdict; /* worse, better, same, unclear, running, failed */
+	const char *error;   /* failed: why; else NULL */
+	/* The primary point that decided it (done jobs with rows; metric NULL
+	 * otherwise): the worst regression, the best improvement, or the
+	 * largest change. */
+	const char *metric, *mode;
+	unsigned tasks;
+	double change;		      /* percent as measured, NAN without rows */
+	size_t runs_done, runs_total; /* the job's run jobs that ended, of all */
+	int64_t regression_id;	      /* 0: none */
+};
+
+/* A tag the watch service has seen. */
+struct fl_web_tag {
+	int64_t id;
+	const char *tree, *name;
+	const char *state;		   /* scheduled, skipped, no-baseline */
+	const char *note;		   /* why it is not tested, or NULL */
+	const char *baseline;		   /* its name, NULL for skipped and no-baseline tags */
+	struct fl_web_commit commit, base; /* base.sha NULL without a baseline */
+	int64_t created;
+	struct fl_web_verdict *verdicts; /* by benchmark, machine */
+	size_t nverdicts;
+};
+
+struct fl_web_tree {
+	int64_t id;
+	const char *name, *url;
+	struct fl_web_commit *latest; /* newest commits first */
+	size_t nlatest;
+	struct fl_web_tag *tags; /* newest tags first, in version order */
+	size_t ntags;
+};
+
+/* Every tree with its 'latest' newest commits (by commit time) and its
+ * 'latest' newest tags (by version) with their verdicts. */
+int fl_web_trees(fl_store *st, fl_pool *p, size_t latest, struct fl_web_tree **out, size_t *n);
+int fl_web_tree_get(fl_store *st, fl_pool *p, const char *name, size_t latest,
+		    struct fl_web_tree *out);
+
+/*
+ * A revision named in a URL to a stored commit: a tag the watch service
+ * saw (as a tested tag or as a baseline, "v6.1-fl1"), a hex sha or its
+ * prefix (at least 4 digits), or a kernel release name ending in -g<sha>
+ * (the form "3.16.0-rc4-g67b9d76" kernel developers paste). A tag wins over
+ * a sha prefix of the same spelling. FL_EINVAL for a malformed or ambiguous
+ * one (a tag on different commits in two trees), FL_ENOTFOUND for one no
+ * stored tag or commit matches.
+ */
+int fl_web_rev_resolve(fl_store *st, fl_pool *p, const char *rev, struct fl_web_commit *out);
+/* 1 when a revision of this spelling may be put in a URL (a tag name can be
+ * anything git allows, such as "<b>": such a tag is linked by its sha). */
+int fl_web_rev_ok(const char *rev);
+
+struct fl_web_run {
+	int64_t id;
+	const char *benchmark, *machine, *status;
+	const char *detail;	   /* why it ended that way, or NULL */
+	const char *params;	   /* JSON text */
+	int64_t started, finished; /* finished 0 while running */
+	int64_t build_id;	   /* 0: none */
+	const char *kernel, *build_status;
+	struct fl_web_commit commit; /* id 0 without a commit or build */
+	int64_t job_id;		     /* the watch service's run job, 0: none */
+	const char *role;	     /* that job's role (base, new, bisect, ...) where listed */
+};
+
+struct fl_web_run_filter {
+	const char *benchmark, *machine, *status; /* NULL: any */
+	int active;				  /* only queued and running runs */
+};
+int fl_web_runs(fl_store *st, fl_pool *p, const struct fl_web_run_filter *f, unsigned page,
+		unsigned per_page, struct fl_web_run **out, size_t *n, int *more);
+
+/* A run with its environment (the agent's record and the guest's facts),
+ * its timings and the job it ran for. Its vmstat and profile: fl_web_run_evidence. */
+struct fl_web_run_detail {
+	struct fl_web_run run;
+	const char *backend, *facts; /* the machine; facts JSON or NULL */
+	const char *console;	     /* its stored console's last console_tail bytes, or NULL */
+	size_t console_len;	     /* the stored console's length */
+	const char *console_path;    /* the whole console log on disk, or NULL */
+	const char *label, *domain, *kernel_image;
+	/* environment: 0 / NULL when unknown */
+	int nodes, cpus;
+	const char *kernel_release, *accel;
+	const char *machine_facts; /* JSON: the guest's topology, memory, ... */
+	/* wall clock, ms since the epoch; 0 when it did not happen */
+	int64_t created_ms, agent_ms, first_sample_ms, ended_ms;
+	/* the run job: role, attempts, state (job_id 0: none) */
+	const char *job_kind, *job_role, *job_state;
+	int job_attempts;
+	int64_t job_parent;
+};
+int fl_web_run_get(fl_store *st, fl_pool *p, int64_t id, size_t console_tail,
+		   struct fl_web_run_detail *out);
+/* The stored console (NULL when the run kept none); console_path is the whole log. */
+int fl_web_run_console(fl_store *st, fl_pool *p, int64_t id, const char **console, size_t *len,
+		       const char **console_path);
+/* The runs of a coordinator job's run jobs (role set), newest first. */
+int fl_web_job_runs(fl_store *st, fl_pool *p, int64_t parent_job, unsigned page, unsigned per_page,
+		    struct fl_web_run **out, size_t *n, int *more);
+
+/* The run's evidence per measured point (evidence.h: vmstat rates of the
+ * window, the profile's functions), with at most top functions a point,
+ * most samples first; *n = 0 for a run without. */
+int fl_web_run_evidence(fl_store *st, fl_pool *p, int64_t id, size_t top,
+			struct fl_evidence_point **out, size_t *n);
+
+struct fl_web_sample {
+	const char *metric, *mode;
+	unsigned tasks, seq;
+	double value;
+};
+/* A run's samples ordered by metric, mode, tasks, seq. */
+int fl_web_run_samples(fl_store *st, fl_pool *p, int64_t id, unsigned page, unsigned per_page,
+		       struct fl_web_sample **out, size_t *n, int *more);
+
+/* One (metric, mode, tasks) of a run: its samples summarised. */
+struct fl_web_point {
+	const char *metric, *mode;
+	unsigned tasks;
+	double mean, sd;
+	size_t n;
+};
+int fl_web_run_points(fl_store *st, fl_pool *p, int64_t id, struct fl_web_point **out, size_t *n);
+
+struct fl_web_regression {
+	int64_t id;
+	const char *tree;
+	struct fl_web_commit good, bad;
+	const char *benchmark, *machine, *metric, *mode;
+	unsigned tasks;
+	double change;	/* percent, as detected */
+	double p_value; /* NAN when not stored */
+	const char *state;
+	int64_t created;
+	int64_t job_id;		    /* the compare job that found it, 0: none */
+	const char *tag, *baseline; /* the tags compared, NULL when not from a tag */
+	int64_t bisection_id;	    /* 0: none yet */
+};
+/* state NULL: every regression. */
+int fl_web_regressions(fl_store *st, fl_pool *p, const char *state, unsigned page,
+		       unsigned per_page, struct fl_web_regression **out, size_t *n, int *more);
+int fl_web_regression_get(fl_store *st, fl_pool *p, int64_t id, struct fl_web_regression *out);
+
+struct fl_web_report {
+	int64_t id, regression_id; /* regression_id 0: none */
+	const char *message_id, *in_reply_to, *subject, *body;
+	const char *state; /* pending, sent, failed */
+	int attempts;
+	const char *last_error;
+	int64_t created, sent, next_attempt;
+};
+int fl_web_report_get(fl_store *st, fl_pool *p, int64_t id, struct fl_web_report *out);
+/* A regression's reports, first first (the first one starts the mail thread). */
+int fl_web_reports_of(fl_store *st, fl_pool *p, int64_t regression_id, struct fl_web_report **out,
+		      size_t *n);
+
+struct fl_web_bisection {
+	int64_t id, regression_id;    /* regression_id 0: started by hand */
+	const char *good, *bad;	      /* as given to the bisection */
+	const char *state;	      /* running, finished */
+	const char *result;	      /* culprit, range, no-regression, ...; NULL while running */
+	struct fl_web_commit culprit; /* sha NULL when there is none */
+	double confidence;	      /* NAN while running */
+	int64_t created, finished;
+	size_t nsteps;
+	/* the newest step's view: commits left (0: unknown), best candidate
+	 * (NULL: none yet), its confidence (NAN before the first step), phase */
+	size_t remaining;
+	const char *best, *phase;
+	double last_confidence;
+	const char *summary; /* the engine's summary (JSON) once finished, or NULL */
+};
+struct fl_web_bisect_filter {
+	const char *state;     /* NULL: any */
+	int64_t regression_id; /* 0: any */
+};
+int fl_web_bisections(fl_store *st, fl_pool *p, const struct fl_web_bisect_filter *f, unsigned page,
+		      unsigned per_page, struct fl_web_bisection **out, size_t *n, int *more);
+int fl_web_bisection_get(fl_store *st, fl_pool *p, int64_t id, struct fl_web_bisection *out);
+
+/* A run that measured a step: each attempt of its run job. */
+struct fl_web_step_run {
+	int64_t id;
+	const char *status, *detail;
+	const char *build_status; /* its build's, NULL without one */
+};
+struct fl_web_step {
+	size_t seq;
+	struct fl_web_commit commit; /* subject when the commit is stored */
+	const char *status;	     /* ok, skip */
+	const char *verdict;	     /* good, bad, skip, or "" while confirming */
+	const double *v;
+	size_t n;
+	double confidence; /* of the best candidate after this step */
+	int64_t created;
+	size_t remaining;	  /* commits left after it, 0: unknown */
+	const char *best, *phase; /* NULL: unknown */
+	/* The service's run job for the step (job_id 0: none, as for "faultline
+	 * bisect run"): its state, result (ok, untestable, failed), error, and
+	 * the runs of its attempts, oldest first. */
+	int64_t job_id;
+	const char *job_state, *job_result, *job_error;
+	int job_attempts;
+	struct fl_web_step_run *runs;
+	size_t nruns;
+};
+/* Every step in order (a bisection has at most its run budget of them). */
+int fl_web_bisect_steps(fl_store *st, fl_pool *p, int64_t id, struct fl_web_step **out, size_t *n);
+
+/* A row of the service's comparisons: one point of base against new. */
+struct fl_web_comparison {
+	const char *what; /* tag, revert-bad, revert-base */
+	const char *base_sha, *new_sha;
+	const char *metric, *mode;
+	unsigned tasks;
+	int is_primary;
+	size_t base_runs, new_runs;
+	double base_mean, base_sd, new_mean, new_sd; /* sd: absolute */
+	double change, p;			     /* change: percent as measured */
+	const char *verdict;			     /* different, same, unknown */
+	const char *class;			     /* regression, improvement, same, unclear */
+};
+/* A job's comparison rows: by what, primary metric first, metric, mode, tasks. */
+int fl_web_comparisons(fl_store *st, fl_pool *p, int64_t job_id, struct fl_web_comparison **out,
+		       size_t *n);
+
+/* A regression's revert check: the culprit reverted on the bad tag. */
+struct fl_web_revert {
+	int64_t id, regression_id;
+	const char *culprit, *onto;
+	const char *state;	      /* applied, conflict, error */
+	const char *commit_sha, *ref; /* applied */
+	const char **conflicts;	      /* conflict: the files */
+	size_t nconflicts;
+	const char *error;   /* error: why */
+	const char *verdict; /* restores, partial, no-effect, unclear; NULL unmeasured */
+	int64_t created;
+	int64_t job_id; /* the revert job, 0: none */
+	const char *job_state;
+	struct fl_web_comparison *rows; /* the revert measured: revert-bad, revert-base */
+	size_t nrows;
+};
+/* FL_ENOTFOUND when the regression has no revert check (yet). */
+int fl_web_revert_get(fl_store *st, fl_pool *p, int64_t regression_id, struct fl_web_revert *out);
+
+/* The watch service's queue. */
+struct fl_web_job {
+	int64_t id, parent_id, ref_id;
+	const char *kind;  /* compare, bisect, revert, report, run */
+	const char *state; /* queued, running, waiting, done, failed */
+	const char *tree, *machine, *benchmark;
+	const char *role;	     /* run jobs: base, new, bisect, bad, revert */
+	struct fl_web_commit commit; /* run jobs: what they measure (sha only when not stored) */
+	const char *tag, *baseline;  /* compare jobs: the tags */
+	int seq, attempts;
+	const char *result, *error;
+	int64_t created, started, finished;
+	size_t children, children_done; /* coordinators: their run jobs */
+	int64_t run_id; /* run jobs: the run that counts, else the newest run, 0: none */
+};
+struct fl_web_job_filter {
+	const char *kind, *state; /* NULL: any */
+	int live;		  /* only queued, running and waiting jobs */
+};
+int fl_web_jobs(fl_store *st, fl_pool *p, const struct fl_web_job_filter *f, unsigned page,
+		unsigned per_page, struct fl_web_job **out, size_t *n, int *more);
+
+/* Machines the store knows, by name, with their pool state. */
+struct fl_web_machine {
+	int64_t id;
+	const char *name, *backend;
+	const char *state;  /* online, broken */
+	const char *reason; /* why broken, or NULL */
+	int infra_errors;   /* in a row */
+	const char *facts;  /* JSON or NULL */
+};
+/* state NULL: every machine. */
+int fl_web_machines(fl_store *st, fl_pool *p, const char *state, struct fl_web_machine **out,
+		    size_t *n);
+
+/*
+ * Two kernels compared on one benchmark and machine: compare.c's comparison
+ * of the ok runs of each commit (store/compare.h), the one "faultline
+ * compare" prints and the report mails (one value per run, LKP's shape),
+ * its rows copied into the pool: metric rows with their verdict and class,
+ * then vmstat rows, then profile rows (compare.h). A side without ok runs
+ * leaves the rows empty (a_runs or b_runs says which).
+ */
+struct fl_web_compare_req {
+	const char *a, *b; /* revisions, as for fl_web_rev_resolve */
+	const char *benchmark, *machine;
+	double alpha, min_change; /* as in fl_stats_compare */
+	enum fl_direction dir;
+};
+struct fl_web_compare {
+	struct fl_web_commit a, b;
+	int64_t machine_id;
+	size_t a_runs, b_runs; /* the ok runs the rows are made of */
+	struct fl_cmp_row *rows;
+	size_t nrows;
+	size_t nmetric, nvmstat, nprofile; /* rows of each kind */
+	const char **notes;		   /* "no profile in v6.1: ..." */
+	size_t nnotes;
+	int has_evidence; /* a run of either side has vmstat or profile evidence */
+};
+int fl_web_compare(fl_store *st, fl_pool *p, const struct fl_web_compare_req *q,
+		   struct fl_web_compare *out);
+/* A kernel's runs of a benchmark on a machine (by runs.commit_id, or the
+ * build's commit for older rows), any status, newest first. */
+int fl_web_compare_runs(fl_store *st, fl_pool *p, int64_t commit_id, const char *benchmark,
+			int64_t machine_id, unsigned page, unsigned per_page,
+			struct fl_web_run **out, size_t *n, int *more);
+
+/*
+ * A metric across a tree's history: one position per tag the watch service
+ * saw (tested tags and baselines, in version order) that has runs of the
+ * benchmark on the machine, or, when no tag has any (or by "commit" is
+ * asked for), one per commit with runs, in commit time order. Oldest first,
+ * a page of per_page positions counted from the newest (page 1 is the
+ * latest history). Each position holds its run means. Empty
+ * metric/mode/tasks take the choices of the newest run (ops_per_sec when it
+ * has it, the largest task count).
+ */
+struct fl_web_series_req {
+	const char *tree, *benchmark, *machine, *metric, *mode;
+	unsigned tasks;
+	unsigned page, per_page;
+	enum fl_direction dir;
+	const char *by; /* "tag", "commit", or NULL: tags when there are any */
+};
+struct fl_web_series_point {
+	struct fl_web_commit commit;
+	const char *tag; /* the position's tag, NULL by commit */
+	double *v;
+	size_t n;
+};
+struct fl_web_series {
+	const char *by;					 /* tag or commit */
+	const char *benchmark, *machine, *metric, *mode; /* what was chosen */
+	unsigned tasks;
+	struct fl_web_series_point *pts;
+	size_t n;
+	int more; /* older history on the next page */
+	struct fl_change_point *cps;
+	size_t ncps;
+	/* what the newest run offers, for links to other series */
+	const char **metrics, **modes;
+	size_t nmetrics, nmodes;
+	unsigned *tasks_list;
+	size_t ntasks;
+};
+int fl_web_series(fl_store *st, fl_pool *p, const struct fl_web_series_req *q,
+		  struct fl_web_series *out);
+
+#endif

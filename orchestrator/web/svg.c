@@ -1,0 +1,197 @@
+/* svg.c - server-side SVG plots (see svg.h). */
+#include "web/svg.h"
+#include "lib/html.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const colors[] = {"#1f77b4", "#d62728", "#2ca02c",
+				     "#9467bd", "#ff7f0e", "#8c564b"};
+#define NCOLORS (sizeof(colors) / sizeof(colors[0]))
+
+struct frame {
+	double x0, x1, y0, y1;	      /* data range */
+	int left, right, top, bottom; /* pixel box */
+};
+
+static double px(const struct frame *f, double x)
+{
+	return f->left + (x - f->x0) / (f->x1 - f->x0) * (f->right - f->left);
+}
+
+static double py(const struct frame *f, double y)
+{
+	return f->bottom - (y - f->y0) / (f->y1 - f->y0) * (f->bottom - f->top);
+}
+
+/* A step of 1, 2 or 5 times a power of ten giving about five ticks. */
+static double nice_step(double span)
+{
+	double raw = span / 5, mag = pow(10, floor(log10(raw))), r = raw / mag;
+
+	return (r < 1.5 ? 1 : r < 3.5 ? 2 : r < 7.5 ? 5 : 10) * mag;
+}
+
+static void data_range(const struct fl_svg_plot *p, struct frame *f)
+{
+	f->x0 = f->y0 = INFINITY;
+	f->x1 = f->y1 = -INFINITY;
+	for (size_t s = 0; s < p->nseries; s++) {
+		const struct fl_svg_series *se = &p->series[s];
+
+		for (size_t i = 0; i < se->n; i++) {
+			double e = se->err ? se->err[i] : 0;
+
+			f->x0 = fmin(f->x0, se->x[i]);
+			f->x1 = fmax(f->x1, se->x[i]);
+			f->y0 = fmin(f->y0, se->y[i] - e);
+			f->y1 = fmax(f->y1, se->y[i] + e);
+		}
+	}
+	if (!isfinite(f->x0)) {
+		f->x0 = f->y0 = 0;
+		f->x1 = f->y1 = 1;
+	}
+	/* Throughput plots read best from zero. */
+	f->y0 = fmin(0, f->y0);
+	if (f->x1 <= f->x0)
+		f->x1 = f->x0 + 1;
+	if (f->y1 <= f->y0)
+		f->y1 = f->y0 + 1;
+	f->y1 += (f->y1 - f->y0) * 0.05;
+}
+
+/* 1.5M, 250k, 12: what a tick says. */
+static void value_label(char *label, size_t n, double v)
+{
+	if (fabs(v) >= 1e6)
+		snprintf(label, n, "%gM", v / 1e6);
+	else if (fabs(v) >= 1e3)
+		snprintf(label, n, "%gk", v / 1e3);
+	else
+		snprintf(label, n, "%g", v);
+}
+
+static void axes(fl_buf *out, const struct fl_svg_plot *p, const struct frame *f)
+{
+	double step = nice_step(f->y1 - f->y0);
+
+	fl_html_addf(out, "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='#333'/>", f->left,
+		     f->bottom, f->right, f->bottom);
+	fl_html_addf(out, "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='#333'/>", f->left, f->top,
+		     f->left, f->bottom);
+	/* Ticks as multiples of the step, not a running sum: no drift in the labels. */
+	for (long k = (long)ceil(f->y0 / step); k * step <= f->y1; k++) {
+		double y = (double)k * step;
+		char label[32];
+
+		value_label(label, sizeof(label), y);
+		fl_html_addf(out,
+			     "<text x='%d' y='%.1f' text-anchor='end' font-size='10'>%s</text>",
+			     f->left - 4, py(f, y) + 3, label);
+	}
+	if (p->xnames) {
+		for (size_t i = 0; i < p->nxnames; i++)
+			fl_html_addf(out,
+				     "<text x='%.1f' y='%d' text-anchor='middle' "
+				     "font-size='10'>%s</text>",
+				     px(f, (double)i), f->bottom + 14, p->xnames[i]);
+	} else {
+		double xs = nice_step(f->x1 - f->x0) < 1 ? 1 : nice_step(f->x1 - f->x0);
+
+		for (long k = (long)ceil(f->x0 / xs); k * xs <= f->x1; k++)
+			fl_html_addf(out,
+				     "<text x='%.1f' y='%d' text-anchor='middle' "
+				     "font-size='10'>%.0f</text>",
+				     px(f, (double)k * xs), f->bottom + 14, (double)k * xs);
+	}
+	fl_html_addf(out, "<text x='%d' y='%d' text-anchor='middle' font-size='11'>%s</text>",
+		     (f->left + f->right) / 2, f->bottom + 30, p->xlabel ? p->xlabel : "");
+	fl_html_addf(out,
+		     "<text x='12' y='%d' text-anchor='middle' font-size='11' "
+		     "transform='rotate(-90 12 %d)'>%s</text>",
+		     (f->top + f->bottom) / 2, (f->top + f->bottom) / 2,
+		     p->ylabel ? p->ylabel : "");
+}
+
+static void series(fl_buf *out, const struct fl_svg_series *s, const struct frame *f,
+		   const char *color, size_t index)
+{
+	fl_html_addf(out, "<g class='series' data-label='%s'>", s->label);
+	fl_html_addf(out, "<polyline fill='none' stroke='%s' stroke-width='2' points='", color);
+	for (size_t i = 0; i < s->n; i++)
+		fl_html_addf(out, "%.1f,%.1f ", px(f, s->x[i]), py(f, s->y[i]));
+	fl_buf_adds(out, "'/>");
+	for (size_t i = 0; i < s->n; i++) {
+		if (s->err)
+			fl_html_addf(out,
+				     "<line class='err' x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' "
+				     "stroke='%s'/>",
+				     px(f, s->x[i]), py(f, s->y[i] - s->err[i]), px(f, s->x[i]),
+				     py(f, s->y[i] + s->err[i]), color);
+		fl_html_addf(out, "<circle cx='%.1f' cy='%.1f' r='3' fill='%s'/>", px(f, s->x[i]),
+			     py(f, s->y[i]), color);
+	}
+	fl_html_addf(out, "<text x='%d' y='%d' font-size='11' fill='%s'>%s</text></g>",
+		     f->right - 150, f->top + 12 + 14 * (int)index, color, s->label);
+}
+
+void fl_svg_lines(fl_buf *out, const struct fl_svg_plot *p)
+{
+	int w = p->width ? p->width : 640, h = p->height ? p->height : 360;
+	struct frame f = {.left = 60, .right = w - 10, .top = 24, .bottom = h - 40};
+
+	data_range(p, &f);
+	fl_html_addf(out,
+		     "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' "
+		     "viewBox='0 0 %d %d' role='img'><title>%s</title>",
+		     w, h, w, h, p->title ? p->title : "");
+	axes(out, p, &f);
+	for (size_t i = 0; i < p->nmarks; i++)
+		fl_html_addf(out,
+			     "<line class='mark' x1='%.1f' y1='%d' x2='%.1f' y2='%d' "
+			     "stroke='#999' stroke-dasharray='4 3'/>",
+			     px(&f, p->marks[i]), f.top, px(&f, p->marks[i]), f.bottom);
+	for (size_t s = 0; s < p->nseries; s++)
+		series(out, &p->series[s], &f, colors[s % NCOLORS], s);
+	fl_buf_adds(out, "</svg>");
+}
+
+void fl_svg_strip(fl_buf *out, const char *const *groups, const double *const *values,
+		  const size_t *counts, size_t ngroups, int width)
+{
+	int row = 18, h = row * (int)ngroups + 34;
+	char lo_label[32], hi_label[32];
+	double lo = INFINITY, hi = -INFINITY;
+
+	for (size_t g = 0; g < ngroups; g++)
+		for (size_t i = 0; i < counts[g]; i++) {
+			lo = fmin(lo, values[g][i]);
+			hi = fmax(hi, values[g][i]);
+		}
+	if (!(hi > lo)) {
+		lo = isfinite(lo) ? lo - 1 : 0;
+		hi = lo + 2;
+	}
+	fl_html_addf(out, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d'>", width,
+		     h);
+	for (size_t g = 0; g < ngroups; g++) {
+		int y = 14 + row * (int)g;
+
+		fl_html_addf(out, "<text x='0' y='%d' font-size='10'>%s</text>", y + 3, groups[g]);
+		for (size_t i = 0; i < counts[g]; i++)
+			fl_html_addf(out, "<circle cx='%.1f' cy='%d' r='2.5' fill='%S'/>",
+				     110 + (values[g][i] - lo) / (hi - lo) * (width - 120), y,
+				     colors[0]);
+	}
+	/* the value scale: the smallest and the largest sample */
+	value_label(lo_label, sizeof(lo_label), lo);
+	value_label(hi_label, sizeof(hi_label), hi);
+	fl_html_addf(
+	    out,
+	    "<text class='scale' x='110' y='%d' font-size='10' text-anchor='middle'>%s</text>"
+	    "<text class='scale' x='%d' y='%d' font-size='10' text-anchor='middle'>%s</text>",
+	    h - 6, lo_label, width - 10, h - 6, hi_label);
+	fl_buf_adds(out, "</svg>");
+}
