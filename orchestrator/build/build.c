@@ -11,6 +11,7 @@
 #include "lib/fs.h"
 #include "lib/log.h"
 #include "lib/run-command.h"
+#include "lib/time.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -38,30 +39,8 @@ struct build_ctx {
 	char *first_error;
 	int disk_full;
 	int compiling; /* progress lines only while make bzImage runs */
-	struct timespec last_progress;
+	int64_t last_progress; /* fl_mono_ms() of the last progress line */
 };
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static int read_file(const char *path, fl_buf *b)
-{
-	char chunk[65536];
-	FILE *f = fopen(path, "r");
-	size_t n;
-
-	if (!f)
-		return fl_error_set(FL_EIO, "cannot read %s: %s", path, strerror(errno));
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		fl_buf_add(b, chunk, n);
-	fclose(f);
-	return 0;
-}
 
 /* Copies a file; a full disk is named as such. */
 static int copy_file(const char *from, const char *to, uint64_t *size)
@@ -103,10 +82,10 @@ static int config_hash(const struct fl_kernel_conf *k, char **out)
 
 	fl_buf_addf(&b, "base %s\n", k->base);
 	if (!stat(k->base, &st))
-		r = read_file(k->base, &b);
+		r = fl_read_file(k->base, &b);
 	for (size_t i = 0; !r && i < k->nfragments; i++) {
 		fl_buf_addf(&b, "fragment %zu\n", i);
-		r = read_file(k->fragments[i], &b);
+		r = fl_read_file(k->fragments[i], &b);
 	}
 	if (!r && git_odb_hash(&oid, b.ptr, b.len, GIT_OBJECT_BLOB))
 		r = fl_error_set(FL_ERROR, "cannot hash the kernel config");
@@ -218,7 +197,7 @@ static unsigned jobs(const struct fl_config *cfg)
 static void on_make_line(void *data, const char *line)
 {
 	struct build_ctx *x = data;
-	struct timespec now;
+	int64_t now = fl_mono_ms();
 
 	if (!strncmp(line, "  CC ", 5) || !strncmp(line, "  AS ", 5))
 		x->objects++;
@@ -226,8 +205,7 @@ static void on_make_line(void *data, const char *line)
 		x->first_error = fl_xstrdup(line);
 	if (strstr(line, "No space left on device"))
 		x->disk_full = 1;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (x->compiling && now.tv_sec - x->last_progress.tv_sec >= 2) {
+	if (x->compiling && now - x->last_progress >= 2000) {
 		x->last_progress = now;
 		fl_info("build: slot %u: compiling, %u objects", x->slot, x->objects);
 	}
@@ -330,12 +308,12 @@ int fl_kconfig_check(const char *config, const char *const *fragments, size_t n,
 	fl_buf cfg = FL_BUF_INIT, out = FL_BUF_INIT;
 	int lost = 0;
 
-	if (read_file(config, &cfg))
+	if (fl_read_file(config, &cfg))
 		return fl_error_wrap(FL_EIO, "kconfig check");
 	for (size_t i = 0; i < n; i++) {
 		fl_buf frag = FL_BUF_INIT;
 
-		if (read_file(fragments[i], &frag)) {
+		if (fl_read_file(fragments[i], &frag)) {
 			fl_buf_free(&frag);
 			continue;
 		}
@@ -440,7 +418,7 @@ static char *log_tail(const char *path, int lines)
 	const char *p;
 	int seen = 0;
 
-	if (read_file(path, &b))
+	if (fl_read_file(path, &b))
 		return fl_xstrdup("");
 	p = b.ptr + b.len;
 	while (p > b.ptr && seen <= lines)
@@ -569,7 +547,7 @@ static int compile(struct build_ctx *x, int64_t build_id, int64_t start)
 	x->compiling = 0;
 	fl_info("build: slot %u: %u objects built", x->slot, x->objects);
 	res->objects = x->objects;
-	res->duration_ms = now_ms() - start;
+	res->duration_ms = fl_mono_ms() - start;
 	o.duration_ms = res->duration_ms;
 	if (!r && status && x->disk_full)
 		r = fl_error_set(FL_EIO, "build of %.12s: disk full (see %s)", res->sha, x->log);
@@ -628,7 +606,7 @@ static int build_locked(struct build_ctx *x, int64_t build_id, int64_t start)
 int fl_build(const struct fl_build_req *req, struct fl_build_result *res)
 {
 	struct build_ctx x = {.req = req, .res = res, .lock_fd = -1};
-	int64_t commit_id, build_id, start = now_ms();
+	int64_t commit_id, build_id, start = fl_mono_ms();
 	int r;
 
 	memset(res, 0, sizeof(*res));

@@ -10,6 +10,7 @@
  */
 #include "analysis/bisect.h"
 #include "lib/buf.h"
+#include "lib/cancel.h"
 #include "builtin/builtin.h"
 #include "lib/error.h"
 #include "lib/log.h"
@@ -20,7 +21,6 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,26 +28,6 @@
 #include <unistd.h>
 
 #define MAX_ATTEMPTS 3 /* a failing run is retried this many times in all */
-
-/* SIGINT/SIGTERM/SIGHUP: stop after the current run, remove the worktree and
- * keep what was recorded, so the bisection can be resumed with --db. */
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-	interrupted = sig;
-}
-
-static void catch_signals(void)
-{
-	struct sigaction sa = {0};
-
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
 
 struct bisect_ctx {
 	const char *repo;
@@ -178,7 +158,7 @@ static int run_cmd(struct bisect_ctx *bc, const char *sha, fl_buf *out, int *st,
 			     .data = out,
 			     .timeout_ms = bc->timeout_ms,
 			     .err = FL_ERR_OURS,
-			     .cancel = &interrupted};
+			     .cancel = fl_cancel_requested};
 	int r = fl_run_command(&c, st);
 
 	free(env_commit);
@@ -188,8 +168,8 @@ static int run_cmd(struct bisect_ctx *bc, const char *sha, fl_buf *out, int *st,
 		*st = -1;
 		r = 0;
 	}
-	if (!r && interrupted)
-		r = fl_error_set(FL_EIO, "interrupted by signal %d", (int)interrupted);
+	if (!r && fl_cancel_requested())
+		r = fl_error_set(FL_EIO, "interrupted by signal %d", fl_cancel_requested());
 	return r;
 }
 
@@ -202,8 +182,8 @@ static int sample_commit(void *ctx, size_t idx, double **v, size_t *n)
 
 	*v = NULL;
 	*n = 0;
-	if (interrupted)
-		return fl_error_set(FL_EIO, "interrupted by signal %d", (int)interrupted);
+	if (fl_cancel_requested())
+		return fl_error_set(FL_EIO, "interrupted by signal %d", fl_cancel_requested());
 	/* the engine often asks for the same commit again: keep the checkout */
 	if (bc->current != idx &&
 	    git(bc->wt, &out, "checkout", "--quiet", "--detach", "--force", sha, NULL))
@@ -503,7 +483,9 @@ static int bisect_run(int argc, char **argv)
 		code = FL_EXIT_FAIL;
 		goto out;
 	}
-	catch_signals();
+	/* SIGINT/SIGTERM/SIGHUP: stop after the current run, remove the worktree
+	 * and keep what was recorded, so the bisection can be resumed with --db. */
+	fl_cancel_catch(FL_CANCEL_HUP);
 	if ((r = make_worktree(&bc, good))) {
 		fprintf(stderr, "faultline: %s\n", fl_error_last());
 		code = FL_EXIT_FAIL;

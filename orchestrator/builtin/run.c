@@ -16,6 +16,7 @@
 #include "store/run.h"
 #include "store/store.h"
 #include "lib/units.h"
+#include "lib/cancel.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -152,7 +153,7 @@ static int run_once(const struct fl_run_req *req, struct fl_run_result *res)
 			fl_run_result_release(res);
 		}
 		r = fl_machine_run(req, res);
-		if (r || res->status != FL_RUN_INFRA_ERROR || fl_machine_interrupted())
+		if (r || res->status != FL_RUN_INFRA_ERROR || fl_cancel_runs())
 			break;
 	}
 	return r;
@@ -166,7 +167,7 @@ static int run_all(struct fl_config *cfg, const struct run_opts *o, const struct
 	size_t ok = 0, done = 0;
 	int exit_code = FL_EXIT_OK;
 
-	for (unsigned i = 0; i < o->repeat && !fl_machine_interrupted(); i++) {
+	for (unsigned i = 0; i < o->repeat && !fl_cancel_runs(); i++) {
 		char label[32];
 		struct fl_run_req req = {
 			.cfg = cfg,
@@ -209,7 +210,7 @@ static int run_all(struct fl_config *cfg, const struct run_opts *o, const struct
 		}
 		fl_run_result_release(&res);
 	}
-	if (fl_machine_interrupted()) {
+	if (fl_cancel_runs()) {
 		fprintf(stderr, "faultline: interrupted\n");
 		exit_code = FL_EXIT_FAIL;
 	}
@@ -269,7 +270,7 @@ static int run_cmd(struct fl_config *cfg, struct run_opts *o)
 		with_kernel.kernel = (char *)o->kernel;
 		b = &with_kernel;
 	}
-	fl_machine_catch_signals();
+	fl_cancel_catch(0);
 	if ((r = fl_store_open(&st, cfg->store.path, 0)) ||
 	    (t && (r = fl_repo_open_current(&repo, t->name, t->url, cfg->var))) ||
 	    (r = fl_agentapi_start_for(&api, cfg, m))) {

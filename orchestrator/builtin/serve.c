@@ -6,12 +6,12 @@
  */
 #include "builtin/builtin.h"
 #include "config/config.h"
+#include "lib/cancel.h"
 #include "lib/error.h"
 #include "lib/log.h"
 #include "web/server.h"
 
 #include <getopt.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,23 +58,12 @@ static int parse(int argc, char **argv, struct serve_opts *o)
 	return optind == argc ? 0 : fl_usage("serve");
 }
 
-/* Waits for SIGINT or SIGTERM, which every thread has blocked. */
-static int wait_signal(const sigset_t *set)
-{
-	int sig = 0;
-
-	while (sigwait(set, &sig))
-		;
-	return sig;
-}
-
 int cmd_serve(int argc, char **argv)
 {
 	struct fl_web_server_opts wo = {0};
 	struct fl_config *cfg = NULL;
 	struct fl_web_server *s;
 	struct serve_opts o;
-	sigset_t set;
 	int r;
 
 	if ((r = parse(argc, argv, &o)))
@@ -88,11 +77,8 @@ int cmd_serve(int argc, char **argv)
 	wo.root = o.root ? o.root : cfg ? cfg->web.root : "web";
 	wo.threads = o.threads;
 	wo.cfg = cfg;
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
 	/* blocked before the server's threads exist, so they inherit it */
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	fl_cancel_block();
 	signal(SIGPIPE, SIG_IGN);
 	if (fl_web_server_start(&s, &wo)) {
 		fprintf(stderr, "faultline: serve: %s\n", fl_error_last());
@@ -102,7 +88,7 @@ int cmd_serve(int argc, char **argv)
 	printf("%s\n", fl_web_server_url(s));
 	fflush(stdout);
 	fl_info("serve: results pages at %s (store %s, read-only)", fl_web_server_url(s), wo.store);
-	r = wait_signal(&set);
+	r = fl_cancel_wait();
 	fl_info("serve: %s, stopping", strsignal(r));
 	fl_web_server_stop(s);
 	fl_config_free(cfg);

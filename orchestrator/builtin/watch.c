@@ -14,6 +14,7 @@
  */
 #include "machine/agentapi.h"
 #include "lib/buf.h"
+#include "lib/cancel.h"
 #include "builtin/builtin.h"
 #include "config/config.h"
 #include "lib/error.h"
@@ -24,41 +25,15 @@
 #include "service/service.h"
 #include "store/store.h"
 #include "service/trigger.h"
+#include "lib/time.h"
 
 #include <getopt.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-static volatile sig_atomic_t stop_signal;
-
-static void on_signal(int sig)
-{
-	stop_signal = sig;
-}
-
-static void catch_signals(void)
-{
-	struct sigaction sa = {0};
-
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 struct watch {
 	const struct fl_config *cfg;
@@ -74,7 +49,7 @@ struct watch {
 /* Trees whose poll interval has passed (every tree on the first call). */
 static void poll_trees(struct watch *w)
 {
-	int64_t now = now_ms();
+	int64_t now = fl_mono_ms();
 
 	for (size_t i = 0; i < w->cfg->ntrees; i++) {
 		unsigned scheduled = 0;
@@ -107,7 +82,7 @@ static void flush_outbox(struct watch *w)
 
 static int64_t next_wake(const struct watch *w)
 {
-	int64_t wait = 1000, now = now_ms();
+	int64_t wait = 1000, now = fl_mono_ms();
 
 	for (size_t i = 0; i < w->cfg->ntrees; i++)
 		if (w->next_poll[i] - now < wait)
@@ -119,7 +94,7 @@ static int64_t next_wake(const struct watch *w)
 static int serve(struct watch *w)
 {
 	struct fl_queue_status s = {0};
-	int64_t last_status = now_ms();
+	int64_t last_status = fl_mono_ms();
 
 	for (;;) {
 		poll_trees(w);
@@ -127,24 +102,24 @@ static int serve(struct watch *w)
 			fl_err("queue: %s", fl_error_last());
 		flush_outbox(w);
 		fl_queue_status(w->q, &s);
-		if (stop_signal) {
+		if (fl_cancel_requested()) {
 			if (s.running) {
 				fl_info(
 				    "watch: stopping on signal %d; %zu runs in flight are redone "
 				    "at the next start",
-				    (int)stop_signal, s.running);
+				    fl_cancel_requested(), s.running);
 				fflush(NULL);
 				_exit(FL_EXIT_OK); /* the store is consistent: as after a crash */
 			}
-			fl_info("watch: stopping on signal %d", (int)stop_signal);
+			fl_info("watch: stopping on signal %d", fl_cancel_requested());
 			return FL_EXIT_OK;
 		}
 		if (w->once && !s.running)
 			break;
-		if (now_ms() - last_status >= 60000) {
+		if (fl_mono_ms() - last_status >= 60000) {
 			fl_info("watch: %zu jobs to do, %zu runs in flight, %u reports to send",
 				s.live, s.running, w->pending);
-			last_status = now_ms();
+			last_status = fl_mono_ms();
 		}
 		fl_queue_wait(w->q, next_wake(w));
 	}
@@ -211,7 +186,8 @@ int cmd_watch(int argc, char **argv)
 	    cfg->report.retry_ms > 0 ? (cfg->report.retry_ms + 999) / 1000 : 60};
 	fl_info("watch: %zu trees, %zu machines, %zu benchmarks; store %s%s", cfg->ntrees,
 		cfg->nmachines, cfg->nbenchmarks, cfg->store.path, w.once ? "; one pass" : "");
-	catch_signals();
+	/* SIGHUP too; runs in flight are left to the next start (serve()) */
+	fl_cancel_catch(FL_CANCEL_HUP | FL_CANCEL_KEEP_RUNS);
 	code = serve(&w);
 	fl_queue_free(w.q); /* waits for the runs in flight, whose boxes need the agent API */
 	fl_agentapi_stop(api);

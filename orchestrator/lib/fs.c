@@ -1,4 +1,4 @@
-/* fs.c - directory creation shared by the store, trees, slots and artifacts (see fs.h). */
+/* fs.c - directories and whole files for the store, trees, slots and artifacts (see fs.h). */
 #include "lib/fs.h"
 #include "lib/buf.h"
 #include "lib/error.h"
@@ -77,4 +77,22 @@ char *fl_path_component(const char *s)
 		if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9')))
 			*c = '_';
 	return out;
+}
+
+int fl_read_file(const char *path, fl_buf *out)
+{
+	char chunk[65536];
+	FILE *f = fopen(path, "rbe");
+	size_t n;
+	int failed;
+
+	if (!f)
+		return fl_error_set(FL_EIO, "%s: cannot open: %s", path, strerror(errno));
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		fl_buf_add(out, chunk, n);
+	failed = ferror(f);
+	fclose(f);
+	if (failed)
+		return fl_error_set(FL_EIO, "%s: cannot read: %s", path, strerror(errno));
+	return 0;
 }

@@ -1,6 +1,12 @@
-/* fs.h - the file-system helpers several stages need (state directories, scratch trees). */
+/*
+ * fs.h - the file-system helpers several stages need: state directories,
+ * scratch trees, whole files read at once (templates, kernel configs,
+ * certificates).
+ */
 #ifndef FL_FS_H
 #define FL_FS_H
+
+#include "lib/buf.h"
 
 /* mkdir -p: 0, or FL_EIO naming the directory that could not be made. */
 int fl_mkdir_p(const char *path);
@@ -11,5 +17,11 @@ int fl_remove_tree(const char *path);
 /* s made safe as one file name: lower-case letters and digits kept, the
  * rest '_' ("qemu:///system" -> "qemu____system"). Caller frees. */
 char *fl_path_component(const char *s);
+
+/*
+ * Appends the whole file at path to out (out keeps its text on error):
+ * 0, or FL_EIO with "PATH: cannot open: REASON" (or "cannot read").
+ */
+int fl_read_file(const char *path, fl_buf *out);
 
 #endif

@@ -6,6 +6,7 @@
 #include "lib/run-command.h"
 #include "lib/buf.h"
 #include "lib/error.h"
+#include "lib/time.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,16 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* In the child: never returns. Reports an exec failure's errno through errfd. */
 static void child_exec(const struct fl_child *c, int outfd, int errfd)
@@ -86,10 +78,10 @@ static void reader_feed(struct reader *rd, const char *p, size_t n)
 #define CANCEL_GRACE_MS 5000
 
 /* Reads until EOF or the deadline; returns FL_ETIMEOUT at the deadline. A
- * raised cancel flag sends the group SIGTERM, and SIGKILL after a grace. */
+ * cancel sends the group SIGTERM, and SIGKILL after a grace. */
 static int pump(struct reader *rd, int fd, pid_t pid, int64_t deadline)
 {
-	const volatile sig_atomic_t *cancel = rd->c->cancel;
+	int (*cancel)(void) = rd->c->cancel;
 	int64_t kill_at = 0;
 	char chunk[8192];
 
@@ -98,22 +90,22 @@ static int pump(struct reader *rd, int fd, pid_t pid, int64_t deadline)
 		int wait = -1;
 		ssize_t n;
 
-		if (cancel && *cancel && !kill_at) {
+		if (cancel && cancel() && !kill_at) {
 			kill(-pid, SIGTERM);
-			kill_at = now_ms() + CANCEL_GRACE_MS;
+			kill_at = fl_mono_ms() + CANCEL_GRACE_MS;
 		}
-		if (kill_at && now_ms() >= kill_at) {
+		if (kill_at && fl_mono_ms() >= kill_at) {
 			kill(-pid, SIGKILL);
 			return 0; /* what survives in the group may hold the pipe open */
 		}
 		if (deadline) {
-			int64_t left = deadline - now_ms();
+			int64_t left = deadline - fl_mono_ms();
 
 			if (left <= 0)
 				return FL_ETIMEOUT;
 			wait = left > 1000 ? 1000 : (int)left;
 		}
-		/* a signal can raise the flag just before poll: look again soon */
+		/* a signal can come just before poll: look again soon */
 		if (cancel && (wait < 0 || wait > 200))
 			wait = 200;
 		if (poll(&pfd, 1, wait) < 0) {
@@ -177,7 +169,7 @@ int fl_run_command(const struct fl_child *c, int *status)
 	setpgid(pid, pid); /* as the child does: a kill(-pid) right away must find the group */
 	close(out[1]);
 	close(err[1]);
-	r = pump(&rd, out[0], pid, c->timeout_ms ? now_ms() + c->timeout_ms : 0);
+	r = pump(&rd, out[0], pid, c->timeout_ms ? fl_mono_ms() + c->timeout_ms : 0);
 	if (r == FL_ETIMEOUT) {
 		kill(-pid, SIGKILL);
 		fl_error_set(FL_ETIMEOUT, "'%s' timed out after %lld ms", c->argv[0],

@@ -2,13 +2,12 @@
  * run-command.h - running a program the way every stage needs it (git's
  * run-command in spirit): an argv, environment additions, a working
  * directory, standard output (and error, unless told otherwise) into a file
- * and/or a line callback, a timeout that kills the whole process group, and
- * a cancel flag a signal handler can raise.
+ * and/or a line callback, a timeout that kills the whole process group,
+ * and a cancel it polls (cancel.h).
  */
 #ifndef FL_RUN_COMMAND_H
 #define FL_RUN_COMMAND_H
 
-#include <signal.h>
 #include <stdint.h>
 
 /* Where the child's standard error goes. */
@@ -30,10 +29,11 @@ struct fl_child {
 	void *data;
 	int64_t timeout_ms; /* 0: none */
 	enum fl_child_err err;
-	/* When *cancel becomes non-zero (say, set by a SIGINT handler), the
-	 * child's process group gets SIGTERM, and SIGKILL 5 s later if it is
-	 * still there; fl_run_command then returns as usual with its status. */
-	const volatile sig_atomic_t *cancel;
+	/* Polled while the child runs (fl_cancel_requested of cancel.h, say);
+	 * once it returns non-zero the child's process group gets SIGTERM, and
+	 * SIGKILL 5 s later if it is still there; fl_run_command then returns
+	 * as usual with its status. NULL: never. */
+	int (*cancel)(void);
 };
 
 /*

@@ -6,6 +6,7 @@
 #include "lib/buf.h"
 #include "config/config.h"
 #include "lib/error.h"
+#include "lib/fs.h"
 #include "lib/httpd.h"
 #include "lib/log.h"
 #include "machine/replay.h"
@@ -13,6 +14,7 @@
 
 #include "proto/auth.h"
 #include "proto/record.h"
+#include "lib/time.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -25,7 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #define BODY_MAX       (8u << 20) /* one upload request: batches are far smaller */
@@ -71,14 +72,6 @@ struct answer {
 	char nonce[FL_AUTH_NONCE_MAX + 1];
 	int drop; /* close the connection without an answer */
 };
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* ---- answers ------------------------------------------------------------ */
 
@@ -129,7 +122,7 @@ static const struct box *authenticate(fl_agentapi *api, struct MHD_Connection *c
 	const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, FL_AUTH_HEADER);
 	struct fl_auth_fields f;
 	char why[256], body_hex[FL_AUTH_HEX], sig[FL_AUTH_HEX], *canon;
-	int64_t now = now_ms() / 1000, off;
+	int64_t now = fl_wall_ms() / 1000, off;
 	const struct box *box;
 	int r;
 
@@ -223,7 +216,7 @@ static char *facts_of(const fl_buf *body, int *bad)
 static void work(fl_store *st, const struct box *box, const fl_buf *body, struct answer *a)
 {
 	struct fl_agent_job j;
-	int64_t now = now_ms();
+	int64_t now = fl_wall_ms();
 	int bad, r;
 	char *facts = facts_of(body, &bad);
 
@@ -331,7 +324,7 @@ static void progress(fl_store *st, const struct fl_agent_job *j, const fl_buf *b
 
 	if (!o)
 		return;
-	r = fl_store_agent_job_progress(st, j->id, state ? state : "", msg, now_ms());
+	r = fl_store_agent_job_progress(st, j->id, state ? state : "", msg, fl_wall_ms());
 	if (r == FL_EEXISTS)
 		answer_gone(a, j);
 	else if (r == FL_EINVAL)
@@ -397,7 +390,7 @@ static void records(fl_agentapi *api, fl_store *st, const struct fl_agent_job *j
 	}
 	if (!(n = parse_frames(body, &f, a)))
 		return;
-	if (fl_store_agent_records_add(st, j->id, f, n, now_ms(), &added) ||
+	if (fl_store_agent_records_add(st, j->id, f, n, fl_wall_ms(), &added) ||
 	    fl_store_agent_records_count(st, j->id, 0, &have, NULL)) {
 		answer_error(a, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", fl_error_last());
 		free(f);
@@ -446,7 +439,7 @@ static void done(fl_store *st, const struct fl_agent_job *j, const fl_buf *body,
 			     "have %zu of the %lld records of job %lld; missing seq %s", have,
 			     (long long)want, (long long)j->id, *missing ? missing : "(beyond)");
 	else if ((r = fl_store_agent_job_end(st, j->id, complete ? "uploaded" : "failed", msg,
-					     complete ? want : -1, now_ms())))
+					     complete ? want : -1, fl_wall_ms())))
 		answer_error(a, r == FL_EEXISTS ? MHD_HTTP_GONE : MHD_HTTP_INTERNAL_SERVER_ERROR,
 			     "%s", fl_error_last());
 	else {
@@ -639,21 +632,6 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 
 /* ---- start and stop -------------------------------------------------------------- */
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "re");
-	fl_buf b = FL_BUF_INIT;
-	char chunk[4096];
-	size_t n;
-
-	if (!f)
-		return NULL;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)))
-		fl_buf_add(&b, chunk, n);
-	fclose(f);
-	return fl_buf_detach(&b);
-}
-
 static int load_boxes(fl_agentapi *api, const struct fl_config *cfg)
 {
 	char why[512];
@@ -673,18 +651,27 @@ static int load_boxes(fl_agentapi *api, const struct fl_config *cfg)
 	return 0;
 }
 
+/* A PEM file as libmicrohttpd takes it: the whole text, NUL-ended. */
+static int read_pem(const char *path, char **out)
+{
+	fl_buf b = FL_BUF_INIT;
+	int r = fl_read_file(path, &b);
+
+	if (r)
+		fl_buf_free(&b);
+	else
+		*out = fl_buf_detach(&b);
+	return r;
+}
+
 static int load_tls(fl_agentapi *api, const struct fl_config *cfg)
 {
 	if (!cfg->agent_api.cert)
 		return 0;
 	if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES)
 		return fl_error_set(FL_EINVAL, "agent_api.cert: this libmicrohttpd has no TLS");
-	api->cert = slurp(cfg->agent_api.cert);
-	api->key = slurp(cfg->agent_api.key);
-	if (!api->cert || !api->key)
-		return fl_error_set(FL_EIO, "agent_api: cannot read %s: %s",
-				    api->cert ? cfg->agent_api.key : cfg->agent_api.cert,
-				    strerror(errno));
+	if (read_pem(cfg->agent_api.cert, &api->cert) || read_pem(cfg->agent_api.key, &api->key))
+		return fl_error_wrap(FL_EIO, "agent_api");
 	return 0;
 }
 

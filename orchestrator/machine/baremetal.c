@@ -33,9 +33,11 @@
 #include "lib/log.h"
 #include "store/agent.h"
 #include "store/jobs.h"
+#include "lib/time.h"
 #include "store/run.h"
 
 #include "proto/auth.h"
+#include "lib/cancel.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -249,13 +251,12 @@ static int wait_box(struct bm_run *x, struct fl_agent_job *j, int *passed)
 		say_progress(x, j, &last);
 		if (!fl_agent_job_live(j))
 			break;
-		if (fl_machine_interrupted() || fl_machine_wall_ms() >= x->deadline_wall) {
-			int interrupted = fl_machine_interrupted();
+		if (fl_cancel_runs() || fl_wall_ms() >= x->deadline_wall) {
+			int interrupted = fl_cancel_runs();
 
-			r = fl_store_agent_job_end(x->req->store, x->agent_job,
-						   interrupted ? "cancelled" : "expired",
-						   interrupted ? "interrupted" : "deadline passed",
-						   -1, fl_machine_wall_ms());
+			r = fl_store_agent_job_end(
+			    x->req->store, x->agent_job, interrupted ? "cancelled" : "expired",
+			    interrupted ? "interrupted" : "deadline passed", -1, fl_wall_ms());
 			if (r == FL_EEXISTS) { /* it ended just now: read that */
 				fl_agent_job_release(j);
 				continue;
@@ -295,8 +296,7 @@ static int run_box(struct bm_run *x)
 		return fl_run_watch_infra(&x->w, "run directory");
 	x->records_path = fl_xasprintf("%s/records.log", x->k.dir);
 	slot = fl_xasprintf("baremetal:%s", x->box);
-	r = fl_hostslot_acquire(&x->slot, x->req->cfg->var, slot, 1, x->w.name,
-				fl_machine_interrupted);
+	r = fl_hostslot_acquire(&x->slot, x->req->cfg->var, slot, 1, x->w.name, fl_cancel_runs);
 	free(slot);
 	if (r == 1)
 		return fl_run_watch_finish(&x->w, FL_RUN_INFRA_ERROR, fl_xstrdup("interrupted"));

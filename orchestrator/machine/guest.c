@@ -8,17 +8,17 @@
  */
 #include "machine/guest.h"
 #include "lib/buf.h"
+#include "lib/cancel.h"
 #include "machine/domain.h"
 #include "lib/error.h"
+#include "lib/time.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 struct fl_guest {
@@ -29,38 +29,6 @@ struct fl_guest {
 	off_t console_off;
 	int64_t started_ms, ended_ms;
 };
-
-static volatile sig_atomic_t stop_requested;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
-
-void fl_guest_catch_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}
-
-int fl_guest_interrupted(void)
-{
-	return stop_requested;
-}
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void quiet_libvirt(void *data, virErrorPtr err)
 {
@@ -99,7 +67,7 @@ int fl_guest_start(fl_guest **out, const char *uri, const struct fl_domain_spec 
 				 virGetLastErrorMessage());
 		goto fail;
 	}
-	g->started_ms = now_ms();
+	g->started_ms = fl_mono_ms();
 	g->dom = virDomainCreateXML(g->conn, xml, 0);
 	if (!g->dom) {
 		r = libvirt_error("cannot create domain", spec->name);
@@ -173,21 +141,25 @@ int fl_guest_wait(fl_guest *g, int64_t deadline_ms, fl_guest_console_cb cb, void
 			*end = FL_GUEST_EXITED;
 			break;
 		}
-		if (stop_requested || now_ms() >= limit) {
-			*end = stop_requested ? FL_GUEST_INTERRUPTED : FL_GUEST_DEADLINE;
+		if (fl_cancel_runs()) {
+			*end = FL_GUEST_INTERRUPTED;
+			break;
+		}
+		if (fl_mono_ms() >= limit) {
+			*end = FL_GUEST_DEADLINE;
 			break;
 		}
 		usleep(50 * 1000);
 	}
 	destroy(g);
-	g->ended_ms = now_ms();
+	g->ended_ms = fl_mono_ms();
 	read_console(g, cb, arg);
 	return 0;
 }
 
 int64_t fl_guest_elapsed_ms(const fl_guest *g)
 {
-	return (g->ended_ms ? g->ended_ms : now_ms()) - g->started_ms;
+	return (g->ended_ms ? g->ended_ms : fl_mono_ms()) - g->started_ms;
 }
 
 void fl_guest_free(fl_guest *g)

@@ -5,7 +5,8 @@
  * connection URI; fl_guest_wait() follows the domain's state and the console
  * file as it grows until the guest ends by itself (power-off, reboot and
  * crash all destroy it), the deadline passes (the domain is destroyed), or
- * faultline is told to stop (SIGINT/SIGTERM: the domain is destroyed too).
+ * faultline is told to stop (fl_cancel_runs() of lib/cancel.h: the domain
+ * is destroyed too).
  * fl_guest_free() destroys a domain that is still there: no domain survives
  * its run on any exit path.
  */
@@ -33,12 +34,5 @@ int fl_guest_wait(fl_guest *g, int64_t deadline_ms, fl_guest_console_cb cb, void
 /* Milliseconds from creation to the end (or to now). */
 int64_t fl_guest_elapsed_ms(const fl_guest *g);
 void fl_guest_free(fl_guest *g);
-
-/*
- * Installs SIGINT/SIGTERM handlers that make every fl_guest_wait() return
- * FL_GUEST_INTERRUPTED after destroying its domain. Idempotent.
- */
-void fl_guest_catch_signals(void);
-int fl_guest_interrupted(void);
 
 #endif

@@ -12,6 +12,7 @@
 #include "lib/error.h"
 #include "lib/fs.h"
 #include "lib/log.h"
+#include "lib/time.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <time.h>
 #include <unistd.h>
 
 #define POLL_MS		  200
@@ -31,14 +31,6 @@ struct fl_hostslot {
 	unsigned index, max;
 	int fd;
 };
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static char *slot_path(const fl_hostslot *s, unsigned i)
 {
@@ -70,7 +62,7 @@ int fl_hostslot_acquire(fl_hostslot **out, const char *var, const char *host, un
 {
 	fl_hostslot *s = fl_xcalloc(1, sizeof(*s));
 	char *key = fl_path_component(host);
-	int64_t start = now_ms(), said = 0;
+	int64_t start = fl_mono_ms(), said = 0;
 	int r;
 
 	*out = NULL;
@@ -96,10 +88,10 @@ int fl_hostslot_acquire(fl_hostslot **out, const char *var, const char *host, un
 			r = 1;
 			goto fail;
 		}
-		if (!said || now_ms() - said >= PROGRESS_EVERY_MS) {
+		if (!said || fl_mono_ms() - said >= PROGRESS_EVERY_MS) {
 			fl_info("%s: waiting for a guest slot on %s (%u in use), %lld s so far",
-				who, host, s->max, (long long)((now_ms() - start) / 1000));
-			said = now_ms();
+				who, host, s->max, (long long)((fl_mono_ms() - start) / 1000));
+			said = fl_mono_ms();
 		}
 		usleep(POLL_MS * 1000);
 	}
@@ -183,7 +175,7 @@ static int try_admit(fl_hostslot *s, uint64_t need, fl_hostslot_mem_fn mem, void
 int fl_hostslot_admit(fl_hostslot *s, uint64_t need, fl_hostslot_mem_fn mem, void *arg,
 		      int64_t max_wait_ms, fl_hostslot_stop_fn stop)
 {
-	int64_t start = now_ms(), said = 0;
+	int64_t start = fl_mono_ms(), said = 0;
 	uint64_t avail = 0, others = 0;
 	int r;
 
@@ -195,21 +187,21 @@ int fl_hostslot_admit(fl_hostslot *s, uint64_t need, fl_hostslot_mem_fn mem, voi
 			return 0;
 		if (stop && stop())
 			return 1;
-		if (now_ms() - start >= max_wait_ms)
+		if (fl_mono_ms() - start >= max_wait_ms)
 			return fl_error_set(
 			    FL_ETIMEOUT,
 			    "waited %lld s for %llu MiB of memory on the host "
 			    "(%llu MiB available, %llu MiB reserved by other guests)",
-			    (long long)((now_ms() - start) / 1000),
+			    (long long)((fl_mono_ms() - start) / 1000),
 			    (unsigned long long)((need + FL_HOSTSLOT_OVERHEAD) >> 20),
 			    (unsigned long long)(avail >> 20), (unsigned long long)(others >> 20));
-		if (!said || now_ms() - said >= PROGRESS_EVERY_MS) {
+		if (!said || fl_mono_ms() - said >= PROGRESS_EVERY_MS) {
 			fl_info("%s: waiting for memory: the guest needs %llu MiB, %llu MiB "
 				"available, %llu MiB reserved by other guests",
 				s->who, (unsigned long long)((need + FL_HOSTSLOT_OVERHEAD) >> 20),
 				(unsigned long long)(avail >> 20),
 				(unsigned long long)(others >> 20));
-			said = now_ms();
+			said = fl_mono_ms();
 		}
 		usleep(POLL_MS * 1000);
 	}

@@ -23,6 +23,7 @@
 #include "machine/hostslot.h"
 #include "lib/log.h"
 #include "store/run.h"
+#include "lib/cancel.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -116,7 +117,7 @@ static int admit(struct lv_run *x)
 				 (unsigned long long)(info.memory >> 10));
 	else
 		r = fl_hostslot_admit(x->slot, guest_memory(m), host_available, conn,
-				      MEMORY_WAIT_MS, fl_machine_interrupted);
+				      MEMORY_WAIT_MS, fl_cancel_runs);
 	virConnectClose(conn);
 	return r;
 }
@@ -245,7 +246,7 @@ static int run_guest(struct lv_run *x)
 	if ((r = prepare_files(x)))
 		return infra(x, "preparing the guest");
 	r = fl_hostslot_acquire(&x->slot, x->req->cfg->var, m->uri, m->max_parallel, x->w.name,
-				fl_machine_interrupted);
+				fl_cancel_runs);
 	if (r == 1)
 		return finish(x, FL_RUN_INFRA_ERROR, fl_xstrdup("interrupted"));
 	if (r)

@@ -15,6 +15,7 @@
 #include "machine/guest.h"
 #include "build/initramfs.h"
 #include "lib/log.h"
+#include "lib/time.h"
 #include "store/run.h"
 
 #include <errno.h>
@@ -25,7 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 /* Per point on top of warmup and duration: forking tasks, unmapping. */
@@ -98,32 +98,6 @@ void fl_run_result_release(struct fl_run_result *res)
 {
 	free(res->detail);
 	res->detail = NULL;
-}
-
-void fl_machine_catch_signals(void)
-{
-	fl_guest_catch_signals();
-}
-
-int fl_machine_interrupted(void)
-{
-	return fl_guest_interrupted();
-}
-
-int64_t fl_machine_wall_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-int64_t fl_machine_mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 int fl_machine_commit_row(const struct fl_run_req *req, const char *sha, int64_t *commit_id)
@@ -553,7 +527,7 @@ static int on_record(void *arg, uint64_t seq, const char *type, const char *json
 	struct fl_run_watch *w = arg;
 
 	if (!w->agent_mono && !w->replay) {
-		w->agent_mono = fl_machine_mono_ms();
+		w->agent_mono = fl_mono_ms();
 		fl_info("%s: agent started after %.1f s", w->name,
 			(double)(w->agent_mono - w->mono0) / 1000);
 	}
@@ -570,7 +544,7 @@ static void on_point(void *arg, const struct fl_console_point *pt)
 	char ops[32], per[32];
 
 	if (!w->first_mono && !w->replay)
-		w->first_mono = fl_machine_mono_ms();
+		w->first_mono = fl_mono_ms();
 	human_rate(pt->ops, ops, sizeof(ops));
 	human_rate(pt->per_task, per, sizeof(per));
 	fl_info("%s: %s %s %u tasks: %s ops/s (%s per task)", w->name, pt->test, pt->mode,
@@ -593,8 +567,8 @@ void fl_run_watch_init(struct fl_run_watch *w, const struct fl_run_req *req,
 
 void fl_run_watch_begin(struct fl_run_watch *w)
 {
-	w->wall0 = fl_machine_wall_ms();
-	w->mono0 = fl_machine_mono_ms();
+	w->wall0 = fl_wall_ms();
+	w->mono0 = fl_mono_ms();
 }
 
 void fl_run_watch_store_error(struct fl_run_watch *w, int code)
@@ -622,7 +596,7 @@ int fl_run_watch_finish(struct fl_run_watch *w, enum fl_run_status st, char *det
 	const struct fl_console_seen *seen = fl_console_seen(w->console);
 	struct fl_run_end e = {0};
 	char *tail = fl_console_tail(w->console);
-	int64_t now = fl_machine_mono_ms();
+	int64_t now = fl_mono_ms();
 	size_t n = 0;
 	const struct fl_sample *s = fl_console_samples(w->console, &n);
 	int r;
@@ -635,7 +609,7 @@ int fl_run_watch_finish(struct fl_run_watch *w, enum fl_run_status st, char *det
 	e.kernel_release = seen->kernel;
 	e.agent_ms = wall_at(w, w->agent_mono);
 	e.first_sample_ms = wall_at(w, w->first_mono);
-	e.ended_ms = w->mono0 ? wall_at(w, now) : fl_machine_wall_ms();
+	e.ended_ms = w->mono0 ? wall_at(w, now) : fl_wall_ms();
 	if (st == FL_RUN_OK) {
 		e.samples = s;
 		e.nsamples = n;

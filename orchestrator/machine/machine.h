@@ -99,8 +99,9 @@ struct fl_run_result {
  * (bad arguments, the store unwritable, no toolchain to build with) and
  * leave the reason in fl_error_last().
  *
- * Interrupted (fl_machine_interrupted()), a run ends infra-error with detail
- * "interrupted" and its guest destroyed; the caller should stop.
+ * Told to stop (fl_cancel_runs() of lib/cancel.h: a command that runs
+ * machines calls fl_cancel_catch() first), a run ends infra-error with
+ * detail "interrupted" and its guest destroyed; the caller should stop.
  */
 int fl_machine_run(const struct fl_run_req *req, struct fl_run_result *res);
 void fl_run_result_release(struct fl_run_result *res);
@@ -110,14 +111,6 @@ void fl_run_result_release(struct fl_run_result *res);
  * boot: current): its runs take neither a revision nor a kernel image.
  */
 int fl_machine_own_kernel(const struct fl_machine_conf *m);
-
-/*
- * SIGINT and SIGTERM make every run in progress destroy its guest and end,
- * and fl_machine_interrupted() true. Commands that run machines install
- * this first. Idempotent.
- */
-void fl_machine_catch_signals(void);
-int fl_machine_interrupted(void);
 
 /*
  * Ends the runs this host's dead processes left 'running' (infra-error,

@@ -42,10 +42,6 @@ char *fl_machine_tasks_list(const struct fl_benchmark_conf *b);
 /* 1 when process pid is certainly gone on this host. */
 int fl_machine_process_gone(int pid);
 
-/* Wall clock, ms since the epoch, and a monotonic clock in ms. */
-int64_t fl_machine_wall_ms(void);
-int64_t fl_machine_mono_ms(void);
-
 /* ---- kernel machines ---- */
 
 /* The kernel a run boots, the agent's job and the files that go with them. */

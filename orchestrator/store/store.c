@@ -394,6 +394,14 @@ int fl_store_step_done(fl_store *st, sqlite3_stmt *stmt, const char *what)
 	return r;
 }
 
+void fl_store_bind_opt(sqlite3_stmt *stmt, int i, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(stmt, i, s, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(stmt, i);
+}
+
 char *fl_store_column_dup(sqlite3_stmt *stmt, int col)
 {
 	const unsigned char *t = sqlite3_column_text(stmt, col);

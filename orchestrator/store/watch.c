@@ -11,14 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void bind_opt(sqlite3_stmt *stmt, int i, const char *s)
-{
-	if (s)
-		sqlite3_bind_text(stmt, i, s, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(stmt, i);
-}
-
 static void bind_id(sqlite3_stmt *stmt, int i, int64_t id)
 {
 	if (id)
@@ -52,10 +44,10 @@ int fl_store_watch_tag_add(fl_store *st, const struct fl_watch_tag_new *t, int64
 	sqlite3_bind_int64(stmt, 1, t->tree_id);
 	sqlite3_bind_text(stmt, 2, t->tag, -1, SQLITE_TRANSIENT);
 	bind_id(stmt, 3, t->commit_id);
-	bind_opt(stmt, 4, t->baseline);
+	fl_store_bind_opt(stmt, 4, t->baseline);
 	bind_id(stmt, 5, t->baseline_commit);
 	sqlite3_bind_text(stmt, 6, t->state, -1, SQLITE_TRANSIENT);
-	bind_opt(stmt, 7, t->note);
+	fl_store_bind_opt(stmt, 7, t->note);
 	rc = sqlite3_step(stmt);
 	sqlite3_finalize(stmt);
 	if (rc == SQLITE_CONSTRAINT)
@@ -185,7 +177,7 @@ int fl_store_comparisons_count(fl_store *st, int64_t job_id, const char *class, 
 			     "(?2 IS NULL OR class = ?2)"))
 		return FL_ESTORE;
 	sqlite3_bind_int64(stmt, 1, job_id);
-	bind_opt(stmt, 2, class);
+	fl_store_bind_opt(stmt, 2, class);
 	if ((r = row(st, stmt, "count comparisons")) <= 0)
 		return r ? r : fl_store_sqlerr(st, "count comparisons");
 	*n = (size_t)sqlite3_column_int64(stmt, 0);
@@ -380,10 +372,10 @@ int fl_store_revert_add(fl_store *st, const struct fl_revert *v)
 	sqlite3_bind_text(stmt, 2, v->culprit, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(stmt, 3, v->onto, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(stmt, 4, v->state, -1, SQLITE_TRANSIENT);
-	bind_opt(stmt, 5, v->commit_sha);
-	bind_opt(stmt, 6, v->ref);
-	bind_opt(stmt, 7, v->conflicts);
-	bind_opt(stmt, 8, v->error);
+	fl_store_bind_opt(stmt, 5, v->commit_sha);
+	fl_store_bind_opt(stmt, 6, v->ref);
+	fl_store_bind_opt(stmt, 7, v->conflicts);
+	fl_store_bind_opt(stmt, 8, v->error);
 	return fl_store_step_done(st, stmt, "add revert check");
 }
 

@@ -103,14 +103,6 @@ static void bind_page(sqlite3_stmt *s, int i, unsigned page, unsigned per_page)
 	sqlite3_bind_int64(s, i + 1, (sqlite3_int64)(page ? page - 1 : 0) * per_page);
 }
 
-static void bind_opt_text(sqlite3_stmt *s, int i, const char *v)
-{
-	if (v)
-		sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(s, i);
-}
-
 /* One row expected: FL_ENOTFOUND with msg when there is none. */
 static int step_one(fl_store *st, sqlite3_stmt *s, const char *what, const char *msg)
 {
@@ -575,7 +567,7 @@ static int list_page(fl_store *st, fl_pool *p, const char *select, const char *a
 	if (r)
 		return FL_ESTORE;
 	for (size_t i = 0; i < nc; i++)
-		bind_opt_text(s, (int)i + 1, c[i].value);
+		fl_store_bind_opt(s, (int)i + 1, c[i].value);
 	bind_page(s, (int)nc + 1, page, per_page);
 	return collect(st, p, s, size, fn, out, n, per_page, more, what);
 }
@@ -845,7 +837,7 @@ int fl_web_regressions(fl_store *st, fl_pool *p, const char *state, unsigned pag
 						       "LIMIT ?2 OFFSET ?3"
 				   : REGRESSION_SELECT "ORDER BY g.id DESC LIMIT ?2 OFFSET ?3"))
 		return FL_ESTORE;
-	bind_opt_text(s, 1, state);
+	fl_store_bind_opt(s, 1, state);
 	bind_page(s, 2, page, per_page);
 	return collect(st, p, s, sizeof(**out), read_regression, (void **)out, n, per_page, more,
 		       "regressions");
@@ -955,7 +947,7 @@ int fl_web_bisections(fl_store *st, fl_pool *p, const struct fl_web_bisect_filte
 	fl_buf_free(&sql);
 	if (r)
 		return FL_ESTORE;
-	bind_opt_text(s, 1, f->state);
+	fl_store_bind_opt(s, 1, f->state);
 	sqlite3_bind_int64(s, 2, f->regression_id);
 	bind_page(s, 3, page, per_page);
 	return collect(st, p, s, sizeof(**out), read_bisection, (void **)out, n, per_page, more,
@@ -1223,7 +1215,7 @@ int fl_web_machines(fl_store *st, fl_pool *p, const char *state, struct fl_web_m
 			     "SELECT id, name, backend, state, state_reason, infra_errors, facts "
 			     "FROM machines WHERE ?1 IS NULL OR state = ?1 ORDER BY name"))
 		return FL_ESTORE;
-	bind_opt_text(s, 1, state);
+	fl_store_bind_opt(s, 1, state);
 	return collect(st, p, s, sizeof(**out), read_machine, (void **)out, n, 0, NULL, "machines");
 }
 
@@ -1369,8 +1361,8 @@ static int newest_run(fl_store *st, fl_pool *p, int64_t tree, const char *benchm
 								  "ORDER BY r.id DESC LIMIT 1"))
 		return FL_ESTORE;
 	sqlite3_bind_int64(s, 1, tree);
-	bind_opt_text(s, 2, benchmark);
-	bind_opt_text(s, 3, machine);
+	fl_store_bind_opt(s, 2, benchmark);
+	fl_store_bind_opt(s, 3, machine);
 	*run = 0;
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {

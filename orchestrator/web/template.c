@@ -1,6 +1,7 @@
 /* web/template.c - page skeletons with named slots (see template.h). */
 #include "web/template.h"
 #include "lib/error.h"
+#include "lib/fs.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -18,20 +19,6 @@ struct fl_tmpl {
 	struct part *parts;
 	size_t nparts;
 };
-
-static int read_file(const char *path, fl_buf *b)
-{
-	char chunk[8192];
-	size_t got;
-	FILE *f = fopen(path, "rb");
-
-	if (!f)
-		return fl_error_set(FL_EIO, "%s: cannot open: %s", path, strerror(errno));
-	while ((got = fread(chunk, 1, sizeof(chunk), f)))
-		fl_buf_add(b, chunk, got);
-	fclose(f);
-	return 0;
-}
 
 static int line_of(const char *text, const char *at)
 {
@@ -59,7 +46,7 @@ int fl_tmpl_load(struct fl_tmpl **out, const char *path, const char *const *slot
 	int r;
 
 	*out = NULL;
-	if ((r = read_file(path, &b))) {
+	if ((r = fl_read_file(path, &b))) {
 		fl_buf_free(&b);
 		return r;
 	}

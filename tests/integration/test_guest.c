@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "lib/buf.h"
+#include "lib/cancel.h"
 #include "config/config.h"
 #include "machine/domain.h"
 #include "lib/error.h"
@@ -54,7 +55,7 @@ static int setup(void **state)
 	snprintf(initrd, sizeof(initrd), "%s/empty.cpio", dir);
 	snprintf(console, sizeof(console), "%s/console.log", dir);
 	write_empty_initrd(initrd);
-	fl_guest_catch_signals();
+	fl_cancel_catch(0);
 	return 0;
 }
 

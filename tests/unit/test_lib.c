@@ -1,0 +1,159 @@
+/*
+ * test_lib.c - lib/'s shared helpers: whole files read at once (fs.h), the
+ * clocks (time.h) and the stop signals (cancel.h), the last in child
+ * processes that are sent real signals.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/buf.h"
+#include "lib/cancel.h"
+#include "lib/error.h"
+#include "lib/fs.h"
+#include "lib/time.h"
+
+static void test_read_file(void **state)
+{
+	char path[] = "/tmp/fl-test-lib-XXXXXX";
+	int fd = mkstemp(path);
+	fl_buf b = FL_BUF_INIT;
+
+	(void)state;
+	assert_true(fd >= 0);
+	/* more than one read's chunk, with a NUL inside */
+	for (int i = 0; i < 10000; i++)
+		assert_int_equal(write(fd, "0123456789\0", 11), 11);
+	close(fd);
+	fl_buf_adds(&b, "kept:");
+	assert_int_equal(fl_read_file(path, &b), 0);
+	assert_int_equal(b.len, 5 + 110000);
+	assert_memory_equal(b.ptr, "kept:0123456789", 15);
+	assert_int_equal(b.ptr[5 + 10], '\0');
+	unlink(path);
+	fl_buf_reset(&b);
+	assert_int_equal(fl_read_file(path, &b), FL_EIO);
+	assert_non_null(strstr(fl_error_last(), path));
+	assert_non_null(strstr(fl_error_last(), ": cannot open: No such file or directory"));
+	assert_int_equal(b.len, 0);
+	fl_buf_free(&b);
+}
+
+static void test_clocks(void **state)
+{
+	int64_t wall = fl_wall_ms(), mono = fl_mono_ms(), later;
+	struct timespec nap = {0, 20 * 1000000L};
+
+	(void)state;
+	/* the wall clock is the epoch's, in ms */
+	assert_true(llabs(wall - (int64_t)time(NULL) * 1000) < 2000);
+	nanosleep(&nap, NULL);
+	later = fl_mono_ms();
+	assert_true(later - mono >= 20);
+	assert_true(later - mono < 5000);
+}
+
+/*
+ * A child that catches with flags, says it is ready on a pipe, then loops
+ * until told to stop; it exits with the signal it saw (and 100 more when
+ * fl_cancel_runs() said the runs go on). Returns the child's wait status.
+ */
+static int child_stopped_by(unsigned flags, int sig)
+{
+	int p[2], status;
+	pid_t pid;
+	char c;
+
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		fl_cancel_catch(flags);
+		if (write(p[1], "r", 1) != 1)
+			_exit(99);
+		while (!fl_cancel_requested())
+			usleep(1000);
+		_exit(fl_cancel_requested() + (fl_cancel_runs() ? 0 : 100));
+	}
+	close(p[1]);
+	assert_int_equal(read(p[0], &c, 1), 1);
+	close(p[0]);
+	kill(pid, sig);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return status;
+}
+
+static void test_cancel_signals(void **state)
+{
+	int st;
+
+	(void)state;
+	st = child_stopped_by(0, SIGTERM);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), SIGTERM);
+	st = child_stopped_by(0, SIGINT);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), SIGINT);
+	/* SIGHUP only when asked for: else it ends the process as usual */
+	st = child_stopped_by(FL_CANCEL_HUP, SIGHUP);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), SIGHUP);
+	st = child_stopped_by(0, SIGHUP);
+	assert_true(WIFSIGNALED(st));
+	assert_int_equal(WTERMSIG(st), SIGHUP);
+	/* the watch service's way: the command stops, its runs are not told */
+	st = child_stopped_by(FL_CANCEL_KEEP_RUNS, SIGTERM);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 100 + SIGTERM);
+}
+
+/* serve's way: blocked, then waited for; the signal it returns is the flag's too. */
+static void test_cancel_wait(void **state)
+{
+	int p[2], status;
+	pid_t pid;
+	char c;
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		int sig;
+
+		fl_cancel_block();
+		if (write(p[1], "r", 1) != 1)
+			_exit(99);
+		sig = fl_cancel_wait();
+		_exit(sig == fl_cancel_requested() ? sig : 98);
+	}
+	close(p[1]);
+	assert_int_equal(read(p[0], &c, 1), 1);
+	close(p[0]);
+	kill(pid, SIGINT);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), SIGINT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_read_file),
+	    cmocka_unit_test(test_clocks),
+	    cmocka_unit_test(test_cancel_signals),
+	    cmocka_unit_test(test_cancel_wait),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
