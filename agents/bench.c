@@ -17,6 +17,8 @@
 
 #include "bench.h"
 
+#include "proto/jobline.h"
+
 /* One counter per 128 bytes: adjacent-line prefetch on x86 pairs lines, and
  * tasks sharing a pair would measure cache-line bouncing, not page faults. */
 #define COUNTER_STRIDE (128 / sizeof(uint64_t))
@@ -44,41 +46,6 @@ void fl_bench_defaults(struct fl_bench_opts *o)
 	o->duration_s = 5;
 	o->memsize = 128ull << 20;	/* will-it-scale's MEMSIZE */
 	o->place = FL_PLACE_SPREAD;
-}
-
-int fl_parse_seconds(const char *s, int *out)
-{
-	char *end;
-	long v = strtol(s, &end, 10);
-
-	if (end == s || v < 0 || v > 3600 || (*end && strcmp(end, "s")))
-		return -1;
-	*out = (int)v;
-	return 0;
-}
-
-int fl_parse_bytes(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v = strtoull(s, &end, 10);
-	int shift = 0;
-
-	if (end == s || *s == '-')
-		return -1;
-	if (*end == 'K')
-		shift = 10;
-	else if (*end == 'M')
-		shift = 20;
-	else if (*end == 'G')
-		shift = 30;
-	else if (*end)
-		return -1;
-	if (shift && end[1])
-		return -1;
-	if (v == 0 || v > (1ull << 40) >> shift)
-		return -1;
-	*out = (uint64_t)v << shift;
-	return 0;
 }
 
 /* Calls fn on each comma-separated item of s. */
@@ -133,11 +100,11 @@ static int add_tasks(struct fl_bench_opts *o, const char *t)
 
 static int set_list(struct fl_bench_opts *o, const char *key, const char *val)
 {
-	if (!strcmp(key, "test")) {
+	if (!strcmp(key, FL_JOB_TEST)) {
 		memset(o->tests, 0, sizeof(o->tests));
 		return each_item(val, add_test, o);
 	}
-	if (!strcmp(key, "mode")) {
+	if (!strcmp(key, FL_JOB_MODE)) {
 		memset(o->modes, 0, sizeof(o->modes));
 		return each_item(val, add_mode, o);
 	}
@@ -149,59 +116,47 @@ int fl_bench_set(struct fl_bench_opts *o, const char *key, const char *val)
 {
 	int r;
 
-	if (!strcmp(key, "test") || !strcmp(key, "mode") || !strcmp(key, "tasks"))
+	if (!strcmp(key, FL_JOB_TEST) || !strcmp(key, FL_JOB_MODE) || !strcmp(key, FL_JOB_TASKS))
 		r = set_list(o, key, val);
-	else if (!strcmp(key, "warmup"))
-		r = fl_parse_seconds(val, &o->warmup_s);
-	else if (!strcmp(key, "duration"))
-		r = fl_parse_seconds(val, &o->duration_s) || o->duration_s < 1 ||
+	else if (!strcmp(key, FL_JOB_WARMUP))
+		r = fl_jobline_seconds(val, &o->warmup_s);
+	else if (!strcmp(key, FL_JOB_DURATION))
+		r = fl_jobline_seconds(val, &o->duration_s) || o->duration_s < 1 ||
 		    o->duration_s > 600 ? -1 : 0;
-	else if (!strcmp(key, "timeout"))
-		r = fl_parse_seconds(val, &o->timeout_s);
-	else if (!strcmp(key, "memory"))
-		r = fl_parse_bytes(val, &o->memsize);
-	else if (!strcmp(key, "placement"))
+	else if (!strcmp(key, FL_JOB_TIMEOUT))
+		r = fl_jobline_seconds(val, &o->timeout_s);
+	else if (!strcmp(key, FL_JOB_MEMORY))
+		r = fl_jobline_bytes(val, &o->memsize);
+	else if (!strcmp(key, FL_JOB_PLACEMENT))
 		r = fl_place_parse(val, &o->place);
-	else if (!strcmp(key, "hang"))
+	else if (!strcmp(key, FL_JOB_HANG))
 		r = (o->hang = !strcmp(val, "1"), 0);
 	else {
 		fprintf(stderr, "fl-agent: unknown option '%s'\n", key);
 		return -1;
 	}
-	if (r || (!strcmp(key, "test") && !(o->tests[0] | o->tests[1] | o->tests[2])) ||
-	    (!strcmp(key, "mode") && !(o->modes[0] | o->modes[1])) ||
-	    (!strcmp(key, "tasks") && !o->ntask_specs)) {
+	if (r || (!strcmp(key, FL_JOB_TEST) && !(o->tests[0] | o->tests[1] | o->tests[2])) ||
+	    (!strcmp(key, FL_JOB_MODE) && !(o->modes[0] | o->modes[1])) ||
+	    (!strcmp(key, FL_JOB_TASKS) && !o->ntask_specs)) {
 		fprintf(stderr, "fl-agent: bad value '%s' for %s\n", val, key);
 		return -1;
 	}
 	return 0;
 }
 
+static int set_item(void *arg, const char *key, const char *val)
+{
+	return fl_bench_set(arg, key, val);
+}
+
 int fl_bench_parse_job(struct fl_bench_opts *o, const char *text)
 {
-	char *copy = strdup(text), *save = NULL;
-	int err = 0;
+	char why[256];
+	int r = fl_jobline_parse(text, set_item, o, why, sizeof(why));
 
-	if (!copy)
-		return -1;
-	for (char *l = strtok_r(copy, "\n;", &save); l && !err; l = strtok_r(NULL, "\n;", &save)) {
-		char *eq;
-
-		while (*l == ' ' || *l == '\t')
-			l++;
-		if (!*l || *l == '#')
-			continue;
-		eq = strchr(l, '=');
-		if (!eq) {
-			fprintf(stderr, "fl-agent: job line '%s' is not key=value\n", l);
-			err = -1;
-			break;
-		}
-		*eq = 0;
-		err = fl_bench_set(o, l, eq + 1);
-	}
-	free(copy);
-	return err;
+	if (r == -1 && why[0])
+		fprintf(stderr, "fl-agent: %s\n", why);
+	return r ? -1 : 0;
 }
 
 int fl_bench_task_counts(const struct fl_bench_opts *o, int ncpus, int *counts)

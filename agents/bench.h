@@ -43,12 +43,10 @@ void fl_bench_defaults(struct fl_bench_opts *o);
 /* key=value from a job or --key value from the command line; 0 or -1 with
  * a message on stderr. */
 int fl_bench_set(struct fl_bench_opts *o, const char *key, const char *val);
-/* Parses a job text: key=value separated by newlines or ';', '#' comments. */
+/* Parses a job text (proto/jobline.h); 0 or -1 with a message on stderr. */
 int fl_bench_parse_job(struct fl_bench_opts *o, const char *text);
 /* Resolves task_spec against ncpus into counts; returns how many. */
 int fl_bench_task_counts(const struct fl_bench_opts *o, int ncpus, int *counts);
-int fl_parse_seconds(const char *s, int *out);
-int fl_parse_bytes(const char *s, uint64_t *out);
 
 /*
  * Called right before the first measured second and right after the last,

@@ -51,6 +51,7 @@
 
 #include "agent.h"
 #include "proto/auth.h"
+#include "proto/jobline.h"
 #include "bench.h"
 #include "proto/record.h"
 #include "results.h"
@@ -1039,7 +1040,7 @@ static int parse_args(struct daemon *d, int argc, char **argv)
 		else if (!strcmp(a, "--cacert"))
 			d->cacert = v;
 		else if (!strcmp(a, "--poll"))
-			used = !fl_parse_seconds(v, &d->poll_s);
+			used = !fl_jobline_seconds(v, &d->poll_s);
 		else if (!strcmp(a, "--batch"))
 			used = (d->batch = atoi(v)) > 0;
 		else

@@ -15,6 +15,7 @@
 #include "machine/guest.h"
 #include "build/initramfs.h"
 #include "lib/log.h"
+#include "proto/jobline.h"
 #include "lib/time.h"
 #include "store/run.h"
 
@@ -399,47 +400,48 @@ long fl_machine_watchdog_s(const struct fl_benchmark_conf *b)
 	return 2 * (long)fl_machine_points(b) * per_point + 30;
 }
 
-static void add_size(fl_buf *job, uint64_t bytes)
-{
-	if (bytes && !(bytes & ((1ULL << 20) - 1)))
-		fl_buf_addf(job, "%lluM", (unsigned long long)(bytes >> 20));
-	else if (bytes && !(bytes & 1023))
-		fl_buf_addf(job, "%lluK", (unsigned long long)(bytes >> 10));
-	else
-		fl_buf_addf(job, "%llu", (unsigned long long)bytes);
-}
-
-/* The job as fl.job= carries it: key=value;... with no space (agents/bench.c keys). */
+/* The job as fl.job= carries it (proto/jobline.h). */
 int fl_machine_job(const struct fl_run_req *req, char **out)
 {
 	const struct fl_benchmark_conf *b = req->bench;
 	char *tasks = fl_machine_tasks_list(b);
-	fl_buf job = FL_BUF_INIT;
+	struct fl_jobline job = {0};
+	fl_buf modes = FL_BUF_INIT;
+	int bad = 0;
 
-	fl_buf_addf(&job, "test=%s;mode=", b->test);
+	*out = NULL;
 	for (size_t i = 0; i < b->nmodes; i++)
-		fl_buf_addf(&job, "%s%s", i ? "," : "", b->modes[i]);
-	fl_buf_addf(&job, ";tasks=%s;warmup=%lds;duration=%lds;memory=", tasks,
-		    seconds_up(b->warmup_ms), seconds_up(b->duration_ms));
-	add_size(&job, b->memory_per_task);
-	fl_buf_addf(&job, ";placement=%s", b->placement);
+		fl_buf_addf(&modes, "%s%s", i ? "," : "", b->modes[i]);
+	bad |= fl_jobline_add(&job, FL_JOB_TEST, b->test);
+	bad |= fl_jobline_add(&job, FL_JOB_MODE, fl_buf_str(&modes));
+	bad |= fl_jobline_add(&job, FL_JOB_TASKS, tasks);
+	bad |= fl_jobline_add_seconds(&job, FL_JOB_WARMUP, seconds_up(b->warmup_ms));
+	bad |= fl_jobline_add_seconds(&job, FL_JOB_DURATION, seconds_up(b->duration_ms));
+	bad |= fl_jobline_add_size(&job, FL_JOB_MEMORY, b->memory_per_task);
+	bad |= fl_jobline_add(&job, FL_JOB_PLACEMENT, b->placement);
 	/* The agent takes at most an hour; past that it derives its own, alike. */
-	if (fl_machine_watchdog_s(b) <= 3600)
-		fl_buf_addf(&job, ";timeout=%lds", fl_machine_watchdog_s(b));
+	if (fl_machine_watchdog_s(b) <= FL_JOB_SECONDS_MAX)
+		bad |= fl_jobline_add_seconds(&job, FL_JOB_TIMEOUT, fl_machine_watchdog_s(b));
 	free(tasks);
-	for (const char *const *e = req->job_extra; e && *e; e++) {
-		if (!strchr(*e, '=') || strpbrk(*e, " \t\n;\"'")) {
-			fl_buf_free(&job);
+	fl_buf_free(&modes);
+	if (bad) {
+		fl_jobline_free(&job);
+		return fl_error_set(FL_EINVAL,
+				    "benchmark '%s': its parameters cannot be put in "
+				    "the agent's job",
+				    b->name);
+	}
+	for (const char *const *e = req->job_extra; e && *e; e++)
+		if (fl_jobline_add_item(&job, *e)) {
+			fl_jobline_free(&job);
 			return fl_error_set(
 			    FL_EINVAL,
 			    "job key '%s': expected key=value without spaces, quotes "
 			    "or ';'",
 			    *e);
 		}
-		fl_buf_addf(&job, ";%s", *e);
-	}
-	*out = fl_buf_detach(&job);
-	return 0;
+	*out = fl_jobline_detach(&job);
+	return *out ? 0 : fl_error_set(FL_ERROR, "out of memory");
 }
 
 void fl_machine_kernel_release(struct fl_machine_kernel *k)

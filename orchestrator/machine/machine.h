@@ -113,6 +113,14 @@ void fl_run_result_release(struct fl_run_result *res);
 int fl_machine_own_kernel(const struct fl_machine_conf *m);
 
 /*
+ * The agent's job for req as fl.job= carries it (proto/jobline.h: its keys
+ * and value formats): the benchmark's parameters, the agent's watchdog, and
+ * req->job_extra. Caller frees *job. FL_EINVAL for a value the job line
+ * cannot carry (a space, a quote, ';').
+ */
+int fl_machine_job(const struct fl_run_req *req, char **job);
+
+/*
  * Ends the runs this host's dead processes left 'running' (infra-error,
  * "abandoned") and destroys their guests on every libvirt machine of cfg.
  * Returns how many runs it ended, or a negative FL_E* code.

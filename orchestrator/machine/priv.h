@@ -71,9 +71,6 @@ long fl_machine_watchdog_s(const struct fl_benchmark_conf *b);
 /* fl-agent-static: $FL_AGENT, or where the build tree or an install puts it. */
 int fl_machine_agent_path(char **out);
 
-/* The agent's job text for req (fl.job=): key=value;... without spaces (agents/bench.c keys). */
-int fl_machine_job(const struct fl_run_req *req, char **job);
-
 /* var/runs/<id>/, created, as an absolute path. */
 int fl_machine_run_dir(const struct fl_run_req *req, int64_t run_id, char **dir);
 /* That (k->dir) and its initrd.cpio (k->initrd): fl-agent-static as /init and k->job. */

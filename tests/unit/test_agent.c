@@ -1,4 +1,5 @@
-/* test_agent.c - fl-agent's job parsing, cpulists and task placement on
+/* test_agent.c - fl-agent's job parsing (and the job the orchestrator
+ * writes read back through it: proto/jobline.h), cpulists and task placement on
  * made-up topologies; the results store a box's test kernel leaves its
  * records in (written, read back, and read past what an earlier job left
  * on the partition). */
@@ -14,6 +15,10 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "config/config.h"
+#include "lib/error.h"
+#include "machine/machine.h"
+#include "proto/jobline.h"
 #include "proto/record.h"
 #include "results.h"
 #include "topo.h"
@@ -68,6 +73,104 @@ static void test_job_errors(void **state)
 	assert_int_equal(fl_bench_parse_job(&o, "memory=12Q"), -1);
 	assert_int_equal(fl_bench_parse_job(&o, "colour=blue"), -1);
 	assert_int_equal(fl_bench_parse_job(&o, "no equals sign"), -1);
+}
+
+/* The orchestrator's job for a benchmark, read by the agent: the same run. */
+static void test_job_round_trip(void **state)
+{
+	char *modes[] = {"processes", "threads"};
+	struct fl_task_count tasks[] = {{1, 0}, {50, 1}, {100, 1}};
+	struct fl_benchmark_conf b = {.name = "pf", .test = "page_fault2", .modes = modes,
+				      .nmodes = 2, .tasks = tasks, .ntasks = 3,
+				      .warmup_ms = 1500, .duration_ms = 3000,
+				      .memory_per_task = 3ULL << 20, .placement = "pack"};
+	const char *extra[] = {"hang=1", NULL};
+	struct fl_run_req req = {.bench = &b, .job_extra = extra};
+	struct fl_bench_opts o;
+	int counts[FL_BENCH_MAX_POINTS];
+	char *job;
+
+	(void)state;
+	assert_int_equal(fl_machine_job(&req, &job), 0);
+	/* one word on the kernel command line */
+	assert_null(strpbrk(job, " \t\n\"'"));
+	fl_bench_defaults(&o);
+	assert_int_equal(fl_bench_parse_job(&o, job), 0);
+	assert_int_equal(o.tests[0] + o.tests[1] * 2 + o.tests[2] * 4, 2);
+	assert_int_equal(o.modes[FL_MODE_PROCESSES], 1);
+	assert_int_equal(o.modes[FL_MODE_THREADS], 1);
+	assert_int_equal(fl_bench_task_counts(&o, 4, counts), 3);
+	assert_int_equal(counts[0], 1);
+	assert_int_equal(counts[1], 2);
+	assert_int_equal(counts[2], 4);
+	assert_int_equal(o.warmup_s, 2); /* whole seconds, rounded up */
+	assert_int_equal(o.duration_s, 3);
+	assert_int_equal(o.memsize, 3ULL << 20);
+	assert_int_equal(o.place, FL_PLACE_PACK);
+	assert_true(o.timeout_s > 0);
+	assert_int_equal(o.hang, 1);
+	free(job);
+
+	/* what the line cannot carry is refused on the writing side */
+	extra[0] = "note=two words";
+	assert_int_equal(fl_machine_job(&req, &job), FL_EINVAL);
+	assert_non_null(strstr(fl_error_last(), "job key 'note=two words'"));
+	extra[0] = "x;y=1";
+	assert_int_equal(fl_machine_job(&req, &job), FL_EINVAL);
+}
+
+static int see(void *arg, const char *key, const char *value)
+{
+	char *seen = arg;
+
+	if (!strcmp(key, "stop"))
+		return 7;
+	snprintf(seen + strlen(seen), 256 - strlen(seen), "[%s:%s]", key, value);
+	return 0;
+}
+
+/* The line's own rules: separators, comments, value formats, refusals. */
+static void test_jobline(void **state)
+{
+	struct fl_jobline j = {0};
+	char why[128], seen[256], *text;
+	uint64_t bytes;
+	int s;
+
+	(void)state;
+	assert_int_equal(fl_jobline_add(&j, FL_JOB_TEST, "page_fault1"), 0);
+	assert_int_equal(fl_jobline_add_size(&j, FL_JOB_MEMORY, 1536), 0);
+	assert_int_equal(fl_jobline_add_size(&j, FL_JOB_MEMORY, 1000), 0);
+	assert_int_equal(fl_jobline_add_seconds(&j, FL_JOB_WARMUP, 7), 0);
+	assert_int_equal(fl_jobline_add(&j, "a key", "v"), -1);
+	assert_int_equal(fl_jobline_add(&j, "k=", "v"), -1);
+	assert_int_equal(fl_jobline_add(&j, "k", "it's"), -1);
+	assert_int_equal(fl_jobline_add(&j, "k", ""), -1);
+	assert_int_equal(fl_jobline_add_item(&j, "novalue"), -1);
+	text = fl_jobline_detach(&j);
+	assert_string_equal(text, "test=page_fault1;memory=1536;memory=1000;warmup=7s");
+	free(text);
+	text = fl_jobline_detach(&j);
+	assert_string_equal(text, "");
+	free(text);
+
+	seen[0] = '\0';
+	assert_int_equal(fl_jobline_parse("  # c\n;;x=1\n\ty=a=b;", see, seen, why, sizeof(why)),
+			 0);
+	assert_string_equal(seen, "[x:1][y:a=b]");
+	assert_int_equal(fl_jobline_parse("x=1;stop=1;y=2", see, seen, why, sizeof(why)), 7);
+	assert_int_equal(fl_jobline_parse("x", see, seen, why, sizeof(why)), -1);
+	assert_string_equal(why, "job line 'x' is not key=value");
+	assert_int_equal(fl_jobline_seconds("3600s", &s), 0);
+	assert_int_equal(s, 3600);
+	assert_int_equal(fl_jobline_seconds("3601", &s), -1);
+	assert_int_equal(fl_jobline_seconds("2m", &s), -1);
+	assert_int_equal(fl_jobline_bytes("2G", &bytes), 0);
+	assert_int_equal(bytes, 2ULL << 30);
+	assert_int_equal(fl_jobline_bytes("1536", &bytes), 0);
+	assert_int_equal(bytes, 1536);
+	assert_int_equal(fl_jobline_bytes("0", &bytes), -1);
+	assert_int_equal(fl_jobline_bytes("2MB", &bytes), -1);
 }
 
 static void test_cpulist(void **state)
@@ -191,6 +294,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_job),
 		cmocka_unit_test(test_job_errors),
+		cmocka_unit_test(test_job_round_trip),
+		cmocka_unit_test(test_jobline),
 		cmocka_unit_test(test_cpulist),
 		cmocka_unit_test(test_place_two_nodes),
 		cmocka_unit_test(test_place_uneven),
