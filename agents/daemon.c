@@ -51,6 +51,7 @@
 
 #include "agent.h"
 #include "proto/auth.h"
+#include "proto/facts.h"
 #include "proto/jobline.h"
 #include "bench.h"
 #include "proto/record.h"
@@ -362,17 +363,17 @@ static json_t *facts(void)
 	json_t *o = json_object();
 
 	gethostname(host, sizeof(host) - 1);
-	json_object_set_new(o, "hostname", json_string(host));
+	json_object_set_new(o, FL_FACT_HOSTNAME, json_string(host));
 	if (!uname(&u)) {
-		json_object_set_new(o, "kernel", json_string(u.release));
-		json_object_set_new(o, "arch", json_string(u.machine));
+		json_object_set_new(o, FL_FACT_KERNEL, json_string(u.release));
+		json_object_set_new(o, FL_FACT_ARCH, json_string(u.machine));
 	}
 	if (!fl_topo_read(&t, "/sys/devices/system/node")) {
-		json_object_set_new(o, "cpus", json_integer(t.ncpus));
-		json_object_set_new(o, "nodes", json_integer(t.nnodes));
+		json_object_set_new(o, FL_FACT_CPUS, json_integer(t.ncpus));
+		json_object_set_new(o, FL_FACT_NODES, json_integer(t.nnodes));
 	}
 	if (pages > 0)
-		json_object_set_new(o, "memory",
+		json_object_set_new(o, FL_FACT_MEMORY,
 				    json_integer((json_int_t)pages * sysconf(_SC_PAGESIZE)));
 	return o;
 }

@@ -67,6 +67,7 @@ struct schema {
 #define END {NULL, 0, 0, 0, 0, NULL, NULL, 0, 0, NULL}
 #define OFF(type, member) offsetof(type, member)
 
+/* The "backend" key's choices: one entry each in backend_rules below too. */
 static const char *const backends[] = {"libvirt", "baremetal", "command", NULL};
 static const char *const accels[] = {"auto", "kvm", "tcg", NULL};
 static const char *const tests[] = {"page_fault1", "page_fault2", "page_fault3", NULL};
@@ -822,14 +823,71 @@ static void check_box(struct loader *L, struct fl_machine_conf *m)
 			  "the baremetal backend needs 'agent_api.listen': boxes ask it for work");
 }
 
+static void check_command(struct loader *L, struct fl_machine_conf *m)
+{
+	if (!m->command)
+		report_at(L, &m->backend, "the command backend needs 'command'");
+}
+
+/*
+ * Each backend's configuration: whether it boots kernels and the check of
+ * its own keys. In the order of backends[] (the key's choices).
+ */
+static const struct backend_rule {
+	struct fl_backend_conf conf;
+	void (*check)(struct loader *L, struct fl_machine_conf *m);
+} backend_rules[] = {
+    {{"libvirt", 1}, NULL},
+    {{"baremetal", 1}, check_box},
+    {{"command", 0}, check_command},
+};
+_Static_assert(sizeof(backend_rules) / sizeof(backend_rules[0]) ==
+		   sizeof(backends) / sizeof(backends[0]) - 1,
+	       "one backend rule per backend name");
+
+static const struct backend_rule *backend_rule(const char *name)
+{
+	for (size_t i = 0; name && i < sizeof(backend_rules) / sizeof(backend_rules[0]); i++)
+		if (!strcmp(backend_rules[i].conf.name, name))
+			return &backend_rules[i];
+	return NULL;
+}
+
+const struct fl_backend_conf *fl_config_backend(const char *name)
+{
+	const struct backend_rule *r = backend_rule(name);
+
+	return r ? &r->conf : NULL;
+}
+
+const char *const *fl_config_backend_names(void)
+{
+	return backends;
+}
+
+int fl_config_machine_kernel(const struct fl_machine_conf *m)
+{
+	const struct fl_backend_conf *b = fl_config_backend(m->backend);
+
+	return b && b->kernel;
+}
+
+unsigned fl_config_machine_cpus(const struct fl_machine_conf *m)
+{
+	return m->sockets * m->cores * m->threads;
+}
+
+uint64_t fl_config_machine_memory(const struct fl_machine_conf *m)
+{
+	return m->memory_per_node * m->sockets;
+}
+
 static void check_machine(struct loader *L, struct fl_machine_conf *m)
 {
-	if (!m->backend)
-		return;
-	if (!strcmp(m->backend, "command") && !m->command)
-		report_at(L, &m->backend, "the command backend needs 'command'");
-	if (!strcmp(m->backend, "baremetal"))
-		check_box(L, m);
+	const struct backend_rule *rule = backend_rule(m->backend);
+
+	if (rule && rule->check)
+		rule->check(L, m);
 	if (m->ndistances && m->ndistances != (size_t)m->sockets * m->sockets) {
 		size_t side = 1;
 
@@ -858,7 +916,7 @@ static void check_benchmark(struct loader *L, struct fl_benchmark_conf *b)
 
 		for (size_t j = 0; j < b->nmachines; j++)
 			used |= b->machines[j] && m->name && !strcmp(b->machines[j], m->name);
-		if (used && m->backend && strcmp(m->backend, "command"))
+		if (used && fl_config_machine_kernel(m))
 			needs_test = 1;
 	}
 	if (b->max_repeat && b->max_repeat < b->repeat)

@@ -46,7 +46,7 @@ struct fl_kernel_conf {
 
 struct fl_machine_conf {
 	char *name;
-	char *backend; /* libvirt, baremetal, command */
+	char *backend; /* one of fl_config_backend_names() */
 	char *uri;
 	char *accel; /* kvm, tcg, auto */
 	unsigned sockets, cores, threads;
@@ -142,6 +142,30 @@ void fl_config_print(const struct fl_config *cfg, FILE *out);
  * at the line a problem comes from. NULL if the value was not in the file.
  */
 const char *fl_config_where(const struct fl_config *cfg, const void *field);
+
+/*
+ * The backends a machine may name ("backend"): the configuration's half of
+ * a backend, what the loader checks of it (its own keys: command,
+ * token_file, ...). What runs it is the machine layer's ops table
+ * (machine/machine.h), keyed by the same names; config cannot see that
+ * layer, and test_machine_ops checks the two tables name the same set.
+ */
+struct fl_backend_conf {
+	const char *name;
+	/* Runs boot a kernel under test (or measure the box's own): the
+	 * benchmarks on it name a test; 0 for the command backend. */
+	int kernel;
+};
+/* The backend of that name, or NULL. */
+const struct fl_backend_conf *fl_config_backend(const char *name);
+/* Every backend's name, NULL-ended. */
+const char *const *fl_config_backend_names(void);
+/* 1 for a machine whose runs boot a kernel (fl_backend_conf.kernel). */
+int fl_config_machine_kernel(const struct fl_machine_conf *m);
+
+/* A guest's vCPUs (sockets x cores x threads) and memory (per node x sockets). */
+unsigned fl_config_machine_cpus(const struct fl_machine_conf *m);
+uint64_t fl_config_machine_memory(const struct fl_machine_conf *m);
 
 const struct fl_tree_conf *fl_config_tree(const struct fl_config *cfg, const char *name);
 const struct fl_kernel_conf *fl_config_kernel(const struct fl_config *cfg, const char *name);

@@ -3,6 +3,7 @@
  * the five endpoints, the answers and their signatures.
  */
 #include "machine/agentapi.h"
+#include "machine/machine.h"
 #include "lib/buf.h"
 #include "config/config.h"
 #include "lib/error.h"
@@ -632,6 +633,14 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 
 /* ---- start and stop -------------------------------------------------------------- */
 
+/* A box: its backend's machines ask this API for work. */
+static int asks_agent_api(const struct fl_machine_conf *m)
+{
+	const struct fl_machine_ops *ops = fl_machine_backend(m->backend);
+
+	return ops && ops->agent_api;
+}
+
 static int load_boxes(fl_agentapi *api, const struct fl_config *cfg)
 {
 	char why[512];
@@ -641,7 +650,7 @@ static int load_boxes(fl_agentapi *api, const struct fl_config *cfg)
 		const struct fl_machine_conf *m = &cfg->machines[i];
 		struct box *b = &api->boxes[api->nboxes];
 
-		if (strcmp(m->backend, "baremetal"))
+		if (!asks_agent_api(m))
 			continue;
 		if (fl_auth_read_token(m->token_file, &b->token, why, sizeof(why)))
 			return fl_error_set(FL_EINVAL, "machine '%s': %s", m->name, why);
@@ -742,8 +751,7 @@ int fl_agentapi_start_for(fl_agentapi **out, const struct fl_config *cfg,
 
 	*out = NULL;
 	for (size_t i = 0; i < cfg->nmachines && !need; i++)
-		need = (!m || m == &cfg->machines[i]) &&
-		       !strcmp(cfg->machines[i].backend, "baremetal");
+		need = (!m || m == &cfg->machines[i]) && asks_agent_api(&cfg->machines[i]);
 	if (!need)
 		return 0;
 	if ((r = fl_agentapi_start(out, cfg, NULL)))

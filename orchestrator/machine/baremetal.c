@@ -341,13 +341,19 @@ static void bm_free(struct bm_run *x)
 	free(x->records_path);
 }
 
-int fl_machine_baremetal_run(const struct fl_run_req *req, struct fl_run_result *res)
+/* boot: current, the box's own kernel */
+static int own_kernel(const struct fl_machine_conf *m)
+{
+	return m->boot && !strcmp(m->boot, "current");
+}
+
+static int baremetal_run(const struct fl_run_req *req, struct fl_run_result *res)
 {
 	struct bm_run x = {.req = req, .box = req->machine->name};
 	int64_t run_id;
 	int r;
 
-	x.current = req->machine->boot && !strcmp(req->machine->boot, "current");
+	x.current = own_kernel(req->machine);
 	r = x.current ? current_start(&x, res, &run_id)
 		      : fl_machine_kernel_start(req, res, &x.k, &run_id);
 	if (r == 0) {
@@ -360,3 +366,20 @@ int fl_machine_baremetal_run(const struct fl_run_req *req, struct fl_run_result 
 	bm_free(&x);
 	return r == 1 ? 0 : r;
 }
+
+/* A box's topology is what it reports: its facts, which the report adds. */
+static void baremetal_describe(const struct fl_machine_conf *m, const struct fl_run_row *run,
+			       fl_buf *out)
+{
+	(void)run;
+	fl_buf_addf(out, "%s, a bare-metal box (%s)", m->name,
+		    own_kernel(m) ? "its own kernel" : "kexec");
+}
+
+const struct fl_machine_ops fl_machine_baremetal_ops = {
+    .name = "baremetal",
+    .run = baremetal_run,
+    .describe = baremetal_describe,
+    .own_kernel = own_kernel,
+    .agent_api = 1,
+};

@@ -249,7 +249,7 @@ static int run_command(struct cmd_run *x, struct fl_run_result *res)
 	return 0;
 }
 
-int fl_machine_command_run(const struct fl_run_req *req, struct fl_run_result *res)
+static int command_run(const struct fl_run_req *req, struct fl_run_result *res)
 {
 	struct cmd_run x = {.req = req, .lock_fd = -1, .out = FL_BUF_INIT};
 	char *text = NULL;
@@ -265,7 +265,7 @@ int fl_machine_command_run(const struct fl_run_req *req, struct fl_run_result *r
 		return fl_error_set(FL_EINVAL, "machine '%s': no command", req->machine->name);
 	if ((r = fl_repo_resolve(req->repo, req->rev, x.sha)))
 		return r;
-	if ((r = fl_store_machine_ensure(req->store, req->machine->name, "command",
+	if ((r = fl_store_machine_ensure(req->store, req->machine->name, req->machine->backend,
 					 &x.machine_id)) ||
 	    (r = create_run(&x)))
 		return r;
@@ -304,3 +304,16 @@ out:
 	free(x.err);
 	return r;
 }
+
+static void command_describe(const struct fl_machine_conf *m, const struct fl_run_row *run,
+			     fl_buf *out)
+{
+	(void)run;
+	fl_buf_addf(out, "%s, the command backend", m->name);
+}
+
+const struct fl_machine_ops fl_machine_command_ops = {
+    .name = "command",
+    .run = command_run,
+    .describe = command_describe,
+};

@@ -84,7 +84,7 @@ int fl_domain_xml(const struct fl_domain_spec *spec, char **xml)
 		return fl_error_set(FL_EINVAL, "machine '%s': accelerator must be resolved to kvm "
 					       "or tcg, got '%s'",
 				    m->name, spec->accel ? spec->accel : "(none)");
-	vcpus = m->sockets * m->cores * m->threads;
+	vcpus = fl_config_machine_cpus(m);
 	fl_buf_addf(&b, "<domain type='%s'>\n  <name>", strcmp(spec->accel, "kvm") ? "qemu" : "kvm");
 	fl_html_text(&b, spec->name);
 	fl_buf_addf(&b, "</name>\n  <memory unit='KiB'>%llu</memory>\n  <vcpu>%u</vcpu>\n",

@@ -22,7 +22,10 @@
 #include "machine/guest.h"
 #include "machine/hostslot.h"
 #include "lib/log.h"
+#include "lib/units.h"
 #include "store/run.h"
+
+#include "proto/facts.h"
 #include "lib/cancel.h"
 
 #include <errno.h>
@@ -94,11 +97,6 @@ static int host_available(void *arg, uint64_t *avail)
 	return 0;
 }
 
-static uint64_t guest_memory(const struct fl_machine_conf *m)
-{
-	return m->memory_per_node * m->sockets;
-}
-
 /* 0 admitted, 1 interrupted, FL_EINVAL for a guest bigger than the host, or trouble. */
 static int admit(struct lv_run *x)
 {
@@ -111,12 +109,12 @@ static int admit(struct lv_run *x)
 		return fl_error_set(FL_EIO, "libvirt: cannot connect to %s: %s", m->uri,
 				    virGetLastErrorMessage());
 	if (!virNodeGetInfo(conn, &info) &&
-	    ((uint64_t)info.memory << 10) < guest_memory(m) + FL_HOSTSLOT_OVERHEAD)
+	    ((uint64_t)info.memory << 10) < fl_config_machine_memory(m) + FL_HOSTSLOT_OVERHEAD)
 		r = fl_error_set(FL_EINVAL, "machine '%s' needs %llu MiB; the host %s has %llu MiB",
-				 m->name, (unsigned long long)(guest_memory(m) >> 20), m->uri,
-				 (unsigned long long)(info.memory >> 10));
+				 m->name, (unsigned long long)(fl_config_machine_memory(m) >> 20),
+				 m->uri, (unsigned long long)(info.memory >> 10));
 	else
-		r = fl_hostslot_admit(x->slot, guest_memory(m), host_available, conn,
+		r = fl_hostslot_admit(x->slot, fl_config_machine_memory(m), host_available, conn,
 				      MEMORY_WAIT_MS, fl_cancel_runs);
 	virConnectClose(conn);
 	return r;
@@ -153,18 +151,18 @@ static char *machine_facts(const struct lv_run *x)
 	json_t *o = json_object();
 	char *s, *copy;
 
-	json_object_set_new(o, "uri", json_string(m->uri));
-	json_object_set_new(o, "sockets", json_integer(m->sockets));
-	json_object_set_new(o, "cores", json_integer(m->cores));
-	json_object_set_new(o, "threads", json_integer(m->threads));
-	json_object_set_new(o, "vcpus",
-			    json_integer((json_int_t)m->sockets * m->cores * m->threads));
-	json_object_set_new(o, "memory_per_node", json_integer((json_int_t)m->memory_per_node));
-	json_object_set_new(o, "accel", json_string(x->accel));
-	json_object_set_new(o, "slot", json_integer(fl_hostslot_index(x->slot)));
-	json_object_set_new(o, "profile", json_boolean(x->k.profile));
+	json_object_set_new(o, FL_FACT_URI, json_string(m->uri));
+	json_object_set_new(o, FL_FACT_SOCKETS, json_integer(m->sockets));
+	json_object_set_new(o, FL_FACT_CORES, json_integer(m->cores));
+	json_object_set_new(o, FL_FACT_THREADS, json_integer(m->threads));
+	json_object_set_new(o, FL_FACT_VCPUS, json_integer(fl_config_machine_cpus(m)));
+	json_object_set_new(o, FL_FACT_MEMORY_PER_NODE,
+			    json_integer((json_int_t)m->memory_per_node));
+	json_object_set_new(o, FL_FACT_ACCEL, json_string(x->accel));
+	json_object_set_new(o, FL_FACT_SLOT, json_integer(fl_hostslot_index(x->slot)));
+	json_object_set_new(o, FL_FACT_PROFILE, json_boolean(x->k.profile));
 	if (m->cmdline)
-		json_object_set_new(o, "cmdline", json_string(m->cmdline));
+		json_object_set_new(o, FL_FACT_CMDLINE, json_string(m->cmdline));
 	s = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	copy = fl_xstrdup(s ? s : "{}");
@@ -198,10 +196,10 @@ static int boot(struct lv_run *x, enum fl_guest_end *end)
 				       x->k.initrd, x->console_path, x->k.job, x->k.profile};
 	fl_info("%s: booting on %s (%u vCPUs in %u nodes, %llu MiB, %s), deadline %lld s, "
 		"console %s",
-		x->w.name, x->req->machine->name,
-		x->req->machine->sockets * x->req->machine->cores * x->req->machine->threads,
-		x->req->machine->sockets, (unsigned long long)(guest_memory(x->req->machine) >> 20),
-		x->accel, (long long)(x->deadline_ms / 1000), x->console_path);
+		x->w.name, x->req->machine->name, fl_config_machine_cpus(x->req->machine),
+		x->req->machine->sockets,
+		(unsigned long long)(fl_config_machine_memory(x->req->machine) >> 20), x->accel,
+		(long long)(x->deadline_ms / 1000), x->console_path);
 	fl_run_watch_begin(&x->w);
 	if ((r = fl_guest_start(&x->guest, x->req->machine->uri, &spec)))
 		return r;
@@ -279,7 +277,7 @@ static void lv_free(struct lv_run *x)
 	free(x->domain);
 }
 
-int fl_machine_libvirt_run(const struct fl_run_req *req, struct fl_run_result *res)
+static int libvirt_run(const struct fl_run_req *req, struct fl_run_result *res)
 {
 	struct lv_run x = {.req = req};
 	int64_t run_id;
@@ -310,8 +308,9 @@ static int owner_pid(const char *name, const char *key)
 	return *end == '-' && pid > 0 && pid <= INT_MAX ? (int)pid : 0;
 }
 
-int fl_machine_libvirt_reap(const char *uri)
+static int libvirt_reap(const struct fl_machine_conf *m)
 {
+	const char *uri = m->uri;
 	virConnectPtr conn = virConnectOpen(uri);
 	virDomainPtr *doms = NULL;
 	char host[256] = "", *key;
@@ -340,3 +339,44 @@ int fl_machine_libvirt_reap(const char *uri)
 	virConnectClose(conn);
 	return n < 0 ? fl_error_set(FL_EIO, "libvirt: cannot list the domains of %s", uri) : reaped;
 }
+
+/* ---- the machine in a report ------------------------------------------- */
+
+/*
+ * The guest as it was made and what it saw (the run's facts and its
+ * environment record); the configuration where no run kept them.
+ */
+static void libvirt_describe(const struct fl_machine_conf *m, const struct fl_run_row *run,
+			     fl_buf *out)
+{
+	json_t *f = run && run->machine_facts ? json_loads(run->machine_facts, 0, NULL) : NULL;
+	json_t *sockets_v = json_object_get(f, FL_FACT_SOCKETS);
+	json_t *per_node_v = json_object_get(f, FL_FACT_MEMORY_PER_NODE);
+	unsigned sockets =
+	    json_is_integer(sockets_v) ? (unsigned)json_integer_value(sockets_v) : m->sockets;
+	uint64_t memory = json_is_integer(per_node_v)
+			      ? (uint64_t)json_integer_value(per_node_v) * sockets
+			      : fl_config_machine_memory(m);
+	unsigned nodes = run && run->nodes > 0 ? (unsigned)run->nodes : m->sockets;
+	unsigned cpus = run && run->cpus > 0 ? (unsigned)run->cpus : fl_config_machine_cpus(m);
+	const char *accel = run && run->accel ? run->accel : m->accel;
+	char mem[32];
+
+	fl_format_size(memory, mem, sizeof(mem));
+	fl_buf_addf(out,
+		    "%s: %u sockets, %u NUMA nodes, %u CPUs, %s memory, accelerator %s "
+		    "(%s%s%s)",
+		    m->name, sockets, nodes, cpus, mem, accel, m->backend, m->uri ? " " : "",
+		    m->uri ? m->uri : "");
+	if (run && run->kernel_release)
+		fl_buf_addf(out, "\n                 as the guest of run %lld saw it, kernel %s",
+			    (long long)run->id, run->kernel_release);
+	json_decref(f);
+}
+
+const struct fl_machine_ops fl_machine_libvirt_ops = {
+    .name = "libvirt",
+    .run = libvirt_run,
+    .reap = libvirt_reap,
+    .describe = libvirt_describe,
+};

@@ -1,7 +1,9 @@
 /*
- * machine.c - fl_machine_run() dispatches to the machine's backend (one
- * line per backend in the table below), and what every backend shares: the
- * run's status names, its first rows in the store, signals, stale runs.
+ * machine.c - the backends' table (one line per backend) and
+ * fl_machine_run(), which checks a request and hands it to the machine's
+ * backend; and what every backend shares: the run's status names, its
+ * first rows in the store, stale runs, the kernel machines' kernel, job
+ * and initramfs, and the following of a run to its stored end.
  */
 #include "machine/machine.h"
 #include "machine/priv.h"
@@ -32,14 +34,13 @@
 /* Per point on top of warmup and duration: forking tasks, unmapping. */
 #define POINT_SETUP_S 2
 
-static const struct {
-	const char *name;
-	int (*run)(const struct fl_run_req *req, struct fl_run_result *res);
-} backends[] = {
-    {"libvirt", fl_machine_libvirt_run},
-    {"command", fl_machine_command_run},
-    {"baremetal", fl_machine_baremetal_run},
+/* The backends: one line each (machine.h says what else a new one needs). */
+static const struct fl_machine_ops *const backends[] = {
+    &fl_machine_libvirt_ops,
+    &fl_machine_command_ops,
+    &fl_machine_baremetal_ops,
 };
+#define NBACKENDS (sizeof(backends) / sizeof(backends[0]))
 
 static const char *const status_names[] = {
     [FL_RUN_OK] = "ok",
@@ -67,18 +68,62 @@ int fl_run_status_parse(const char *name, enum fl_run_status *s)
 	return fl_error_set(FL_EINVAL, "unknown run status '%s'", name);
 }
 
+const struct fl_machine_ops *const *fl_machine_backends(size_t *n)
+{
+	*n = NBACKENDS;
+	return backends;
+}
+
+const struct fl_machine_ops *fl_machine_backend(const char *name)
+{
+	for (size_t i = 0; name && i < NBACKENDS; i++)
+		if (!strcmp(backends[i]->name, name))
+			return backends[i];
+	return NULL;
+}
+
+int fl_machine_ops_of(const struct fl_config *cfg, const struct fl_machine_conf *m,
+		      const struct fl_machine_ops **ops)
+{
+	const char *where = cfg ? fl_config_where(cfg, &m->backend) : NULL;
+	fl_buf names = FL_BUF_INIT;
+
+	if ((*ops = fl_machine_backend(m->backend)))
+		return 0;
+	for (size_t i = 0; i < NBACKENDS; i++)
+		fl_buf_addf(&names, "%s%s", i ? ", " : "", backends[i]->name);
+	fl_error_set(FL_EINVAL,
+		     "%s%smachine '%s': backend '%s' is not in this faultline (it has %s)",
+		     where ? where : "", where ? ": " : "", m->name,
+		     m->backend ? m->backend : "(none)", fl_buf_str(&names));
+	fl_buf_free(&names);
+	return FL_EINVAL;
+}
+
 int fl_machine_own_kernel(const struct fl_machine_conf *m)
 {
-	return !strcmp(m->backend, "baremetal") && m->boot && !strcmp(m->boot, "current");
+	const struct fl_machine_ops *ops = fl_machine_backend(m->backend);
+
+	return ops && ops->own_kernel && ops->own_kernel(m);
+}
+
+int fl_machine_kernel(const struct fl_machine_conf *m)
+{
+	return fl_config_machine_kernel(m);
 }
 
 int fl_machine_run(const struct fl_run_req *req, struct fl_run_result *res)
 {
+	const struct fl_machine_ops *ops;
+	int r;
+
 	memset(res, 0, sizeof(*res));
 	res->agent_ms = res->first_sample_ms = res->total_ms = -1;
 	if (!req->cfg || !req->machine || !req->bench || !req->store)
 		return fl_error_set(FL_EINVAL, "a run needs a configuration, a machine, a "
 					       "benchmark and a store");
+	if ((r = fl_machine_ops_of(req->cfg, req->machine, &ops)))
+		return r;
 	if (fl_machine_own_kernel(req->machine)) {
 		if (req->kernel_image || req->rev)
 			return fl_error_set(FL_EINVAL,
@@ -88,11 +133,7 @@ int fl_machine_run(const struct fl_run_req *req, struct fl_run_result *res)
 	} else if (!req->kernel_image == !req->rev)
 		return fl_error_set(FL_EINVAL, "a run takes a revision or a kernel image, not %s",
 				    req->rev ? "both" : "neither");
-	for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++)
-		if (!strcmp(req->machine->backend, backends[i].name))
-			return backends[i].run(req, res);
-	return fl_error_set(FL_EINVAL, "machine '%s': backend '%s' is not in this faultline",
-			    req->machine->name, req->machine->backend);
+	return ops->run(req, res);
 }
 
 void fl_run_result_release(struct fl_run_result *res)
@@ -223,16 +264,17 @@ int fl_machine_reap_stale(const struct fl_config *cfg, fl_store *store)
 	fl_store_run_owners_free(o, n);
 	for (size_t i = 0; i < cfg->nmachines && !r; i++) {
 		const struct fl_machine_conf *m = &cfg->machines[i];
+		const struct fl_machine_ops *ops = fl_machine_backend(m->backend);
 		int seen = 0;
 
-		if (strcmp(m->backend, "libvirt"))
+		if (!ops || !ops->reap)
 			continue;
 		for (size_t j = 0; j < i; j++)
-			seen |= !strcmp(cfg->machines[j].backend, "libvirt") &&
+			seen |= fl_machine_backend(cfg->machines[j].backend) == ops &&
 				!strcmp(cfg->machines[j].uri, m->uri);
-		if (!seen && fl_machine_libvirt_reap(m->uri) < 0)
-			fl_warn("%s",
-				fl_error_last()); /* a host that is down has nothing to reap */
+		/* a host that is down has nothing to reap */
+		if (!seen && ops->reap(m) < 0)
+			fl_warn("%s", fl_error_last());
 	}
 	return r ? r : ended;
 }

@@ -4,7 +4,8 @@
  * "run" command, the watch service, bisection) and the backends that
  * measure it.
  *
- * Backends, one file each:
+ * Backends sit behind one ops table (struct fl_machine_ops, the table in
+ * machine.c), one file each:
  *   libvirt    a transient NUMA guest booting the kernel under test with
  *              fl-agent as /init (machine/libvirt.c)
  *   command    a shell command in a checkout of the commit; numbers on
@@ -13,6 +14,16 @@
  *   baremetal  a box that kexecs into the kernel under test through its
  *              agent daemon, or measures its own kernel (boot: current)
  *              (machine/baremetal.c, agentapi.h, docs/baremetal.md)
+ * Nothing outside a backend's file compares backend names: callers ask
+ * the table (fl_machine_ops_of) or fl_machine_kernel/own_kernel.
+ *
+ * The layering splits a backend in two: config/ sits below machine/, so
+ * the configuration keeps the backend names and what it checks of each
+ * (fl_backend_conf in config.h: the "backend" key's choices, whether its
+ * runs boot a kernel, the check of its own keys), and this layer maps each
+ * name to its ops. Adding a backend is its file here with its ops, one
+ * entry in machine.c's table, and one entry in config.c's (its name, its
+ * keys' check); test_machine_ops fails while the two tables differ.
  *
  * fl_machine_run() builds what it needs (kernel backends), runs, classifies
  * the end, and stores the run, its samples and its console in the store
@@ -34,12 +45,14 @@
 #include <stdint.h>
 
 #include "build/repo.h"
+#include "lib/buf.h"
 #include "store/store.h"
 
 struct fl_config;
 struct fl_machine_conf;
 struct fl_benchmark_conf;
 struct fl_tree_conf;
+struct fl_run_row;
 
 /* How a run ended; the store keeps the name (fl_run_status_name). */
 enum fl_run_status {
@@ -111,6 +124,46 @@ void fl_run_result_release(struct fl_run_result *res);
  * boot: current): its runs take neither a revision nor a kernel image.
  */
 int fl_machine_own_kernel(const struct fl_machine_conf *m);
+/*
+ * 1 for a machine whose runs boot a kernel under test (or measure the
+ * box's own): the benchmark's test parameters apply; 0 for a command.
+ */
+int fl_machine_kernel(const struct fl_machine_conf *m);
+
+/* A backend: what fl_machine_run and the stages around it ask of it. */
+struct fl_machine_ops {
+	const char *name; /* the configuration's "backend" (config.h) */
+	/* fl_machine_run's contract, for a request already checked. */
+	int (*run)(const struct fl_run_req *req, struct fl_run_result *res);
+	/*
+	 * Destroys what this host's dead processes left on m (guests); the
+	 * count, or a negative FL_E* code. NULL: nothing outlives a process.
+	 * Called once per uri.
+	 */
+	int (*reap)(const struct fl_machine_conf *m);
+	/*
+	 * The machine as a report shows it, after "on test machine: ": from
+	 * the configuration and, when there is one, the run the report's
+	 * numbers come from (its facts and what the agent saw).
+	 */
+	void (*describe)(const struct fl_machine_conf *m, const struct fl_run_row *run,
+			 fl_buf *out);
+	/* fl_machine_own_kernel; NULL: never. */
+	int (*own_kernel)(const struct fl_machine_conf *m);
+	/* Its boxes ask the agent API for work (agentapi.h). */
+	int agent_api;
+};
+
+/* The backends in this faultline; *n of them. */
+const struct fl_machine_ops *const *fl_machine_backends(size_t *n);
+/* The backend of that name, or NULL. */
+const struct fl_machine_ops *fl_machine_backend(const char *name);
+/*
+ * m's backend: 0, or FL_EINVAL naming the place in the configuration
+ * (file:line of its "backend", when cfg has it) and the backends there are.
+ */
+int fl_machine_ops_of(const struct fl_config *cfg, const struct fl_machine_conf *m,
+		      const struct fl_machine_ops **ops);
 
 /*
  * The agent's job for req as fl.job= carries it (proto/jobline.h: its keys

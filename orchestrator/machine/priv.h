@@ -14,14 +14,10 @@
 
 struct fl_console;
 
-/*
- * Backends, one entry each in machine.c's table (by the machine's
- * "backend" key); each implements fl_machine_run's contract.
- */
-int fl_machine_libvirt_run(const struct fl_run_req *req, struct fl_run_result *res);
-int fl_machine_libvirt_reap(const char *uri);
-int fl_machine_command_run(const struct fl_run_req *req, struct fl_run_result *res);
-int fl_machine_baremetal_run(const struct fl_run_req *req, struct fl_run_result *res);
+/* The backends' ops, one per backend file, listed in machine.c's table. */
+extern const struct fl_machine_ops fl_machine_libvirt_ops;
+extern const struct fl_machine_ops fl_machine_command_ops;
+extern const struct fl_machine_ops fl_machine_baremetal_ops;
 
 /*
  * The commit row of sha in req->tree (tree and commit rows created on

@@ -8,6 +8,7 @@
 #include "lib/error.h"
 #include "lib/log.h"
 #include "lib/mail.h"
+#include "machine/machine.h"
 #include "service/measure.h"
 #include "service/service.h"
 #include "store/bisect.h"
@@ -16,6 +17,8 @@
 #include "store/run.h"
 #include "store/watch.h"
 #include "lib/units.h"
+
+#include "proto/facts.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -205,40 +208,18 @@ static int64_t sample_run(const struct report *x)
 	return x->c_culprit.set.n ? x->c_culprit.ids[0] : x->tag_new.set.n ? x->tag_new.ids[0] : 0;
 }
 
-/* A kernel machine as its guest was made and what the guest saw (the run's
- * facts and environment record); the configuration where a run kept none. */
-static void add_guest(struct report *x)
+/* The machine as its backend describes it, with the run the numbers come from. */
+static void add_backend(struct report *x)
 {
-	const struct fl_machine_conf *m = x->machine;
+	const struct fl_machine_ops *ops;
 	struct fl_run_row row = {0};
-	json_t *f = NULL;
-	uint64_t memory = m->memory_per_node * m->sockets;
-	unsigned sockets = m->sockets, nodes = m->sockets,
-		 cpus = m->sockets * m->cores * m->threads;
-	const char *accel = m->accel;
 	int64_t run = sample_run(x);
-	char mem[32];
+	int have = run && !fl_store_run_get(x->st, run, &row);
 
-	if (run && !fl_store_run_get(x->st, run, &row) && row.machine_facts)
-		f = json_loads(row.machine_facts, 0, NULL);
-	if (json_is_integer(json_object_get(f, "sockets")))
-		sockets = (unsigned)json_integer_value(json_object_get(f, "sockets"));
-	if (json_is_integer(json_object_get(f, "memory_per_node")))
-		memory =
-		    (uint64_t)json_integer_value(json_object_get(f, "memory_per_node")) * sockets;
-	nodes = row.nodes > 0 ? (unsigned)row.nodes : nodes;
-	cpus = row.cpus > 0 ? (unsigned)row.cpus : cpus;
-	accel = row.accel ? row.accel : accel;
-	fl_format_size(memory, mem, sizeof(mem));
-	fl_buf_addf(&x->b,
-		    "on test machine: %s: %u sockets, %u NUMA nodes, %u CPUs, %s memory, "
-		    "accelerator %s (%s%s%s)",
-		    m->name, sockets, nodes, cpus, mem, accel, m->backend, m->uri ? " " : "",
-		    m->uri ? m->uri : "");
-	if (row.kernel_release)
-		fl_buf_addf(&x->b, "\n                 as the guest of run %lld saw it, kernel %s",
-			    (long long)run, row.kernel_release);
-	json_decref(f);
+	if (fl_machine_ops_of(x->cfg, x->machine, &ops))
+		fl_buf_addf(&x->b, "%s (%s)", x->machine->name, fl_error_last());
+	else
+		ops->describe(x->machine, have ? &row : NULL, &x->b);
 	fl_store_run_row_release(&row);
 }
 
@@ -248,14 +229,8 @@ static void add_machine(struct report *x)
 	char *facts = NULL;
 	json_t *f = NULL;
 
-	if (!strcmp(m->backend, "command"))
-		fl_buf_addf(&x->b, "on test machine: %s, the command backend", m->name);
-	else if (!strcmp(m->backend, "baremetal"))
-		/* a box's topology is what it reports: the facts below */
-		fl_buf_addf(&x->b, "on test machine: %s, a bare-metal box (%s)", m->name,
-			    strcmp(m->boot, "current") ? "kexec" : "its own kernel");
-	else
-		add_guest(x);
+	fl_buf_adds(&x->b, "on test machine: ");
+	add_backend(x);
 	if (!fl_store_machine_facts(x->st, m->name, &facts) && facts)
 		f = json_loads(facts, 0, NULL);
 	if (f && json_is_object(f)) {
@@ -266,7 +241,7 @@ static void add_machine(struct report *x)
 		fl_buf_adds(&x->b, "\n                 ");
 		json_object_foreach(f, key, v)
 		{
-			if (!strcmp(key, "memory") && json_is_integer(v)) {
+			if (!strcmp(key, FL_FACT_MEMORY) && json_is_integer(v)) {
 				fl_buf_addf(&x->b, " memory=%.1fG",
 					    (double)json_integer_value(v) / (1 << 30));
 				continue;
@@ -288,7 +263,7 @@ static void add_params(struct report *x)
 	char d1[32], d2[32], size[32];
 
 	fl_buf_adds(&x->b, "with following parameters:\n\n");
-	if (!strcmp(x->machine->backend, "command")) {
+	if (!fl_machine_kernel(x->machine)) {
 		fl_buf_addf(&x->b, "\tcommand: %s\n", x->machine->command);
 	} else {
 		fl_buf_addf(&x->b, "\ttest: %s\n\tmodes:", b->test ? b->test : "-");
@@ -467,7 +442,7 @@ static void add_reproduce(struct report *x)
 	const char *cfg = x->cfg->path, *m = x->machine->name, *b = x->bench->name;
 
 	fl_buf_adds(&x->b, "To reproduce:\n\n");
-	if (!strcmp(x->machine->backend, "command")) {
+	if (!fl_machine_kernel(x->machine)) {
 		char *cmd = shell_quote(x->machine->command);
 
 		fl_buf_addf(&x->b, "\tgit clone %s faultline-repro && cd faultline-repro\n",
