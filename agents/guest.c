@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "proto/jobline.h"
 #include "proto/record.h"
 #include "results.h"
 
@@ -137,7 +138,7 @@ static int cmdline_value(const char *cmd, const char *key, char *out, size_t n)
 /* fl.job=key=value;key=value on the command line wins over /job. */
 static int load_job(const char *cmd, struct fl_bench_opts *o)
 {
-	char j[4096], *job;
+	char j[FL_JOB_MAX], *job;
 
 	fl_bench_defaults(o);
 	if (cmd && !cmdline_value(cmd, "fl.job", j, sizeof(j)))

@@ -21,38 +21,20 @@ static int key_ok(const char *s)
 	return fl_jobline_value_ok(s) && !strchr(s, '=') && *s != '#';
 }
 
-/* Appends len bytes of s; -1 (and nomem) when memory runs out. */
-static int append(struct fl_jobline *j, const char *s, size_t len)
-{
-	if (j->nomem)
-		return -1;
-	if (j->len + len + 1 > j->cap) {
-		size_t cap = j->cap ? j->cap : 128;
-		char *t;
-
-		while (cap < j->len + len + 1)
-			cap *= 2;
-		t = realloc(j->text, cap);
-		if (!t) {
-			j->nomem = 1;
-			return -1;
-		}
-		j->text = t;
-		j->cap = cap;
-	}
-	memcpy(j->text + j->len, s, len);
-	j->len += len;
-	j->text[j->len] = '\0';
-	return 0;
-}
-
 int fl_jobline_add(struct fl_jobline *j, const char *key, const char *value)
 {
+	size_t room = sizeof(j->text) - j->len;
+	int n;
+
 	if (!key_ok(key) || !fl_jobline_value_ok(value))
 		return -1;
-	if ((j->len && append(j, ";", 1)) || append(j, key, strlen(key)) || append(j, "=", 1))
+	n = snprintf(j->text + j->len, room, "%s%s=%s", j->len ? ";" : "", key, value);
+	if (n < 0 || (size_t)n >= room) {
+		j->text[j->len] = '\0';
 		return -1;
-	return append(j, value, strlen(value));
+	}
+	j->len += (size_t)n;
+	return 0;
 }
 
 int fl_jobline_add_seconds(struct fl_jobline *j, const char *key, long seconds)
@@ -79,33 +61,13 @@ int fl_jobline_add_size(struct fl_jobline *j, const char *key, uint64_t bytes)
 int fl_jobline_add_item(struct fl_jobline *j, const char *item)
 {
 	const char *eq = item ? strchr(item, '=') : NULL;
-	char *key;
-	int r;
+	char key[256];
 
-	if (!eq || eq == item)
+	if (!eq || eq == item || (size_t)(eq - item) >= sizeof(key))
 		return -1;
-	key = strndup(item, (size_t)(eq - item));
-	if (!key)
-		return -1;
-	r = fl_jobline_add(j, key, eq + 1);
-	free(key);
-	return r;
-}
-
-char *fl_jobline_detach(struct fl_jobline *j)
-{
-	char *t = j->nomem ? NULL : j->text ? j->text : strdup("");
-
-	if (j->nomem)
-		free(j->text);
-	memset(j, 0, sizeof(*j));
-	return t;
-}
-
-void fl_jobline_free(struct fl_jobline *j)
-{
-	free(j->text);
-	memset(j, 0, sizeof(*j));
+	memcpy(key, item, (size_t)(eq - item));
+	key[eq - item] = '\0';
+	return fl_jobline_add(j, key, eq + 1);
 }
 
 int fl_jobline_parse(const char *text, fl_jobline_fn fn, void *arg, char *why, size_t n)

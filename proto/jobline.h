@@ -49,13 +49,18 @@ int fl_jobline_value_ok(const char *s);
 
 /* ---- writer (the orchestrator) ---- */
 
+/* The longest job either side handles, its NUL included. */
+#define FL_JOB_MAX 4096
+
 struct fl_jobline {
-	char *text; /* NUL-ended; NULL until the first item */
-	size_t len, cap;
-	int nomem;
+	char text[FL_JOB_MAX]; /* NUL-ended; "" before the first item */
+	size_t len;
 };
 
-/* Appends key=value: 0, or -1 for a key or value that cannot be written. */
+/*
+ * Appends key=value: 0, or -1 (j unchanged) for a key or value that cannot
+ * be written or a job that would not fit FL_JOB_MAX.
+ */
 int fl_jobline_add(struct fl_jobline *j, const char *key, const char *value);
 /* "Ns" */
 int fl_jobline_add_seconds(struct fl_jobline *j, const char *key, long seconds);
@@ -63,9 +68,6 @@ int fl_jobline_add_seconds(struct fl_jobline *j, const char *key, long seconds);
 int fl_jobline_add_size(struct fl_jobline *j, const char *key, uint64_t bytes);
 /* Appends "key=value" given as one item, as the tests' extra keys come. */
 int fl_jobline_add_item(struct fl_jobline *j, const char *item);
-/* The text (caller frees; "" for no items), or NULL out of memory. j is emptied. */
-char *fl_jobline_detach(struct fl_jobline *j);
-void fl_jobline_free(struct fl_jobline *j);
 
 /* ---- reader (fl-agent) ---- */
 

@@ -1,7 +1,8 @@
 /*
- * machine/libvirt.c - the libvirt backend of fl_machine_run() (machine.h):
+ * machine/libvirt.c - the libvirt backend (its ops at the end; machine.h):
  * a transient NUMA guest boots the kernel under test with fl-agent as
- * /init and the job on its command line.
+ * /init and the job on its command line; guests of dead owners reaped; the
+ * guest as the report describes it (its facts, proto/facts.h).
  *
  * One run: the kernel (built through build.h, or a prebuilt image), the
  * run row, an initramfs under var/runs/<id>/, a guest slot on the host

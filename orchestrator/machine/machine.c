@@ -447,7 +447,7 @@ int fl_machine_job(const struct fl_run_req *req, char **out)
 {
 	const struct fl_benchmark_conf *b = req->bench;
 	char *tasks = fl_machine_tasks_list(b);
-	struct fl_jobline job = {0};
+	struct fl_jobline job = {.len = 0};
 	fl_buf modes = FL_BUF_INIT;
 	int bad = 0;
 
@@ -466,24 +466,20 @@ int fl_machine_job(const struct fl_run_req *req, char **out)
 		bad |= fl_jobline_add_seconds(&job, FL_JOB_TIMEOUT, fl_machine_watchdog_s(b));
 	free(tasks);
 	fl_buf_free(&modes);
-	if (bad) {
-		fl_jobline_free(&job);
+	if (bad)
 		return fl_error_set(FL_EINVAL,
 				    "benchmark '%s': its parameters cannot be put in "
 				    "the agent's job",
 				    b->name);
-	}
 	for (const char *const *e = req->job_extra; e && *e; e++)
-		if (fl_jobline_add_item(&job, *e)) {
-			fl_jobline_free(&job);
+		if (fl_jobline_add_item(&job, *e))
 			return fl_error_set(
 			    FL_EINVAL,
 			    "job key '%s': expected key=value without spaces, quotes "
 			    "or ';'",
 			    *e);
-		}
-	*out = fl_jobline_detach(&job);
-	return *out ? 0 : fl_error_set(FL_ERROR, "out of memory");
+	*out = fl_xstrdup(job.text);
+	return 0;
 }
 
 void fl_machine_kernel_release(struct fl_machine_kernel *k)

@@ -1,9 +1,9 @@
 /*
- * machine/priv.h - what the machine backends share (machine.c): the rows a
- * run starts with and the name progress lines give it; for the kernel
- * backends (libvirt, baremetal) the kernel, the agent's job and initramfs,
- * and the following of a run from its records to its stored end. Nothing
- * outside the machine-*.c files includes this.
+ * machine/priv.h - what the machine backends share (machine.c): their ops
+ * for the table, the rows a run starts with and the name progress lines
+ * give it; for the kernel backends (libvirt, baremetal) the kernel, the
+ * initramfs, and the following of a run from its records to its stored
+ * end. Nothing outside machine/ includes this.
  */
 #ifndef FL_MACHINE_PRIV_H
 #define FL_MACHINE_PRIV_H

@@ -132,8 +132,8 @@ static int see(void *arg, const char *key, const char *value)
 /* The line's own rules: separators, comments, value formats, refusals. */
 static void test_jobline(void **state)
 {
-	struct fl_jobline j = {0};
-	char why[128], seen[256], *text;
+	struct fl_jobline j = {.len = 0};
+	char why[128], seen[256], big[FL_JOB_MAX];
 	uint64_t bytes;
 	int s;
 
@@ -147,12 +147,15 @@ static void test_jobline(void **state)
 	assert_int_equal(fl_jobline_add(&j, "k", "it's"), -1);
 	assert_int_equal(fl_jobline_add(&j, "k", ""), -1);
 	assert_int_equal(fl_jobline_add_item(&j, "novalue"), -1);
-	text = fl_jobline_detach(&j);
-	assert_string_equal(text, "test=page_fault1;memory=1536;memory=1000;warmup=7s");
-	free(text);
-	text = fl_jobline_detach(&j);
-	assert_string_equal(text, "");
-	free(text);
+	/* too long for either side: refused whole, the job as it was */
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	assert_int_equal(fl_jobline_add(&j, "k", big), -1);
+	big[sizeof(big) - 100] = '\0';
+	assert_int_equal(fl_jobline_add(&j, "k", big), 0);
+	j.text[j.len = strlen("test=page_fault1;memory=1536;memory=1000;warmup=7s")] = '\0';
+	assert_string_equal(j.text, "test=page_fault1;memory=1536;memory=1000;warmup=7s");
+	assert_int_equal(j.len, strlen(j.text));
 
 	seen[0] = '\0';
 	assert_int_equal(fl_jobline_parse("  # c\n;;x=1\n\ty=a=b;", see, seen, why, sizeof(why)),

@@ -63,12 +63,32 @@ static void test_clocks(void **state)
 	assert_true(later - mono < 5000);
 }
 
-/*
- * A child that catches with flags, says it is ready on a pipe, then loops
- * until told to stop; it exits with the signal it saw (and 100 more when
- * fl_cancel_runs() said the runs go on). Returns the child's wait status.
- */
-static int child_stopped_by(unsigned flags, int sig)
+/* Child bodies: set up, say so on fd, wait for the stop, exit with what they saw. */
+static void loop_child(int fd, unsigned flags)
+{
+	fl_cancel_catch(flags);
+	if (write(fd, "r", 1) != 1)
+		_exit(99);
+	while (!fl_cancel_requested())
+		usleep(1000);
+	/* the signal seen, 100 more when the runs were not told */
+	_exit(fl_cancel_requested() + (fl_cancel_runs() ? 0 : 100));
+}
+
+static void wait_child(int fd, unsigned flags)
+{
+	int sig;
+
+	(void)flags;
+	fl_cancel_block();
+	if (write(fd, "r", 1) != 1)
+		_exit(99);
+	sig = fl_cancel_wait();
+	_exit(sig == fl_cancel_requested() ? sig : 98);
+}
+
+/* Forks body, sends sig once it is ready; the child's wait status. */
+static int child_stopped_by(void (*body)(int, unsigned), unsigned flags, int sig)
 {
 	int p[2], status;
 	pid_t pid;
@@ -77,14 +97,8 @@ static int child_stopped_by(unsigned flags, int sig)
 	assert_int_equal(pipe(p), 0);
 	pid = fork();
 	assert_true(pid >= 0);
-	if (!pid) {
-		fl_cancel_catch(flags);
-		if (write(p[1], "r", 1) != 1)
-			_exit(99);
-		while (!fl_cancel_requested())
-			usleep(1000);
-		_exit(fl_cancel_requested() + (fl_cancel_runs() ? 0 : 100));
-	}
+	if (!pid)
+		body(p[1], flags);
 	close(p[1]);
 	assert_int_equal(read(p[0], &c, 1), 1);
 	close(p[0]);
@@ -98,21 +112,21 @@ static void test_cancel_signals(void **state)
 	int st;
 
 	(void)state;
-	st = child_stopped_by(0, SIGTERM);
+	st = child_stopped_by(loop_child, 0, SIGTERM);
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), SIGTERM);
-	st = child_stopped_by(0, SIGINT);
+	st = child_stopped_by(loop_child, 0, SIGINT);
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), SIGINT);
 	/* SIGHUP only when asked for: else it ends the process as usual */
-	st = child_stopped_by(FL_CANCEL_HUP, SIGHUP);
+	st = child_stopped_by(loop_child, FL_CANCEL_HUP, SIGHUP);
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), SIGHUP);
-	st = child_stopped_by(0, SIGHUP);
+	st = child_stopped_by(loop_child, 0, SIGHUP);
 	assert_true(WIFSIGNALED(st));
 	assert_int_equal(WTERMSIG(st), SIGHUP);
 	/* the watch service's way: the command stops, its runs are not told */
-	st = child_stopped_by(FL_CANCEL_KEEP_RUNS, SIGTERM);
+	st = child_stopped_by(loop_child, FL_CANCEL_KEEP_RUNS, SIGTERM);
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 100 + SIGTERM);
 }
@@ -120,30 +134,12 @@ static void test_cancel_signals(void **state)
 /* serve's way: blocked, then waited for; the signal it returns is the flag's too. */
 static void test_cancel_wait(void **state)
 {
-	int p[2], status;
-	pid_t pid;
-	char c;
+	int st;
 
 	(void)state;
-	assert_int_equal(pipe(p), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (!pid) {
-		int sig;
-
-		fl_cancel_block();
-		if (write(p[1], "r", 1) != 1)
-			_exit(99);
-		sig = fl_cancel_wait();
-		_exit(sig == fl_cancel_requested() ? sig : 98);
-	}
-	close(p[1]);
-	assert_int_equal(read(p[0], &c, 1), 1);
-	close(p[0]);
-	kill(pid, SIGINT);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), SIGINT);
+	st = child_stopped_by(wait_child, 0, SIGINT);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), SIGINT);
 }
 
 int main(void)
