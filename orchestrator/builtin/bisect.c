@@ -469,6 +469,13 @@ static int bisect_run(int argc, char **argv)
 
 	if ((at = parse_args(argc, argv, &ro)) < 0)
 		return fl_usage("bisect");
+	/*
+	 * SIGINT/SIGTERM/SIGHUP: stop after the current run, remove the
+	 * worktree and keep what was recorded, so the bisection can be resumed
+	 * with --db. Caught from the start: one during the setup stops the
+	 * bisection at its first step the same way.
+	 */
+	fl_cancel_catch(FL_CANCEL_HUP);
 	bc.repo = ro.repo;
 	bc.cmd = argv + at;
 	bc.timeout_ms = (int64_t)(ro.timeout * 1000);
@@ -483,9 +490,6 @@ static int bisect_run(int argc, char **argv)
 		code = FL_EXIT_FAIL;
 		goto out;
 	}
-	/* SIGINT/SIGTERM/SIGHUP: stop after the current run, remove the worktree
-	 * and keep what was recorded, so the bisection can be resumed with --db. */
-	fl_cancel_catch(FL_CANCEL_HUP);
 	if ((r = make_worktree(&bc, good))) {
 		fprintf(stderr, "faultline: %s\n", fl_error_last());
 		code = FL_EXIT_FAIL;
