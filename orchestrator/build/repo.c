@@ -7,8 +7,8 @@
 #include "lib/error.h"
 #include "lib/fs.h"
 #include "lib/log.h"
+#include "lib/version.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <git2.h>
@@ -200,31 +200,9 @@ int fl_repo_resolve(fl_repo *r, const char *rev, char sha[41])
 	return 0;
 }
 
-/*
- * Compares digit runs as numbers and everything else bytewise; where one
- * name ends and the other goes on with '-' (v6.1 against v6.1-rc1), the one
- * that goes on is a pre-release and sorts first.
- */
 int fl_repo_version_cmp(const char *a, const char *b)
 {
-	while (*a && *b) {
-		if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
-			unsigned long long x = strtoull(a, (char **)&a, 10);
-			unsigned long long y = strtoull(b, (char **)&b, 10);
-
-			if (x != y)
-				return x < y ? -1 : 1;
-			continue;
-		}
-		if (*a != *b)
-			return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
-		a++, b++;
-	}
-	if (!*a && !*b)
-		return 0;
-	if (!*a)
-		return *b == '-' ? 1 : -1;
-	return *a == '-' ? -1 : 1;
+	return fl_version_cmp(a, b);
 }
 
 static int cmp_tags(const void *x, const void *y)

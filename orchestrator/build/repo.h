@@ -46,7 +46,7 @@ int fl_repo_resolve(fl_repo *r, const char *rev, char sha[41]);
 
 /* Tags matching the fnmatch(3) pattern, oldest version first; free with fl_repo_strv_free. */
 int fl_repo_tags(fl_repo *r, const char *pattern, char ***tags, size_t *n);
-/* Version order: v6.1-rc1 < v6.1-rc2 < v6.1 < v6.2-rc1 < v6.10. */
+/* Version order, v6.1-rc1 < v6.1-rc2 < v6.1 < v6.10: fl_version_cmp (lib/version.h). */
 int fl_repo_version_cmp(const char *a, const char *b);
 
 /* 1 when commit ancestor (full hex) is reachable from descendant (or is it), else 0. */

@@ -1,4 +1,5 @@
-/* test_units.c - sizes, durations and percentages, both ways. */
+/* test_units.c - sizes, durations and percentages, both ways; release names
+ * in version order (lib/version.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,6 +8,7 @@
 
 #include "lib/error.h"
 #include "lib/units.h"
+#include "lib/version.h"
 
 static void test_sizes(void **state)
 {
@@ -72,12 +74,25 @@ static void test_percent(void **state)
 	assert_string_equal(out, "2.5%");
 }
 
+static void test_version_order(void **state)
+{
+	(void)state;
+	assert_true(fl_version_cmp("v5.19", "v6.1-rc1") < 0);
+	assert_true(fl_version_cmp("v6.1-rc10", "v6.1-rc2") > 0);
+	assert_true(fl_version_cmp("v6.1-rc2", "v6.1") < 0);
+	assert_true(fl_version_cmp("v6.1", "v6.1-rc2") > 0);
+	assert_true(fl_version_cmp("v6.10", "v6.9") > 0);
+	assert_true(fl_version_cmp("v6.1", "v6.1.1") < 0);
+	assert_int_equal(fl_version_cmp("v6.1", "v6.1"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_durations),
 		cmocka_unit_test(test_percent),
+		cmocka_unit_test(test_version_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
