@@ -1,6 +1,6 @@
 /*
- * httpd.c - listening sockets, client addresses and per-thread store
- * connections for the HTTP servers (see httpd.h).
+ * httpd.c - listening sockets and client addresses for the HTTP servers
+ * (see httpd.h).
  */
 #include "lib/httpd.h"
 #include "lib/buf.h"
@@ -86,37 +86,4 @@ void fl_httpd_client(struct MHD_Connection *c, char *out, size_t n)
 	else if (sa && sa->sa_family == AF_INET6)
 		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, out,
 			  (socklen_t)n);
-}
-
-static void close_store(void *st)
-{
-	fl_store_free(st);
-}
-
-int fl_httpd_stores_init(struct fl_httpd_stores *s, const char *path, unsigned flags)
-{
-	memset(s, 0, sizeof(*s));
-	if (pthread_key_create(&s->key, close_store))
-		return fl_error_set(FL_EIO, "pthread_key_create failed");
-	s->have_key = 1;
-	s->path = fl_xstrdup(path);
-	s->flags = flags;
-	return 0;
-}
-
-fl_store *fl_httpd_store(struct fl_httpd_stores *s)
-{
-	fl_store *st = pthread_getspecific(s->key);
-
-	if (!st && !fl_store_open(&st, s->path, s->flags))
-		pthread_setspecific(s->key, st);
-	return st;
-}
-
-void fl_httpd_stores_fini(struct fl_httpd_stores *s)
-{
-	if (s->have_key)
-		pthread_key_delete(s->key);
-	free(s->path);
-	memset(s, 0, sizeof(*s));
 }

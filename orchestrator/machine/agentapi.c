@@ -12,6 +12,7 @@
 #include "lib/log.h"
 #include "machine/replay.h"
 #include "store/agent.h"
+#include "store/threads.h"
 
 #include "proto/auth.h"
 #include "proto/record.h"
@@ -45,7 +46,7 @@ struct box {
 
 struct fl_agentapi {
 	struct MHD_Daemon *daemon;
-	struct fl_httpd_stores stores;
+	struct fl_store_threads stores;
 	struct box *boxes;
 	size_t nboxes;
 	fl_replay *replay;
@@ -620,7 +621,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	if (rq->too_big)
 		answer_error(&a, 413, "a request body is at most %u bytes", BODY_MAX);
 	else if ((box = authenticate(api, c, method, url, &rq->body, &a))) {
-		if ((st = fl_httpd_store(&api->stores)))
+		if ((st = fl_store_thread(&api->stores)))
 			route(api, st, box, method, url, &rq->body, &a);
 		else
 			answer_error(&a, MHD_HTTP_SERVICE_UNAVAILABLE, "%s", fl_error_last());
@@ -700,7 +701,7 @@ int fl_agentapi_start(fl_agentapi **out, const struct fl_config *cfg, const char
 		r = fl_error_set(FL_EINVAL, "%s: no agent_api.listen for the boxes to reach",
 				 cfg->path);
 	else if (!(r = load_boxes(api, cfg)) && !(r = load_tls(api, cfg)) &&
-		 !(r = fl_httpd_stores_init(&api->stores, cfg->store.path, 0)))
+		 !(r = fl_store_threads_init(&api->stores, cfg->store.path, 0)))
 		r = fl_httpd_listen(at, api->cert ? "https" : "http", &fd, &v6, api->url,
 				    sizeof(api->url));
 	if (r) {
@@ -734,7 +735,7 @@ void fl_agentapi_stop(fl_agentapi *api)
 		return;
 	if (api->daemon)
 		MHD_stop_daemon(api->daemon);
-	fl_httpd_stores_fini(&api->stores);
+	fl_store_threads_fini(&api->stores);
 	for (size_t i = 0; i < api->nboxes; i++)
 		free(api->boxes[i].token);
 	free(api->boxes);

@@ -9,6 +9,7 @@
 #include "lib/error.h"
 #include "lib/httpd.h"
 #include "lib/log.h"
+#include "store/threads.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -36,7 +37,7 @@ struct fl_web_server {
 	struct MHD_Daemon *daemon;
 	struct fl_web web;
 	char *static_dir;
-	struct fl_httpd_stores stores;
+	struct fl_store_threads stores;
 	char url[128];
 };
 
@@ -146,7 +147,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		fl_web_fail(&req, &resp, MHD_HTTP_METHOD_NOT_ALLOWED, "%.15s is not served here",
 			    method);
-	else if (!(req.st = fl_httpd_store(&s->stores)))
+	else if (!(req.st = fl_store_thread(&s->stores)))
 		fl_web_fail(&req, &resp, MHD_HTTP_SERVICE_UNAVAILABLE, "%s", fl_error_last());
 	else
 		fl_web_route(&req, &resp);
@@ -196,7 +197,7 @@ int fl_web_server_start(struct fl_web_server **out, const struct fl_web_server_o
 		fl_web_server_stop(s);
 		return r;
 	}
-	if ((r = fl_httpd_stores_init(&s->stores, o->store, FL_STORE_READONLY)) ||
+	if ((r = fl_store_threads_init(&s->stores, o->store, FL_STORE_READONLY)) ||
 	    (r = fl_httpd_listen(o->listen, "http", &fd, &v6, s->url, sizeof(s->url)))) {
 		fl_web_server_stop(s);
 		return r;
@@ -228,7 +229,7 @@ void fl_web_server_stop(struct fl_web_server *s)
 	/* joins the pool threads, whose exit closes their store connections */
 	if (s->daemon)
 		MHD_stop_daemon(s->daemon);
-	fl_httpd_stores_fini(&s->stores);
+	fl_store_threads_fini(&s->stores);
 	fl_tmpl_free(s->web.layout);
 	free(s->static_dir);
 	free(s);
