@@ -161,7 +161,7 @@ static void run_values(const struct fl_cmp_set *s, const struct key *k, struct v
 		size_t n = 0;
 
 		for (size_t i = 0; i < s->runs[r].nsamples; i++) {
-			const struct fl_sample *sm = &s->runs[r].samples[i];
+			const struct fl_cmp_sample *sm = &s->runs[r].samples[i];
 
 			if (sm->tasks == k->tasks && !strcmp(sm->mode ? sm->mode : "", k->mode) &&
 			    !strcmp(sm->metric, k->what)) {
@@ -207,7 +207,7 @@ static int metric_rows(struct build *b, const struct fl_cmp_set *base, const str
 	for (int s = 0; s < 2; s++)
 		for (size_t i = 0; i < sides[s]->n; i++)
 			for (size_t j = 0; j < sides[s]->runs[i].nsamples; j++) {
-				const struct fl_sample *sm = &sides[s]->runs[i].samples[j];
+				const struct fl_cmp_sample *sm = &sides[s]->runs[i].samples[j];
 
 				keys_add(&ks, sm->mode ? sm->mode : "", sm->tasks, sm->metric);
 			}

@@ -10,8 +10,9 @@
  * text (fl_comparison_text), the web pages as HTML or JSON from the rows,
  * and the watch service decides with the same rows (detect.c, revert.c), so
  * what a report shows and what the service decided cannot disagree. Pure
- * computation on the runs it is given; store/compare.h reads them (samples
- * and evidence of the ok runs of a commit, or of given runs).
+ * computation on the runs it is given; the store reads their rows (samples
+ * and evidence of the ok runs of a commit, or of given runs) and
+ * fl_cmp_side_load (service/measure.h) makes runs of them.
  *
  * The rule: runs are the independent unit. The per-second samples of one
  * run share a boot, a page layout and a placement, so they are correlated;
@@ -33,11 +34,19 @@
 #include "lib/buf.h"
 #include "analysis/evidence.h"
 #include "analysis/stats.h"
-#include "store/store.h"
+
+/* One per-second sample of a run. */
+struct fl_cmp_sample {
+	const char *metric; /* ops_per_sec, per_thread_ops, ... */
+	const char *mode;   /* processes, threads, or "" */
+	unsigned tasks;
+	unsigned seq; /* sample number within the run */
+	double value;
+};
 
 /* One run as compare sees it: its samples and its evidence. */
 struct fl_cmp_run {
-	const struct fl_sample *samples;
+	const struct fl_cmp_sample *samples;
 	size_t nsamples;
 	const struct fl_evidence_point *points;
 	size_t npoints;

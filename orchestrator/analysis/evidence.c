@@ -2,7 +2,6 @@
 #include "analysis/evidence.h"
 #include "lib/buf.h"
 #include "lib/error.h"
-#include "store/evidence.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -255,12 +254,17 @@ static int point_from_record(const char *json, size_t len, fl_symbols *map, fl_s
 	return r;
 }
 
-int fl_evidence_store_run(fl_store *st, int64_t run_id, const char *const *records,
-			  const size_t *lens, size_t n, const char *system_map, char **why)
+int fl_evidence_from_records(const char *const *records, const size_t *lens, size_t n,
+			     const char *system_map, struct fl_evidence_point **pts, size_t *npts,
+			     char **why)
 {
 	fl_symbols *map = NULL, *ksyms = fl_evidence_ksyms(records, lens, n);
+	struct fl_evidence_point *v = fl_xcalloc(n + 1, sizeof(*v));
+	size_t k = 0;
 	int r = 0;
 
+	*pts = NULL;
+	*npts = 0;
 	*why = NULL;
 	if (system_map && fl_symbols_load(&map, system_map))
 		*why = fl_xasprintf("%s%s", fl_error_last(),
@@ -268,30 +272,21 @@ int fl_evidence_store_run(fl_store *st, int64_t run_id, const char *const *recor
 					  : ": profiles are kept unmapped");
 	else if (!system_map && !ksyms)
 		*why = fl_xstrdup("no System.map: profiles are kept unmapped");
-	if ((r = fl_store_begin(st)))
-		goto out;
-	if ((r = fl_store_evidence_clear(st, run_id)))
-		goto fail;
-	for (size_t i = 0; i < n; i++) {
-		struct fl_evidence_point pt;
+	for (size_t i = 0; i < n && !r; i++) {
 		int has;
 
-		if ((r = point_from_record(records[i], lens[i], map, ksyms, &pt, &has))) {
-			fl_error_wrap(r, "run %lld, record %zu", (long long)run_id, i + 1);
-			goto fail;
-		}
-		r = has ? fl_store_evidence_add(st, run_id, &pt) : 0;
-		fl_evidence_point_release(&pt);
-		if (r)
-			goto fail;
+		if ((r = point_from_record(records[i], lens[i], map, ksyms, &v[k], &has)))
+			fl_error_wrap(r, "record %zu", i + 1);
+		else
+			k += has;
 	}
-	r = fl_store_commit(st);
-	if (!r)
-		goto out;
-fail:
-	fl_store_rollback(st);
-out:
 	fl_symbols_free(map);
 	fl_symbols_free(ksyms);
-	return r;
+	if (r) {
+		fl_evidence_points_free(v, k);
+		return r;
+	}
+	*pts = v;
+	*npts = k;
+	return 0;
 }

@@ -18,7 +18,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store/store.h"
 #include "analysis/symbols.h"
 
 struct fl_vmstat_rate {
@@ -65,15 +64,19 @@ void fl_evidence_point_release(struct fl_evidence_point *pt);
 void fl_evidence_points_free(struct fl_evidence_point *pts, size_t n);
 
 /*
- * Builds and stores the evidence of run_id from its records (n JSON texts),
- * replacing what was stored for it, all or nothing. Profiles are named with
- * system_map (the build's) or, where it is NULL, unusable (Debian's
- * placeholder) or of another kernel, with the running kernel's names from
- * the agent's "ksyms" record; with neither they are kept unmapped. *why
- * (caller frees) says when the System.map was not used; the run's vmstat
- * evidence is stored either way.
+ * The evidence of a run from its records (n JSON texts): a point for each
+ * result and each per-point profile record, in record order (a point's
+ * result and its profile are two points with the same test, mode and
+ * tasks; the store keeps them as one). Profiles are named with system_map
+ * (the build's) or, where it is NULL, unusable (Debian's placeholder) or
+ * of another kernel, with the running kernel's names from the agent's
+ * "ksyms" record; with neither they are kept unmapped. *why (caller frees)
+ * says when the System.map was not used. A malformed record is FL_EINVAL
+ * naming it ("record 3: ..."), and then there are no points. Free *pts with
+ * fl_evidence_points_free.
  */
-int fl_evidence_store_run(fl_store *st, int64_t run_id, const char *const *records,
-			  const size_t *lens, size_t n, const char *system_map, char **why);
+int fl_evidence_from_records(const char *const *records, const size_t *lens, size_t n,
+			     const char *system_map, struct fl_evidence_point **pts, size_t *npts,
+			     char **why);
 
 #endif

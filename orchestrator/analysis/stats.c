@@ -452,3 +452,12 @@ int fl_stats_change_points(const struct fl_series_point *s, size_t k, double alp
 	free(med);
 	return 0;
 }
+
+void fl_cp_opts_init(struct fl_cp_opts *o)
+{
+	o->alpha = 0.01;
+	o->perms = 199;
+	o->seed = 0x5eed;
+	o->max = 8;
+	o->min_positions = 4;
+}

@@ -97,6 +97,22 @@ int fl_stats_change_points(const struct fl_series_point *s, size_t k, double alp
 			   uint64_t seed, enum fl_direction dir, struct fl_change_point *out,
 			   size_t max, size_t *n);
 
+/*
+ * The settings of a change-point search where nothing else sets them (the
+ * tree page's history, web/model.c), from fl_cp_opts_init: alpha 0.01, 199
+ * permutations, a fixed seed (the same history shows the same points each
+ * time it is drawn), at most 8 points, and no search in fewer than 4
+ * positions (too few for any split to reach alpha).
+ */
+struct fl_cp_opts {
+	double alpha;
+	int perms;
+	uint64_t seed;
+	size_t max;	      /* points at most */
+	size_t min_positions; /* fewer positions: no points */
+};
+void fl_cp_opts_init(struct fl_cp_opts *o);
+
 /* splitmix64: a small deterministic PRNG shared by the tests and the bench. */
 uint64_t fl_rand_next(uint64_t *state);
 double fl_rand_uniform(uint64_t *state); /* (0, 1) */

@@ -17,6 +17,7 @@
 #include "service/measure.h"
 #include "build/repo.h"
 #include "store/compare.h"
+#include "store/run.h"
 #include "store/store.h"
 
 #include <ctype.h>
@@ -82,8 +83,8 @@ static int parse_runs(const char *opt, const char *spec, struct side *s)
 static int check_runs(struct ctx *x, const char *opt, const struct side *s)
 {
 	for (size_t i = 0; i < s->n; i++) {
-		struct fl_cmp_run_info ri;
-		int r = fl_store_cmp_run_info(x->st, s->ids[i], &ri);
+		struct fl_run_info_row ri;
+		int r = fl_store_run_info(x->st, s->ids[i], &ri);
 
 		if (r == FL_ENOTFOUND)
 			return fl_error_set(FL_EINVAL, "%s: no run %lld in the store", opt,
@@ -97,7 +98,7 @@ static int check_runs(struct ctx *x, const char *opt, const struct side *s)
 					 "%s on %s",
 					 opt, (long long)s->ids[i], ri.status, ri.benchmark,
 					 ri.machine, x->o->bench, x->o->machine);
-		fl_cmp_run_info_release(&ri);
+		fl_store_run_info_release(&ri);
 		if (r)
 			return r;
 	}
@@ -145,8 +146,7 @@ static int load_side(struct ctx *x, const char *opt, const char *rev, struct sid
 		return check_runs(x, opt, s);
 	}
 	if ((r = resolve_rev(x, opt, rev, s->sha)) ||
-	    (r = fl_store_cmp_commit_runs(x->st, s->sha, x->o->bench, x->o->machine, &s->ids,
-					  &s->n)))
+	    (r = fl_store_commit_runs(x->st, s->sha, x->o->bench, x->o->machine, &s->ids, &s->n)))
 		return r;
 	if (!s->n)
 		return fl_error_set(FL_EINVAL,

@@ -12,7 +12,7 @@
 #include "build/build.h"
 #include "machine/console.h"
 #include "lib/error.h"
-#include "analysis/evidence.h"
+#include "machine/evidence.h"
 #include "lib/fs.h"
 #include "machine/guest.h"
 #include "build/initramfs.h"
@@ -689,7 +689,7 @@ static void store_evidence(struct fl_run_watch *w)
 	int r = fl_store_run_records(w->req->store, w->run_id, &json, &lens, &n);
 
 	if (!r && n)
-		r = fl_evidence_store_run(w->req->store, w->run_id, (const char *const *)json, lens,
+		r = fl_run_evidence_store(w->req->store, w->run_id, (const char *const *)json, lens,
 					  n, w->system_map, &why);
 	if (r)
 		fl_warn("%s: no evidence stored: %s", w->name, fl_error_last());

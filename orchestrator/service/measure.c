@@ -1,6 +1,7 @@
 /*
- * measure.c - rounds of run jobs, the runs of a role, and the service's
- * comparison options (see measure.h).
+ * measure.c - rounds of run jobs, the runs of a role, the service's
+ * comparison options, and a side of a comparison from the store's rows
+ * (see measure.h).
  */
 #include "service/measure.h"
 #include "lib/buf.h"
@@ -166,4 +167,109 @@ struct fl_watch_comparison fl_measure_comparison(const char *what, int64_t base_
 					    row->p,
 					    fl_verdict_name(row->verdict),
 					    fl_cmp_class_name(row->cls)};
+}
+
+/* The evidence rows of a run as compare.h's points: views that borrow the
+ * rows' strings. */
+static struct fl_evidence_point *evidence_points(const struct fl_evidence_row *e, size_t n)
+{
+	struct fl_evidence_point *pts = fl_xcalloc(n + 1, sizeof(*pts));
+
+	for (size_t i = 0; i < n; i++) {
+		struct fl_evidence_point *pt = &pts[i];
+
+		*pt = (struct fl_evidence_point){.source = FL_EV_RESULT,
+						 .test = e[i].test,
+						 .mode = e[i].mode,
+						 .tasks = e[i].tasks,
+						 .measured_s = e[i].measured_s,
+						 .nvm = e[i].nvm,
+						 .profile = e[i].profile,
+						 .profile_samples = e[i].profile_samples,
+						 .nfn = e[i].nfn};
+		pt->vm = fl_xcalloc(e[i].nvm + 1, sizeof(*pt->vm));
+		for (size_t k = 0; k < e[i].nvm; k++)
+			pt->vm[k] = (struct fl_vmstat_rate){e[i].vm[k].name, e[i].vm[k].delta,
+							    e[i].vm[k].per_sec};
+		pt->fn = fl_xcalloc(e[i].nfn + 1, sizeof(*pt->fn));
+		for (size_t k = 0; k < e[i].nfn; k++)
+			pt->fn[k] = (struct fl_profile_fn){e[i].fn[k].name, e[i].fn[k].samples,
+							   e[i].fn[k].share};
+	}
+	return pts;
+}
+
+static void evidence_points_free(struct fl_evidence_point *pts, size_t n)
+{
+	for (size_t i = 0; pts && i < n; i++) {
+		free(pts[i].vm);
+		free(pts[i].fn);
+	}
+	free(pts);
+}
+
+/* Run i of the side: its samples and (unless metrics_only) its evidence. */
+static int side_run(fl_store *st, struct fl_cmp_side *s, size_t i, int64_t id, int metrics_only)
+{
+	int r;
+
+	s->ids[i] = id;
+	s->set.n = i + 1;
+	if ((r = fl_store_run_samples(st, id, &s->rows[i], &s->nrows[i])))
+		return r;
+	s->samples[i] = fl_xcalloc(s->nrows[i] + 1, sizeof(**s->samples));
+	for (size_t k = 0; k < s->nrows[i]; k++) {
+		const struct fl_sample_row *x = &s->rows[i][k];
+
+		s->samples[i][k] =
+		    (struct fl_cmp_sample){x->metric, x->mode, x->tasks, x->seq, x->value};
+	}
+	if (!metrics_only && (r = fl_store_evidence_get(st, id, &s->erows[i], &s->nerows[i])))
+		return r;
+	s->points[i] = evidence_points(s->erows[i], s->nerows[i]);
+	s->runs[i] = (struct fl_cmp_run){s->samples[i], s->nrows[i], s->points[i], s->nerows[i]};
+	return 0;
+}
+
+int fl_cmp_side_load(fl_store *st, const char *label, const int64_t *ids, size_t n,
+		     int metrics_only, struct fl_cmp_side *out)
+{
+	int r = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->set.label = fl_xstrdup(label);
+	out->ids = fl_xcalloc(n + 1, sizeof(*out->ids));
+	out->runs = fl_xcalloc(n + 1, sizeof(*out->runs));
+	out->rows = fl_xcalloc(n + 1, sizeof(*out->rows));
+	out->nrows = fl_xcalloc(n + 1, sizeof(*out->nrows));
+	out->samples = fl_xcalloc(n + 1, sizeof(*out->samples));
+	out->erows = fl_xcalloc(n + 1, sizeof(*out->erows));
+	out->nerows = fl_xcalloc(n + 1, sizeof(*out->nerows));
+	out->points = fl_xcalloc(n + 1, sizeof(*out->points));
+	out->set.runs = out->runs;
+	for (size_t i = 0; i < n && !r; i++)
+		r = side_run(st, out, i, ids[i], metrics_only);
+	if (r)
+		fl_cmp_side_release(out);
+	return r;
+}
+
+void fl_cmp_side_release(struct fl_cmp_side *s)
+{
+	for (size_t i = 0; i < s->set.n; i++) {
+		fl_store_samples_free(s->rows[i], s->nrows[i]);
+		free(s->samples[i]);
+		evidence_points_free(s->points[i], s->nerows[i]);
+		fl_store_evidence_free(s->erows[i], s->nerows[i]);
+	}
+	free((char *)s->set.label);
+	free(s->ids);
+	free(s->runs);
+	free(s->rows);
+	free(s->nrows);
+	free(s->samples);
+	free(s->erows);
+	free(s->nerows);
+	free(s->points);
+	memset(s, 0, sizeof(*s));
 }

@@ -1,16 +1,18 @@
 /*
  * measure.h - what the comparison steps of the watch service (detect.c,
  * revert.c) and the report share: rounds of run jobs, the runs each role
- * produced, and the options they compare with. The comparison itself is
- * compare.h's (one value per run, see there), on runs read with
- * store/compare.h. (A bisection gets the samples of each run as they are,
- * see autobisect.c.)
+ * produced, the options they compare with, and a side of a comparison read
+ * from the store (fl_cmp_side_load, which "faultline compare" and the
+ * compare page use too). The comparison itself is compare.h's (one value
+ * per run, see there), on the rows store/compare.h reads. (A bisection gets
+ * the samples of each run as they are, see autobisect.c.)
  */
 #ifndef FL_MEASURE_H
 #define FL_MEASURE_H
 
 #include "analysis/compare.h"
 #include "analysis/stats.h"
+#include "store/compare.h"
 #include "store/jobs.h"
 #include "store/watch.h"
 
@@ -76,5 +78,28 @@ enum fl_direction fl_measure_direction(const struct fl_benchmark_conf *b);
 struct fl_watch_comparison fl_measure_comparison(const char *what, int64_t base_commit,
 						 int64_t new_commit, const char *benchmark,
 						 int64_t machine_id, const struct fl_cmp_row *row);
+
+/* One side of a comparison: the rows of its runs as the store reads them,
+ * and compare.h's view of them (set, what fl_compare() takes). */
+struct fl_cmp_side {
+	struct fl_cmp_set set; /* label is a copy */
+	int64_t *ids;	       /* the runs, in set.runs order */
+	struct fl_cmp_run *runs;
+	struct fl_sample_row **rows;
+	size_t *nrows;
+	struct fl_cmp_sample **samples; /* views of rows */
+	struct fl_evidence_row **erows;
+	size_t *nerows;
+	struct fl_evidence_point **points; /* views of erows */
+};
+
+/*
+ * Loads runs ids[0..n) as a side labelled label; evidence too unless
+ * metrics_only. A run that is not ok is FL_EINVAL naming it (samples of a
+ * failed run never count). n may be 0 (an empty side).
+ */
+int fl_cmp_side_load(fl_store *st, const char *label, const int64_t *ids, size_t n,
+		     int metrics_only, struct fl_cmp_side *out);
+void fl_cmp_side_release(struct fl_cmp_side *s);
 
 #endif

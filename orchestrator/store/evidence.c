@@ -20,9 +20,9 @@ int fl_store_evidence_clear(fl_store *st, int64_t run_id)
 
 /* The point's row, created on first sight; a result fills the window, a
  * profile the samples, and either the status. */
-static int point_row(fl_store *st, int64_t run_id, const struct fl_evidence_point *pt, int64_t *id)
+static int point_row(fl_store *st, int64_t run_id, const struct fl_evidence_row *pt, int64_t *id)
 {
-	int result = pt->source == FL_EV_RESULT;
+	int result = !pt->is_profile;
 	sqlite3_stmt *stmt;
 	int r;
 
@@ -52,7 +52,7 @@ static int point_row(fl_store *st, int64_t run_id, const struct fl_evidence_poin
 	return r;
 }
 
-static int add_vmstat(fl_store *st, int64_t id, const struct fl_evidence_point *pt)
+static int add_vmstat(fl_store *st, int64_t id, const struct fl_evidence_row *pt)
 {
 	sqlite3_stmt *stmt;
 	int r = 0;
@@ -75,7 +75,7 @@ static int add_vmstat(fl_store *st, int64_t id, const struct fl_evidence_point *
 	return r;
 }
 
-static int add_profile(fl_store *st, int64_t id, const struct fl_evidence_point *pt)
+static int add_profile(fl_store *st, int64_t id, const struct fl_evidence_row *pt)
 {
 	sqlite3_stmt *stmt;
 	int r = 0;
@@ -97,20 +97,35 @@ static int add_profile(fl_store *st, int64_t id, const struct fl_evidence_point 
 	return r;
 }
 
-int fl_store_evidence_add(fl_store *st, int64_t run_id, const struct fl_evidence_point *pt)
+int fl_store_evidence_add(fl_store *st, int64_t run_id, const struct fl_evidence_row *pt)
 {
 	int64_t id;
 	int r = point_row(st, run_id, pt, &id);
 
 	if (!r)
-		r = pt->source == FL_EV_RESULT ? add_vmstat(st, id, pt) : add_profile(st, id, pt);
+		r = pt->is_profile ? add_profile(st, id, pt) : add_vmstat(st, id, pt);
 	if (r)
 		fl_error_wrap(r, "run %lld, %s %s tasks=%u", (long long)run_id, pt->test, pt->mode,
 			      pt->tasks);
 	return r;
 }
 
-static int read_vmstat(fl_store *st, int64_t id, struct fl_evidence_point *pt)
+int fl_store_evidence_put(fl_store *st, int64_t run_id, const struct fl_evidence_row *pts, size_t n)
+{
+	int r;
+
+	if ((r = fl_store_begin(st)))
+		return r;
+	r = fl_store_evidence_clear(st, run_id);
+	for (size_t i = 0; i < n && !r; i++)
+		r = fl_store_evidence_add(st, run_id, &pts[i]);
+	if (!r && !(r = fl_store_commit(st)))
+		return 0;
+	fl_store_rollback(st);
+	return r;
+}
+
+static int read_vmstat(fl_store *st, int64_t id, struct fl_evidence_row *pt)
 {
 	sqlite3_stmt *stmt;
 	size_t cap = 0;
@@ -126,15 +141,15 @@ static int read_vmstat(fl_store *st, int64_t id, struct fl_evidence_point *pt)
 			cap = cap ? 2 * cap : 64;
 			pt->vm = fl_xrealloc(pt->vm, cap * sizeof(*pt->vm));
 		}
-		pt->vm[pt->nvm++] = (struct fl_vmstat_rate){fl_store_column_dup(stmt, 0),
-							    sqlite3_column_int64(stmt, 1),
-							    sqlite3_column_double(stmt, 2)};
+		pt->vm[pt->nvm++] = (struct fl_vmstat_row){fl_store_column_dup(stmt, 0),
+							   sqlite3_column_int64(stmt, 1),
+							   sqlite3_column_double(stmt, 2)};
 	}
 	sqlite3_finalize(stmt);
 	return rc == SQLITE_DONE ? 0 : fl_store_sqlerr(st, "read evidence vmstat");
 }
 
-static int read_profile(fl_store *st, int64_t id, struct fl_evidence_point *pt)
+static int read_profile(fl_store *st, int64_t id, struct fl_evidence_row *pt)
 {
 	sqlite3_stmt *stmt;
 	size_t cap = 0;
@@ -150,17 +165,17 @@ static int read_profile(fl_store *st, int64_t id, struct fl_evidence_point *pt)
 			cap = cap ? 2 * cap : 64;
 			pt->fn = fl_xrealloc(pt->fn, cap * sizeof(*pt->fn));
 		}
-		pt->fn[pt->nfn++] = (struct fl_profile_fn){fl_store_column_dup(stmt, 0),
-							   (uint64_t)sqlite3_column_int64(stmt, 1),
-							   sqlite3_column_double(stmt, 2)};
+		pt->fn[pt->nfn++] = (struct fl_profile_row){fl_store_column_dup(stmt, 0),
+							    (uint64_t)sqlite3_column_int64(stmt, 1),
+							    sqlite3_column_double(stmt, 2)};
 	}
 	sqlite3_finalize(stmt);
 	return rc == SQLITE_DONE ? 0 : fl_store_sqlerr(st, "read evidence profile");
 }
 
-int fl_store_evidence_get(fl_store *st, int64_t run_id, struct fl_evidence_point **pts, size_t *n)
+int fl_store_evidence_get(fl_store *st, int64_t run_id, struct fl_evidence_row **pts, size_t *n)
 {
-	struct fl_evidence_point *v = NULL;
+	struct fl_evidence_row *v = NULL;
 	sqlite3_stmt *stmt;
 	size_t cap = 0, k = 0;
 	int rc, r = 0;
@@ -174,7 +189,7 @@ int fl_store_evidence_get(fl_store *st, int64_t run_id, struct fl_evidence_point
 		return FL_ESTORE;
 	sqlite3_bind_int64(stmt, 1, run_id);
 	while (!r && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		struct fl_evidence_point *pt;
+		struct fl_evidence_row *pt;
 		int64_t id = sqlite3_column_int64(stmt, 0);
 
 		if (k == cap) {
@@ -183,7 +198,6 @@ int fl_store_evidence_get(fl_store *st, int64_t run_id, struct fl_evidence_point
 		}
 		pt = &v[k++];
 		memset(pt, 0, sizeof(*pt));
-		pt->source = FL_EV_RESULT;
 		pt->test = fl_store_column_dup(stmt, 1);
 		pt->mode = fl_store_column_dup(stmt, 2);
 		pt->tasks = (unsigned)sqlite3_column_int64(stmt, 3);
@@ -198,10 +212,28 @@ int fl_store_evidence_get(fl_store *st, int64_t run_id, struct fl_evidence_point
 		r = fl_store_sqlerr(st, "read evidence points");
 	sqlite3_finalize(stmt);
 	if (r) {
-		fl_evidence_points_free(v, k);
+		fl_store_evidence_free(v, k);
 		return fl_error_wrap(r, "run %lld", (long long)run_id);
 	}
 	*pts = v;
 	*n = k;
 	return 0;
+}
+
+void fl_store_evidence_free(struct fl_evidence_row *pts, size_t n)
+{
+	for (size_t i = 0; pts && i < n; i++) {
+		struct fl_evidence_row *pt = &pts[i];
+
+		free(pt->test);
+		free(pt->mode);
+		free(pt->profile);
+		for (size_t k = 0; k < pt->nvm; k++)
+			free(pt->vm[k].name);
+		free(pt->vm);
+		for (size_t k = 0; k < pt->nfn; k++)
+			free(pt->fn[k].name);
+		free(pt->fn);
+	}
+	free(pts);
 }

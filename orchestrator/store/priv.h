@@ -1,6 +1,8 @@
 /*
- * store/priv.h - what the store-*.c files share; nothing outside the store
- * includes this (the rest of faultline never sees SQL).
+ * store/priv.h - what the files of store/ share; nothing outside the store
+ * includes this (the rest of faultline never sees SQL): the connection, the
+ * statement helpers, and the rules of a table that the queries of other
+ * files take from its owner rather than spell again.
  */
 #ifndef FL_STORE_PRIV_H
 #define FL_STORE_PRIV_H
@@ -25,6 +27,54 @@ char *fl_store_column_dup(sqlite3_stmt *stmt, int col);
 /* "[1,2.5]" (bisect_steps.samples) -> values (caller frees *v); malformed
  * text ends the list where it stops parsing. */
 size_t fl_store_parse_numbers(const char *s, double **v);
+
+/*
+ * Runs (store/run.c owns the table). A run belongs to the commit in
+ * runs.commit_id, or for rows written before the run path kept it, to its
+ * build's commit: FL_RUN_COMMIT(r, b) is that commit for run r joined to
+ * its build b, FL_RUNS_OF_COMMIT(c, cond) the ids of the runs of the
+ * commits c (an SQL list: "?1", "SELECT id FROM commits WHERE sha = ?1")
+ * for which cond holds (on the run, alias x). Each branch goes through its
+ * index: INDEXED BY because a store whose runs mostly predate commit_id
+ * must not make the planner scan them all, and the unary + keeps
+ * "commit_id IS NULL" a filter rather than a walk of runs_by_commit (write
+ * + before x's other columns in cond that should not pick the index).
+ */
+#define FL_RUN_COMMIT(r, b) "coalesce(" r ".commit_id, " b ".commit_id)"
+#define FL_RUNS_OF_COMMIT(c, cond)                                                                 \
+	"SELECT x.id FROM runs x INDEXED BY runs_by_commit WHERE x.commit_id IN (" c ") AND " cond \
+	" UNION ALL SELECT x.id FROM builds y JOIN runs x ON x.build_id = y.id WHERE "             \
+	"y.commit_id IN (" c ") AND +x.commit_id IS NULL AND " cond
+/* The states of a run in progress (the partial index runs_active is on
+ * exactly "status IN " FL_RUN_ACTIVE). */
+#define FL_RUN_ACTIVE "('queued', 'running')"
+
+/*
+ * Jobs (store/jobs.c owns the table; service/queue.c the policy): a job has
+ * ended when it is done or failed, and is live otherwise (the partial
+ * index jobs_live is on exactly FL_JOB_LIVE). FL_JOB_RUNS(j) counts the run
+ * jobs of coordinator j (an alias), FL_JOB_RUNS_ENDED(j) those that ended.
+ * The kinds and keys are the service's, spelled here for the joins of the
+ * pages: a compare job's ref_id is its watch tag, a bisection step's run
+ * job and a regression's revert job are found by their keys.
+ */
+#define FL_JOB_ENDED	"('done', 'failed')"
+#define FL_JOB_LIVE	"('queued', 'running', 'waiting')"
+#define FL_KIND_RUN	"'run'"
+#define FL_KIND_COMPARE "'compare'"
+#define FL_JOB_RUNS(j)                                                                             \
+	"(SELECT count(*) FROM jobs k WHERE k.parent_id = " j ".id AND k.kind = " FL_KIND_RUN ")"
+#define FL_JOB_RUNS_ENDED(j)                                                                       \
+	"(SELECT count(*) FROM jobs k WHERE k.parent_id = " j ".id AND k.kind = " FL_KIND_RUN      \
+	" AND k.state IN " FL_JOB_ENDED ")"
+#define FL_JOB_KEY_BISECT_STEP(b, seq, sha)                                                        \
+	"'run:bisection:' || " b " || ':' || " seq " || ':' || " sha
+#define FL_JOB_KEY_REVERT(reg) "'revert:' || " reg
+/* The watch tag w of job j when j is a compare job (a LEFT JOIN). */
+#define FL_JOB_TAG(j, w)                                                                           \
+	" LEFT JOIN watch_tags " w " ON " j ".kind = " FL_KIND_COMPARE " AND " w ".id = " j        \
+	".ref_id "
+
 /* Inserts samples inside the caller's transaction. */
 struct fl_sample;
 int fl_store_samples_insert(struct fl_store *st, int64_t run_id, const struct fl_sample *s,

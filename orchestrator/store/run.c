@@ -1,6 +1,6 @@
 /*
  * store/run.c - the statements of runs, their samples and their records
- * (see store/run.h).
+ * (see store/run.h): every write of the runs table.
  */
 #include "store/run.h"
 #include "store/priv.h"
@@ -190,6 +190,128 @@ int fl_store_run_end(fl_store *st, int64_t id, const struct fl_run_end *e)
 	return r;
 }
 
+int fl_store_run_create(fl_store *st, const struct fl_run_info *run, int64_t *id)
+{
+	sqlite3_stmt *stmt;
+	int r;
+
+	if (fl_store_prepare(st, &stmt,
+			     "INSERT INTO runs(build_id, machine_id, benchmark, params, job_id, "
+			     "commit_id) VALUES (?1, ?2, ?3, ?4, ?5, nullif(?6, 0))"))
+		return FL_ESTORE;
+	if (run->build_id)
+		sqlite3_bind_int64(stmt, 1, run->build_id);
+	else
+		sqlite3_bind_null(stmt, 1);
+	sqlite3_bind_int64(stmt, 2, run->machine_id);
+	sqlite3_bind_text(stmt, 3, run->benchmark, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 4, run->params ? run->params : "{}", -1, SQLITE_TRANSIENT);
+	if (run->job_id)
+		sqlite3_bind_int64(stmt, 5, run->job_id);
+	else
+		sqlite3_bind_null(stmt, 5);
+	sqlite3_bind_int64(stmt, 6, run->commit_id);
+	if ((r = fl_store_step_done(st, stmt, "insert run")))
+		return r;
+	*id = sqlite3_last_insert_rowid(st->db);
+	return 0;
+}
+
+int fl_store_run_finish(fl_store *st, int64_t run_id, const char *status, const char *console)
+{
+	sqlite3_stmt *stmt;
+
+	if (fl_store_prepare(st, &stmt,
+			     "UPDATE runs SET status = ?2, console = ?3, finished = unixepoch() "
+			     "WHERE id = ?1"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, run_id);
+	sqlite3_bind_text(stmt, 2, status, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 3, console, -1, SQLITE_TRANSIENT);
+	if (fl_store_step_done(st, stmt, "finish run"))
+		return fl_error_wrap(FL_ESTORE, "run %lld", (long long)run_id);
+	if (!sqlite3_changes(st->db))
+		return fl_error_set(FL_ENOTFOUND, "store %s: no run %lld", st->path,
+				    (long long)run_id);
+	return 0;
+}
+
+int fl_store_samples_insert(fl_store *st, int64_t run_id, const struct fl_sample *s, size_t n)
+{
+	sqlite3_stmt *stmt;
+
+	if (fl_store_prepare(st, &stmt,
+			     "INSERT INTO samples(run_id, metric, mode, tasks, seq, value) "
+			     "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"))
+		return FL_ESTORE;
+	for (size_t i = 0; i < n; i++) {
+		sqlite3_bind_int64(stmt, 1, run_id);
+		sqlite3_bind_text(stmt, 2, s[i].metric, -1, SQLITE_STATIC);
+		sqlite3_bind_text(stmt, 3, s[i].mode ? s[i].mode : "", -1, SQLITE_STATIC);
+		sqlite3_bind_int64(stmt, 4, s[i].tasks);
+		sqlite3_bind_int64(stmt, 5, s[i].seq);
+		sqlite3_bind_double(stmt, 6, s[i].value);
+		if (sqlite3_step(stmt) != SQLITE_DONE) {
+			fl_store_sqlerr(st, "insert sample");
+			fl_error_wrap(FL_ESTORE, "run %lld, sample %zu of %zu", (long long)run_id,
+				      i + 1, n);
+			sqlite3_finalize(stmt);
+			return FL_ESTORE;
+		}
+		sqlite3_reset(stmt);
+	}
+	sqlite3_finalize(stmt);
+	return 0;
+}
+
+int fl_store_samples_add(fl_store *st, int64_t run_id, const struct fl_sample *s, size_t n)
+{
+	if (fl_store_begin(st))
+		return FL_ESTORE;
+	if (fl_store_samples_insert(st, run_id, s, n) || fl_store_commit(st)) {
+		fl_store_rollback(st);
+		return FL_ESTORE;
+	}
+	return 0;
+}
+
+int fl_store_samples_count(fl_store *st, int64_t run_id, size_t *count)
+{
+	sqlite3_stmt *stmt;
+
+	if (fl_store_prepare(st, &stmt, "SELECT count(*) FROM samples WHERE run_id = ?1"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, run_id);
+	if (sqlite3_step(stmt) != SQLITE_ROW) {
+		sqlite3_finalize(stmt);
+		return fl_store_sqlerr(st, "count samples");
+	}
+	*count = (size_t)sqlite3_column_int64(stmt, 0);
+	sqlite3_finalize(stmt);
+	return 0;
+}
+
+int fl_store_run_status(fl_store *st, int64_t run_id, char **status)
+{
+	sqlite3_stmt *stmt;
+	int rc;
+
+	if (fl_store_prepare(st, &stmt, "SELECT status FROM runs WHERE id = ?1"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, run_id);
+	rc = sqlite3_step(stmt);
+	if (rc != SQLITE_ROW) {
+		sqlite3_finalize(stmt);
+		if (rc == SQLITE_DONE)
+			return fl_error_set(FL_ENOTFOUND, "store %s: no run %lld", st->path,
+					    (long long)run_id);
+		return fl_store_sqlerr(st, "run status");
+	}
+	*status = fl_xstrdup((const char *)sqlite3_column_text(stmt, 0));
+	sqlite3_finalize(stmt);
+	return 0;
+}
+
 int fl_store_run_get(fl_store *st, int64_t id, struct fl_run_row *row)
 {
 	sqlite3_stmt *stmt;
@@ -306,6 +428,70 @@ void fl_store_samples_free(struct fl_sample_row *s, size_t n)
 		free(s[i].mode);
 	}
 	free(s);
+}
+
+int fl_store_commit_runs(fl_store *st, const char *sha, const char *benchmark, const char *machine,
+			 int64_t **ids, size_t *n)
+{
+	sqlite3_stmt *stmt;
+	size_t cap = 0;
+	int rc;
+
+	*ids = NULL;
+	*n = 0;
+	if (fl_store_prepare(
+		st, &stmt,
+		FL_RUNS_OF_COMMIT("SELECT id FROM commits WHERE sha = ?1",
+				  "x.benchmark = ?2 AND x.machine_id = (SELECT id FROM "
+				  "machines WHERE name = ?3) AND +x.status = 'ok'") " ORDER BY 1"))
+		return FL_ESTORE;
+	sqlite3_bind_text(stmt, 1, sha, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 2, benchmark, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 3, machine, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		if (*n == cap)
+			*ids = fl_xrealloc(*ids, (cap = cap ? 2 * cap : 16) * sizeof(**ids));
+		(*ids)[(*n)++] = sqlite3_column_int64(stmt, 0);
+	}
+	sqlite3_finalize(stmt);
+	if (rc != SQLITE_DONE) {
+		free(*ids);
+		*ids = NULL;
+		*n = 0;
+		return fl_store_sqlerr(st, "runs of a commit");
+	}
+	return 0;
+}
+
+int fl_store_run_info(fl_store *st, int64_t id, struct fl_run_info_row *out)
+{
+	sqlite3_stmt *stmt;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (fl_store_prepare(st, &stmt,
+			     "SELECT r.benchmark, m.name, r.status FROM runs r "
+			     "JOIN machines m ON m.id = r.machine_id WHERE r.id = ?1"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, id);
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW) {
+		out->benchmark = fl_store_column_dup(stmt, 0);
+		out->machine = fl_store_column_dup(stmt, 1);
+		out->status = fl_store_column_dup(stmt, 2);
+	}
+	sqlite3_finalize(stmt);
+	if (rc == SQLITE_DONE)
+		return fl_error_set(FL_ENOTFOUND, "no run %lld", (long long)id);
+	return rc == SQLITE_ROW ? 0 : fl_store_sqlerr(st, "run info");
+}
+
+void fl_store_run_info_release(struct fl_run_info_row *ri)
+{
+	free(ri->benchmark);
+	free(ri->machine);
+	free(ri->status);
+	memset(ri, 0, sizeof(*ri));
 }
 
 int fl_store_runs_in_flight(fl_store *st, struct fl_run_owner **out, size_t *n)

@@ -1,7 +1,10 @@
 /*
  * store/run.h - runs of any machine backend in the store (tables runs,
- * samples, run_records), as machine.h's fl_machine_run() keeps them. The
- * SQL lives in store/run.c.
+ * samples, run_records), as machine.h's fl_machine_run() keeps them, and
+ * the runs a comparison reads. The SQL lives in store/run.c, the one file
+ * that writes the runs table (with store.h's older fl_store_run_create,
+ * fl_store_run_finish and fl_store_samples_add, defined there too); other
+ * store files take its rule of which runs belong to a commit (store/priv.h).
  *
  * A run row is created 'running' before anything is booted, owned by this
  * host and process, so a run whose process died is recognised later
@@ -89,6 +92,21 @@ struct fl_sample_row {
  */
 int fl_store_run_samples(fl_store *st, int64_t id, struct fl_sample_row **out, size_t *n);
 void fl_store_samples_free(struct fl_sample_row *s, size_t n);
+
+/*
+ * The ok runs of benchmark on machine for the commit sha (in any tree), by
+ * runs.commit_id or, for rows written without it, their build's commit;
+ * oldest first (caller frees *ids). *n = 0 when there are none.
+ */
+int fl_store_commit_runs(fl_store *st, const char *sha, const char *benchmark, const char *machine,
+			 int64_t **ids, size_t *n);
+
+/* What a run is, for checking runs named by id: FL_ENOTFOUND for none. */
+struct fl_run_info_row {
+	char *benchmark, *machine, *status;
+};
+int fl_store_run_info(fl_store *st, int64_t id, struct fl_run_info_row *out);
+void fl_store_run_info_release(struct fl_run_info_row *ri);
 
 /* Runs still 'running', with their owners. */
 struct fl_run_owner {

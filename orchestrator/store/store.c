@@ -1,7 +1,8 @@
 /*
  * store.c - the SQLite store: connection, migrations, and the statements of
- * the tables the foundation defines (see store.h). Later stages add their
- * statements in store-*.c files next to this one, never elsewhere.
+ * trees, commits and machines (see store.h). Every other group of tables
+ * has its file next to this one (runs and samples: store/run.c), never
+ * elsewhere.
  */
 #include "store/store.h"
 #include "store/priv.h"
@@ -591,126 +592,4 @@ int fl_store_commit_ensure(fl_store *st, int64_t tree_id, const struct fl_commit
 		*id = sqlite3_column_int64(stmt, 0);
 	sqlite3_finalize(stmt);
 	return r;
-}
-
-int fl_store_run_create(fl_store *st, const struct fl_run_info *run, int64_t *id)
-{
-	sqlite3_stmt *stmt;
-	int r;
-
-	if (fl_store_prepare(st, &stmt,
-			     "INSERT INTO runs(build_id, machine_id, benchmark, params, job_id, "
-			     "commit_id) VALUES (?1, ?2, ?3, ?4, ?5, nullif(?6, 0))"))
-		return FL_ESTORE;
-	if (run->build_id)
-		sqlite3_bind_int64(stmt, 1, run->build_id);
-	else
-		sqlite3_bind_null(stmt, 1);
-	sqlite3_bind_int64(stmt, 2, run->machine_id);
-	sqlite3_bind_text(stmt, 3, run->benchmark, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(stmt, 4, run->params ? run->params : "{}", -1, SQLITE_TRANSIENT);
-	if (run->job_id)
-		sqlite3_bind_int64(stmt, 5, run->job_id);
-	else
-		sqlite3_bind_null(stmt, 5);
-	sqlite3_bind_int64(stmt, 6, run->commit_id);
-	if ((r = fl_store_step_done(st, stmt, "insert run")))
-		return r;
-	*id = sqlite3_last_insert_rowid(st->db);
-	return 0;
-}
-
-int fl_store_run_finish(fl_store *st, int64_t run_id, const char *status, const char *console)
-{
-	sqlite3_stmt *stmt;
-
-	if (fl_store_prepare(st, &stmt,
-			     "UPDATE runs SET status = ?2, console = ?3, finished = unixepoch() "
-			     "WHERE id = ?1"))
-		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, run_id);
-	sqlite3_bind_text(stmt, 2, status, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(stmt, 3, console, -1, SQLITE_TRANSIENT);
-	if (fl_store_step_done(st, stmt, "finish run"))
-		return fl_error_wrap(FL_ESTORE, "run %lld", (long long)run_id);
-	if (!sqlite3_changes(st->db))
-		return fl_error_set(FL_ENOTFOUND, "store %s: no run %lld", st->path,
-				    (long long)run_id);
-	return 0;
-}
-
-int fl_store_samples_insert(fl_store *st, int64_t run_id, const struct fl_sample *s, size_t n)
-{
-	sqlite3_stmt *stmt;
-
-	if (fl_store_prepare(st, &stmt,
-			     "INSERT INTO samples(run_id, metric, mode, tasks, seq, value) "
-			     "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"))
-		return FL_ESTORE;
-	for (size_t i = 0; i < n; i++) {
-		sqlite3_bind_int64(stmt, 1, run_id);
-		sqlite3_bind_text(stmt, 2, s[i].metric, -1, SQLITE_STATIC);
-		sqlite3_bind_text(stmt, 3, s[i].mode ? s[i].mode : "", -1, SQLITE_STATIC);
-		sqlite3_bind_int64(stmt, 4, s[i].tasks);
-		sqlite3_bind_int64(stmt, 5, s[i].seq);
-		sqlite3_bind_double(stmt, 6, s[i].value);
-		if (sqlite3_step(stmt) != SQLITE_DONE) {
-			fl_store_sqlerr(st, "insert sample");
-			fl_error_wrap(FL_ESTORE, "run %lld, sample %zu of %zu", (long long)run_id,
-				      i + 1, n);
-			sqlite3_finalize(stmt);
-			return FL_ESTORE;
-		}
-		sqlite3_reset(stmt);
-	}
-	sqlite3_finalize(stmt);
-	return 0;
-}
-
-int fl_store_samples_add(fl_store *st, int64_t run_id, const struct fl_sample *s, size_t n)
-{
-	if (fl_store_begin(st))
-		return FL_ESTORE;
-	if (fl_store_samples_insert(st, run_id, s, n) || fl_store_commit(st)) {
-		fl_store_rollback(st);
-		return FL_ESTORE;
-	}
-	return 0;
-}
-
-int fl_store_samples_count(fl_store *st, int64_t run_id, size_t *count)
-{
-	sqlite3_stmt *stmt;
-
-	if (fl_store_prepare(st, &stmt, "SELECT count(*) FROM samples WHERE run_id = ?1"))
-		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, run_id);
-	if (sqlite3_step(stmt) != SQLITE_ROW) {
-		sqlite3_finalize(stmt);
-		return fl_store_sqlerr(st, "count samples");
-	}
-	*count = (size_t)sqlite3_column_int64(stmt, 0);
-	sqlite3_finalize(stmt);
-	return 0;
-}
-
-int fl_store_run_status(fl_store *st, int64_t run_id, char **status)
-{
-	sqlite3_stmt *stmt;
-	int rc;
-
-	if (fl_store_prepare(st, &stmt, "SELECT status FROM runs WHERE id = ?1"))
-		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, run_id);
-	rc = sqlite3_step(stmt);
-	if (rc != SQLITE_ROW) {
-		sqlite3_finalize(stmt);
-		if (rc == SQLITE_DONE)
-			return fl_error_set(FL_ENOTFOUND, "store %s: no run %lld", st->path,
-					    (long long)run_id);
-		return fl_store_sqlerr(st, "run status");
-	}
-	*status = fl_xstrdup((const char *)sqlite3_column_text(stmt, 0));
-	sqlite3_finalize(stmt);
-	return 0;
 }

@@ -48,7 +48,7 @@ int fl_store_commit_ensure(fl_store *st, int64_t tree_id, const struct fl_commit
 
 int fl_store_machine_ensure(fl_store *st, const char *name, const char *backend, int64_t *id);
 
-/* Runs and their samples. */
+/* Runs and their samples (store/run.c, the one file that writes the runs table). */
 struct fl_run_info {
 	int64_t build_id; /* 0: none (command backend, prebuilt image) */
 	int64_t machine_id;

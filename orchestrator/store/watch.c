@@ -234,8 +234,9 @@ int fl_store_regression_get(fl_store *st, int64_t id, struct fl_regression *g)
 		"g.benchmark, m.name, g.metric, g.mode, g.tasks, g.change, coalesce(g.p_value, 1) "
 		"FROM regressions g JOIN trees t ON t.id = g.tree_id JOIN commits gc ON gc.id = "
 		"g.good_commit JOIN commits bc ON bc.id = g.bad_commit JOIN machines m ON m.id = "
-		"g.machine_id LEFT JOIN jobs j ON j.id = g.job_id LEFT JOIN watch_tags w ON w.id = "
-		"j.ref_id AND j.kind = 'compare' WHERE g.id = ?1"))
+		"g.machine_id LEFT JOIN jobs j ON j.id = g.job_id" FL_JOB_TAG("j",
+									      "w") "WHERE "
+										   "g.id = ?1"))
 		return FL_ESTORE;
 	sqlite3_bind_int64(stmt, 1, id);
 	if ((r = row(st, stmt, "regression")) <= 0)

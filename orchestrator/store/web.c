@@ -6,9 +6,6 @@
 #include "store/web.h"
 #include "lib/buf.h"
 #include "lib/error.h"
-#include "build/repo.h"
-#include "store/compare.h"
-#include "store/evidence.h"
 #include "store/priv.h"
 
 #include <ctype.h>
@@ -27,17 +24,6 @@ static double col_num(sqlite3_stmt *s, int col)
 {
 	return sqlite3_column_type(s, col) == SQLITE_NULL ? NAN : sqlite3_column_double(s, col);
 }
-
-/*
- * Run r (an alias) is of commit c (an SQL expression): by runs.commit_id
- * (index runs_by_commit), or for the rows written without it by its build
- * (runs_by_build); SQLite answers the OR from both indexes. The unary +
- * keeps it from looking up "commit_id IS NULL" in runs_by_commit, which
- * would walk every older row.
- */
-#define RUN_OF_COMMIT(r, c)                                                                        \
-	"(" r ".commit_id = " c " OR (" r ".build_id IN (SELECT id FROM builds WHERE commit_id "   \
-	"= " c ") AND +" r ".commit_id IS NULL))"
 
 /* Commit columns in the order COMMIT_COLS(c, t) selects them. */
 #define COMMIT_COLS(c, t)                                                                          \
@@ -239,14 +225,13 @@ static int tag_verdicts(fl_store *st, fl_pool *p, const struct verdict_stmts *vs
 
 static int verdicts_prepare(fl_store *st, struct verdict_stmts *vs)
 {
-	if (fl_store_prepare(
-		st, &vs->jobs,
-		"SELECT j.id, j.benchmark, j.machine, j.state, j.result, j.error, (SELECT "
-		"count(*) FROM jobs k WHERE k.parent_id = j.id AND k.kind = 'run'), (SELECT "
-		"count(*) FROM jobs k WHERE k.parent_id = j.id AND k.kind = 'run' AND k.state IN "
-		"('done', 'failed')), coalesce((SELECT id FROM regressions g WHERE g.job_id = "
-		"j.id), 0) FROM jobs j WHERE j.kind = 'compare' AND j.ref_id = ?1 ORDER BY "
-		"j.benchmark, j.machine, j.id"))
+	if (fl_store_prepare(st, &vs->jobs,
+			     "SELECT j.id, j.benchmark, j.machine, j.state, j.result, "
+			     "j.error, " FL_JOB_RUNS("j") ", " FL_JOB_RUNS_ENDED(
+				 "j") ", coalesce((SELECT id FROM regressions g WHERE "
+				      "g.job_id = j.id), 0) FROM jobs j WHERE j.kind "
+				      "= " FL_KIND_COMPARE " AND j.ref_id = ?1 ORDER "
+				      "BY j.benchmark, j.machine, j.id"))
 		return FL_ESTORE;
 	if (fl_store_prepare(
 		st, &vs->point,
@@ -274,17 +259,10 @@ static void read_tag(sqlite3_stmt *s, fl_pool *p, void *row)
 	t->tree = t->commit.tree;
 }
 
-static int cmp_tag_newest(const void *a, const void *b)
-{
-	return fl_repo_version_cmp(((const struct fl_web_tag *)b)->name,
-				   ((const struct fl_web_tag *)a)->name);
-}
-
-/* The tree's newest 'latest' tags in version order (every tag a tree has is
- * read: hundreds at most, and SQL does not know version order). */
+/* Every tag of the tree, in no order: the model orders them (and takes the
+ * newest few) before their verdicts are read (fl_web_tag_verdicts). */
 static int tree_tags(fl_store *st, fl_pool *p, struct fl_web_tree *t, size_t latest)
 {
-	struct verdict_stmts vs;
 	sqlite3_stmt *s;
 	int r;
 
@@ -303,17 +281,22 @@ static int tree_tags(fl_store *st, fl_pool *p, struct fl_web_tree *t, size_t lat
 	if ((r = collect(st, p, s, sizeof(*t->tags), read_tag, (void **)&t->tags, &t->ntags, 0,
 			 NULL, "tags")))
 		return r;
-	qsort(t->tags, t->ntags, sizeof(*t->tags), cmp_tag_newest);
-	if (t->ntags > latest)
-		t->ntags = latest;
-	if (!t->ntags)
+	for (size_t i = 0; i < t->ntags; i++)
+		t->tags[i].tree = t->name;
+	return 0;
+}
+
+int fl_web_tag_verdicts(fl_store *st, fl_pool *p, struct fl_web_tag *tags, size_t n)
+{
+	struct verdict_stmts vs;
+	int r = 0;
+
+	if (!n)
 		return 0;
 	if (verdicts_prepare(st, &vs))
 		return FL_ESTORE;
-	for (size_t i = 0; i < t->ntags && !r; i++) {
-		t->tags[i].tree = t->name;
-		r = tag_verdicts(st, p, &vs, &t->tags[i]);
-	}
+	for (size_t i = 0; i < n && !r; i++)
+		r = tag_verdicts(st, p, &vs, &tags[i]);
 	sqlite3_finalize(vs.jobs);
 	sqlite3_finalize(vs.point);
 	return r;
@@ -513,8 +496,8 @@ int fl_web_rev_resolve(fl_store *st, fl_pool *p, const char *rev, struct fl_web_
 /* A run's commit: runs.commit_id, or its build's for rows without it. */
 #define RUN_FROM                                                                                   \
 	" FROM runs r JOIN machines m ON m.id = r.machine_id LEFT JOIN builds b ON b.id = "        \
-	"r.build_id LEFT JOIN commits c ON c.id = coalesce(r.commit_id, b.commit_id) LEFT JOIN "   \
-	"trees t ON t.id = c.tree_id "
+	"r.build_id LEFT JOIN commits c ON c.id = " FL_RUN_COMMIT("r", "b") " LEFT JOIN trees t "  \
+									    "ON t.id = c.tree_id "
 
 static void read_run(sqlite3_stmt *s, fl_pool *p, void *row)
 {
@@ -579,7 +562,7 @@ int fl_web_runs(fl_store *st, fl_pool *p, const struct fl_web_run_filter *f, uns
 	    {"benchmark = ?1", f->benchmark, 0},
 	    {"machine_id = (SELECT id FROM machines WHERE name = ?2)", f->machine, 0},
 	    {"status = ?3", f->status, 0},
-	    {"status IN ('queued', 'running')", NULL, f->active},
+	    {"status IN " FL_RUN_ACTIVE, NULL, f->active},
 	};
 
 	return list_page(
@@ -685,9 +668,9 @@ int fl_web_run_console(fl_store *st, fl_pool *p, int64_t id, const char **consol
 }
 
 int fl_web_run_evidence(fl_store *st, fl_pool *p, int64_t id, size_t top,
-			struct fl_evidence_point **out, size_t *n)
+			struct fl_evidence_row **out, size_t *n)
 {
-	struct fl_evidence_point *pts;
+	struct fl_evidence_row *pts;
 	size_t npts;
 	int r;
 
@@ -697,7 +680,7 @@ int fl_web_run_evidence(fl_store *st, fl_pool *p, int64_t id, size_t top,
 		return r;
 	*out = fl_pool_alloc(p, (npts + 1) * sizeof(**out));
 	for (size_t i = 0; i < npts; i++) {
-		struct fl_evidence_point *d = &(*out)[i], *e = &pts[i];
+		struct fl_evidence_row *d = &(*out)[i], *e = &pts[i];
 
 		*d = *e;
 		d->test = fl_pool_strdup(p, e->test);
@@ -705,16 +688,16 @@ int fl_web_run_evidence(fl_store *st, fl_pool *p, int64_t id, size_t top,
 		d->profile = fl_pool_strdup(p, e->profile);
 		d->vm = fl_pool_alloc(p, (e->nvm + 1) * sizeof(*d->vm));
 		for (size_t k = 0; k < e->nvm; k++)
-			d->vm[k] = (struct fl_vmstat_rate){fl_pool_strdup(p, e->vm[k].name),
-							   e->vm[k].delta, e->vm[k].per_sec};
+			d->vm[k] = (struct fl_vmstat_row){fl_pool_strdup(p, e->vm[k].name),
+							  e->vm[k].delta, e->vm[k].per_sec};
 		d->nfn = e->nfn < top ? e->nfn : top;
 		d->fn = fl_pool_alloc(p, (d->nfn + 1) * sizeof(*d->fn));
 		for (size_t k = 0; k < d->nfn; k++)
-			d->fn[k] = (struct fl_profile_fn){fl_pool_strdup(p, e->fn[k].name),
-							  e->fn[k].samples, e->fn[k].share};
+			d->fn[k] = (struct fl_profile_row){fl_pool_strdup(p, e->fn[k].name),
+							   e->fn[k].samples, e->fn[k].share};
 	}
 	*n = npts;
-	fl_evidence_points_free(pts, npts);
+	fl_store_evidence_free(pts, npts);
 	return 0;
 }
 
@@ -729,8 +712,7 @@ static void read_sample(sqlite3_stmt *s, fl_pool *p, void *row)
 	x->value = sqlite3_column_double(s, 4);
 }
 
-/* Every page of samples, or all of them with per_page 0. */
-static int run_samples(fl_store *st, fl_pool *p, int64_t id, unsigned page, unsigned per_page,
+int fl_web_run_samples(fl_store *st, fl_pool *p, int64_t id, unsigned page, unsigned per_page,
 		       struct fl_web_sample **out, size_t *n, int *more)
 {
 	sqlite3_stmt *s;
@@ -751,46 +733,6 @@ static int run_samples(fl_store *st, fl_pool *p, int64_t id, unsigned page, unsi
 		       "samples");
 }
 
-int fl_web_run_samples(fl_store *st, fl_pool *p, int64_t id, unsigned page, unsigned per_page,
-		       struct fl_web_sample **out, size_t *n, int *more)
-{
-	return run_samples(st, p, id, page, per_page, out, n, more);
-}
-
-static int same_point(const struct fl_web_sample *a, const struct fl_web_sample *b)
-{
-	return a->tasks == b->tasks && !strcmp(a->metric, b->metric) && !strcmp(a->mode, b->mode);
-}
-
-int fl_web_run_points(fl_store *st, fl_pool *p, int64_t id, struct fl_web_point **out, size_t *n)
-{
-	struct fl_web_sample *x;
-	size_t nx, alloc = 0;
-	double *v;
-	int r;
-
-	*out = NULL;
-	*n = 0;
-	if ((r = run_samples(st, p, id, 1, 0, &x, &nx, NULL)))
-		return r;
-	v = fl_pool_alloc(p, (nx ? nx : 1) * sizeof(*v));
-	for (size_t i = 0, j; i < nx; i = j) {
-		struct fl_web_point *pt;
-
-		for (j = i; j < nx && same_point(&x[i], &x[j]); j++)
-			v[j - i] = x[j].value;
-		*out = fl_pool_grow(p, *out, sizeof(**out), *n, &alloc);
-		pt = &(*out)[(*n)++];
-		pt->metric = x[i].metric;
-		pt->mode = x[i].mode;
-		pt->tasks = x[i].tasks;
-		pt->n = j - i;
-		pt->mean = fl_stats_mean(v, pt->n);
-		pt->sd = fl_stats_stddev(v, pt->n);
-	}
-	return 0;
-}
-
 /* ---- regressions and reports ---- */
 
 #define REGRESSION_SELECT                                                                          \
@@ -800,8 +742,8 @@ int fl_web_run_points(fl_store *st, fl_pool *p, int64_t id, struct fl_web_point 
 		       "coalesce((SELECT id FROM bisections x WHERE x.regression_id = g.id), 0) "  \
 		       "FROM regressions g JOIN trees t ON t.id = g.tree_id JOIN commits gc ON "   \
 		       "gc.id = g.good_commit JOIN commits bc ON bc.id = g.bad_commit JOIN "       \
-		       "machines m ON m.id = g.machine_id LEFT JOIN jobs j ON j.id = g.job_id "    \
-		       "LEFT JOIN watch_tags w ON j.kind = 'compare' AND w.id = j.ref_id "
+		       "machines m ON m.id = g.machine_id LEFT JOIN jobs j ON j.id = "             \
+		       "g.job_id" FL_JOB_TAG("j", "w")
 
 static void read_regression(sqlite3_stmt *s, fl_pool *p, void *row)
 {
@@ -967,15 +909,18 @@ int fl_web_bisection_get(fl_store *st, fl_pool *p, int64_t id, struct fl_web_bis
 	"coalesce(j.id, 0), j.state, j.result, j.error, coalesce(j.attempts, 0), "                 \
 	"coalesce(r.id, 0), r.status, r.detail, rb.status, " COMMIT_COLS(                          \
 	    "c",                                                                                   \
-	    "t") " FROM bisect_steps s" COMMIT_BY_SHA("s.commit_sha") "LEFT JOIN jobs j ON j.key " \
-								      "= 'run:bisection:' || "     \
-								      "s.bisection_id || ':' || "  \
-								      "s.seq || "                  \
-								      "':' || s.commit_sha LEFT "  \
-								      "JOIN runs r ON r.job_id = " \
-								      "j.id LEFT JOIN builds rb "  \
-								      "ON "                        \
-								      "rb.id = r.build_id "
+	    "t") " FROM "                                                                          \
+		 "bisect_steps s" COMMIT_BY_SHA("s.commit_sha") "LEFT JOIN jobs j ON j.key "       \
+								"= " FL_JOB_KEY_BISECT_STEP(       \
+								    "s.bisection_id", "s.seq",     \
+								    "s.commit_sha") " LEFT JOIN "  \
+										    "runs r ON "   \
+										    "r.job_id = "  \
+										    "j.id LEFT "   \
+										    "JOIN builds " \
+										    "rb ON rb.id " \
+										    "= "           \
+										    "r.build_id "
 
 static void read_step(sqlite3_stmt *s, fl_pool *p, struct fl_web_step *x)
 {
@@ -1132,8 +1077,8 @@ int fl_web_revert_get(fl_store *st, fl_pool *p, int64_t regression_id, struct fl
 	if ((r = get_by_id(st, p,
 			   "SELECT v.id, v.regression_id, v.culprit, v.onto, v.state, "
 			   "v.commit_sha, v.ref, v.conflicts, v.error, v.verdict, v.created, "
-			   "coalesce(j.id, 0), j.state FROM reverts v LEFT JOIN jobs j ON j.key = "
-			   "'revert:' || v.regression_id WHERE v.regression_id = ?1",
+			   "coalesce(j.id, 0), j.state FROM reverts v LEFT JOIN jobs j ON j.key "
+			   "= " FL_JOB_KEY_REVERT("v.regression_id") " WHERE v.regression_id = ?1",
 			   regression_id, read_revert, out, "revert check of regression")))
 		return r;
 	return out->job_id ? fl_web_comparisons(st, p, out->job_id, &out->rows, &out->nrows) : 0;
@@ -1169,28 +1114,29 @@ static void read_job(sqlite3_stmt *s, fl_pool *p, void *row)
 		j->commit.sha = col_text(s, p, 21);
 }
 
+/* A job, its tags when it is a compare job, the commit it measures when it is a run job. */
+#define JOB_SELECT                                                                                 \
+	"SELECT j.id, coalesce(j.parent_id, 0), j.ref_id, j.kind, j.state, j.tree, j.machine, "    \
+	"j.benchmark, j.role, j.seq, j.attempts, j.result, j.error, j.created, "                   \
+	"coalesce(j.started, 0), coalesce(j.finished, 0), CASE WHEN j.kind = " FL_KIND_RUN         \
+	" THEN coalesce(j.run_id, (SELECT max(id) FROM runs WHERE job_id = j.id), 0) ELSE 0 "      \
+	"END, " FL_JOB_RUNS("j") ", " FL_JOB_RUNS_ENDED(                                           \
+	    "j") ", w.tag, w.baseline, j.rev, " COMMIT_COLS("c",                                   \
+							    "t") " FROM jobs j" FL_JOB_TAG("j",    \
+											   "w")    \
+	    COMMIT_BY_SHA("nullif(j.rev, '')")
+
 int fl_web_jobs(fl_store *st, fl_pool *p, const struct fl_web_job_filter *f, unsigned page,
 		unsigned per_page, struct fl_web_job **out, size_t *n, int *more)
 {
 	const struct cond c[] = {
 	    {"kind = ?1", f->kind, 0},
 	    {"state = ?2", f->state, 0},
-	    {"state IN ('queued', 'running', 'waiting')", NULL, f->live},
+	    {"state IN " FL_JOB_LIVE, NULL, f->live},
 	};
 
-	return list_page(
-	    st, p,
-	    "SELECT j.id, coalesce(j.parent_id, 0), j.ref_id, j.kind, j.state, j.tree, j.machine, "
-	    "j.benchmark, j.role, j.seq, j.attempts, j.result, j.error, j.created, "
-	    "coalesce(j.started, 0), coalesce(j.finished, 0), CASE WHEN j.kind = 'run' THEN "
-	    "coalesce(j.run_id, (SELECT max(id) FROM runs WHERE job_id = j.id), 0) ELSE 0 END, "
-	    "(SELECT count(*) FROM jobs k WHERE k.parent_id = j.id AND k.kind = 'run'), (SELECT "
-	    "count(*) FROM jobs k WHERE k.parent_id = j.id AND k.kind = 'run' AND k.state IN "
-	    "('done', 'failed')), w.tag, w.baseline, j.rev, " COMMIT_COLS(
-		"c", "t") " FROM jobs j LEFT JOIN watch_tags w ON j.kind = 'compare' AND w.id = "
-			  "j.ref_id" COMMIT_BY_SHA("nullif(j.rev, '')") "WHERE j.id IN (SELECT "
-									"id FROM jobs WHERE 1",
-	    "j", c, 3, page, per_page, sizeof(**out), read_job, (void **)out, n, more, "jobs");
+	return list_page(st, p, JOB_SELECT "WHERE j.id IN (SELECT id FROM jobs WHERE 1", "j", c, 3,
+			 page, per_page, sizeof(**out), read_job, (void **)out, n, more, "jobs");
 }
 
 static void read_machine(sqlite3_stmt *s, fl_pool *p, void *row)
@@ -1219,9 +1165,9 @@ int fl_web_machines(fl_store *st, fl_pool *p, const char *state, struct fl_web_m
 	return collect(st, p, s, sizeof(**out), read_machine, (void **)out, n, 0, NULL, "machines");
 }
 
-/* ---- comparisons and series ---- */
+/* ---- what the model compares and plots ---- */
 
-static int machine_id(fl_store *st, const char *name, int64_t *id)
+int fl_web_machine_id(fl_store *st, const char *name, int64_t *id)
 {
 	sqlite3_stmt *s;
 	int r;
@@ -1236,98 +1182,18 @@ static int machine_id(fl_store *st, const char *name, int64_t *id)
 	return 0;
 }
 
-/* Each of a comparison's strings and rows, in the pool. */
-static void pool_comparison(fl_pool *p, const struct fl_comparison *c, struct fl_web_compare *out)
-{
-	out->rows = fl_pool_alloc(p, (c->nrows + 1) * sizeof(*out->rows));
-	for (size_t i = 0; i < c->nrows; i++) {
-		struct fl_cmp_row *r = &out->rows[i];
-
-		*r = c->rows[i];
-		r->mode = fl_pool_strdup(p, r->mode);
-		r->what = fl_pool_strdup(p, r->what);
-		r->name = fl_pool_strdup(p, r->name);
-		out->nmetric += r->kind == FL_CMP_METRIC;
-		out->nvmstat += r->kind == FL_CMP_VMSTAT;
-		out->nprofile += r->kind == FL_CMP_PROFILE;
-	}
-	out->nrows = c->nrows;
-	out->notes = fl_pool_alloc(p, (c->nnotes + 1) * sizeof(*out->notes));
-	for (size_t i = 0; i < c->nnotes; i++)
-		out->notes[i] = fl_pool_strdup(p, c->notes[i]);
-	out->nnotes = c->nnotes;
-}
-
-static int has_evidence(const struct fl_cmp_side *s)
-{
-	for (size_t i = 0; i < s->set.n; i++)
-		if (s->runs[i].npoints)
-			return 1;
-	return 0;
-}
-
-/* Both sides' runs read and compared; rows only when both have runs. */
-static int compare_sides(fl_store *st, fl_pool *p, const struct fl_web_compare_req *q,
-			 const int64_t *ia, const int64_t *ib, struct fl_web_compare *out)
-{
-	struct fl_cmp_side sa = {0}, sb = {0};
-	struct fl_comparison *c = NULL;
-	struct fl_cmp_opts o;
-	int r;
-
-	fl_cmp_opts_init(&o);
-	o.alpha = q->alpha;
-	o.min_change = q->min_change;
-	o.dir = q->dir;
-	if (!(r = fl_cmp_side_load(st, q->a, ia, out->a_runs, 0, &sa)) &&
-	    !(r = fl_cmp_side_load(st, q->b, ib, out->b_runs, 0, &sb)) &&
-	    !(r = fl_compare(q->benchmark, &sa.set, &sb.set, &o, &c))) {
-		pool_comparison(p, c, out);
-		out->has_evidence = has_evidence(&sa) || has_evidence(&sb);
-	}
-	fl_comparison_free(c);
-	fl_cmp_side_release(&sa);
-	fl_cmp_side_release(&sb);
-	return r;
-}
-
-int fl_web_compare(fl_store *st, fl_pool *p, const struct fl_web_compare_req *q,
-		   struct fl_web_compare *out)
-{
-	int64_t *ia = NULL, *ib = NULL;
-	int r;
-
-	memset(out, 0, sizeof(*out));
-	if ((r = fl_web_rev_resolve(st, p, q->a, &out->a)) ||
-	    (r = fl_web_rev_resolve(st, p, q->b, &out->b)) ||
-	    (r = machine_id(st, q->machine, &out->machine_id)))
-		return r;
-	if (!(r = fl_store_cmp_commit_runs(st, out->a.sha, q->benchmark, q->machine, &ia,
-					   &out->a_runs)) &&
-	    !(r = fl_store_cmp_commit_runs(st, out->b.sha, q->benchmark, q->machine, &ib,
-					   &out->b_runs)) &&
-	    out->a_runs && out->b_runs)
-		r = compare_sides(st, p, q, ia, ib, out);
-	free(ia);
-	free(ib);
-	return r;
-}
-
 int fl_web_compare_runs(fl_store *st, fl_pool *p, int64_t commit_id, const char *benchmark,
 			int64_t machine_id, unsigned page, unsigned per_page,
 			struct fl_web_run **out, size_t *n, int *more)
 {
 	sqlite3_stmt *s;
 
-	/* the runs store/compare.c compares: runs.commit_id, or the build's commit */
 	if (fl_store_prepare(
 		st, &s,
-		"SELECT " RUN_COLS RUN_FROM "WHERE r.id IN (SELECT id FROM runs INDEXED BY "
-		"runs_by_commit WHERE commit_id = ?1 AND "
-		"benchmark = ?2 AND machine_id = ?3 UNION SELECT x.id FROM builds y JOIN "
-		"runs x ON x.build_id = y.id WHERE y.commit_id = ?1 AND +x.commit_id "
-		"IS NULL AND x.benchmark = ?2 AND x.machine_id = ?3) "
-		"ORDER BY r.id DESC LIMIT ?4 OFFSET ?5"))
+		"SELECT " RUN_COLS RUN_FROM "WHERE r.id IN (" FL_RUNS_OF_COMMIT(
+		    "?1", "x.benchmark = ?2 AND x.machine_id = ?3") ") "
+								    "ORDER BY r.id DESC "
+								    "LIMIT ?4 OFFSET ?5"))
 		return FL_ESTORE;
 	sqlite3_bind_int64(s, 1, commit_id);
 	sqlite3_bind_text(s, 2, benchmark, -1, SQLITE_STATIC);
@@ -1337,14 +1203,13 @@ int fl_web_compare_runs(fl_store *st, fl_pool *p, int64_t commit_id, const char 
 		       "runs of a kernel");
 }
 
-/* Run r is ok and of the benchmark ?2 and machine ?3 (NULL: any), machine joined as m. */
+/* Run x is ok and of the benchmark ?2 and machine ?3 (NULL: any). */
 #define NEWEST_RUN_OK                                                                              \
-	" r.status = 'ok' AND (?2 IS NULL OR r.benchmark = ?2) AND (?3 IS NULL OR m.name = ?3) "
+	"+x.status = 'ok' AND (?2 IS NULL OR x.benchmark = ?2) AND (?3 IS NULL OR x.machine_id = " \
+	"(SELECT id FROM machines WHERE name = ?3))"
 
-/* The newest ok run of the tree (optionally of a benchmark and machine): the newest commit
- * that has one, then its newest. */
-static int newest_run(fl_store *st, fl_pool *p, int64_t tree, const char *benchmark,
-		      const char *machine, int64_t *run, const char **bench_out,
+int fl_web_newest_run(fl_store *st, fl_pool *p, int64_t tree_id, const char *benchmark,
+		      const char *machine, int64_t *run, const char **benchmark_out,
 		      const char **machine_out)
 {
 	sqlite3_stmt *s;
@@ -1353,95 +1218,47 @@ static int newest_run(fl_store *st, fl_pool *p, int64_t tree, const char *benchm
 	if (fl_store_prepare(
 		st, &s,
 		"WITH newest(id) AS (SELECT c.id FROM commits c WHERE c.tree_id = ?1 AND EXISTS "
-		"(SELECT 1 FROM runs r JOIN machines m ON m.id = r.machine_id WHERE " RUN_OF_COMMIT(
-		    "r", "c.id") " AND" NEWEST_RUN_OK ") ORDER BY c.time DESC, c.id DESC LIMIT 1) "
-				 "SELECT r.id, r.benchmark, m.name FROM newest n JOIN runs r "
-				 "ON " RUN_OF_COMMIT("r", "n.id") " JOIN machines m ON m.id = "
-								  "r.machine_id WHERE" NEWEST_RUN_OK
-								  "ORDER BY r.id DESC LIMIT 1"))
+		"(" FL_RUNS_OF_COMMIT("c.id", NEWEST_RUN_OK) ") ORDER BY c.time DESC, c.id DESC "
+							     "LIMIT 1) SELECT r.id, r.benchmark, "
+							     "m.name FROM runs r JOIN machines m "
+							     "ON m.id = r.machine_id WHERE r.id "
+							     "IN (" FL_RUNS_OF_COMMIT(
+								 "SELECT id FROM newest",
+								 NEWEST_RUN_OK) ") ORDER BY "
+										"r.id DESC "
+										"LIMIT 1"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(s, 1, tree);
+	sqlite3_bind_int64(s, 1, tree_id);
 	fl_store_bind_opt(s, 2, benchmark);
 	fl_store_bind_opt(s, 3, machine);
 	*run = 0;
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
 		*run = sqlite3_column_int64(s, 0);
-		*bench_out = col_text(s, p, 1);
+		*benchmark_out = col_text(s, p, 1);
 		*machine_out = col_text(s, p, 2);
 	}
 	sqlite3_finalize(s);
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : fl_store_sqlerr(st, "newest run");
 }
 
-static int has_str(const char **v, size_t n, const char *s)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(v[i], s))
-			return 1;
-	return 0;
-}
-
-/* Task counts in increasing order, each once. */
-static void add_tasks(fl_pool *p, struct fl_web_series *o, unsigned tasks, size_t *alloc)
-{
-	size_t i = 0;
-
-	while (i < o->ntasks && o->tasks_list[i] < tasks)
-		i++;
-	if (i < o->ntasks && o->tasks_list[i] == tasks)
-		return;
-	o->tasks_list = fl_pool_grow(p, o->tasks_list, sizeof(unsigned), o->ntasks, alloc);
-	memmove(&o->tasks_list[i + 1], &o->tasks_list[i], (o->ntasks - i) * sizeof(unsigned));
-	o->tasks_list[i] = tasks;
-	o->ntasks++;
-}
-
-/* What the run offers (metrics, modes, task counts), and the defaults taken from it. */
-static int series_choices(fl_store *st, fl_pool *p, int64_t run, const struct fl_web_series_req *q,
-			  struct fl_web_series *o)
-{
-	struct fl_web_point *pts;
-	size_t n, am = 0, ao = 0, at = 0;
-	int r;
-
-	if ((r = fl_web_run_points(st, p, run, &pts, &n)))
-		return r;
-	for (size_t i = 0; i < n; i++) {
-		if (!has_str(o->metrics, o->nmetrics, pts[i].metric)) {
-			o->metrics = fl_pool_grow(p, o->metrics, sizeof(char *), o->nmetrics, &am);
-			o->metrics[o->nmetrics++] = pts[i].metric;
-		}
-		if (!has_str(o->modes, o->nmodes, pts[i].mode)) {
-			o->modes = fl_pool_grow(p, o->modes, sizeof(char *), o->nmodes, &ao);
-			o->modes[o->nmodes++] = pts[i].mode;
-		}
-		add_tasks(p, o, pts[i].tasks, &at);
-	}
-	o->metric = q->metric					      ? q->metric
-		    : has_str(o->metrics, o->nmetrics, "ops_per_sec") ? "ops_per_sec"
-		    : o->nmetrics				      ? o->metrics[0]
-								      : "ops_per_sec";
-	o->mode = q->mode ? q->mode : o->nmodes ? o->modes[0] : "";
-	o->tasks = q->tasks ? q->tasks : o->ntasks ? o->tasks_list[o->ntasks - 1] : 1;
-	return 0;
-}
-
 /* Commit c (SQL) has ok runs of ?2 on machine ?3. */
 #define HAS_RUNS(c)                                                                                \
-	"EXISTS (SELECT 1 FROM runs r WHERE " RUN_OF_COMMIT(                                       \
-	    "r", c) " AND r.benchmark = ?2 AND "                                                   \
-		    "r.machine_id = ?3 AND r.status = 'ok')"
+	"EXISTS (" FL_RUNS_OF_COMMIT(c, "x.benchmark = ?2 AND x.machine_id = ?3 AND +x.status = "  \
+					"'ok'") ")"
 
-/* The page's positions by commit: commits with runs, newest first from the store, oldest first
- * in *out. */
-static int commit_positions(fl_store *st, fl_pool *p, int64_t tree, int64_t machine,
-			    const struct fl_web_series_req *q, struct fl_web_series *o,
-			    struct fl_web_series_point **out, size_t *n)
+static void read_position(sqlite3_stmt *s, fl_pool *p, void *row)
 {
-	struct fl_web_commit *c;
+	struct fl_web_series_point *pt = row;
+
+	read_commit(s, p, 0, &pt->commit);
+}
+
+int fl_web_commit_positions(fl_store *st, fl_pool *p, int64_t tree_id, int64_t machine_id,
+			    const char *benchmark, unsigned page, unsigned per_page,
+			    struct fl_web_series_point **out, size_t *n, int *more)
+{
 	sqlite3_stmt *s;
-	int r;
 
 	if (fl_store_prepare(
 		st, &s,
@@ -1450,17 +1267,12 @@ static int commit_positions(fl_store *st, fl_pool *p, int64_t tree, int64_t mach
 						    "c.id") " ORDER BY c.time DESC, "
 							    "c.id DESC LIMIT ?4 OFFSET ?5"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(s, 1, tree);
-	sqlite3_bind_text(s, 2, o->benchmark, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 3, machine);
-	bind_page(s, 4, q->page, q->per_page);
-	if ((r = collect(st, p, s, sizeof(*c), read_commit_row, (void **)&c, n, q->per_page,
-			 &o->more, "series commits")))
-		return r;
-	*out = fl_pool_alloc(p, (*n ? *n : 1) * sizeof(**out));
-	for (size_t i = 0; i < *n; i++)
-		(*out)[i].commit = c[*n - 1 - i];
-	return 0;
+	sqlite3_bind_int64(s, 1, tree_id);
+	sqlite3_bind_text(s, 2, benchmark, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 3, machine_id);
+	bind_page(s, 4, page, per_page);
+	return collect(st, p, s, sizeof(**out), read_position, (void **)out, n, per_page, more,
+		       "series commits");
 }
 
 static void read_tag_position(sqlite3_stmt *s, fl_pool *p, void *row)
@@ -1471,19 +1283,10 @@ static void read_tag_position(sqlite3_stmt *s, fl_pool *p, void *row)
 	read_commit(s, p, 1, &pt->commit);
 }
 
-static int cmp_position(const void *a, const void *b)
-{
-	return fl_repo_version_cmp(((const struct fl_web_series_point *)a)->tag,
-				   ((const struct fl_web_series_point *)b)->tag);
-}
-
-/* Tags with ok runs, in version order, each name once. */
-static int tags_with_runs(fl_store *st, fl_pool *p, int64_t tree, int64_t machine,
-			  const char *benchmark, struct fl_web_series_point **out, size_t *n)
+int fl_web_tag_positions(fl_store *st, fl_pool *p, int64_t tree_id, int64_t machine_id,
+			 const char *benchmark, struct fl_web_series_point **out, size_t *n)
 {
 	sqlite3_stmt *s;
-	size_t k = 0;
-	int r;
 
 	if (fl_store_prepare(
 		st, &s,
@@ -1507,64 +1310,40 @@ static int tags_with_runs(fl_store *st, fl_pool *p, int64_t tree, int64_t machin
 										   "AND " HAS_RUNS(
 										       "c.id")))
 		return FL_ESTORE;
-	sqlite3_bind_int64(s, 1, tree);
+	sqlite3_bind_int64(s, 1, tree_id);
 	sqlite3_bind_text(s, 2, benchmark, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 3, machine);
-	if ((r = collect(st, p, s, sizeof(**out), read_tag_position, (void **)out, n, 0, NULL,
-			 "series tags")))
-		return r;
-	qsort(*out, *n, sizeof(**out), cmp_position);
-	for (size_t i = 0; i < *n; i++)
-		if (!k || strcmp((*out)[k - 1].tag, (*out)[i].tag))
-			(*out)[k++] = (*out)[i];
-	*n = k;
-	return 0;
+	sqlite3_bind_int64(s, 3, machine_id);
+	return collect(st, p, s, sizeof(**out), read_tag_position, (void **)out, n, 0, NULL,
+		       "series tags");
 }
 
-/* The page's positions by tag: per_page of them counted from the newest. */
-static int tag_positions(const struct fl_web_series_req *q, struct fl_web_series *o,
-			 struct fl_web_series_point **pts, size_t *n)
-{
-	size_t skip = (size_t)(q->page ? q->page - 1 : 0) * q->per_page, end;
-
-	end = skip < *n ? *n - skip : 0;
-	o->more = end > q->per_page;
-	*pts += end > q->per_page ? end - q->per_page : 0;
-	*n = end > q->per_page ? q->per_page : end;
-	return 0;
-}
-
-/* Each position's run means of the chosen point; positions without them are dropped. */
-static int series_values(fl_store *st, fl_pool *p, int64_t machine, struct fl_web_series *o,
-			 struct fl_web_series_point *pts, size_t n)
+int fl_web_position_values(fl_store *st, fl_pool *p, int64_t machine_id, const char *benchmark,
+			   const char *metric, const char *mode, unsigned tasks,
+			   struct fl_web_series_point *pts, size_t n)
 {
 	sqlite3_stmt *s;
 
-	o->pts = pts;
-	o->n = 0;
 	if (fl_store_prepare(
 		st, &s,
-		"SELECT avg(s.value) FROM runs r JOIN samples s ON s.run_id = r.id "
-		"WHERE " RUN_OF_COMMIT("r", "?1") " AND r.benchmark = ?2 AND "
-						  "r.machine_id = ?3 AND r.status = "
-						  "'ok' AND s.metric = ?4 AND s.mode = "
-						  "?5 AND s.tasks = ?6 GROUP BY r.id "
-						  "ORDER BY r.id"))
+		"SELECT avg(s.value) FROM runs r JOIN samples s ON s.run_id = r.id WHERE r.id IN "
+		"(" FL_RUNS_OF_COMMIT("?1",
+				      "x.benchmark = ?2 AND x.machine_id = ?3 AND +x.status = "
+				      "'ok'") ") AND s.metric = ?4 AND s.mode = ?5 AND "
+					      "s.tasks = ?6 GROUP BY r.id ORDER BY r.id"))
 		return FL_ESTORE;
 	for (size_t i = 0; i < n; i++) {
-		struct fl_web_series_point *pt = &o->pts[o->n];
+		struct fl_web_series_point *pt = &pts[i];
 		size_t alloc = 0;
 		int rc;
 
-		*pt = pts[i];
 		pt->v = NULL;
 		pt->n = 0;
 		sqlite3_bind_int64(s, 1, pt->commit.id);
-		sqlite3_bind_text(s, 2, o->benchmark, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(s, 3, machine);
-		sqlite3_bind_text(s, 4, o->metric, -1, SQLITE_STATIC);
-		sqlite3_bind_text(s, 5, o->mode, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(s, 6, o->tasks);
+		sqlite3_bind_text(s, 2, benchmark, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 3, machine_id);
+		sqlite3_bind_text(s, 4, metric, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s, 5, mode, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 6, tasks);
 		while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 			pt->v = fl_pool_grow(p, pt->v, sizeof(double), pt->n, &alloc);
 			pt->v[pt->n++] = sqlite3_column_double(s, 0);
@@ -1574,73 +1353,7 @@ static int series_values(fl_store *st, fl_pool *p, int64_t machine, struct fl_we
 			sqlite3_finalize(s);
 			return fl_store_sqlerr(st, "series values");
 		}
-		if (pt->n)
-			o->n++;
 	}
 	sqlite3_finalize(s);
 	return 0;
-}
-
-/* Positions by tag when asked for or when any tag has runs, else by commit. */
-static int series_positions(fl_store *st, fl_pool *p, int64_t tree, int64_t machine,
-			    const struct fl_web_series_req *q, struct fl_web_series *o)
-{
-	struct fl_web_series_point *pts = NULL;
-	size_t n = 0;
-	int r;
-
-	if (!q->by || !strcmp(q->by, "tag")) {
-		if ((r = tags_with_runs(st, p, tree, machine, o->benchmark, &pts, &n)))
-			return r;
-		if (n || q->by) {
-			o->by = "tag";
-			tag_positions(q, o, &pts, &n);
-			return series_values(st, p, machine, o, pts, n);
-		}
-	}
-	o->by = "commit";
-	if ((r = commit_positions(st, p, tree, machine, q, o, &pts, &n)))
-		return r;
-	return series_values(st, p, machine, o, pts, n);
-}
-
-/* E-divisive on the page's positions: at most 8 points, a fixed seed so a page is stable. */
-static int series_change_points(fl_pool *p, const struct fl_web_series_req *q,
-				struct fl_web_series *o)
-{
-	struct fl_series_point *sp;
-
-	if (o->n < 4)
-		return 0;
-	sp = fl_pool_alloc(p, o->n * sizeof(*sp));
-	for (size_t i = 0; i < o->n; i++) {
-		sp[i].v = o->pts[i].v;
-		sp[i].n = o->pts[i].n;
-	}
-	o->cps = fl_pool_alloc(p, 8 * sizeof(*o->cps));
-	return fl_stats_change_points(sp, o->n, 0.01, 199, 0x5eed, q->dir, o->cps, 8, &o->ncps);
-}
-
-int fl_web_series(fl_store *st, fl_pool *p, const struct fl_web_series_req *q,
-		  struct fl_web_series *o)
-{
-	struct fl_web_tree t;
-	int64_t run, machine;
-	int r;
-
-	memset(o, 0, sizeof(*o));
-	o->benchmark = q->benchmark;
-	o->machine = q->machine;
-	if ((r = fl_web_tree_get(st, p, q->tree, 0, &t)) ||
-	    (r = newest_run(st, p, t.id, q->benchmark, q->machine, &run, &o->benchmark,
-			    &o->machine)))
-		return r;
-	if (!run) { /* nothing measured yet: an empty series */
-		o->by = q->by ? q->by : "commit";
-		return 0;
-	}
-	if ((r = machine_id(st, o->machine, &machine)) || (r = series_choices(st, p, run, q, o)) ||
-	    (r = series_positions(st, p, t.id, machine, q, o)))
-		return r;
-	return series_change_points(p, q, o);
 }

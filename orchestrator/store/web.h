@@ -1,9 +1,12 @@
 /*
  * store/web.h - what the results pages read, as rows ready to render.
  *
- * All SQL of the pages lives in store/web.c; a page (web/ui-*.c) calls these
- * functions and never sees a statement, so where the data comes from can
- * change without touching a page. The store is opened read-only
+ * All SQL of the pages lives in store/web.c; a page (web/ui-*.c) or the
+ * page model (web/model.h) calls these functions and never sees a
+ * statement, so where the data comes from can change without touching a
+ * page. What a page shows that has to be computed from rows (a comparison,
+ * change points, a run's points summarised, tags in version order) is the
+ * model's: these functions only read. The store is opened read-only
  * (FL_STORE_READONLY) by the server, one connection per server thread.
  *
  * Rows and their strings are allocated in the caller's pool (pool.h) and
@@ -14,19 +17,18 @@
  *
  * A run belongs to the commit in runs.commit_id, or for rows without it
  * (written before the run path kept it) to its build's commit: every
- * query that joins runs to commits takes both (RUNS_OF_COMMIT in
- * store/web.c). The watch service's tables (watch_tags, jobs, comparisons,
- * reverts, machine state) are read here as they are: tags with the
- * verdict of each compare job, jobs in progress, the comparison behind a
+ * query that joins runs to commits takes both (store/run.c's rule,
+ * FL_RUNS_OF_COMMIT in store/priv.h). The watch service's tables
+ * (watch_tags, jobs, comparisons, reverts, machine state) are read here as
+ * they are, with the queue's rules of store/jobs.c: tags with the verdict
+ * of each compare job, jobs in progress, the comparison behind a
  * regression, the revert check, a bisection step's run jobs.
  */
 #ifndef FL_STORE_WEB_H
 #define FL_STORE_WEB_H
 
-#include "analysis/compare.h"
-#include "analysis/evidence.h"
 #include "lib/pool.h"
-#include "analysis/stats.h"
+#include "store/evidence.h"
 #include "store/store.h"
 
 #include <stddef.h>
@@ -83,11 +85,14 @@ struct fl_web_tree {
 	size_t ntags;
 };
 
-/* Every tree with its 'latest' newest commits (by commit time) and its
- * 'latest' newest tags (by version) with their verdicts. */
+/* Every tree with its 'latest' newest commits (by commit time) and, when
+ * latest is not 0, every tag the watch service saw in it, in no order and
+ * without verdicts (the model orders them by version: web/model.h). */
 int fl_web_trees(fl_store *st, fl_pool *p, size_t latest, struct fl_web_tree **out, size_t *n);
 int fl_web_tree_get(fl_store *st, fl_pool *p, const char *name, size_t latest,
 		    struct fl_web_tree *out);
+/* The verdicts of tags[0..n), each tag's compare jobs by benchmark, machine. */
+int fl_web_tag_verdicts(fl_store *st, fl_pool *p, struct fl_web_tag *tags, size_t n);
 
 /*
  * A revision named in a URL to a stored commit: a tag the watch service
@@ -152,29 +157,20 @@ int fl_web_run_console(fl_store *st, fl_pool *p, int64_t id, const char **consol
 int fl_web_job_runs(fl_store *st, fl_pool *p, int64_t parent_job, unsigned page, unsigned per_page,
 		    struct fl_web_run **out, size_t *n, int *more);
 
-/* The run's evidence per measured point (evidence.h: vmstat rates of the
- * window, the profile's functions), with at most top functions a point,
+/* The run's evidence per measured point (store/evidence.h: vmstat rates of
+ * the window, the profile's functions), with at most top functions a point,
  * most samples first; *n = 0 for a run without. */
 int fl_web_run_evidence(fl_store *st, fl_pool *p, int64_t id, size_t top,
-			struct fl_evidence_point **out, size_t *n);
+			struct fl_evidence_row **out, size_t *n);
 
 struct fl_web_sample {
 	const char *metric, *mode;
 	unsigned tasks, seq;
 	double value;
 };
-/* A run's samples ordered by metric, mode, tasks, seq. */
+/* A run's samples ordered by metric, mode, tasks, seq; per_page 0: all of them. */
 int fl_web_run_samples(fl_store *st, fl_pool *p, int64_t id, unsigned page, unsigned per_page,
 		       struct fl_web_sample **out, size_t *n, int *more);
-
-/* One (metric, mode, tasks) of a run: its samples summarised. */
-struct fl_web_point {
-	const char *metric, *mode;
-	unsigned tasks;
-	double mean, sd;
-	size_t n;
-};
-int fl_web_run_points(fl_store *st, fl_pool *p, int64_t id, struct fl_web_point **out, size_t *n);
 
 struct fl_web_regression {
 	int64_t id;
@@ -332,78 +328,47 @@ struct fl_web_machine {
 int fl_web_machines(fl_store *st, fl_pool *p, const char *state, struct fl_web_machine **out,
 		    size_t *n);
 
-/*
- * Two kernels compared on one benchmark and machine: compare.c's comparison
- * of the ok runs of each commit (store/compare.h), the one "faultline
- * compare" prints and the report mails (one value per run, LKP's shape),
- * its rows copied into the pool: metric rows with their verdict and class,
- * then vmstat rows, then profile rows (compare.h). A side without ok runs
- * leaves the rows empty (a_runs or b_runs says which).
- */
-struct fl_web_compare_req {
-	const char *a, *b; /* revisions, as for fl_web_rev_resolve */
-	const char *benchmark, *machine;
-	double alpha, min_change; /* as in fl_stats_compare */
-	enum fl_direction dir;
-};
-struct fl_web_compare {
-	struct fl_web_commit a, b;
-	int64_t machine_id;
-	size_t a_runs, b_runs; /* the ok runs the rows are made of */
-	struct fl_cmp_row *rows;
-	size_t nrows;
-	size_t nmetric, nvmstat, nprofile; /* rows of each kind */
-	const char **notes;		   /* "no profile in v6.1: ..." */
-	size_t nnotes;
-	int has_evidence; /* a run of either side has vmstat or profile evidence */
-};
-int fl_web_compare(fl_store *st, fl_pool *p, const struct fl_web_compare_req *q,
-		   struct fl_web_compare *out);
+/* ---- what the model compares and plots (web/model.h) ---- */
+
+/* A machine's id by its name: FL_ENOTFOUND naming it when there is none. */
+int fl_web_machine_id(fl_store *st, const char *name, int64_t *id);
+
 /* A kernel's runs of a benchmark on a machine (by runs.commit_id, or the
  * build's commit for older rows), any status, newest first. */
 int fl_web_compare_runs(fl_store *st, fl_pool *p, int64_t commit_id, const char *benchmark,
 			int64_t machine_id, unsigned page, unsigned per_page,
 			struct fl_web_run **out, size_t *n, int *more);
 
-/*
- * A metric across a tree's history: one position per tag the watch service
- * saw (tested tags and baselines, in version order) that has runs of the
- * benchmark on the machine, or, when no tag has any (or by "commit" is
- * asked for), one per commit with runs, in commit time order. Oldest first,
- * a page of per_page positions counted from the newest (page 1 is the
- * latest history). Each position holds its run means. Empty
- * metric/mode/tasks take the choices of the newest run (ops_per_sec when it
- * has it, the largest task count).
- */
-struct fl_web_series_req {
-	const char *tree, *benchmark, *machine, *metric, *mode;
-	unsigned tasks;
-	unsigned page, per_page;
-	enum fl_direction dir;
-	const char *by; /* "tag", "commit", or NULL: tags when there are any */
-};
+/* The newest ok run of a tree, optionally of a benchmark and a machine (NULL:
+ * any): the newest commit (by commit time) that has one, then its newest
+ * run; *run 0 when there is none, else its benchmark and machine. */
+int fl_web_newest_run(fl_store *st, fl_pool *p, int64_t tree_id, const char *benchmark,
+		      const char *machine, int64_t *run, const char **benchmark_out,
+		      const char **machine_out);
+
+/* A position of a metric's history: a commit (a tag's, or itself) and the
+ * values of its ok runs (fl_web_position_values). */
 struct fl_web_series_point {
 	struct fl_web_commit commit;
 	const char *tag; /* the position's tag, NULL by commit */
 	double *v;
 	size_t n;
 };
-struct fl_web_series {
-	const char *by;					 /* tag or commit */
-	const char *benchmark, *machine, *metric, *mode; /* what was chosen */
-	unsigned tasks;
-	struct fl_web_series_point *pts;
-	size_t n;
-	int more; /* older history on the next page */
-	struct fl_change_point *cps;
-	size_t ncps;
-	/* what the newest run offers, for links to other series */
-	const char **metrics, **modes;
-	size_t nmetrics, nmodes;
-	unsigned *tasks_list;
-	size_t ntasks;
-};
-int fl_web_series(fl_store *st, fl_pool *p, const struct fl_web_series_req *q,
-		  struct fl_web_series *out);
+/* The tags of the tree (tested tags and baselines) whose commits have ok
+ * runs of benchmark on the machine, in no order, without values (a name
+ * may come more than once). */
+int fl_web_tag_positions(fl_store *st, fl_pool *p, int64_t tree_id, int64_t machine_id,
+			 const char *benchmark, struct fl_web_series_point **out, size_t *n);
+/* The commits of the tree with ok runs of benchmark on the machine, a page
+ * of them, newest first (by commit time), without values. */
+int fl_web_commit_positions(fl_store *st, fl_pool *p, int64_t tree_id, int64_t machine_id,
+			    const char *benchmark, unsigned page, unsigned per_page,
+			    struct fl_web_series_point **out, size_t *n, int *more);
+/* Fills each position's values: one per ok run of its commit, of the
+ * benchmark on the machine, in run order, the mean of the run's samples at
+ * (metric, mode, tasks) (a run without any there has no value). */
+int fl_web_position_values(fl_store *st, fl_pool *p, int64_t machine_id, const char *benchmark,
+			   const char *metric, const char *mode, unsigned tasks,
+			   struct fl_web_series_point *pts, size_t n);
 
 #endif

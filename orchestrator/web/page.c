@@ -8,6 +8,7 @@
 #include "config/config.h"
 #include "lib/error.h"
 #include "lib/html.h"
+#include "service/measure.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -184,8 +185,7 @@ enum fl_direction fl_web_direction(const struct fl_web *web, const char *benchma
 	const struct fl_benchmark_conf *b =
 	    web->cfg && benchmark ? fl_config_benchmark(web->cfg, benchmark) : NULL;
 
-	return b && b->direction && !strcmp(b->direction, "lower") ? FL_LOWER_BETTER
-								   : FL_HIGHER_BETTER;
+	return b ? fl_measure_direction(b) : FL_HIGHER_BETTER;
 }
 
 void fl_web_time(fl_buf *out, int64_t t)

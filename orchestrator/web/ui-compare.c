@@ -5,7 +5,7 @@
  * second against task count, both kernels, spread across runs as error
  * bars), the comparison table in LKP's shape (base +- %stddev, %change, new
  * +- %stddev, verdict), vmstat and profile deltas, and the runs behind
- * them. The rows are compare.c's (fl_web_compare), the ones "faultline
+ * them. The rows are compare.c's (fl_model_compare), the ones "faultline
  * compare" prints and the report mails; they are rendered, never
  * recomputed, here.
  * Without any parameter the page is a form; the URL is the shareable link.
@@ -22,15 +22,15 @@
 #define RUNS 20
 
 struct compare_page {
-	struct fl_web_compare_req q;
-	struct fl_web_compare c;
+	struct fl_model_compare_req q;
+	struct fl_model_compare c;
 	const char *metric; /* the plotted metric */
 	struct fl_web_run *a_runs, *b_runs;
 	size_t na, nb;
 	int a_more, b_more;
 };
 
-static void form(fl_buf *out, const struct fl_web *web, const struct fl_web_compare_req *q)
+static void form(fl_buf *out, const struct fl_web *web, const struct fl_model_compare_req *q)
 {
 	const struct fl_config *cfg = web->cfg;
 	const char *bench = q->benchmark	      ? q->benchmark
@@ -315,7 +315,7 @@ static int load(struct fl_web_req *req, struct compare_page *cp)
 {
 	int r;
 
-	if ((r = fl_web_compare(req->st, &req->pool, &cp->q, &cp->c)) ||
+	if ((r = fl_model_compare(req->st, &req->pool, &cp->q, &cp->c)) ||
 	    (r = fl_web_compare_runs(req->st, &req->pool, cp->c.a.id, cp->q.benchmark,
 				     cp->c.machine_id, 1, RUNS, &cp->a_runs, &cp->na,
 				     &cp->a_more)) ||
@@ -335,8 +335,7 @@ static int load(struct fl_web_req *req, struct compare_page *cp)
 void fl_ui_compare(struct fl_web_req *req, struct fl_web_resp *resp)
 {
 	struct compare_page cp = {0};
-	struct fl_web_compare_req *q = &cp.q;
-	const struct fl_config *cfg = req->web->cfg;
+	struct fl_model_compare_req *q = &cp.q;
 	fl_buf b = FL_BUF_INIT;
 	int r;
 
@@ -355,9 +354,7 @@ void fl_ui_compare(struct fl_web_req *req, struct fl_web_resp *resp)
 	    fl_web_name_arg(req, resp, "machine", &q->machine) ||
 	    fl_web_name_arg(req, resp, "metric", &cp.metric))
 		return;
-	q->alpha = cfg ? 1 - cfg->regression.confidence : 0.05;
-	q->min_change = cfg ? cfg->regression.min_change : 0.02;
-	q->dir = fl_web_direction(req->web, q->benchmark);
+	fl_model_cmp_opts(req->web->cfg, q->benchmark, &q->opts);
 	if ((r = load(req, &cp))) {
 		fl_web_fail_error(req, resp, r);
 		return;

@@ -40,7 +40,7 @@ static int load(struct fl_web_req *req, struct dashboard *d)
 	fl_pool *p = &req->pool;
 	int r;
 
-	if ((r = fl_web_trees(req->st, p, LATEST, &d->trees, &d->ntrees)) ||
+	if ((r = fl_model_trees(req->st, p, LATEST, &d->trees, &d->ntrees)) ||
 	    (r = fl_web_regressions(req->st, p, "open", 1, ROWS, &d->open, &d->nopen,
 				    &d->more_open)) ||
 	    (r = fl_web_bisections(req->st, p, &running, 1, ROWS, &d->bisecting, &d->nbisecting,

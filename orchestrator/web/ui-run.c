@@ -29,11 +29,11 @@
 struct run_page {
 	struct fl_web_run_detail d;
 	int console_file; /* the console is the tail of the log on disk */
-	struct fl_web_point *pts;
+	struct fl_model_point *pts;
 	size_t npts;
 	struct fl_web_sample *samples;
 	size_t nsamples;
-	struct fl_evidence_point *ev; /* per measured point */
+	struct fl_evidence_row *ev; /* per measured point */
 	size_t nev;
 	int more;
 	unsigned page;
@@ -192,7 +192,7 @@ static void points_table(fl_buf *out, const struct run_page *rp)
 			 "<th>tasks</th><th>samples</th><th>mean</th><th>%stddev</th></tr>"
 			 "</thead>\n<tbody>\n");
 	for (size_t i = 0; i < rp->npts; i++) {
-		const struct fl_web_point *pt = &rp->pts[i];
+		const struct fl_model_point *pt = &rp->pts[i];
 
 		fl_html_addf(out,
 			     "<tr><td>%s</td><td>%s</td><td class='num'>%u</td>"
@@ -340,12 +340,12 @@ static void console_html(fl_buf *b, const struct run_page *rp)
 }
 
 /* The counters that moved in the window, per second (gauges as they changed). */
-static void vmstat_table(fl_buf *out, const struct fl_evidence_point *pt)
+static void vmstat_table(fl_buf *out, const struct fl_evidence_row *pt)
 {
 	fl_buf_adds(out, "<table class='vmstat'>\n<thead><tr><th>counter</th><th>change</th>"
 			 "<th>per second</th></tr></thead>\n<tbody>\n");
 	for (size_t i = 0; i < pt->nvm; i++) {
-		const struct fl_vmstat_rate *v = &pt->vm[i];
+		const struct fl_vmstat_row *v = &pt->vm[i];
 
 		if (!v->delta)
 			continue;
@@ -357,7 +357,7 @@ static void vmstat_table(fl_buf *out, const struct fl_evidence_point *pt)
 	fl_buf_adds(out, "</tbody></table>\n");
 }
 
-static void profile_table(fl_buf *out, const struct fl_evidence_point *pt)
+static void profile_table(fl_buf *out, const struct fl_evidence_row *pt)
 {
 	if (!pt->nfn) {
 		fl_html_addf(
@@ -386,7 +386,7 @@ static void evidence_html(fl_buf *out, const struct run_page *rp)
 		return;
 	}
 	for (size_t i = 0; i < rp->nev; i++) {
-		const struct fl_evidence_point *pt = &rp->ev[i];
+		const struct fl_evidence_row *pt = &rp->ev[i];
 
 		fl_html_addf(out,
 			     "<section class='evidence' data-mode='%s' data-tasks='%u'>\n"
@@ -455,7 +455,7 @@ static json_t *evidence_json(const struct run_page *rp)
 	json_t *a = json_array();
 
 	for (size_t i = 0; i < rp->nev; i++) {
-		const struct fl_evidence_point *pt = &rp->ev[i];
+		const struct fl_evidence_row *pt = &rp->ev[i];
 		json_t *vm = json_object(), *fns = json_array();
 
 		for (size_t k = 0; k < pt->nvm; k++)
@@ -558,7 +558,7 @@ void fl_ui_run(struct fl_web_req *req, struct fl_web_resp *resp)
 	    fl_web_name_arg(req, resp, "metric", &rp.metric))
 		return;
 	if ((r = fl_web_run_get(req->st, &req->pool, id, CONSOLE_TAIL, &rp.d)) ||
-	    (r = fl_web_run_points(req->st, &req->pool, id, &rp.pts, &rp.npts)) ||
+	    (r = fl_model_run_points(req->st, &req->pool, id, &rp.pts, &rp.npts)) ||
 	    (r = fl_web_run_samples(req->st, &req->pool, id, rp.page, PER_PAGE, &rp.samples,
 				    &rp.nsamples, &rp.more)) ||
 	    (r = fl_web_run_evidence(req->st, &req->pool, id, TOP_FUNCTIONS, &rp.ev, &rp.nev))) {

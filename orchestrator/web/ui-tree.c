@@ -23,8 +23,8 @@
 
 struct tree_page {
 	struct fl_web_tree tree;
-	struct fl_web_series s;
-	struct fl_web_series_req q;
+	struct fl_model_series s;
+	struct fl_model_series_req q;
 };
 
 static double median_of(const struct fl_web_series_point *pt)
@@ -48,7 +48,7 @@ static void position_html(fl_buf *out, const struct fl_web_series_point *pt)
 
 static void series_plot(fl_buf *out, fl_pool *p, const struct tree_page *tp)
 {
-	const struct fl_web_series *s = &tp->s;
+	const struct fl_model_series *s = &tp->s;
 	double *x = fl_pool_alloc(p, s->n * sizeof(double)),
 	       *y = fl_pool_alloc(p, s->n * sizeof(double));
 	double *e = fl_pool_alloc(p, s->n * sizeof(double)), *marks;
@@ -91,7 +91,7 @@ static void series_plot(fl_buf *out, fl_pool *p, const struct tree_page *tp)
 static void link_with(fl_buf *out, const struct tree_page *tp, const char *name, const char *value,
 		      const char *text)
 {
-	const struct fl_web_series *s = &tp->s;
+	const struct fl_model_series *s = &tp->s;
 	char tasks[16], *path;
 	fl_buf url = FL_BUF_INIT, p = FL_BUF_INIT;
 	const char *kv[] = {"benchmark", s->benchmark, "machine", s->machine, "metric",
@@ -118,7 +118,7 @@ static void link_with(fl_buf *out, const struct tree_page *tp, const char *name,
 
 static void choices(fl_buf *out, const struct tree_page *tp, const struct fl_config *cfg)
 {
-	const struct fl_web_series *s = &tp->s;
+	const struct fl_model_series *s = &tp->s;
 	char n[16];
 
 	fl_buf_adds(out, "<nav class='choices'>\n<p>metric:");
@@ -158,7 +158,7 @@ static double plain_change(const struct fl_change_point *c)
 	return c->before ? 100 * (c->after - c->before) / fabs(c->before) : NAN;
 }
 
-static void change_points_table(fl_buf *out, const struct fl_web_series *s)
+static void change_points_table(fl_buf *out, const struct fl_model_series *s)
 {
 	if (!s->ncps) {
 		fl_buf_adds(out, "<p class='empty'>No change point on this page.</p>\n");
@@ -186,7 +186,7 @@ static void change_points_table(fl_buf *out, const struct fl_web_series *s)
 
 static void points_table(fl_buf *out, const struct tree_page *tp)
 {
-	const struct fl_web_series *s = &tp->s;
+	const struct fl_model_series *s = &tp->s;
 
 	fl_html_addf(out, "<table class='points'>\n<thead><tr><th>%s</th><th>time</th>", s->by);
 	fl_buf_adds(out, "<th>runs</th><th>median</th><th></th></tr></thead>\n<tbody>\n");
@@ -247,7 +247,7 @@ static void tags_html(fl_buf *out, const struct fl_web_tree *t)
 static void tree_html(fl_buf *out, fl_pool *p, const struct tree_page *tp,
 		      const struct fl_config *cfg)
 {
-	const struct fl_web_series *s = &tp->s;
+	const struct fl_model_series *s = &tp->s;
 	fl_buf base = FL_BUF_INIT, path = FL_BUF_INIT;
 	char tasks[16];
 
@@ -288,7 +288,7 @@ static void tree_html(fl_buf *out, fl_pool *p, const struct tree_page *tp,
 
 static json_t *tree_json(const struct tree_page *tp)
 {
-	const struct fl_web_series *s = &tp->s;
+	const struct fl_model_series *s = &tp->s;
 	json_t *pts = json_array(), *cps = json_array(), *o;
 
 	for (size_t i = 0; i < s->n; i++) {
@@ -324,7 +324,7 @@ static json_t *tree_json(const struct tree_page *tp)
 void fl_ui_tree(struct fl_web_req *req, struct fl_web_resp *resp)
 {
 	struct tree_page tp = {0};
-	struct fl_web_series_req *q = &tp.q;
+	struct fl_model_series_req *q = &tp.q;
 	fl_buf b = FL_BUF_INIT;
 	char title[128];
 	int r;
@@ -351,8 +351,8 @@ void fl_ui_tree(struct fl_web_req *req, struct fl_web_resp *resp)
 		q->mode = "";
 	q->per_page = PER_PAGE;
 	q->dir = fl_web_direction(req->web, q->benchmark);
-	if ((r = fl_web_tree_get(req->st, &req->pool, q->tree, TAGS, &tp.tree)) ||
-	    (r = fl_web_series(req->st, &req->pool, q, &tp.s))) {
+	if ((r = fl_model_tree_get(req->st, &req->pool, q->tree, TAGS, &tp.tree)) ||
+	    (r = fl_model_series(req->st, &req->pool, q, &tp.s))) {
 		fl_web_fail_error(req, resp, r);
 		return;
 	}

@@ -7,6 +7,7 @@
 #define FL_WEB_UI_H
 
 #include "web/web.h"
+#include "web/model.h"
 #include "store/web.h"
 
 void fl_ui_dashboard(struct fl_web_req *req, struct fl_web_resp *resp);

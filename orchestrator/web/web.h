@@ -3,7 +3,8 @@
  * and the helpers every page uses (parameters, error pages, the layout,
  * paging links, JSON). cgit's shape: one ui-*.c per page, router.c maps a
  * path to its handler, html.c is the one place text becomes markup, and
- * store/web.h is where every page's data comes from.
+ * every page's data comes from store/web.h (rows) and web/model.h (what is
+ * computed from them).
  *
  * A handler serves both the HTML page and its /api/ JSON twin: it loads
  * its data once and renders one or the other (req->json).

@@ -21,7 +21,7 @@
  * per-second samples each, the given mean at tasks=2 (tasks=1 always
  * 100000), with +-1% of deterministic spread. */
 struct side {
-	struct fl_sample s[NRUNS][2 * 2 * NSEC];
+	struct fl_cmp_sample s[NRUNS][2 * 2 * NSEC];
 	struct fl_evidence_point pt[NRUNS];
 	struct fl_vmstat_rate vm[NRUNS][4];
 	struct fl_profile_fn fn[NRUNS][3];
@@ -45,10 +45,10 @@ static void make_side(struct side *sd, const char *label, double mean2, double p
 				double m = t == 1 ? 100000 : mean2;
 				double v = m * (1 + spread * (2 * fl_rand_uniform(&seed) - 1));
 
-				sd->s[r][k++] = (struct fl_sample){"per_process_ops", "processes",
-								   t, (unsigned)i, v};
-				sd->s[r][k++] =
-				    (struct fl_sample){"ops", "processes", t, (unsigned)i, v * t};
+				sd->s[r][k++] = (struct fl_cmp_sample){
+				    "per_process_ops", "processes", t, (unsigned)i, v};
+				sd->s[r][k++] = (struct fl_cmp_sample){"ops", "processes", t,
+								       (unsigned)i, v * t};
 			}
 		sd->vm[r][0] = (struct fl_vmstat_rate){"pgfault", 0, pgfault * (1 + 0.001 * r)};
 		sd->vm[r][1] = (struct fl_vmstat_rate){"nr_free_pages", 0, -5000};

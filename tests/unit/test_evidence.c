@@ -1,17 +1,20 @@
 /* test_evidence.c - evidence from fl-agent records: vmstat deltas per second
  * of the window, profiles named with a System.map, "no profile" without
- * CONFIG_PROFILING, malformed records named by field, and the store round
- * trip (all or nothing, replaced when built again). */
+ * CONFIG_PROFILING, malformed records named by field, a run's records to
+ * points (analysis, no store), and the store round trip (all or nothing,
+ * replaced when built again). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "lib/error.h"
 #include "analysis/evidence.h"
+#include "machine/evidence.h"
 #include "store/evidence.h"
 #include "testlib.h"
 
@@ -156,6 +159,43 @@ static void test_bad_records(void **state)
 		   "'nbuckets'");
 }
 
+/* A run's records to points with no store: one a result or per-point
+ * profile record, in record order, the rest skipped; a malformed record
+ * gives no points and names its place. */
+static void test_from_records(void **state)
+{
+	const char *recs[] = {"{\"type\":\"env\"}", result_rec, profile_rec, plain_rec};
+	size_t lens[4];
+	struct fl_evidence_point *pts;
+	size_t n;
+	char *why;
+
+	(void)state;
+	for (int i = 0; i < 4; i++)
+		lens[i] = strlen(recs[i]);
+	assert_int_equal(fl_evidence_from_records(recs, lens, 4, NULL, &pts, &n, &why), 0);
+	assert_string_equal(why, "no System.map: profiles are kept unmapped");
+	free(why);
+	assert_int_equal(n, 3);
+	assert_int_equal(pts[0].source, FL_EV_RESULT);
+	assert_string_equal(pts[0].mode, "threads");
+	assert_int_equal(pts[0].nvm, 4);
+	assert_int_equal(pts[1].source, FL_EV_PROFILE);
+	assert_string_equal(pts[1].profile, "unmapped: no usable System.map");
+	assert_int_equal(pts[1].profile_samples, 100);
+	assert_int_equal(pts[2].source, FL_EV_RESULT);
+	assert_string_equal(pts[2].mode, "processes");
+	fl_evidence_points_free(pts, n);
+
+	recs[2] = "{\"type\":\"result\",\"test\":\"t\"}";
+	lens[2] = strlen(recs[2]);
+	assert_int_equal(fl_evidence_from_records(recs, lens, 4, NULL, &pts, &n, &why), FL_EINVAL);
+	assert_non_null(strstr(fl_error_last(), "record 3: "));
+	assert_null(pts);
+	assert_int_equal(n, 0);
+	free(why);
+}
+
 /* A store with one run to hang evidence on. */
 static fl_store *open_store(const char *dir, int64_t *run)
 {
@@ -178,7 +218,7 @@ static void test_store_run(void **state)
 			      "{\"type\":\"done\"}"};
 	size_t lens[5];
 	char dir[64], mappath[128], *why;
-	struct fl_evidence_point *pts;
+	struct fl_evidence_row *pts;
 	size_t n;
 	int64_t run;
 	fl_store *st;
@@ -196,7 +236,7 @@ static void test_store_run(void **state)
 
 	/* Twice: the second build replaces the first. */
 	for (int round = 0; round < 2; round++) {
-		assert_int_equal(fl_evidence_store_run(st, run, recs, lens, 5, mappath, &why), 0);
+		assert_int_equal(fl_run_evidence_store(st, run, recs, lens, 5, mappath, &why), 0);
 		assert_null(why);
 	}
 	assert_int_equal(fl_store_evidence_get(st, run, &pts, &n), 0);
@@ -216,7 +256,7 @@ static void test_store_run(void **state)
 	assert_int_equal(pts[1].nfn, 5);
 	assert_string_equal(pts[1].fn[0].name, "_raw_spin_lock");
 	assert_int_equal(pts[1].fn[0].samples, 70);
-	fl_evidence_points_free(pts, n);
+	fl_store_evidence_free(pts, n);
 
 	/* Debian's placeholder map: the vmstat evidence is kept, the profile
 	 * is unmapped and the reason is given. */
@@ -225,7 +265,7 @@ static void test_store_run(void **state)
 	      "package\n",
 	      f);
 	fclose(f);
-	assert_int_equal(fl_evidence_store_run(st, run, recs, lens, 5, mappath, &why), 0);
+	assert_int_equal(fl_run_evidence_store(st, run, recs, lens, 5, mappath, &why), 0);
 	assert_non_null(why);
 	assert_non_null(strstr(why, "System.map:1:"));
 	free(why);
@@ -234,7 +274,7 @@ static void test_store_run(void **state)
 	assert_string_equal(pts[1].profile, "unmapped: no usable System.map");
 	assert_int_equal(pts[1].nfn, 0);
 	assert_int_equal(pts[1].nvm, 4);
-	fl_evidence_points_free(pts, n);
+	fl_store_evidence_free(pts, n);
 
 	/* The same with the kernel's own names from a ksyms record: named
 	 * after all, and why says where the names came from. */
@@ -244,7 +284,7 @@ static void test_store_run(void **state)
 				    "[512,\"clear_page_erms\"]]}"};
 	size_t klens[3] = {strlen(with_ksyms[0]), strlen(with_ksyms[1]), strlen(with_ksyms[2])};
 
-	assert_int_equal(fl_evidence_store_run(st, run, with_ksyms, klens, 3, mappath, &why), 0);
+	assert_int_equal(fl_run_evidence_store(st, run, with_ksyms, klens, 3, mappath, &why), 0);
 	assert_non_null(strstr(why, "kallsyms"));
 	free(why);
 	assert_int_equal(fl_store_evidence_get(st, run, &pts, &n), 0);
@@ -252,14 +292,14 @@ static void test_store_run(void **state)
 	assert_string_equal(pts[0].profile, "recorded");
 	assert_string_equal(pts[0].fn[0].name, "_raw_spin_lock");
 	assert_int_equal(pts[0].fn[0].samples, 70);
-	fl_evidence_points_free(pts, n);
+	fl_store_evidence_free(pts, n);
 	/* No System.map at all: the same names, nothing to explain. */
-	assert_int_equal(fl_evidence_store_run(st, run, with_ksyms, klens, 3, NULL, &why), 0);
+	assert_int_equal(fl_run_evidence_store(st, run, with_ksyms, klens, 3, NULL, &why), 0);
 	assert_null(why);
 	assert_int_equal(fl_store_evidence_get(st, run, &pts, &n), 0);
 	assert_string_equal(pts[0].fn[1].name, "clear_page_erms");
-	fl_evidence_points_free(pts, n);
-	assert_int_equal(fl_evidence_store_run(st, run, recs, lens, 5, mappath, &why), 0);
+	fl_store_evidence_free(pts, n);
+	assert_int_equal(fl_run_evidence_store(st, run, recs, lens, 5, mappath, &why), 0);
 	free(why);
 
 	/* A malformed record stores nothing and loses nothing: the evidence
@@ -267,12 +307,13 @@ static void test_store_run(void **state)
 	recs[1] =
 	    "{\"type\":\"result\",\"test\":\"t\",\"mode\":\"m\",\"tasks\":0,\"measured_s\":1}";
 	lens[1] = strlen(recs[1]);
-	assert_int_equal(fl_evidence_store_run(st, run, recs, lens, 5, NULL, &why), FL_EINVAL);
+	assert_int_equal(fl_run_evidence_store(st, run, recs, lens, 5, NULL, &why), FL_EINVAL);
 	assert_non_null(strstr(fl_error_last(), "record 2"));
+	assert_non_null(strstr(fl_error_last(), "run "));
 	free(why);
 	assert_int_equal(fl_store_evidence_get(st, run, &pts, &n), 0);
 	assert_int_equal(n, 2);
-	fl_evidence_points_free(pts, n);
+	fl_store_evidence_free(pts, n);
 
 	/* A run without evidence has no points. */
 	assert_int_equal(fl_store_evidence_get(st, run + 1, &pts, &n), 0);
@@ -286,7 +327,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_result_record), cmocka_unit_test(test_profile_record),
 	    cmocka_unit_test(test_other_records), cmocka_unit_test(test_bad_records),
-	    cmocka_unit_test(test_store_run),
+	    cmocka_unit_test(test_from_records),  cmocka_unit_test(test_store_run),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -50,26 +50,25 @@ static int64_t add_run(int k, int run, double speed, double spin)
 				 "\"threads\":1,\"memory_per_node\":536870912,\"accel\":\"tcg\"}",
 				 NULL, 0};
 	struct fl_sample s[5];
-	struct fl_vmstat_rate vm = {"pgfault", (int64_t)(5 * speed), speed};
-	struct fl_profile_fn fn[2] = {
+	struct fl_vmstat_row vm = {"pgfault", (int64_t)(5 * speed), speed};
+	struct fl_profile_row fn[2] = {
 	    {"_raw_spin_lock", (uint64_t)(1000 * spin), spin},
 	    {"clear_page_erms", (uint64_t)(1000 * (0.8 - spin)), 0.8 - spin}};
-	struct fl_evidence_point res = {.source = FL_EV_RESULT,
-					.test = "page_fault2",
-					.mode = "threads",
-					.tasks = 2,
-					.measured_s = 5,
-					.vm = &vm,
-					.nvm = 1,
-					.profile = "recorded"};
-	struct fl_evidence_point prof = {.source = FL_EV_PROFILE,
-					 .test = "page_fault2",
-					 .mode = "threads",
-					 .tasks = 2,
-					 .profile = "recorded",
-					 .profile_samples = 1000,
-					 .fn = fn,
-					 .nfn = 2};
+	struct fl_evidence_row res = {.test = "page_fault2",
+				      .mode = "threads",
+				      .tasks = 2,
+				      .measured_s = 5,
+				      .vm = &vm,
+				      .nvm = 1,
+				      .profile = "recorded"};
+	struct fl_evidence_row prof = {.is_profile = 1,
+				       .test = "page_fault2",
+				       .mode = "threads",
+				       .tasks = 2,
+				       .profile = "recorded",
+				       .profile_samples = 1000,
+				       .fn = fn,
+				       .nfn = 2};
 	struct fl_run_end e = {.status = "ok",
 			       .nodes = 2,
 			       .cpus = 2,

@@ -1,0 +1,365 @@
+/*
+ * web/model.c - what the pages show computed from the store's rows (see
+ * web/model.h).
+ */
+#include "web/model.h"
+#include "config/config.h"
+#include "lib/version.h"
+#include "service/measure.h"
+#include "store/run.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- trees and their tags ---- */
+
+static int cmp_tag_newest(const void *a, const void *b)
+{
+	return fl_version_cmp(((const struct fl_web_tag *)b)->name,
+			      ((const struct fl_web_tag *)a)->name);
+}
+
+void fl_model_tags_newest(struct fl_web_tag *tags, size_t *n, size_t latest)
+{
+	if (*n)
+		qsort(tags, *n, sizeof(*tags), cmp_tag_newest);
+	if (*n > latest)
+		*n = latest;
+}
+
+/* The tree's newest tags (every tag a tree has is read: hundreds at most,
+ * and SQL does not know version order), then their verdicts. */
+static int newest_tags(fl_store *st, fl_pool *p, struct fl_web_tree *t, size_t latest)
+{
+	fl_model_tags_newest(t->tags, &t->ntags, latest);
+	return fl_web_tag_verdicts(st, p, t->tags, t->ntags);
+}
+
+int fl_model_trees(fl_store *st, fl_pool *p, size_t latest, struct fl_web_tree **out, size_t *n)
+{
+	int r;
+
+	if ((r = fl_web_trees(st, p, latest, out, n)))
+		return r;
+	for (size_t i = 0; i < *n; i++)
+		if ((r = newest_tags(st, p, &(*out)[i], latest)))
+			return r;
+	return 0;
+}
+
+int fl_model_tree_get(fl_store *st, fl_pool *p, const char *name, size_t latest,
+		      struct fl_web_tree *out)
+{
+	int r;
+
+	if ((r = fl_web_tree_get(st, p, name, latest, out)))
+		return r;
+	return newest_tags(st, p, out, latest);
+}
+
+/* ---- a run's points ---- */
+
+static int same_point(const struct fl_web_sample *a, const struct fl_web_sample *b)
+{
+	return a->tasks == b->tasks && !strcmp(a->metric, b->metric) && !strcmp(a->mode, b->mode);
+}
+
+void fl_model_points(fl_pool *p, const struct fl_web_sample *x, size_t nx,
+		     struct fl_model_point **out, size_t *n)
+{
+	double *v = fl_pool_alloc(p, (nx ? nx : 1) * sizeof(*v));
+	size_t alloc = 0;
+
+	*out = NULL;
+	*n = 0;
+	for (size_t i = 0, j; i < nx; i = j) {
+		struct fl_model_point *pt;
+
+		for (j = i; j < nx && same_point(&x[i], &x[j]); j++)
+			v[j - i] = x[j].value;
+		*out = fl_pool_grow(p, *out, sizeof(**out), *n, &alloc);
+		pt = &(*out)[(*n)++];
+		pt->metric = x[i].metric;
+		pt->mode = x[i].mode;
+		pt->tasks = x[i].tasks;
+		pt->n = j - i;
+		pt->mean = fl_stats_mean(v, pt->n);
+		pt->sd = fl_stats_stddev(v, pt->n);
+	}
+}
+
+int fl_model_run_points(fl_store *st, fl_pool *p, int64_t id, struct fl_model_point **out,
+			size_t *n)
+{
+	struct fl_web_sample *x;
+	size_t nx;
+	int r;
+
+	*out = NULL;
+	*n = 0;
+	if ((r = fl_web_run_samples(st, p, id, 1, 0, &x, &nx, NULL)))
+		return r;
+	fl_model_points(p, x, nx, out, n);
+	return 0;
+}
+
+/* ---- two kernels compared ---- */
+
+void fl_model_cmp_opts(const struct fl_config *cfg, const char *benchmark, struct fl_cmp_opts *o)
+{
+	const struct fl_benchmark_conf *b =
+	    cfg && benchmark ? fl_config_benchmark(cfg, benchmark) : NULL;
+
+	fl_cmp_opts_init(o);
+	if (cfg) {
+		o->alpha = 1 - cfg->regression.confidence;
+		o->min_change = cfg->regression.min_change;
+	}
+	if (b)
+		o->dir = fl_measure_direction(b);
+}
+
+/* Each of a comparison's strings and rows, in the pool. */
+static void pool_comparison(fl_pool *p, const struct fl_comparison *c, struct fl_model_compare *out)
+{
+	out->rows = fl_pool_alloc(p, (c->nrows + 1) * sizeof(*out->rows));
+	for (size_t i = 0; i < c->nrows; i++) {
+		struct fl_cmp_row *r = &out->rows[i];
+
+		*r = c->rows[i];
+		r->mode = fl_pool_strdup(p, r->mode);
+		r->what = fl_pool_strdup(p, r->what);
+		r->name = fl_pool_strdup(p, r->name);
+		out->nmetric += r->kind == FL_CMP_METRIC;
+		out->nvmstat += r->kind == FL_CMP_VMSTAT;
+		out->nprofile += r->kind == FL_CMP_PROFILE;
+	}
+	out->nrows = c->nrows;
+	out->notes = fl_pool_alloc(p, (c->nnotes + 1) * sizeof(*out->notes));
+	for (size_t i = 0; i < c->nnotes; i++)
+		out->notes[i] = fl_pool_strdup(p, c->notes[i]);
+	out->nnotes = c->nnotes;
+}
+
+static int has_evidence(const struct fl_cmp_side *s)
+{
+	for (size_t i = 0; i < s->set.n; i++)
+		if (s->runs[i].npoints)
+			return 1;
+	return 0;
+}
+
+/* Both sides' runs read and compared. */
+static int compare_sides(fl_store *st, fl_pool *p, const struct fl_model_compare_req *q,
+			 const int64_t *ia, const int64_t *ib, struct fl_model_compare *out)
+{
+	struct fl_cmp_side sa = {0}, sb = {0};
+	struct fl_comparison *c = NULL;
+	int r;
+
+	if (!(r = fl_cmp_side_load(st, q->a, ia, out->a_runs, 0, &sa)) &&
+	    !(r = fl_cmp_side_load(st, q->b, ib, out->b_runs, 0, &sb)) &&
+	    !(r = fl_compare(q->benchmark, &sa.set, &sb.set, &q->opts, &c))) {
+		pool_comparison(p, c, out);
+		out->has_evidence = has_evidence(&sa) || has_evidence(&sb);
+	}
+	fl_comparison_free(c);
+	fl_cmp_side_release(&sa);
+	fl_cmp_side_release(&sb);
+	return r;
+}
+
+int fl_model_compare(fl_store *st, fl_pool *p, const struct fl_model_compare_req *q,
+		     struct fl_model_compare *out)
+{
+	int64_t *ia = NULL, *ib = NULL;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	if ((r = fl_web_rev_resolve(st, p, q->a, &out->a)) ||
+	    (r = fl_web_rev_resolve(st, p, q->b, &out->b)) ||
+	    (r = fl_web_machine_id(st, q->machine, &out->machine_id)))
+		return r;
+	if (!(r = fl_store_commit_runs(st, out->a.sha, q->benchmark, q->machine, &ia,
+				       &out->a_runs)) &&
+	    !(r = fl_store_commit_runs(st, out->b.sha, q->benchmark, q->machine, &ib,
+				       &out->b_runs)) &&
+	    out->a_runs && out->b_runs)
+		r = compare_sides(st, p, q, ia, ib, out);
+	free(ia);
+	free(ib);
+	return r;
+}
+
+/* ---- a metric's history ---- */
+
+static int has_str(const char **v, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v[i], s))
+			return 1;
+	return 0;
+}
+
+/* Task counts in increasing order, each once. */
+static void add_tasks(fl_pool *p, struct fl_model_series *o, unsigned tasks, size_t *alloc)
+{
+	size_t i = 0;
+
+	while (i < o->ntasks && o->tasks_list[i] < tasks)
+		i++;
+	if (i < o->ntasks && o->tasks_list[i] == tasks)
+		return;
+	o->tasks_list = fl_pool_grow(p, o->tasks_list, sizeof(unsigned), o->ntasks, alloc);
+	memmove(&o->tasks_list[i + 1], &o->tasks_list[i], (o->ntasks - i) * sizeof(unsigned));
+	o->tasks_list[i] = tasks;
+	o->ntasks++;
+}
+
+void fl_model_series_choices(fl_pool *p, const struct fl_model_point *pts, size_t n,
+			     const struct fl_model_series_req *q, struct fl_model_series *o)
+{
+	size_t am = 0, ao = 0, at = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!has_str(o->metrics, o->nmetrics, pts[i].metric)) {
+			o->metrics = fl_pool_grow(p, o->metrics, sizeof(char *), o->nmetrics, &am);
+			o->metrics[o->nmetrics++] = pts[i].metric;
+		}
+		if (!has_str(o->modes, o->nmodes, pts[i].mode)) {
+			o->modes = fl_pool_grow(p, o->modes, sizeof(char *), o->nmodes, &ao);
+			o->modes[o->nmodes++] = pts[i].mode;
+		}
+		add_tasks(p, o, pts[i].tasks, &at);
+	}
+	o->metric = q->metric					      ? q->metric
+		    : has_str(o->metrics, o->nmetrics, "ops_per_sec") ? "ops_per_sec"
+		    : o->nmetrics				      ? o->metrics[0]
+								      : "ops_per_sec";
+	o->mode = q->mode ? q->mode : o->nmodes ? o->modes[0] : "";
+	o->tasks = q->tasks ? q->tasks : o->ntasks ? o->tasks_list[o->ntasks - 1] : 1;
+}
+
+static int cmp_position(const void *a, const void *b)
+{
+	return fl_version_cmp(((const struct fl_web_series_point *)a)->tag,
+			      ((const struct fl_web_series_point *)b)->tag);
+}
+
+void fl_model_tag_page(const struct fl_model_series_req *q, struct fl_web_series_point *pts,
+		       size_t n, struct fl_model_series *o)
+{
+	size_t k = 0, skip = (size_t)(q->page ? q->page - 1 : 0) * q->per_page, end;
+
+	if (n)
+		qsort(pts, n, sizeof(*pts), cmp_position);
+	for (size_t i = 0; i < n; i++)
+		if (!k || strcmp(pts[k - 1].tag, pts[i].tag))
+			pts[k++] = pts[i];
+	end = skip < k ? k - skip : 0;
+	o->more = end > q->per_page;
+	o->pts = o->more ? pts + (end - q->per_page) : pts;
+	o->n = o->more ? q->per_page : end;
+}
+
+/* Commit positions come newest first: the page shows them oldest first. */
+static void commit_page(struct fl_web_series_point *pts, size_t n, struct fl_model_series *o)
+{
+	for (size_t i = 0; i < n / 2; i++) {
+		struct fl_web_series_point t = pts[i];
+
+		pts[i] = pts[n - 1 - i];
+		pts[n - 1 - i] = t;
+	}
+	o->pts = pts;
+	o->n = n;
+}
+
+/* Positions without values of the chosen point are dropped. */
+static void drop_empty(struct fl_model_series *o)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < o->n; i++)
+		if (o->pts[i].n)
+			o->pts[k++] = o->pts[i];
+	o->n = k;
+}
+
+/* Positions by tag when asked for or when any tag has runs, else by commit. */
+static int series_positions(fl_store *st, fl_pool *p, int64_t tree, int64_t machine,
+			    const struct fl_model_series_req *q, struct fl_model_series *o)
+{
+	struct fl_web_series_point *pts = NULL;
+	size_t n = 0;
+	int r;
+
+	if (!q->by || !strcmp(q->by, "tag")) {
+		if ((r = fl_web_tag_positions(st, p, tree, machine, o->benchmark, &pts, &n)))
+			return r;
+		if (n || q->by) {
+			o->by = "tag";
+			fl_model_tag_page(q, pts, n, o);
+		}
+	}
+	if (!o->by) {
+		o->by = "commit";
+		if ((r = fl_web_commit_positions(st, p, tree, machine, o->benchmark, q->page,
+						 q->per_page, &pts, &n, &o->more)))
+			return r;
+		commit_page(pts, n, o);
+	}
+	if ((r = fl_web_position_values(st, p, machine, o->benchmark, o->metric, o->mode, o->tasks,
+					o->pts, o->n)))
+		return r;
+	drop_empty(o);
+	return 0;
+}
+
+int fl_model_change_points(fl_pool *p, enum fl_direction dir, struct fl_model_series *o)
+{
+	struct fl_series_point *sp;
+	struct fl_cp_opts cp;
+
+	fl_cp_opts_init(&cp);
+	o->ncps = 0;
+	if (o->n < cp.min_positions)
+		return 0;
+	sp = fl_pool_alloc(p, o->n * sizeof(*sp));
+	for (size_t i = 0; i < o->n; i++) {
+		sp[i].v = o->pts[i].v;
+		sp[i].n = o->pts[i].n;
+	}
+	o->cps = fl_pool_alloc(p, cp.max * sizeof(*o->cps));
+	return fl_stats_change_points(sp, o->n, cp.alpha, cp.perms, cp.seed, dir, o->cps, cp.max,
+				      &o->ncps);
+}
+
+int fl_model_series(fl_store *st, fl_pool *p, const struct fl_model_series_req *q,
+		    struct fl_model_series *o)
+{
+	struct fl_model_point *pts;
+	struct fl_web_tree t;
+	int64_t run, machine;
+	size_t npts;
+	int r;
+
+	memset(o, 0, sizeof(*o));
+	o->benchmark = q->benchmark;
+	o->machine = q->machine;
+	if ((r = fl_web_tree_get(st, p, q->tree, 0, &t)) ||
+	    (r = fl_web_newest_run(st, p, t.id, q->benchmark, q->machine, &run, &o->benchmark,
+				   &o->machine)))
+		return r;
+	if (!run) { /* nothing measured yet: an empty series */
+		o->by = q->by ? q->by : "commit";
+		return 0;
+	}
+	if ((r = fl_web_machine_id(st, o->machine, &machine)) ||
+	    (r = fl_model_run_points(st, p, run, &pts, &npts)))
+		return r;
+	fl_model_series_choices(p, pts, npts, q, o);
+	if ((r = series_positions(st, p, t.id, machine, q, o)))
+		return r;
+	return fl_model_change_points(p, q->dir, o);
+}
