@@ -20,6 +20,7 @@
  * for scale). Target: median page latency under 50 ms.
  */
 #include "lib/buf.h"
+#include "service/pipeline.h"
 #include "store/store.h"
 
 #include <curl/curl.h>
@@ -186,7 +187,7 @@ static void fill_service(sqlite3 *db)
 		    sql, sizeof(sql),
 		    "INSERT INTO watch_tags(tree_id, tag, commit_id, baseline, baseline_commit, "
 		    "state) VALUES (1, 'v6.%d', %d, 'v6.%d', %d, 'scheduled');"
-		    "INSERT INTO jobs(kind, key, state, tree, machine, benchmark, ref_id, "
+		    "INSERT INTO jobs(kind, key, state, tree, machine, benchmark, tag_id, "
 		    "result) VALUES ('compare', 'compare:%d:page_fault2:numa2', '%s', "
 		    "'mainline', 'numa2', 'page_fault2', %d, %s)",
 		    k, k * 100 + 1, k - 1, (k - 1) * 100 + 1, k, last ? "waiting" : "done", k,
@@ -248,7 +249,8 @@ static void fill(const char *path, long nruns)
 	sqlite3 *db;
 	double t0 = now();
 
-	if (fl_store_open(&st, path, 0)) /* the schema, through the store's migrations */
+	/* the schema, through the store's migrations, and the service's job kinds */
+	if (fl_store_open(&st, path, 0) || fl_pipeline_register(st))
 		die("create store", NULL);
 	fl_store_free(st);
 	if (sqlite3_open(path, &db) != SQLITE_OK)

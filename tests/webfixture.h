@@ -53,6 +53,7 @@
 #include "lib/buf.h"
 #include "lib/error.h"
 #include "lib/fs.h"
+#include "service/pipeline.h"
 #include "store/bisect.h"
 #include "store/jobs.h"
 #include "store/run.h"
@@ -271,11 +272,15 @@ static inline int wf_env_run(fl_store *st, struct wf_store *w, int64_t job)
 	return 0;
 }
 
-static inline int wf_job(fl_store *st, const char *kind, const char *key, int64_t parent,
+/* A job as the service adds it; ref: what it is about (its kind's row: a watch tag or a
+ * regression; run jobs have none). */
+static inline int wf_job(fl_store *st, enum fl_job_kind kind, const char *key, int64_t parent,
 			 const char *machine, const char *rev, const char *role, int seq,
 			 int64_t ref, int64_t *id)
 {
-	struct fl_job_new j = {.kind = kind,
+	enum fl_job_about about = fl_job_kind_info(kind)->about;
+	const char *name = fl_job_kind_name(kind);
+	struct fl_job_new j = {.kind = name,
 			       .key = key,
 			       .parent_id = parent,
 			       .tree = "mainline",
@@ -284,7 +289,8 @@ static inline int wf_job(fl_store *st, const char *kind, const char *key, int64_
 			       .rev = rev ? rev : "",
 			       .role = role,
 			       .seq = seq,
-			       .ref_id = ref};
+			       .tag_id = about == FL_ABOUT_TAG ? ref : 0,
+			       .regression_id = about == FL_ABOUT_REGRESSION ? ref : 0};
 
 	return fl_store_job_add(st, &j, id, NULL);
 }
@@ -422,7 +428,7 @@ static inline int wf_last_tag(fl_store *st, struct wf_store *w, int64_t job)
 	for (int k = 0; k < 6; k++) {
 		snprintf(key, sizeof(key), "run:%lld:%s:%d", (long long)job, k % 2 ? "new" : "base",
 			 k / 2);
-		if (wf_job(st, "run", key, job, "numa2", w->sha[wf_tag_at[WF_NTAGS - 2 + k % 2]],
+		if (wf_job(st, FL_JOB_RUN, key, job, "numa2", w->sha[wf_tag_at[WF_NTAGS - 2 + k % 2]],
 			   k % 2 ? "new" : "base", k, 0, &kids[k]))
 			return -1;
 	}
@@ -455,7 +461,7 @@ static inline int wf_watch(fl_store *st, struct wf_store *w)
 		if (!i)
 			continue;
 		snprintf(key, sizeof(key), "compare:%lld:page_fault2:numa2", (long long)w->tag[i]);
-		if (wf_job(st, "compare", key, 0, "numa2", NULL, "", 0, w->tag[i], &w->compare[i]))
+		if (wf_job(st, FL_JOB_COMPARE, key, 0, "numa2", NULL, "", 0, w->tag[i], &w->compare[i]))
 			return -1;
 		if (i == last)
 			continue;
@@ -468,7 +474,7 @@ static inline int wf_watch(fl_store *st, struct wf_store *w)
 	/* v3.17's comparison ran on these runs: a base and two new ones */
 	for (int k = 0; k < 3; k++) {
 		snprintf(key, sizeof(key), "run:%lld:%d", (long long)w->compare[WF_REG_TAG], k);
-		if (wf_job(st, "run", key, w->compare[WF_REG_TAG], "numa2", w->sha[k ? 11 : 7],
+		if (wf_job(st, FL_JOB_RUN, key, w->compare[WF_REG_TAG], "numa2", w->sha[k ? 11 : 7],
 			   k ? "new" : "base", k, 0, &kid) ||
 		    wf_attempts(st, w, kid, k ? 11 : 7, none, "ok",
 				k ? w->run[11][k] : w->run[7][2], NULL))
@@ -494,7 +500,7 @@ static inline int wf_watch(fl_store *st, struct wf_store *w)
 		if (i == last - 1)
 			continue;
 		snprintf(key, sizeof(key), "compare:%lld:page_fault2:numa8", (long long)w->tag[i]);
-		if (wf_job(st, "compare", key, 0, "numa8", NULL, "", 0, w->tag[i], &job8) ||
+		if (wf_job(st, FL_JOB_COMPARE, key, 0, "numa8", NULL, "", 0, w->tag[i], &job8) ||
 		    (i < last && (wf_row8(st, w, job8, "tag", w->commit[wf_tag_at[i - 1]],
 					  w->commit[wf_tag_at[i]], reg ? -24.0 : 4.2,
 					  reg ? "regression" : "improvement") ||
@@ -547,13 +553,13 @@ static inline int wf_bisection1(fl_store *st, struct wf_store *w)
 
 	if (fl_store_regression_bisection(st, w->reg1, w->sha[7], w->sha[11], &w->bisect1,
 					  &resumed) ||
-	    wf_job(st, "bisect", "bisect:1", 0, "numa2", NULL, "", 0, w->reg1, &job) ||
+	    wf_job(st, FL_JOB_BISECT, "bisect:1", 0, "numa2", NULL, "", 0, w->reg1, &job) ||
 	    fl_store_job_start(st, job, 0))
 		return -1;
 	for (size_t k = 0; k < 7; k++) {
 		snprintf(key, sizeof(key), "run:bisection:%lld:%zu:%s", (long long)w->bisect1, k,
 			 w->sha[tested[k]]);
-		if (wf_job(st, "run", key, job, "numa2", w->sha[tested[k]], "bisect", (int)k,
+		if (wf_job(st, FL_JOB_RUN, key, job, "numa2", w->sha[tested[k]], "bisect", (int)k,
 			   w->reg1, &kid) ||
 		    wf_attempts(st, w, kid, tested[k], failed[k], ok_run[k] ? "ok" : "untestable",
 				ok_run[k], ok_run[k] ? NULL : WF_BUILD_ERROR) ||
@@ -589,16 +595,16 @@ static inline int wf_reverts(fl_store *st, struct wf_store *w)
 	int resumed;
 
 	if (fl_store_revert_add(st, &v1) ||
-	    wf_job(st, "revert", "revert:1", 0, "numa2", NULL, "", 0, w->reg1, &job) ||
+	    wf_job(st, FL_JOB_REVERT, "revert:1", 0, "numa2", NULL, "", 0, w->reg1, &job) ||
 	    wf_done(st, job, "conflict") ||
-	    wf_job(st, "report", "report:1", 0, "numa2", NULL, "", 0, w->reg1, &job) ||
+	    wf_job(st, FL_JOB_REPORT, "report:1", 0, "numa2", NULL, "", 0, w->reg1, &job) ||
 	    wf_done(st, job, NULL))
 		return -1;
 	if (fl_store_regression_bisection(st, w->reg2, w->sha[7], w->sha[11], &w->bisect3,
 					  &resumed) ||
 	    fl_store_bisection_finish(st, w->bisect3, "culprit", w->sha[WF_CULPRIT], 0.96) ||
 	    fl_store_commit_ensure(st, w->tree, &rc, &revert) || fl_store_revert_add(st, &v2) ||
-	    wf_job(st, "revert", "revert:2", 0, "numa8", NULL, "", 0, w->reg2, &job) ||
+	    wf_job(st, FL_JOB_REVERT, "revert:2", 0, "numa8", NULL, "", 0, w->reg2, &job) ||
 	    wf_row8(st, w, job, "revert-bad", w->commit[11], revert, 33.3, "improvement") ||
 	    wf_row8(st, w, job, "revert-base", w->commit[7], revert, -0.2, "same") ||
 	    fl_store_revert_verdict(st, w->reg2, "restores") || wf_done(st, job, "restores"))
@@ -647,7 +653,7 @@ static inline int wf_fill(const char *dir, struct wf_store *w)
 	snprintf(db, sizeof(db), "%s/fl.db", dir);
 	if (fl_store_open(&st, db, 0))
 		return -1;
-	r = fl_store_tree_ensure(st, "mainline", "/srv/linux.git", &w->tree) ||
+	r = fl_pipeline_register(st) || fl_store_tree_ensure(st, "mainline", "/srv/linux.git", &w->tree) ||
 	    fl_store_machine_ensure(st, "numa2", "libvirt", &w->numa2) ||
 	    fl_store_machine_ensure(st, "numa8", "libvirt", &w->numa8) ||
 	    fl_store_machine_set_facts(st, "numa2", "{\"sockets\":2,\"nodes\":2,\"cpus\":2}") ||

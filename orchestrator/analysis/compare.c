@@ -145,14 +145,6 @@ static void note(struct fl_comparison *c, char *text)
 
 /* ---- metrics ------------------------------------------------------------- */
 
-const char *fl_cmp_class_name(enum fl_cmp_class c)
-{
-	return c == FL_CMP_REGRESSION	 ? "regression"
-	       : c == FL_CMP_IMPROVEMENT ? "improvement"
-	       : c == FL_CMP_SAME	 ? "same"
-					 : "unclear";
-}
-
 /* One value per run that measured the point: the mean of its samples there. */
 static void run_values(const struct fl_cmp_set *s, const struct key *k, struct vec *x)
 {

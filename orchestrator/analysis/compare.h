@@ -84,8 +84,8 @@ struct fl_cmp_value {
  * other DIFFERENT or SAME is same; UNKNOWN is unclear.
  */
 enum fl_cmp_class { FL_CMP_UNCLEAR, FL_CMP_SAME, FL_CMP_REGRESSION, FL_CMP_IMPROVEMENT };
-/* unclear, same, regression, improvement: the store's comparisons.class */
-const char *fl_cmp_class_name(enum fl_cmp_class c);
+/* (Their names, comparisons.class, and the words pages use are the
+ * service's: service/pipeline.h.) */
 
 struct fl_cmp_row {
 	enum fl_cmp_kind kind;

@@ -6,6 +6,7 @@
 #include "builtin/builtin.h"
 #include "config/config.h"
 #include "lib/error.h"
+#include "service/pipeline.h"
 #include "store/jobs.h"
 #include "store/store.h"
 
@@ -49,14 +50,14 @@ static void show_jobs(fl_store *st)
 	printf("jobs: %zu running, %zu queued, %zu waiting, %zu failed, %zu done\n", count[0],
 	       count[1], count[2], count[3], count[4]);
 	for (size_t s = 0; s < 4; s++) {
-		if (fl_store_jobs_in_state(st, states[s], NULL, &jobs, &n))
+		if (fl_store_jobs_in_state(st, states[s], NULL, 0, &jobs, &n))
 			continue;
 		for (size_t i = 0; i < n; i++) {
 			const struct fl_job *j = &jobs[i];
 
 			printf("  %6lld %-7s %-7s %s %s on %s", (long long)j->id, j->kind, j->state,
 			       j->tree, j->benchmark, j->machine);
-			if (!strcmp(j->kind, "run"))
+			if (fl_job_kind_is(j->kind, FL_JOB_RUN))
 				printf(" %s %.12s (%s%sattempt %d)", j->role, j->rev,
 				       j->point ? j->point : "", j->point ? ", " : "", j->attempts);
 			if (j->error && *j->error)

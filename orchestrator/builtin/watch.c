@@ -157,11 +157,9 @@ int cmd_watch(int argc, char **argv)
 {
 	struct watch w = {0};
 	struct fl_config *cfg;
-	const struct fl_queue_kind *kinds;
 	struct fl_queue_opts qo;
 	fl_agentapi *api = NULL;
 	const char *config = NULL;
-	size_t nkinds;
 	int code;
 
 	if (parse(argc, argv, &config, &w.once))
@@ -170,8 +168,7 @@ int cmd_watch(int argc, char **argv)
 		return code;
 	w.cfg = cfg;
 	fl_service_init(&w.svc, cfg);
-	kinds = fl_service_kinds(&nkinds);
-	qo = (struct fl_queue_opts){cfg, kinds, nkinds, &w.svc};
+	qo = (struct fl_queue_opts){.cfg = cfg, .ctx = &w.svc};
 	if (fl_queue_open(&w.q, &qo) || fl_agentapi_start_for(&api, cfg, NULL)) {
 		fprintf(stderr, "faultline: %s\n", fl_error_last());
 		fl_queue_free(w.q);

@@ -29,6 +29,7 @@
 #include "lib/error.h"
 #include "lib/log.h"
 #include "service/measure.h"
+#include "service/pipeline.h"
 #include "service/service.h"
 #include "store/bisect.h"
 #include "store/run.h"
@@ -87,36 +88,26 @@ static int run_samples(struct autobisect *a, int64_t run_id, double **v, size_t 
 static int sample(void *ctx, size_t idx, double **v, size_t *n)
 {
 	struct autobisect *a = ctx;
-	size_t seq = fl_bisect_seq(a->engine); /* the step this run becomes */
-	char *key = fl_xasprintf("run:bisection:%lld:%zu:%s", (long long)a->id, seq, a->shas[idx]);
 	char *point = fl_point_key(a->reg.mode, a->reg.tasks);
+	struct fl_job_spec s = {.from = a->job,
+				.rev = a->shas[idx],
+				.role = "bisect",
+				.point = point,
+				.seq = (int)fl_bisect_seq(a->engine), /* the step this run becomes */
+				.bisection_id = a->id};
 	struct fl_job j;
 	int64_t id;
 	int r;
 
 	*v = NULL;
 	*n = 0;
-	r = fl_store_job_find(a->st, key, &j);
+	r = fl_service_job_find(a->st, FL_JOB_RUN, &s, &j);
 	if (r == FL_ENOTFOUND) {
-		struct fl_job_new nj = {.kind = "run",
-					.key = key,
-					.parent_id = a->job->id,
-					.tree = a->reg.tree,
-					.machine = a->reg.machine,
-					.benchmark = a->reg.benchmark,
-					.rev = a->shas[idx],
-					.role = "bisect",
-					.seq = (int)seq,
-					.ref_id = a->reg.id,
-					.point = point};
-
-		r = fl_store_job_add(a->st, &nj, &id, NULL);
+		r = fl_service_enqueue(a->st, FL_JOB_RUN, &s, &id);
 		a->added += !r;
-		free(key);
 		free(point);
 		return r ? r : FL_EAGAIN;
 	}
-	free(key);
 	free(point);
 	if (r)
 		return r;
@@ -185,7 +176,7 @@ static char *summary(const struct autobisect *a, const struct fl_bisect_result *
 static int conclude(struct autobisect *a, const struct fl_bisect_result *res)
 {
 	const char *kind = fl_bisect_kind_name(res->kind);
-	char *sum = summary(a, res), *key = NULL;
+	char *sum = summary(a, res);
 	int64_t id;
 	int r;
 
@@ -196,19 +187,10 @@ static int conclude(struct autobisect *a, const struct fl_bisect_result *res)
 				      res->confidence);
 	if (!r)
 		r = fl_store_bisection_summary(a->st, a->id, sum);
-	if (!r && res->kind != FL_BISECT_NO_REGRESSION) {
-		int culprit = res->kind == FL_BISECT_CULPRIT;
-
-		key = fl_xasprintf("%s:%lld", culprit ? "revert" : "report", (long long)a->reg.id);
-		r = fl_store_job_add(a->st,
-				     &(struct fl_job_new){.kind = culprit ? "revert" : "report",
-							  .key = key,
-							  .tree = a->reg.tree,
-							  .machine = a->reg.machine,
-							  .benchmark = a->reg.benchmark,
-							  .ref_id = a->reg.id},
-				     &id, NULL);
-	}
+	if (!r && res->kind != FL_BISECT_NO_REGRESSION)
+		r = fl_service_enqueue(
+		    a->st, res->kind == FL_BISECT_CULPRIT ? FL_JOB_REVERT : FL_JOB_REPORT,
+		    &(struct fl_job_spec){.from = a->job, .regression_id = a->reg.id}, &id);
 	if (!r)
 		r = fl_store_job_set(a->st, a->job->id, "done", kind, NULL);
 	if (!r)
@@ -226,7 +208,6 @@ static int conclude(struct autobisect *a, const struct fl_bisect_result *res)
 			res->runs);
 out:
 	free(sum);
-	free(key);
 	return r;
 }
 
@@ -328,7 +309,7 @@ int fl_autobisect_step(void *ctx, fl_store *st, const struct fl_job *job)
 	fl_repo *repo;
 	int resumed, r;
 
-	if ((r = fl_store_regression_get(st, job->ref_id, &a.reg)))
+	if ((r = fl_store_regression_get(st, job->regression_id, &a.reg)))
 		return r;
 	bench = fl_config_benchmark(svc->cfg, a.reg.benchmark);
 	if (!bench) {

@@ -18,6 +18,7 @@
 #include "lib/error.h"
 #include "lib/log.h"
 #include "service/measure.h"
+#include "service/pipeline.h"
 #include "service/service.h"
 #include "store/compare.h"
 #include "store/watch.h"
@@ -87,7 +88,7 @@ static void log_points(const struct detect *d)
 			continue;
 		fl_info("compare: %s %s vs %s on %s: %+.1f%% %s of %s at %u task%s (p=%.2g)",
 			d->tag.tree, d->tag.tag, d->tag.baseline, d->job->machine, row->change,
-			fl_cmp_class_name(row->cls), row->name, row->tasks,
+			fl_class_name(row->cls), row->name, row->tasks,
 			row->tasks == 1 ? "" : "s", row->p);
 	}
 }
@@ -96,7 +97,7 @@ static void log_points(const struct detect *d)
 static int conclude(struct detect *d, int64_t machine_id)
 {
 	const struct fl_cmp_row *w = worst(d);
-	const char *result = "same";
+	enum fl_cmp_class result = FL_CMP_SAME;
 	int r;
 
 	if ((r = fl_store_begin(d->st)))
@@ -108,10 +109,10 @@ static int conclude(struct detect *d, int64_t machine_id)
 					  d->bench->name, machine_id, row);
 
 		r = fl_store_comparison_add(d->st, d->job->id, &c);
-		if (c.is_primary && row->cls == FL_CMP_IMPROVEMENT && strcmp(result, "regression"))
-			result = "improvement";
-		if (c.is_primary && row->cls == FL_CMP_UNCLEAR && !strcmp(result, "same"))
-			result = "unclear";
+		if (c.is_primary && row->cls == FL_CMP_IMPROVEMENT)
+			result = FL_CMP_IMPROVEMENT;
+		if (c.is_primary && row->cls == FL_CMP_UNCLEAR && result == FL_CMP_SAME)
+			result = FL_CMP_UNCLEAR;
 	}
 	if (!r && w) {
 		struct fl_regression_new g = {d->job->id,
@@ -126,25 +127,16 @@ static int conclude(struct detect *d, int64_t machine_id)
 					      w->change,
 					      w->p};
 		int64_t reg, id;
-		char *key = NULL;
 
-		result = "regression";
+		result = FL_CMP_REGRESSION;
 		r = fl_store_regression_add(d->st, &g, &reg);
-		if (!r) {
-			key = fl_xasprintf("bisect:%lld", (long long)reg);
-			r = fl_store_job_add(d->st,
-					     &(struct fl_job_new){.kind = "bisect",
-								  .key = key,
-								  .tree = d->tag.tree,
-								  .machine = d->job->machine,
-								  .benchmark = d->bench->name,
-								  .ref_id = reg},
-					     &id, NULL);
-		}
-		free(key);
+		if (!r)
+			r = fl_service_enqueue(
+			    d->st, FL_JOB_BISECT,
+			    &(struct fl_job_spec){.from = d->job, .regression_id = reg}, &id);
 	}
 	if (!r)
-		r = fl_store_job_set(d->st, d->job->id, "done", result, NULL);
+		r = fl_store_job_set(d->st, d->job->id, "done", fl_class_name(result), NULL);
 	if (!r)
 		r = fl_store_commit(d->st);
 	if (r) {
@@ -153,22 +145,22 @@ static int conclude(struct detect *d, int64_t machine_id)
 	}
 	log_points(d);
 	fl_info("compare: %s %s vs %s, %s on %s: %s (%zu + %zu runs)", d->tag.tree, d->tag.tag,
-		d->tag.baseline, d->bench->name, d->job->machine, result, d->base.set.n,
-		d->new.set.n);
+		d->tag.baseline, d->bench->name, d->job->machine, fl_class_name(result),
+		d->base.set.n, d->new.set.n);
 	return 0;
 }
 
-/* Another round of runs, or the job waits for the ones it has. */
-static int more_runs(struct detect *d, size_t nchildren)
+/* Another round of runs, and the job waits for them. */
+static int more_runs(struct detect *d, const struct fl_job *kids, size_t nkids)
 {
 	struct fl_round_side sides[] = {{"base", d->tag.baseline_sha}, {"new", d->tag.sha}};
-	unsigned round = (unsigned)(nchildren / (2 * d->bench->repeat));
+	unsigned round;
 	int r;
 
 	if ((r = fl_store_begin(d->st)))
 		return r;
-	r = fl_measure_add_round(d->st, d->job, d->tag.tree, sides, 2, d->bench->repeat, round,
-				 NULL);
+	r = fl_measure_add_round(d->st, d->job, kids, nkids, sides, 2, d->bench->repeat, NULL,
+				 &round);
 	if (!r)
 		r = fl_store_job_wait(d->st, d->job->id);
 	if (!r)
@@ -203,7 +195,7 @@ static int step(struct detect *d)
 	fl_role_runs(kids, nkids, "base", &b);
 	fl_role_runs(kids, nkids, "new", &n);
 	if (!nkids)
-		r = more_runs(d, 0);
+		r = more_runs(d, kids, 0);
 	else if (b.live || n.live)
 		r = fl_store_job_wait(d->st, d->job->id);
 	else if (!b.n)
@@ -214,7 +206,7 @@ static int step(struct detect *d)
 		 !(r = fl_cmp_side_load(d->st, d->tag.tag, n.ids, n.n, 1, &d->new)) &&
 		 (r = decide(d)) >= 0) {
 		if (r > 0 && b.tried < fl_measure_max_runs(d->bench))
-			r = more_runs(d, nkids);
+			r = more_runs(d, kids, nkids);
 		else if (!(r = fl_store_machine_ensure(d->st, d->job->machine, "", &machine_id)))
 			r = conclude(d, machine_id);
 	}
@@ -233,7 +225,7 @@ int fl_detect_step(void *svc, fl_store *st, const struct fl_job *job)
 	if (!d.bench)
 		return fl_error_set(FL_EINVAL, "benchmark '%s' is no longer in the configuration",
 				    job->benchmark);
-	if ((r = fl_store_watch_tag_get(st, job->ref_id, &d.tag)))
+	if ((r = fl_store_watch_tag_get(st, job->tag_id, &d.tag)))
 		return r;
 	r = step(&d);
 	fl_cmp_side_release(&d.base);

@@ -7,6 +7,7 @@
 #include "lib/buf.h"
 #include "config/config.h"
 #include "lib/error.h"
+#include "service/pipeline.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -60,33 +61,30 @@ void fl_role_runs_release(struct fl_role_runs *r)
 	memset(r, 0, sizeof(*r));
 }
 
-int fl_measure_add_round(fl_store *st, const struct fl_job *parent, const char *tree,
-			 const struct fl_round_side *sides, size_t nsides, unsigned repeat,
-			 unsigned round, const char *point)
+int fl_measure_add_round(fl_store *st, const struct fl_job *parent, const struct fl_job *children,
+			 size_t nchildren, const struct fl_round_side *sides, size_t nsides,
+			 unsigned repeat, const char *point, unsigned *round)
 {
-	int r = 0;
+	int next = 0, seq = 0, r = 0;
+	int64_t id;
 
+	for (size_t i = 0; i < nchildren; i++) {
+		if (children[i].round >= next)
+			next = children[i].round + 1;
+		if (children[i].seq >= seq)
+			seq = children[i].seq + 1;
+	}
+	*round = (unsigned)next;
 	for (unsigned i = 0; i < repeat && !r; i++)
-		for (size_t s = 0; s < nsides && !r; s++) {
-			int seq = (int)((round * repeat + i) * nsides + s);
-			char *key = fl_xasprintf("run:%s:%lld:%d", parent->kind,
-						 (long long)parent->id, seq);
-			struct fl_job_new j = {.kind = "run",
-					       .key = key,
-					       .parent_id = parent->id,
-					       .tree = tree,
-					       .machine = parent->machine,
-					       .benchmark = parent->benchmark,
-					       .rev = sides[s].rev,
-					       .role = sides[s].role,
-					       .seq = seq,
-					       .ref_id = parent->ref_id,
-					       .point = point};
-			int64_t id;
-
-			r = fl_store_job_add(st, &j, &id, NULL);
-			free(key);
-		}
+		for (size_t s = 0; s < nsides && !r; s++, seq++)
+			r = fl_service_enqueue(st, FL_JOB_RUN,
+					       &(struct fl_job_spec){.from = parent,
+								     .rev = sides[s].rev,
+								     .role = sides[s].role,
+								     .point = point,
+								     .seq = seq,
+								     .round = *round},
+					       &id);
 	return r;
 }
 
@@ -166,7 +164,7 @@ struct fl_watch_comparison fl_measure_comparison(const char *what, int64_t base_
 					    row->change,
 					    row->p,
 					    fl_verdict_name(row->verdict),
-					    fl_cmp_class_name(row->cls)};
+					    fl_class_name(row->cls)};
 }
 
 /* The evidence rows of a run as compare.h's points: views that borrow the

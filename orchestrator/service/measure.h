@@ -45,15 +45,20 @@ void fl_role_runs(const struct fl_job *children, size_t n, const char *role,
 		  struct fl_role_runs *out);
 void fl_role_runs_release(struct fl_role_runs *r);
 
-/* Adds round k: repeat times one run job per side, interleaved (base, new,
- * base, new...); each measures point (fl_point_key) or, when NULL, every
- * point of the benchmark. */
+/*
+ * Adds parent's next round: repeat times one run job per side, interleaved
+ * (base, new, base, new...); each measures point (fl_point_key) or, when
+ * NULL, every point of the benchmark. The round is one past the highest of
+ * the children's (0 for the first) and is stored with its jobs, whose seqs
+ * follow the children's: a repeat changed in between changes the size of
+ * the next round only. *round: the round added.
+ */
 struct fl_round_side {
 	const char *role, *rev;
 };
-int fl_measure_add_round(fl_store *st, const struct fl_job *parent, const char *tree,
-			 const struct fl_round_side *sides, size_t nsides, unsigned repeat,
-			 unsigned round, const char *point);
+int fl_measure_add_round(fl_store *st, const struct fl_job *parent, const struct fl_job *children,
+			 size_t nchildren, const struct fl_round_side *sides, size_t nsides,
+			 unsigned repeat, const char *point, unsigned *round);
 
 /* A run job's point: "threads:2" (caller frees); NULL for a benchmark
  * without modes (a command's numbers are its one point); fl_point_parse reads one

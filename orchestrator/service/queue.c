@@ -118,7 +118,8 @@ int fl_queue_open(fl_queue **out, const struct fl_queue_opts *o)
 		r = fl_error_set(FL_EIO, "pipe: %s", strerror(errno));
 		goto fail;
 	}
-	if ((r = enter_machines(q)) || (r = fl_store_jobs_recover(q->st, &requeued, &discarded)))
+	if ((r = enter_machines(q)) || (r = fl_store_jobs_recover(q->st, &requeued, &discarded)) ||
+	    (r = fl_pipeline_prepare(q->st, o->cfg)))
 		goto fail;
 	if (requeued || discarded)
 		fl_info("queue: resuming: %u jobs queued again, %u interrupted runs discarded",
@@ -348,7 +349,7 @@ static int dispatch(fl_queue *q)
 	size_t n, mi;
 	int r = 0;
 
-	if (fl_store_jobs_in_state(q->st, "queued", "run", &jobs, &n))
+	if (fl_store_jobs_in_state(q->st, "queued", fl_job_kind_name(FL_JOB_RUN), 0, &jobs, &n))
 		return FL_ESTORE;
 	for (size_t i = 0; i < n && !r; i++) {
 		struct fl_job *j = &jobs[i];
@@ -369,20 +370,21 @@ static int dispatch(fl_queue *q)
 
 /* ---- coordinators --------------------------------------------------- */
 
-static const struct fl_queue_kind *kind_of(fl_queue *q, const char *kind)
+static fl_job_step_fn step_of(fl_queue *q, const struct fl_job *j)
 {
-	for (size_t i = 0; i < q->o.nkinds; i++)
-		if (!strcmp(q->o.kinds[i].kind, kind))
-			return &q->o.kinds[i];
-	return NULL;
+	enum fl_job_kind k;
+
+	if (fl_job_kind_parse(j->kind, &k))
+		return NULL;
+	return q->o.steps ? q->o.steps[k] : fl_job_kind_info(k)->step;
 }
 
 static void step_one(fl_queue *q, const struct fl_job *j)
 {
-	const struct fl_queue_kind *k = kind_of(q, j->kind);
+	fl_job_step_fn step = step_of(q, j);
 	struct fl_job now;
 
-	if (!k) {
+	if (!step) {
 		fail_job(q, j, "no handler for this kind of job");
 		return;
 	}
@@ -391,7 +393,7 @@ static void step_one(fl_queue *q, const struct fl_job *j)
 		return;
 	}
 	fl_error_clear();
-	if (k->step(q->o.ctx, q->st, j) < 0) {
+	if (step(q->o.ctx, q->st, j) < 0) {
 		fail_job(q, j, fl_error_last());
 		return;
 	}
@@ -409,7 +411,8 @@ static int step_coordinators(fl_queue *q)
 		struct fl_job *jobs;
 		size_t n;
 
-		if (fl_store_jobs_in_state(q->st, "queued", "!run", &jobs, &n))
+		if (fl_store_jobs_in_state(q->st, "queued", fl_job_kind_name(FL_JOB_RUN), 1, &jobs,
+					   &n))
 			return FL_ESTORE;
 		for (size_t i = 0; i < n; i++)
 			step_one(q, &jobs[i]);
@@ -455,7 +458,7 @@ void fl_queue_status(fl_queue *q, struct fl_queue_status *s)
 	s->running = q->running;
 	s->failed = q->failed;
 	fl_store_jobs_live(q->st, &s->live);
-	if (fl_store_jobs_in_state(q->st, "queued", "run", &jobs, &n))
+	if (fl_store_jobs_in_state(q->st, "queued", fl_job_kind_name(FL_JOB_RUN), 0, &jobs, &n))
 		return;
 	for (size_t i = 0; i < n; i++)
 		if (machine_index(q, jobs[i].machine, &mi) && q->broken[mi])

@@ -18,8 +18,8 @@
  * A run job that ends wakes its parent once none of the parent's children
  * is left.
  *
- * Coordinator jobs (compare, bisect, revert, report) are stepped in the
- * thread that calls fl_queue_tick() by the handler of their kind: a step
+ * Coordinator jobs (every kind but run, pipeline.h) are stepped in the
+ * thread that calls fl_queue_tick() by the step of their kind: a step
  * reads what its children produced, adds jobs (created once, by key), and
  * leaves its job waiting, done or failed in the same transaction as its
  * effects. A step that fails leaves the job failed with the message.
@@ -34,6 +34,7 @@
 #ifndef FL_QUEUE_H
 #define FL_QUEUE_H
 
+#include "service/pipeline.h"
 #include "store/jobs.h"
 
 #include <stddef.h>
@@ -43,23 +44,18 @@
 
 struct fl_config;
 
-struct fl_queue_kind {
-	const char *kind;
-	/* 0 when the step left the job waiting, done or failed; negative with
-	 * a message for the queue to fail the job with. */
-	int (*step)(void *ctx, fl_store *st, const struct fl_job *job);
-};
-
 struct fl_queue_opts {
 	const struct fl_config *cfg;
-	const struct fl_queue_kind *kinds;
-	size_t nkinds;
-	void *ctx; /* passed to every step */
+	void *ctx; /* passed to every step: the fl_service */
+	/* NULL: each kind's step in the pipeline's table; else one per kind
+	 * (NULL: jobs of that kind fail), for tests */
+	const fl_job_step_fn *steps;
 };
 
 typedef struct fl_queue fl_queue;
 
-/* Takes the service lock, opens the store, enters the machines, recovers. */
+/* Takes the service lock, opens the store, enters the machines, recovers,
+ * prepares the store for the pipeline (fl_pipeline_prepare). */
 int fl_queue_open(fl_queue **out, const struct fl_queue_opts *o);
 /* The store connection of the calling thread (steps and the trigger use it). */
 fl_store *fl_queue_store(fl_queue *q);

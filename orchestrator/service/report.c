@@ -10,6 +10,7 @@
 #include "lib/mail.h"
 #include "machine/machine.h"
 #include "service/measure.h"
+#include "service/pipeline.h"
 #include "service/service.h"
 #include "store/bisect.h"
 #include "store/compare.h"
@@ -117,17 +118,17 @@ static int load_runs(struct report *x, int64_t parent, const char *role, const c
 	return r;
 }
 
-static int64_t job_id(struct report *x, const char *kind)
+/* The regression's job of a kind; 0 when it has none. */
+static int64_t job_id(struct report *x, enum fl_job_kind kind)
 {
-	char *key = fl_xasprintf("%s:%lld", kind, (long long)x->reg.id);
 	struct fl_job j;
 	int64_t id = 0;
 
-	if (!fl_store_job_find(x->st, key, &j)) {
+	if (!fl_service_job_find(x->st, kind, &(struct fl_job_spec){.regression_id = x->reg.id},
+				 &j)) {
 		id = j.id;
 		fl_job_release(&j);
 	}
-	free(key);
 	return id;
 }
 
@@ -167,8 +168,8 @@ static int gather(struct report *x, int64_t regression_id)
 			return r;
 	}
 	x->have_revert = !fl_store_revert_get(x->st, x->reg.id, &x->rv);
-	bisect_job = job_id(x, "bisect");
-	revert_job = job_id(x, "revert");
+	bisect_job = job_id(x, FL_JOB_BISECT);
+	revert_job = job_id(x, FL_JOB_REVERT);
 	snprintf(parent, sizeof(parent), "%.12s", x->parent);
 	snprintf(culprit, sizeof(culprit), "%.12s", x->culprit.sha);
 	snprintf(revert, sizeof(revert), "%.12s",
@@ -581,13 +582,13 @@ int fl_report_step(void *ctx, fl_store *st, const struct fl_job *job)
 	int64_t id;
 	int r;
 
-	if ((r = fl_report_render(svc, st, job->ref_id, &subj, &body))) {
+	if ((r = fl_report_render(svc, st, job->regression_id, &subj, &body))) {
 		free(domain);
 		return r;
 	}
-	mid = fl_mail_message_id("regression", (long long)job->ref_id, domain);
+	mid = fl_mail_message_id("regression", (long long)job->regression_id, domain);
 	if (!(r = fl_store_begin(st))) {
-		r = fl_store_report_add(st, &(struct fl_report_new){job->ref_id, mid, subj, body},
+		r = fl_store_report_add(st, &(struct fl_report_new){job->regression_id, mid, subj, body},
 					&id);
 		fl_crashpoint("report-store");
 		if (!r)
@@ -598,7 +599,7 @@ int fl_report_step(void *ctx, fl_store *st, const struct fl_job *job)
 			fl_store_rollback(st);
 		else
 			fl_info("report: regression %lld: report %lld stored: %s",
-				(long long)job->ref_id, (long long)id, subj);
+				(long long)job->regression_id, (long long)id, subj);
 	}
 	free(mid);
 	free(subj);

@@ -8,6 +8,7 @@
 #include "lib/error.h"
 #include "lib/log.h"
 #include "service/measure.h"
+#include "service/pipeline.h"
 #include "service/service.h"
 #include "store/compare.h"
 #include "store/watch.h"
@@ -192,25 +193,19 @@ static int make_revert(struct revert *x)
 static int conclude(struct revert *x, const char *verdict, const struct fl_watch_comparison *rows,
 		    size_t nrows)
 {
-	char *key = fl_xasprintf("report:%lld", (long long)x->reg.id);
 	int64_t id;
 	int r;
 
 	if ((r = fl_store_begin(x->st)))
-		goto out;
+		return r;
 	for (size_t i = 0; i < nrows && !r; i++)
 		r = fl_store_comparison_add(x->st, x->job->id, &rows[i]);
 	if (!r && strcmp(x->rv.state, "applied") == 0)
 		r = fl_store_revert_verdict(x->st, x->reg.id, verdict);
 	if (!r)
-		r = fl_store_job_add(x->st,
-				     &(struct fl_job_new){.kind = "report",
-							  .key = key,
-							  .tree = x->reg.tree,
-							  .machine = x->reg.machine,
-							  .benchmark = x->reg.benchmark,
-							  .ref_id = x->reg.id},
-				     &id, NULL);
+		r = fl_service_enqueue(
+		    x->st, FL_JOB_REPORT,
+		    &(struct fl_job_spec){.from = x->job, .regression_id = x->reg.id}, &id);
 	if (!r)
 		r = fl_store_job_set(x->st, x->job->id, "done", verdict, NULL);
 	if (!r)
@@ -219,17 +214,15 @@ static int conclude(struct revert *x, const char *verdict, const struct fl_watch
 		fl_store_rollback(x->st);
 	else
 		fl_info("revert: regression %lld: %s", (long long)x->reg.id, verdict);
-out:
-	free(key);
 	return r;
 }
 
-static int more_runs(struct revert *x, size_t nchildren)
+static int more_runs(struct revert *x, const struct fl_job *kids, size_t nkids)
 {
 	struct fl_round_side sides[] = {
 	    {"base", x->reg.good}, {"bad", x->reg.bad}, {"revert", x->rv.commit_sha}};
-	unsigned round = (unsigned)(nchildren / (3 * x->bench->repeat));
 	char *point = fl_point_key(x->reg.mode, x->reg.tasks);
+	unsigned round;
 	int r;
 
 	if ((r = fl_store_begin(x->st))) {
@@ -237,8 +230,8 @@ static int more_runs(struct revert *x, size_t nchildren)
 		return r;
 	}
 	/* the verdict is read at the regression's point: only it is measured */
-	r = fl_measure_add_round(x->st, x->job, x->reg.tree, sides, 3, x->bench->repeat, round,
-				 point);
+	r = fl_measure_add_round(x->st, x->job, kids, nkids, sides, 3, x->bench->repeat, point,
+				 &round);
 	free(point);
 	if (!r)
 		r = fl_store_job_wait(x->st, x->job->id);
@@ -280,7 +273,8 @@ static const char *verdict_of(const struct fl_cmp_row *vs_bad, const struct fl_c
  * read at the regression's point.
  */
 static int measure(struct revert *x, const struct fl_role_runs *base,
-		   const struct fl_role_runs *bad, const struct fl_role_runs *rev, size_t nkids)
+		   const struct fl_role_runs *bad, const struct fl_role_runs *rev,
+		   const struct fl_job *kids, size_t nkids)
 {
 	struct fl_cmp_side sb = {0}, sd = {0}, sr = {0};
 	struct fl_comparison *c[2] = {NULL, NULL};
@@ -318,7 +312,7 @@ static int measure(struct revert *x, const struct fl_role_runs *base,
 	if (at[0] && at[1] && at[0]->new_.n)
 		verdict = verdict_of(at[0], at[1], o.min_change);
 	if (!strcmp(verdict, "unclear") && rev->tried < fl_measure_max_runs(x->bench))
-		r = more_runs(x, nkids);
+		r = more_runs(x, kids, nkids);
 	else
 		r = conclude(x, verdict, rows, nrows);
 out:
@@ -352,13 +346,13 @@ static int step(struct revert *x)
 	fl_role_runs(kids, nkids, "bad", &bad);
 	fl_role_runs(kids, nkids, "revert", &rev);
 	if (!nkids)
-		r = more_runs(x, 0);
+		r = more_runs(x, kids, 0);
 	else if (base.live || bad.live || rev.live)
 		r = fl_store_job_wait(x->st, x->job->id);
 	else if (!rev.n)
 		r = conclude(x, "untestable", NULL, 0);
 	else
-		r = measure(x, &base, &bad, &rev, nkids);
+		r = measure(x, &base, &bad, &rev, kids, nkids);
 	fl_role_runs_release(&base);
 	fl_role_runs_release(&bad);
 	fl_role_runs_release(&rev);
@@ -371,7 +365,7 @@ int fl_revert_step(void *ctx, fl_store *st, const struct fl_job *job)
 	struct revert x = {.svc = ctx, .st = st, .job = job};
 	int r;
 
-	if ((r = fl_store_regression_get(st, job->ref_id, &x.reg)))
+	if ((r = fl_store_regression_get(st, job->regression_id, &x.reg)))
 		return r;
 	x.bench = fl_config_benchmark(x.svc->cfg, x.reg.benchmark);
 	if (!x.bench)

@@ -1,4 +1,4 @@
-/* service.c - the watch service's shared state and job kinds (see service.h). */
+/* service.c - the watch service's shared state (see service.h). */
 #include "service/service.h"
 #include "lib/buf.h"
 #include "config/config.h"
@@ -41,17 +41,4 @@ int fl_service_repo(struct fl_service *s, const char *tree, fl_repo **out, int *
 		return r;
 	}
 	return fl_error_set(FL_ENOTFOUND, "tree '%s' is not in the configuration", tree);
-}
-
-static const struct fl_queue_kind kinds[] = {
-    {"compare", fl_detect_step},
-    {"bisect", fl_autobisect_step},
-    {"revert", fl_revert_step},
-    {"report", fl_report_step},
-};
-
-const struct fl_queue_kind *fl_service_kinds(size_t *n)
-{
-	*n = sizeof(kinds) / sizeof(kinds[0]);
-	return kinds;
 }

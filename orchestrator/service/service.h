@@ -1,12 +1,16 @@
 /*
- * service.h - the watch service: what its stages share, and the job kinds
- * the queue steps (queue.h).
+ * service.h - the watch service: what its stages share. The pipeline's
+ * order, its job kinds and their keys are service/pipeline.h's:
+ *
+ *   trigger -> compare -> bisect -> revert -> report
+ *   (run jobs under compare, bisect and revert)
  *
  *   trigger.c    new tags of a tree -> one compare job per (benchmark, machine)
  *   detect.c     compare: tag and baseline interleaved -> regressions, improvements
  *   autobisect.c bisect: the engine (bisect.h) between baseline and tag, one run job a step
  *   revert.c     revert: the culprit reverted on the tag (libgit2), measured
  *   report.c     report: the mail, stored in the outbox
+ *   queue.c      steps the coordinators, runs the run jobs on the machines
  *
  * Everything a step decides is in the store before the step returns, so
  * the service can be killed at any moment and started again.
@@ -32,10 +36,7 @@ void fl_service_release(struct fl_service *s);
 /* The tree's repository in the service's thread. */
 int fl_service_repo(struct fl_service *s, const char *tree, fl_repo **out, int *local);
 
-/* The job kinds of the service, for fl_queue_opts (ctx: the fl_service). */
-const struct fl_queue_kind *fl_service_kinds(size_t *n);
-
-/* Job steps, one per stage (see queue.h for their contract). */
+/* Job steps, one per stage (see queue.h for their contract); ctx: the fl_service. */
 int fl_detect_step(void *svc, fl_store *st, const struct fl_job *job);
 int fl_autobisect_step(void *svc, fl_store *st, const struct fl_job *job);
 int fl_revert_step(void *svc, fl_store *st, const struct fl_job *job);

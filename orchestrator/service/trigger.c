@@ -6,6 +6,7 @@
 #include "config/config.h"
 #include "lib/error.h"
 #include "lib/log.h"
+#include "service/pipeline.h"
 #include "store/jobs.h"
 #include "store/watch.h"
 
@@ -109,24 +110,18 @@ static int add_compares(struct fl_service *svc, fl_store *st, const struct fl_tr
 		for (size_t m = 0; m < cfg->nmachines && !r; m++) {
 			const char *machine = cfg->machines[m].name;
 			int used = !bench->nmachines;
-			char *key;
 			int64_t id;
 
 			for (size_t k = 0; k < bench->nmachines; k++)
 				used |= !strcmp(bench->machines[k], machine);
 			if (!used)
 				continue;
-			key = fl_xasprintf("compare:%lld:%s:%s", (long long)tag_id, bench->name,
-					   machine);
-			r = fl_store_job_add(st,
-					     &(struct fl_job_new){.kind = "compare",
-								  .key = key,
-								  .tree = t->name,
-								  .machine = machine,
-								  .benchmark = bench->name,
-								  .ref_id = tag_id},
-					     &id, NULL);
-			free(key);
+			r = fl_service_enqueue(st, FL_JOB_COMPARE,
+					       &(struct fl_job_spec){.tree = t->name,
+								     .machine = machine,
+								     .benchmark = bench->name,
+								     .tag_id = tag_id},
+					       &id);
 			(*jobs)++;
 		}
 	}

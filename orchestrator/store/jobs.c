@@ -12,28 +12,31 @@
 #include <string.h>
 
 #define JOB_COLUMNS                                                                                \
-	"id, coalesce(parent_id, 0), ref_id, coalesce(run_id, 0), kind, key, state, tree, "        \
-	"machine, benchmark, rev, role, seq, attempts, result, error, point"
+	"id, coalesce(parent_id, 0), coalesce(run_id, 0), coalesce(tag_id, 0), "                   \
+	"coalesce(regression_id, 0), coalesce(round, -1), kind, key, state, tree, machine, "       \
+	"benchmark, rev, role, seq, attempts, result, error, point"
 
 static void read_job(sqlite3_stmt *stmt, struct fl_job *j)
 {
 	j->id = sqlite3_column_int64(stmt, 0);
 	j->parent_id = sqlite3_column_int64(stmt, 1);
-	j->ref_id = sqlite3_column_int64(stmt, 2);
-	j->run_id = sqlite3_column_int64(stmt, 3);
-	j->kind = fl_store_column_dup(stmt, 4);
-	j->key = fl_store_column_dup(stmt, 5);
-	j->state = fl_store_column_dup(stmt, 6);
-	j->tree = fl_store_column_dup(stmt, 7);
-	j->machine = fl_store_column_dup(stmt, 8);
-	j->benchmark = fl_store_column_dup(stmt, 9);
-	j->rev = fl_store_column_dup(stmt, 10);
-	j->role = fl_store_column_dup(stmt, 11);
-	j->seq = sqlite3_column_int(stmt, 12);
-	j->attempts = sqlite3_column_int(stmt, 13);
-	j->result = fl_store_column_dup(stmt, 14);
-	j->error = fl_store_column_dup(stmt, 15);
-	j->point = fl_store_column_dup(stmt, 16);
+	j->run_id = sqlite3_column_int64(stmt, 2);
+	j->tag_id = sqlite3_column_int64(stmt, 3);
+	j->regression_id = sqlite3_column_int64(stmt, 4);
+	j->round = sqlite3_column_int(stmt, 5);
+	j->kind = fl_store_column_dup(stmt, 6);
+	j->key = fl_store_column_dup(stmt, 7);
+	j->state = fl_store_column_dup(stmt, 8);
+	j->tree = fl_store_column_dup(stmt, 9);
+	j->machine = fl_store_column_dup(stmt, 10);
+	j->benchmark = fl_store_column_dup(stmt, 11);
+	j->rev = fl_store_column_dup(stmt, 12);
+	j->role = fl_store_column_dup(stmt, 13);
+	j->seq = sqlite3_column_int(stmt, 14);
+	j->attempts = sqlite3_column_int(stmt, 15);
+	j->result = fl_store_column_dup(stmt, 16);
+	j->error = fl_store_column_dup(stmt, 17);
+	j->point = fl_store_column_dup(stmt, 18);
 }
 
 void fl_job_release(struct fl_job *j)
@@ -62,6 +65,33 @@ void fl_jobs_free(struct fl_job *j, size_t n)
 static void bind_text(sqlite3_stmt *stmt, int i, const char *s)
 {
 	sqlite3_bind_text(stmt, i, s ? s : "", -1, SQLITE_TRANSIENT);
+}
+
+/* An id, NULL for 0. */
+static void bind_id(sqlite3_stmt *stmt, int i, int64_t id)
+{
+	if (id)
+		sqlite3_bind_int64(stmt, i, id);
+	else
+		sqlite3_bind_null(stmt, i);
+}
+
+int fl_store_job_kinds_add(fl_store *st, const char *const *names, size_t n)
+{
+	sqlite3_stmt *stmt;
+	int r = 0;
+
+	if (fl_store_prepare(st, &stmt, "INSERT INTO job_kinds(name) VALUES (?1) "
+					"ON CONFLICT DO NOTHING"))
+		return FL_ESTORE;
+	for (size_t i = 0; i < n && !r; i++) {
+		bind_text(stmt, 1, names[i]);
+		if (sqlite3_step(stmt) != SQLITE_DONE)
+			r = fl_error_wrap(fl_store_sqlerr(st, "add job kind"), "kind %s", names[i]);
+		sqlite3_reset(stmt);
+	}
+	sqlite3_finalize(stmt);
+	return r;
 }
 
 /* One row into j: 0, FL_ENOTFOUND, or a store error. */
@@ -112,26 +142,28 @@ int fl_store_job_add(fl_store *st, const struct fl_job_new *j, int64_t *id, int 
 	if (fl_store_prepare(
 		st, &stmt,
 		"INSERT INTO jobs(kind, key, parent_id, tree, machine, benchmark, rev, "
-		"role, seq, ref_id, point) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
-		"ON CONFLICT (key) DO NOTHING"))
+		"role, seq, tag_id, regression_id, round, point) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+		"?7, ?8, ?9, ?10, ?11, ?12, ?13) ON CONFLICT (key) DO NOTHING"))
 		return FL_ESTORE;
 	bind_text(stmt, 1, j->kind);
 	bind_text(stmt, 2, j->key);
-	if (j->parent_id)
-		sqlite3_bind_int64(stmt, 3, j->parent_id);
-	else
-		sqlite3_bind_null(stmt, 3);
+	bind_id(stmt, 3, j->parent_id);
 	bind_text(stmt, 4, j->tree);
 	bind_text(stmt, 5, j->machine);
 	bind_text(stmt, 6, j->benchmark);
 	bind_text(stmt, 7, j->rev);
 	bind_text(stmt, 8, j->role);
 	sqlite3_bind_int(stmt, 9, j->seq);
-	sqlite3_bind_int64(stmt, 10, j->ref_id);
-	if (j->point && *j->point)
-		sqlite3_bind_text(stmt, 11, j->point, -1, SQLITE_TRANSIENT);
+	bind_id(stmt, 10, j->tag_id);
+	bind_id(stmt, 11, j->regression_id);
+	if (j->parent_id && j->round >= 0) /* rounds are run jobs' */
+		sqlite3_bind_int(stmt, 12, j->round);
 	else
-		sqlite3_bind_null(stmt, 11);
+		sqlite3_bind_null(stmt, 12);
+	if (j->point && *j->point)
+		sqlite3_bind_text(stmt, 13, j->point, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(stmt, 13);
 	if ((r = fl_store_step_done(st, stmt, "add job")))
 		return fl_error_wrap(r, "job %s", j->key);
 	if (created)
@@ -167,22 +199,21 @@ static int many_jobs(fl_store *st, sqlite3_stmt *stmt, struct fl_job **out, size
 	return 0;
 }
 
-int fl_store_jobs_in_state(fl_store *st, const char *state, const char *kind, struct fl_job **out,
-			   size_t *n)
+int fl_store_jobs_in_state(fl_store *st, const char *state, const char *kind, int but,
+			   struct fl_job **out, size_t *n)
 {
-	const char *sql = !kind		   ? "SELECT " JOB_COLUMNS " FROM jobs WHERE state = ?1 "
-					     "ORDER BY id"
-			  : kind[0] == '!' ? "SELECT " JOB_COLUMNS " FROM jobs WHERE state = ?1 "
-					     "AND kind <> ?2 ORDER BY id"
-					   : "SELECT " JOB_COLUMNS " FROM jobs WHERE state = ?1 "
-					     "AND kind = ?2 ORDER BY id";
+	const char *sql = !kind ? "SELECT " JOB_COLUMNS " FROM jobs WHERE state = ?1 ORDER BY id"
+			  : but ? "SELECT " JOB_COLUMNS " FROM jobs WHERE state = ?1 "
+				  "AND kind <> ?2 ORDER BY id"
+				: "SELECT " JOB_COLUMNS " FROM jobs WHERE state = ?1 "
+				  "AND kind = ?2 ORDER BY id";
 	sqlite3_stmt *stmt;
 
 	if (fl_store_prepare(st, &stmt, sql))
 		return FL_ESTORE;
 	bind_text(stmt, 1, state);
 	if (kind)
-		bind_text(stmt, 2, kind[0] == '!' ? kind + 1 : kind);
+		bind_text(stmt, 2, kind);
 	return many_jobs(st, stmt, out, n);
 }
 
@@ -314,6 +345,27 @@ int fl_store_job_wake_parent(fl_store *st, int64_t id)
 		return FL_ESTORE;
 	sqlite3_bind_int64(stmt, 1, id);
 	return fl_store_step_done(st, stmt, "wake parent job");
+}
+
+int fl_store_jobs_number_rounds(fl_store *st, const char *parent_kind, const char *benchmark,
+				unsigned repeat, unsigned *numbered)
+{
+	sqlite3_stmt *stmt;
+	int r;
+
+	if (fl_store_prepare(st, &stmt,
+			     "UPDATE jobs SET round = seq / (?3 * (SELECT count(DISTINCT s.role) "
+			     "FROM jobs s WHERE s.parent_id = jobs.parent_id)) WHERE round IS NULL "
+			     "AND parent_id IN (SELECT p.id FROM jobs p WHERE p.kind = ?1 AND "
+			     "p.benchmark = ?2)"))
+		return FL_ESTORE;
+	bind_text(stmt, 1, parent_kind);
+	bind_text(stmt, 2, benchmark);
+	sqlite3_bind_int(stmt, 3, (int)(repeat ? repeat : 1));
+	if ((r = fl_store_step_done(st, stmt, "number rounds")))
+		return r;
+	*numbered = (unsigned)sqlite3_changes(st->db);
+	return 0;
 }
 
 /* Runs a job made that it never recorded as the one that counts. */

@@ -7,6 +7,14 @@
  * exists returns the existing one, so a coordinator that is stepped again
  * after a crash creates nothing twice.
  *
+ * Kinds are the service's (service/pipeline.h): the store keeps them as
+ * rows of job_kinds, which a job's kind must name (fl_store_job_kinds_add),
+ * and knows none of them. A job with a parent is a run job: its parent
+ * waits for it.
+ *
+ * What a job is about: a watch tag (tag_id) or a regression
+ * (regression_id), each a foreign key; a run job is about its parent's.
+ *
  * States: queued (runnable), running (a worker or a coordinator step has
  * it), waiting (a coordinator whose child jobs are not finished), done,
  * failed. Run jobs record the run that counts (run_id) and a result: ok,
@@ -20,37 +28,47 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A run job outside the rounds of a comparison (a bisection's step). */
+#define FL_JOB_NO_ROUND (-1)
+
 struct fl_job_new {
-	const char *kind; /* compare, bisect, revert, report, run */
+	const char *kind; /* a row of job_kinds */
 	const char *key;
 	int64_t parent_id; /* 0: none; a parent waits for its children */
 	const char *tree, *machine, *benchmark;
-	const char *rev;  /* run jobs: the full sha to measure */
-	const char *role; /* run jobs: base, new, bisect, bad, revert */
-	int seq;	  /* order among siblings */
-	int64_t ref_id;	  /* the row the job is about: watch tag, regression */
-	const char *point; /* run jobs: the one point to measure, "MODE:TASKS"; NULL: all */
+	const char *rev;      /* run jobs: the full sha to measure */
+	const char *role;     /* run jobs: base, new, bisect, bad, revert */
+	int seq;	      /* order among siblings */
+	int round;	      /* run jobs: the round of a comparison, or FL_JOB_NO_ROUND */
+	int64_t tag_id;	      /* 0: none; the watch tag it is about */
+	int64_t regression_id; /* 0: none; the regression it is about */
+	const char *point;    /* run jobs: the one point to measure, "MODE:TASKS"; NULL: all */
 };
 
 struct fl_job {
-	int64_t id, parent_id, ref_id, run_id;
+	int64_t id, parent_id, run_id;
+	int64_t tag_id, regression_id; /* 0: none */
 	char *kind, *key, *state;
 	char *tree, *machine, *benchmark, *rev, *role;
 	int seq, attempts;
+	int round;	      /* FL_JOB_NO_ROUND: none */
 	char *result, *error; /* NULL until set */
 	char *point;	      /* NULL: every point of the benchmark */
 };
 void fl_job_release(struct fl_job *j);
 void fl_jobs_free(struct fl_job *j, size_t n);
 
+/* The kinds jobs may have, added once (the service's at its start). */
+int fl_store_job_kinds_add(fl_store *st, const char *const *names, size_t n);
 /* Adds the job, or finds the one with the same key (*created 0). */
 int fl_store_job_add(fl_store *st, const struct fl_job_new *j, int64_t *id, int *created);
 int fl_store_job_get(fl_store *st, int64_t id, struct fl_job *j);
 /* FL_ENOTFOUND when no job has the key. */
 int fl_store_job_find(fl_store *st, const char *key, struct fl_job *j);
-/* Jobs in a state (kind NULL: any, "!run": all but run jobs), oldest first. */
-int fl_store_jobs_in_state(fl_store *st, const char *state, const char *kind, struct fl_job **out,
-			   size_t *n);
+/* Jobs in a state, oldest first: of one kind (NULL: any), or with but 1 of
+ * every kind but that one. */
+int fl_store_jobs_in_state(fl_store *st, const char *state, const char *kind, int but,
+			   struct fl_job **out, size_t *n);
 /* Children of a job in (seq, id) order. */
 int fl_store_jobs_children(fl_store *st, int64_t parent, struct fl_job **out, size_t *n);
 /* Jobs not done or failed. */
@@ -70,6 +88,14 @@ int fl_store_job_run_done(fl_store *st, int64_t id, const char *result, int64_t 
 int fl_store_job_wait(fl_store *st, int64_t id);
 /* The parent of id goes from waiting to queued once none of its children is live. */
 int fl_store_job_wake_parent(fl_store *st, int64_t id);
+
+/*
+ * Run jobs stored before rounds were (schema version 10) get theirs once:
+ * seq / (sides x repeat), sides being the roles among their siblings, for
+ * the children of parent_kind jobs of benchmark that have none yet.
+ */
+int fl_store_jobs_number_rounds(fl_store *st, const char *parent_kind, const char *benchmark,
+				unsigned repeat, unsigned *numbered);
 
 /*
  * After a crash (no worker is running): runs of jobs that are not done,

@@ -52,28 +52,18 @@ size_t fl_store_parse_numbers(const char *s, double **v);
 /*
  * Jobs (store/jobs.c owns the table; service/queue.c the policy): a job has
  * ended when it is done or failed, and is live otherwise (the partial
- * index jobs_live is on exactly FL_JOB_LIVE). FL_JOB_RUNS(j) counts the run
- * jobs of coordinator j (an alias), FL_JOB_RUNS_ENDED(j) those that ended.
- * The kinds and keys are the service's, spelled here for the joins of the
- * pages: a compare job's ref_id is its watch tag, a bisection step's run
- * job and a regression's revert job are found by their keys.
+ * index jobs_live is on exactly FL_JOB_LIVE). A job with a parent is a run
+ * job (store/jobs.h): FL_JOB_RUNS(j) counts the run jobs of coordinator j
+ * (an alias), FL_JOB_RUNS_ENDED(j) those that ended. The kinds are the
+ * service's: a page that wants a job of one kind is given its name.
  */
-#define FL_JOB_ENDED	"('done', 'failed')"
-#define FL_JOB_LIVE	"('queued', 'running', 'waiting')"
-#define FL_KIND_RUN	"'run'"
-#define FL_KIND_COMPARE "'compare'"
-#define FL_JOB_RUNS(j)                                                                             \
-	"(SELECT count(*) FROM jobs k WHERE k.parent_id = " j ".id AND k.kind = " FL_KIND_RUN ")"
+#define FL_JOB_ENDED "('done', 'failed')"
+#define FL_JOB_LIVE  "('queued', 'running', 'waiting')"
+#define FL_JOB_RUNS(j) "(SELECT count(*) FROM jobs k WHERE k.parent_id = " j ".id)"
 #define FL_JOB_RUNS_ENDED(j)                                                                       \
-	"(SELECT count(*) FROM jobs k WHERE k.parent_id = " j ".id AND k.kind = " FL_KIND_RUN      \
-	" AND k.state IN " FL_JOB_ENDED ")"
-#define FL_JOB_KEY_BISECT_STEP(b, seq, sha)                                                        \
-	"'run:bisection:' || " b " || ':' || " seq " || ':' || " sha
-#define FL_JOB_KEY_REVERT(reg) "'revert:' || " reg
-/* The watch tag w of job j when j is a compare job (a LEFT JOIN). */
-#define FL_JOB_TAG(j, w)                                                                           \
-	" LEFT JOIN watch_tags " w " ON " j ".kind = " FL_KIND_COMPARE " AND " w ".id = " j        \
-	".ref_id "
+	"(SELECT count(*) FROM jobs k WHERE k.parent_id = " j ".id AND k.state IN " FL_JOB_ENDED ")"
+/* The watch tag w of job j, a compare job's (a LEFT JOIN). */
+#define FL_JOB_TAG(j, w) " LEFT JOIN watch_tags " w " ON " w ".id = " j ".tag_id "
 
 /* Inserts samples inside the caller's transaction. */
 struct fl_sample;

@@ -350,7 +350,62 @@ static const char *const migrations[] = {
 	 * regression's point only, and a run of one point costs a quarter of
 	 * a run of four. NULL: every point.
 	 */
-	"ALTER TABLE jobs ADD COLUMN point TEXT;"
+	"ALTER TABLE jobs ADD COLUMN point TEXT;",
+	/*
+	 * 10: what a job is about, with foreign keys: a compare job's watch tag
+	 * (tag_id), a bisect, revert or report job's regression
+	 * (regression_id), filled from ref_id by kind (a reference to a row
+	 * that does not exist becomes NULL); run jobs are about their parent's
+	 * row through parent_id. Kinds are rows of job_kinds, which the
+	 * service fills from its table (service/pipeline.c), instead of a CHECK
+	 * list here. A run job of a comparison stores its round; rows from
+	 * before have NULL, and the service numbers them once from their seq
+	 * (the round depends on the configuration's repeat, which the store
+	 * does not know). The table is rebuilt (SQLite cannot drop a CHECK):
+	 * migrations run with foreign keys off and are checked before they
+	 * commit (fl_store_migrate).
+	 */
+	"CREATE TABLE job_kinds (name TEXT PRIMARY KEY) WITHOUT ROWID;"
+	"INSERT INTO job_kinds(name) SELECT DISTINCT kind FROM jobs;"
+	"CREATE TABLE jobs_v10 ("
+	"  id INTEGER PRIMARY KEY,"
+	"  kind TEXT NOT NULL REFERENCES job_kinds(name),"
+	"  key TEXT NOT NULL UNIQUE,"
+	"  parent_id INTEGER REFERENCES jobs(id),"
+	"  state TEXT NOT NULL DEFAULT 'queued' CHECK (state IN"
+	"    ('queued', 'running', 'waiting', 'done', 'failed')),"
+	"  tree TEXT NOT NULL DEFAULT '',"
+	"  machine TEXT NOT NULL DEFAULT '',"
+	"  benchmark TEXT NOT NULL DEFAULT '',"
+	"  rev TEXT NOT NULL DEFAULT '',"
+	"  role TEXT NOT NULL DEFAULT '',"
+	"  seq INTEGER NOT NULL DEFAULT 0,"
+	"  round INTEGER CHECK (round >= 0),"
+	"  tag_id INTEGER REFERENCES watch_tags(id),"
+	"  regression_id INTEGER REFERENCES regressions(id),"
+	"  result TEXT,"
+	"  run_id INTEGER REFERENCES runs(id),"
+	"  attempts INTEGER NOT NULL DEFAULT 0,"
+	"  error TEXT,"
+	"  created INTEGER NOT NULL DEFAULT (unixepoch()),"
+	"  started INTEGER,"
+	"  finished INTEGER,"
+	"  point TEXT);"
+	"INSERT INTO jobs_v10(id, kind, key, parent_id, state, tree, machine, benchmark, rev,"
+	"  role, seq, tag_id, regression_id, result, run_id, attempts, error, created, started,"
+	"  finished, point)"
+	"  SELECT id, kind, key, parent_id, state, tree, machine, benchmark, rev, role, seq,"
+	"  CASE WHEN kind = 'compare' THEN (SELECT w.id FROM watch_tags w WHERE w.id = ref_id)"
+	"  END, CASE WHEN kind IN ('bisect', 'revert', 'report') THEN (SELECT g.id FROM"
+	"  regressions g WHERE g.id = ref_id) END, result, run_id, attempts, error, created,"
+	"  started, finished, point FROM jobs;"
+	"DROP TABLE jobs;"
+	"ALTER TABLE jobs_v10 RENAME TO jobs;"
+	"CREATE INDEX jobs_by_state ON jobs(state, id);"
+	"CREATE INDEX jobs_by_parent ON jobs(parent_id, seq);"
+	"CREATE INDEX jobs_by_tag ON jobs(tag_id) WHERE tag_id IS NOT NULL;"
+	"CREATE INDEX jobs_by_regression ON jobs(regression_id) WHERE regression_id IS NOT NULL;"
+	"CREATE INDEX jobs_live ON jobs(id) WHERE state IN ('queued', 'running', 'waiting');"
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -439,9 +494,45 @@ void fl_store_rollback(fl_store *st)
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
+/* The first row a foreign key points from to nothing: 0 when there is none. */
+static int keys_hold(fl_store *st)
+{
+	sqlite3_stmt *stmt;
+	int rc, r = 0;
+
+	if (fl_store_prepare(st, &stmt, "PRAGMA foreign_key_check"))
+		return FL_ESTORE;
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW)
+		r = fl_error_set(FL_ESTORE, "store %s: %s row %lld points at no row of %s", st->path,
+				 (const char *)sqlite3_column_text(stmt, 0),
+				 (long long)sqlite3_column_int64(stmt, 1),
+				 (const char *)sqlite3_column_text(stmt, 2));
+	else if (rc != SQLITE_DONE)
+		r = fl_store_sqlerr(st, "foreign key check");
+	sqlite3_finalize(stmt);
+	return r;
+}
+
+/* Version v to v + 1 in one transaction. */
+static int migrate_one(fl_store *st, int v)
+{
+	char pragma[64];
+
+	if (fl_store_begin(st))
+		return FL_ESTORE;
+	snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", v + 1);
+	if (fl_store_exec(st, migrations[v]) || keys_hold(st) || fl_store_exec(st, pragma)) {
+		fl_error_wrap(FL_ESTORE, "migration to version %d", v + 1);
+		fl_store_rollback(st);
+		return FL_ESTORE;
+	}
+	return fl_store_commit(st) ? FL_ESTORE : 0;
+}
+
 int fl_store_migrate(fl_store *st, int upto, int *from)
 {
-	int v = fl_store_version(st);
+	int v = fl_store_version(st), r = 0;
 
 	if (from)
 		*from = v;
@@ -453,21 +544,17 @@ int fl_store_migrate(fl_store *st, int upto, int *from)
 		return fl_error_set(FL_EVERSION,
 				    "store %s has schema version %d; this faultline knows up to %d",
 				    st->path, v, NMIGRATIONS);
-	for (; v < upto; v++) {
-		char pragma[64];
-
-		if (fl_store_begin(st))
-			return FL_ESTORE;
-		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", v + 1);
-		if (fl_store_exec(st, migrations[v]) || fl_store_exec(st, pragma)) {
-			fl_error_wrap(FL_ESTORE, "migration to version %d", v + 1);
-			fl_store_rollback(st);
-			return FL_ESTORE;
-		}
-		if (fl_store_commit(st))
-			return FL_ESTORE;
-	}
-	return 0;
+	if (v >= upto)
+		return 0;
+	/* a migration may rebuild a table others point at (SQLite's way of
+	 * changing a constraint): keys are checked once it is done instead */
+	if (fl_store_exec(st, "PRAGMA foreign_keys = OFF"))
+		return FL_ESTORE;
+	for (; v < upto && !r; v++)
+		r = migrate_one(st, v);
+	if (fl_store_exec(st, "PRAGMA foreign_keys = ON"))
+		return FL_ESTORE;
+	return r;
 }
 
 int fl_store_open(fl_store **out, const char *path, unsigned flags)

@@ -146,24 +146,6 @@ static int tree_latest(fl_store *st, fl_pool *p, struct fl_web_tree *t, size_t l
 		       &t->nlatest, 0, NULL, "latest commits");
 }
 
-/* The service's classes as a developer reads them against the baseline. */
-static const char *verdict_of(const char *state, const char *result)
-{
-	static const char *const names[][2] = {{"regression", "worse"},
-					       {"improvement", "better"},
-					       {"same", "same"},
-					       {"unclear", "unclear"}};
-
-	if (!strcmp(state, "failed"))
-		return "failed";
-	if (strcmp(state, "done"))
-		return "running";
-	for (size_t i = 0; result && i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(result, names[i][0]))
-			return names[i][1];
-	return result ? result : "unclear";
-}
-
 static void read_verdict(sqlite3_stmt *s, fl_pool *p, void *row)
 {
 	struct fl_web_verdict *v = row;
@@ -172,7 +154,7 @@ static void read_verdict(sqlite3_stmt *s, fl_pool *p, void *row)
 	v->benchmark = col_text(s, p, 1);
 	v->machine = col_text(s, p, 2);
 	v->state = col_text(s, p, 3);
-	v->verdict = verdict_of(v->state, (const char *)sqlite3_column_text(s, 4));
+	v->result = col_text(s, p, 4);
 	v->error = !strcmp(v->state, "failed") ? col_text(s, p, 5) : NULL;
 	v->runs_total = (size_t)sqlite3_column_int64(s, 6);
 	v->runs_done = (size_t)sqlite3_column_int64(s, 7);
@@ -184,13 +166,14 @@ static void read_verdict(sqlite3_stmt *s, fl_pool *p, void *row)
  * all the tags of a tree. */
 struct verdict_stmts {
 	sqlite3_stmt *jobs, *point;
+	fl_web_decides_fn decides;
 };
 
-static int verdict_point(fl_store *st, fl_pool *p, sqlite3_stmt *s, struct fl_web_verdict *v)
+static int verdict_point(fl_store *st, fl_pool *p, const struct verdict_stmts *vs,
+			 struct fl_web_verdict *v)
 {
-	const char *want = !strcmp(v->verdict, "worse")	   ? "regression"
-			   : !strcmp(v->verdict, "better") ? "improvement"
-							   : "";
+	sqlite3_stmt *s = vs->point;
+	const char *want = v->result && vs->decides && vs->decides(v->result) ? v->result : "";
 	int rc;
 
 	sqlite3_bind_int64(s, 1, v->job_id);
@@ -218,7 +201,7 @@ static int tag_verdicts(fl_store *st, fl_pool *p, const struct verdict_stmts *vs
 		return r;
 	for (size_t i = 0; i < tag->nverdicts; i++)
 		if (!strcmp(tag->verdicts[i].state, "done") &&
-		    (r = verdict_point(st, p, vs->point, &tag->verdicts[i])))
+		    (r = verdict_point(st, p, vs, &tag->verdicts[i])))
 			return r;
 	return 0;
 }
@@ -229,9 +212,8 @@ static int verdicts_prepare(fl_store *st, struct verdict_stmts *vs)
 			     "SELECT j.id, j.benchmark, j.machine, j.state, j.result, "
 			     "j.error, " FL_JOB_RUNS("j") ", " FL_JOB_RUNS_ENDED(
 				 "j") ", coalesce((SELECT id FROM regressions g WHERE "
-				      "g.job_id = j.id), 0) FROM jobs j WHERE j.kind "
-				      "= " FL_KIND_COMPARE " AND j.ref_id = ?1 ORDER "
-				      "BY j.benchmark, j.machine, j.id"))
+				      "g.job_id = j.id), 0) FROM jobs j WHERE j.tag_id = ?1 "
+				      "ORDER BY j.benchmark, j.machine, j.id"))
 		return FL_ESTORE;
 	if (fl_store_prepare(
 		st, &vs->point,
@@ -286,9 +268,10 @@ static int tree_tags(fl_store *st, fl_pool *p, struct fl_web_tree *t, size_t lat
 	return 0;
 }
 
-int fl_web_tag_verdicts(fl_store *st, fl_pool *p, struct fl_web_tag *tags, size_t n)
+int fl_web_tag_verdicts(fl_store *st, fl_pool *p, struct fl_web_tag *tags, size_t n,
+			fl_web_decides_fn decides)
 {
-	struct verdict_stmts vs;
+	struct verdict_stmts vs = {.decides = decides};
 	int r = 0;
 
 	if (!n)
@@ -902,25 +885,18 @@ int fl_web_bisection_get(fl_store *st, fl_pool *p, int64_t id, struct fl_web_bis
 			 "bisection");
 }
 
-/* Step columns, then its run job and one of the job's runs (a row per run). */
+/* Step columns, then its run job and one of the job's runs (a row per run): the
+ * run job of a step is the one its bisection's job (of kind ?2) made for it. */
 #define STEP_SELECT                                                                                \
 	"SELECT s.seq, s.commit_sha, s.status, s.samples, coalesce(s.verdict, ''), "               \
 	"coalesce(s.confidence, 0), s.created, coalesce(s.remaining, 0), s.best, s.phase, "        \
 	"coalesce(j.id, 0), j.state, j.result, j.error, coalesce(j.attempts, 0), "                 \
-	"coalesce(r.id, 0), r.status, r.detail, rb.status, " COMMIT_COLS(                          \
-	    "c",                                                                                   \
-	    "t") " FROM "                                                                          \
-		 "bisect_steps s" COMMIT_BY_SHA("s.commit_sha") "LEFT JOIN jobs j ON j.key "       \
-								"= " FL_JOB_KEY_BISECT_STEP(       \
-								    "s.bisection_id", "s.seq",     \
-								    "s.commit_sha") " LEFT JOIN "  \
-										    "runs r ON "   \
-										    "r.job_id = "  \
-										    "j.id LEFT "   \
-										    "JOIN builds " \
-										    "rb ON rb.id " \
-										    "= "           \
-										    "r.build_id "
+	"coalesce(r.id, 0), r.status, r.detail, rb.status, " COMMIT_COLS("c", "t")                 \
+	" FROM bisect_steps s JOIN bisections b ON b.id = s.bisection_id" COMMIT_BY_SHA(           \
+	    "s.commit_sha") "LEFT JOIN jobs bj ON bj.regression_id = b.regression_id AND "         \
+			    "bj.kind = ?2 LEFT JOIN jobs j ON j.parent_id = bj.id AND j.seq = "    \
+			    "s.seq AND j.rev = s.commit_sha LEFT JOIN runs r ON r.job_id = j.id "  \
+			    "LEFT JOIN builds rb ON rb.id = r.build_id "
 
 static void read_step(sqlite3_stmt *s, fl_pool *p, struct fl_web_step *x)
 {
@@ -960,7 +936,8 @@ static void add_step_run(sqlite3_stmt *s, fl_pool *p, struct fl_web_step *x, siz
 	r->build_status = col_text(s, p, 18);
 }
 
-int fl_web_bisect_steps(fl_store *st, fl_pool *p, int64_t id, struct fl_web_step **out, size_t *n)
+int fl_web_bisect_steps(fl_store *st, fl_pool *p, int64_t id, const char *bisect_kind,
+			struct fl_web_step **out, size_t *n)
 {
 	size_t alloc = 0, runs_alloc = 0;
 	sqlite3_stmt *s;
@@ -969,6 +946,7 @@ int fl_web_bisect_steps(fl_store *st, fl_pool *p, int64_t id, struct fl_web_step
 	if (fl_store_prepare(st, &s, STEP_SELECT "WHERE s.bisection_id = ?1 ORDER BY s.seq, r.id"))
 		return FL_ESTORE;
 	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_text(s, 2, bisect_kind, -1, SQLITE_STATIC);
 	*out = NULL;
 	*n = 0;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -1069,18 +1047,27 @@ static void read_revert(sqlite3_stmt *s, fl_pool *p, void *row)
 	v->job_state = col_text(s, p, 12);
 }
 
-int fl_web_revert_get(fl_store *st, fl_pool *p, int64_t regression_id, struct fl_web_revert *out)
+int fl_web_revert_get(fl_store *st, fl_pool *p, int64_t regression_id, const char *revert_kind,
+		      struct fl_web_revert *out)
 {
+	sqlite3_stmt *s;
 	int r;
 
 	memset(out, 0, sizeof(*out));
-	if ((r = get_by_id(st, p,
-			   "SELECT v.id, v.regression_id, v.culprit, v.onto, v.state, "
-			   "v.commit_sha, v.ref, v.conflicts, v.error, v.verdict, v.created, "
-			   "coalesce(j.id, 0), j.state FROM reverts v LEFT JOIN jobs j ON j.key "
-			   "= " FL_JOB_KEY_REVERT("v.regression_id") " WHERE v.regression_id = ?1",
-			   regression_id, read_revert, out, "revert check of regression")))
-		return r;
+	if (fl_store_prepare(st, &s,
+			     "SELECT v.id, v.regression_id, v.culprit, v.onto, v.state, "
+			     "v.commit_sha, v.ref, v.conflicts, v.error, v.verdict, v.created, "
+			     "coalesce(j.id, 0), j.state FROM reverts v LEFT JOIN jobs j ON "
+			     "j.regression_id = v.regression_id AND j.kind = ?2 WHERE "
+			     "v.regression_id = ?1"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(s, 1, regression_id);
+	sqlite3_bind_text(s, 2, revert_kind, -1, SQLITE_STATIC);
+	if ((r = step_one(st, s, "revert check of regression",
+			    "no such revert check of regression")))
+		return fl_error_wrap(r, "revert check of regression %lld", (long long)regression_id);
+	read_revert(s, p, out);
+	sqlite3_finalize(s);
 	return out->job_id ? fl_web_comparisons(st, p, out->job_id, &out->rows, &out->nrows) : 0;
 }
 
@@ -1090,7 +1077,7 @@ static void read_job(sqlite3_stmt *s, fl_pool *p, void *row)
 
 	j->id = sqlite3_column_int64(s, 0);
 	j->parent_id = sqlite3_column_int64(s, 1);
-	j->ref_id = sqlite3_column_int64(s, 2);
+	j->regression_id = sqlite3_column_int64(s, 2);
 	j->kind = col_text(s, p, 3);
 	j->state = col_text(s, p, 4);
 	j->tree = col_text(s, p, 5);
@@ -1116,11 +1103,10 @@ static void read_job(sqlite3_stmt *s, fl_pool *p, void *row)
 
 /* A job, its tags when it is a compare job, the commit it measures when it is a run job. */
 #define JOB_SELECT                                                                                 \
-	"SELECT j.id, coalesce(j.parent_id, 0), j.ref_id, j.kind, j.state, j.tree, j.machine, "    \
-	"j.benchmark, j.role, j.seq, j.attempts, j.result, j.error, j.created, "                   \
-	"coalesce(j.started, 0), coalesce(j.finished, 0), CASE WHEN j.kind = " FL_KIND_RUN         \
-	" THEN coalesce(j.run_id, (SELECT max(id) FROM runs WHERE job_id = j.id), 0) ELSE 0 "      \
-	"END, " FL_JOB_RUNS("j") ", " FL_JOB_RUNS_ENDED(                                           \
+	"SELECT j.id, coalesce(j.parent_id, 0), coalesce(j.regression_id, 0), j.kind, j.state, "   \
+	"j.tree, j.machine, j.benchmark, j.role, j.seq, j.attempts, j.result, j.error, j.created, " \
+	"coalesce(j.started, 0), coalesce(j.finished, 0), CASE WHEN j.parent_id IS NOT NULL THEN " \
+	"coalesce(j.run_id, (SELECT max(id) FROM runs WHERE job_id = j.id), 0) ELSE 0 END, " FL_JOB_RUNS("j") ", " FL_JOB_RUNS_ENDED(                                           \
 	    "j") ", w.tag, w.baseline, j.rev, " COMMIT_COLS("c",                                   \
 							    "t") " FROM jobs j" FL_JOB_TAG("j",    \
 											   "w")    \

@@ -43,19 +43,20 @@ struct fl_web_commit {
 
 /*
  * The verdict of one compare job (a tag against its baseline on one
- * benchmark and machine): worse, better, same, unclear (the service's
- * classes regression, improvement, same, unclear), running while the job
- * is queued, running or waiting for its runs, failed with the error.
+ * benchmark and machine): its state and result as stored (the service's
+ * class once done; service/pipeline.h has the words a page shows for them),
+ * failed with the error.
  */
 struct fl_web_verdict {
 	int64_t job_id;
 	const char *benchmark, *machine;
 	const char *state;   /* the job's: queued, running, waiting, done, failed */
-	const char *verdict; /* worse, better, same, unclear, running, failed */
+	const char *result;  /* done: the class it concluded with; NULL before */
 	const char *error;   /* failed: why; else NULL */
 	/* The primary point that decided it (done jobs with rows; metric NULL
-	 * otherwise): the worst regression, the best improvement, or the
-	 * largest change. */
+	 * otherwise): the largest change of the job's class when the class
+	 * decides (fl_web_tag_verdicts' decides: the worst regression, the
+	 * best improvement), else the largest change. */
 	const char *metric, *mode;
 	unsigned tasks;
 	double change;		      /* percent as measured, NAN without rows */
@@ -91,8 +92,12 @@ struct fl_web_tree {
 int fl_web_trees(fl_store *st, fl_pool *p, size_t latest, struct fl_web_tree **out, size_t *n);
 int fl_web_tree_get(fl_store *st, fl_pool *p, const char *name, size_t latest,
 		    struct fl_web_tree *out);
-/* The verdicts of tags[0..n), each tag's compare jobs by benchmark, machine. */
-int fl_web_tag_verdicts(fl_store *st, fl_pool *p, struct fl_web_tag *tags, size_t n);
+/* The verdicts of tags[0..n), each tag's compare jobs by benchmark, machine;
+ * decides: whether a job's class decides its point (the service's
+ * fl_class_decides). */
+typedef int (*fl_web_decides_fn)(const char *result);
+int fl_web_tag_verdicts(fl_store *st, fl_pool *p, struct fl_web_tag *tags, size_t n,
+			fl_web_decides_fn decides);
 
 /*
  * A revision named in a URL to a stored commit: a tag the watch service
@@ -254,8 +259,11 @@ struct fl_web_step {
 	struct fl_web_step_run *runs;
 	size_t nruns;
 };
-/* Every step in order (a bisection has at most its run budget of them). */
-int fl_web_bisect_steps(fl_store *st, fl_pool *p, int64_t id, struct fl_web_step **out, size_t *n);
+/* Every step in order (a bisection has at most its run budget of them),
+ * with the run job its regression's job of bisect_kind (the service's name)
+ * made for it. */
+int fl_web_bisect_steps(fl_store *st, fl_pool *p, int64_t id, const char *bisect_kind,
+			struct fl_web_step **out, size_t *n);
 
 /* A row of the service's comparisons: one point of base against new. */
 struct fl_web_comparison {
@@ -290,13 +298,16 @@ struct fl_web_revert {
 	struct fl_web_comparison *rows; /* the revert measured: revert-bad, revert-base */
 	size_t nrows;
 };
-/* FL_ENOTFOUND when the regression has no revert check (yet). */
-int fl_web_revert_get(fl_store *st, fl_pool *p, int64_t regression_id, struct fl_web_revert *out);
+/* FL_ENOTFOUND when the regression has no revert check (yet); its job is the
+ * regression's of revert_kind (the service's name). */
+int fl_web_revert_get(fl_store *st, fl_pool *p, int64_t regression_id, const char *revert_kind,
+		      struct fl_web_revert *out);
 
 /* The watch service's queue. */
 struct fl_web_job {
-	int64_t id, parent_id, ref_id;
-	const char *kind;  /* compare, bisect, revert, report, run */
+	int64_t id, parent_id;
+	int64_t regression_id; /* bisect, revert and report jobs: theirs; else 0 */
+	const char *kind;  /* service/pipeline.h's names */
 	const char *state; /* queued, running, waiting, done, failed */
 	const char *tree, *machine, *benchmark;
 	const char *role;	     /* run jobs: base, new, bisect, bad, revert */

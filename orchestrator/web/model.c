@@ -6,6 +6,7 @@
 #include "config/config.h"
 #include "lib/version.h"
 #include "service/measure.h"
+#include "service/pipeline.h"
 #include "store/run.h"
 
 #include <stdlib.h>
@@ -32,7 +33,7 @@ void fl_model_tags_newest(struct fl_web_tag *tags, size_t *n, size_t latest)
 static int newest_tags(fl_store *st, fl_pool *p, struct fl_web_tree *t, size_t latest)
 {
 	fl_model_tags_newest(t->tags, &t->ntags, latest);
-	return fl_web_tag_verdicts(st, p, t->tags, t->ntags);
+	return fl_web_tag_verdicts(st, p, t->tags, t->ntags, fl_class_decides);
 }
 
 int fl_model_trees(fl_store *st, fl_pool *p, size_t latest, struct fl_web_tree **out, size_t *n)

@@ -10,6 +10,7 @@
 #include "lib/error.h"
 #include "lib/html.h"
 #include "analysis/stats.h"
+#include "service/pipeline.h"
 #include "web/svg.h"
 
 #include <math.h>
@@ -329,9 +330,11 @@ void fl_ui_bisect(struct fl_web_req *req, struct fl_web_resp *resp)
 	if (fl_web_id(req, resp, req->rest, &id) || fl_web_page_arg(req, resp, &bp.page))
 		return;
 	if ((r = fl_web_bisection_get(req->st, &req->pool, id, &bp.b)) ||
-	    (r = fl_web_bisect_steps(req->st, &req->pool, id, &bp.steps, &bp.nsteps)) ||
+	    (r = fl_web_bisect_steps(req->st, &req->pool, id, fl_job_kind_name(FL_JOB_BISECT),
+				     &bp.steps, &bp.nsteps)) ||
 	    (bp.b.regression_id &&
-	     (r = fl_web_revert_get(req->st, &req->pool, bp.b.regression_id, &bp.revert)) &&
+	     (r = fl_web_revert_get(req->st, &req->pool, bp.b.regression_id,
+				       fl_job_kind_name(FL_JOB_REVERT), &bp.revert)) &&
 	     r != FL_ENOTFOUND)) {
 		fl_web_fail_error(req, resp, r);
 		return;

@@ -13,6 +13,7 @@
 #include "web/ui.h"
 #include "config/config.h"
 #include "lib/html.h"
+#include "service/pipeline.h"
 #include "web/svg.h"
 
 #include <math.h>
@@ -111,14 +112,6 @@ static void value_cells(fl_buf *out, const struct fl_cmp_value *v)
 	fl_buf_adds(out, "</td>");
 }
 
-/* worse, better or same, for the colour of the %change cell */
-static const char *change_class(const struct fl_cmp_row *r)
-{
-	return r->cls == FL_CMP_REGRESSION    ? "worse"
-	       : r->cls == FL_CMP_IMPROVEMENT ? "better"
-					      : "same";
-}
-
 /* A change to show: both sides measured, and a percentage of something. */
 static int has_change(const struct fl_cmp_row *r)
 {
@@ -131,7 +124,7 @@ static void change_cell(fl_buf *out, const struct fl_cmp_row *r, const char *uni
 		fl_buf_adds(out, "<td class='num'>-</td>");
 	else
 		fl_html_addf(out, "<td class='num change %s'>%S%.1f%s</td>",
-			     r->kind == FL_CMP_METRIC ? change_class(r) : "same",
+			     fl_class_word(r->kind == FL_CMP_METRIC ? r->cls : FL_CMP_SAME),
 			     r->change > 0 ? "+" : "", r->change, unit);
 }
 
@@ -165,7 +158,7 @@ static void rows_table(fl_buf *out, const struct compare_page *cp)
 			     r->cls == FL_CMP_REGRESSION || r->cls == FL_CMP_IMPROVEMENT ? ", "
 											 : "",
 			     r->cls == FL_CMP_REGRESSION || r->cls == FL_CMP_IMPROVEMENT
-				 ? fl_cmp_class_name(r->cls)
+				 ? fl_class_name(r->cls)
 				 : "");
 		fl_buf_addf(out, "<td class='num'>%.2g</td>", r->p);
 		fl_html_addf(out, "<td class='num'>%zu + %zu</td></tr>\n", r->base.n, r->new_.n);
@@ -288,7 +281,7 @@ static json_t *rows_json(const struct compare_page *cp, enum fl_cmp_kind kind)
 		if (kind == FL_CMP_METRIC) {
 			json_object_set_new(o, "verdict", json_string(fl_verdict_name(r->verdict)));
 			json_object_set_new(o, "p", fl_web_json_num(r->p));
-			json_object_set_new(o, "class", json_string(fl_cmp_class_name(r->cls)));
+			json_object_set_new(o, "class", json_string(fl_class_name(r->cls)));
 		}
 		json_array_append_new(a, o);
 	}

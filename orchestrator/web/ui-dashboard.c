@@ -9,6 +9,7 @@
  */
 #include "web/ui.h"
 #include "lib/html.h"
+#include "service/pipeline.h"
 
 #include <math.h>
 #include <string.h>
@@ -108,12 +109,14 @@ static const char *link_rev(const char *name, const char *sha)
 static void verdict_cell(fl_buf *out, const struct fl_web_tag *tag, const struct fl_web_verdict *v)
 {
 	fl_buf url = FL_BUF_INIT;
+	const char *word;
 
 	if (!v) {
 		fl_buf_adds(out, "<td class='verdict'>-</td>");
 		return;
 	}
-	fl_html_addf(out, "<td class='verdict verdict-%s'%S", v->verdict,
+	word = fl_verdict_word(v->state, v->result);
+	fl_html_addf(out, "<td class='verdict verdict-%s'%S", word,
 		     v->error ? " title='" : "");
 	if (v->error)
 		fl_html_addf(out, "%s'", v->error);
@@ -122,13 +125,13 @@ static void verdict_cell(fl_buf *out, const struct fl_web_tag *tag, const struct
 		   (const char *const[]){"a", link_rev(tag->baseline, tag->base.sha), "b",
 					 link_rev(tag->name, tag->commit.sha), "benchmark",
 					 v->benchmark, "machine", v->machine, NULL});
-	fl_html_addf(out, "<a href='%s'>%s</a>", url.ptr, v->verdict);
+	fl_html_addf(out, "<a href='%s'>%s</a>", url.ptr, word);
 	if (isfinite(v->change)) {
 		fl_buf_addf(out, " <span class='num'>%+.1f%%</span>", v->change);
 		fl_html_addf(out, " <small>%s%S%s.%u</small>", v->mode, *v->mode ? "." : "",
 			     v->metric, v->tasks);
 	}
-	if (v->runs_total && !strcmp(v->verdict, "running"))
+	if (v->runs_total && strcmp(v->state, "done") && strcmp(v->state, "failed"))
 		fl_html_addf(out, " <small>%zu of %zu runs</small>", v->runs_done, v->runs_total);
 	else if (!strcmp(v->state, "queued"))
 		fl_buf_adds(out, " <small>queued</small>");

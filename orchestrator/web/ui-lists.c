@@ -4,6 +4,8 @@
  */
 #include "web/ui.h"
 #include "lib/html.h"
+#include "lib/error.h"
+#include "service/pipeline.h"
 
 #include <string.h>
 
@@ -115,6 +117,7 @@ void fl_ui_regressions(struct fl_web_req *req, struct fl_web_resp *resp)
 void fl_ui_jobs(struct fl_web_req *req, struct fl_web_resp *resp)
 {
 	struct fl_web_job_filter f = {0};
+	enum fl_job_kind kind;
 	struct fl_web_job *jobs;
 	fl_buf b = FL_BUF_INIT, url = FL_BUF_INIT;
 	const char *state;
@@ -125,6 +128,11 @@ void fl_ui_jobs(struct fl_web_req *req, struct fl_web_resp *resp)
 	if (fl_web_page_arg(req, resp, &page) || fl_web_name_arg(req, resp, "kind", &f.kind) ||
 	    fl_web_name_arg(req, resp, "state", &state))
 		return;
+	if (f.kind && fl_job_kind_parse(f.kind, &kind)) {
+		fl_web_fail(req, resp, 400, "bad kind: %s", fl_error_last());
+		return;
+	}
+	f.kind = f.kind ? fl_job_kind_name(kind) : NULL;
 	f.live = state && !strcmp(state, "live");
 	f.state = f.live ? NULL : state;
 	if ((r = fl_web_jobs(req->st, &req->pool, &f, page, PER_PAGE, &jobs, &n, &more))) {

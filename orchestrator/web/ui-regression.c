@@ -10,6 +10,7 @@
 #include "web/ui.h"
 #include "lib/error.h"
 #include "lib/html.h"
+#include "service/pipeline.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -123,7 +124,7 @@ static int load(struct fl_web_req *req, int64_t id, const struct fl_web_bisect_f
 	     (r = fl_web_job_runs(req->st, p, rp->g.job_id, 1, RUNS, &rp->runs, &rp->nruns,
 				  &rp->more_runs))))
 		return r;
-	r = fl_web_revert_get(req->st, p, id, &rp->revert);
+	r = fl_web_revert_get(req->st, p, id, fl_job_kind_name(FL_JOB_REVERT), &rp->revert);
 	rp->has_revert = !r;
 	return r == FL_ENOTFOUND ? 0 : r;
 }

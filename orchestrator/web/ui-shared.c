@@ -5,6 +5,7 @@
  */
 #include "web/ui.h"
 #include "lib/html.h"
+#include "service/pipeline.h"
 
 #include <math.h>
 #include <string.h>
@@ -157,11 +158,6 @@ void fl_ui_bisect_progress(fl_buf *out, const struct fl_web_bisection *b)
 		fl_buf_adds(out, " (verifying)");
 }
 
-static const char *verdict_class(const char *cls)
-{
-	return !strcmp(cls, "regression") ? "worse" : !strcmp(cls, "improvement") ? "better" : cls;
-}
-
 /* mean +- %stddev, as LKP prints them */
 static void cell_mean(fl_buf *out, double mean, double sd)
 {
@@ -190,7 +186,7 @@ void fl_ui_comparisons_table(fl_buf *out, const struct fl_web_comparison *c, siz
 			     *c[i].mode ? "." : "", c[i].metric, c[i].tasks, c[i].base_runs,
 			     c[i].new_runs);
 		cell_mean(out, c[i].base_mean, c[i].base_sd);
-		fl_html_addf(out, "<td class='num change %s'>", verdict_class(c[i].class));
+		fl_html_addf(out, "<td class='num change %s'>", fl_class_name_word(c[i].class));
 		if (isfinite(c[i].change))
 			fl_buf_addf(out, "%+.1f%%", c[i].change);
 		else
@@ -200,7 +196,7 @@ void fl_ui_comparisons_table(fl_buf *out, const struct fl_web_comparison *c, siz
 		fl_buf_adds(out, "<td class='num'>");
 		fl_web_num(out, c[i].p);
 		fl_html_addf(out, "</td><td class='verdict verdict-%s'>%s</td></tr>\n",
-			     verdict_class(c[i].class), c[i].class);
+			     fl_class_name_word(c[i].class), c[i].class);
 	}
 	fl_buf_adds(out, "</tbody></table>\n");
 	if (!shown)
@@ -253,12 +249,12 @@ static void job_what(fl_buf *out, const struct fl_web_job *j)
 	if (j->tag)
 		fl_html_addf(out, "%s %s &rarr; %s", j->tree, j->baseline ? j->baseline : "-",
 			     j->tag);
-	else if (!strcmp(j->kind, "run")) {
+	else if (fl_job_kind_is(j->kind, FL_JOB_RUN)) {
 		fl_html_addf(out, "%s ", j->role);
 		fl_web_commit_html(out, j->commit.sha, j->commit.subject);
-	} else if (j->ref_id)
+	} else if (j->regression_id)
 		fl_html_addf(out, "<a href='/regression/%lld'>regression %lld</a>",
-			     (long long)j->ref_id, (long long)j->ref_id);
+			     (long long)j->regression_id, (long long)j->regression_id);
 }
 
 void fl_ui_jobs_table(fl_buf *out, const struct fl_web_job *j, size_t n)
@@ -527,9 +523,9 @@ json_t *fl_ui_jobs_json(const struct fl_web_job *j, size_t n)
 			      "started", json_id(j[i].started), "finished", json_id(j[i].finished),
 			      "runs", (json_int_t)j[i].children, "runs_done",
 			      (json_int_t)j[i].children_done, "run", json_id(j[i].run_id), "about",
-			      strcmp(j[i].kind, "compare") && strcmp(j[i].kind, "run")
-				  ? json_pack("{s:I}", "regression", (json_int_t)j[i].ref_id)
-				  : json_null()));
+			      j[i].regression_id ? json_pack("{s:I}", "regression",
+							     (json_int_t)j[i].regression_id)
+						 : json_null()));
 	return a;
 }
 
@@ -538,7 +534,8 @@ static json_t *verdict_json(const struct fl_web_verdict *v)
 	return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:I, s:I, s:o}", "job",
 			 (json_int_t)v->job_id, "benchmark", fl_web_json_str(v->benchmark),
 			 "machine", fl_web_json_str(v->machine), "state", fl_web_json_str(v->state),
-			 "verdict", fl_web_json_str(v->verdict), "error", fl_web_json_str(v->error),
+			 "verdict", fl_web_json_str(fl_verdict_word(v->state, v->result)), "error",
+			 fl_web_json_str(v->error),
 			 "metric", fl_web_json_str(v->metric), "mode", fl_web_json_str(v->mode),
 			 "tasks", (int)v->tasks, "change_pct", fl_web_json_num(v->change), "runs",
 			 (json_int_t)v->runs_total, "runs_done", (json_int_t)v->runs_done,

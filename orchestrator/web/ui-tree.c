@@ -12,6 +12,7 @@
 #include "web/ui.h"
 #include "config/config.h"
 #include "lib/html.h"
+#include "service/pipeline.h"
 #include "web/svg.h"
 
 #include <math.h>
@@ -232,10 +233,10 @@ static void tags_html(fl_buf *out, const struct fl_web_tree *t)
 			     tag->baseline ? tag->baseline : tag->state);
 		for (size_t k = 0; k < tag->nverdicts; k++) {
 			const struct fl_web_verdict *v = &tag->verdicts[k];
+			const char *word = fl_verdict_word(v->state, v->result);
 
 			fl_html_addf(out, "%S<span class='verdict verdict-%s'>%s on %s: %s</span>",
-				     k ? "; " : "", v->verdict, v->benchmark, v->machine,
-				     v->verdict);
+				     k ? "; " : "", word, v->benchmark, v->machine, word);
 			if (isfinite(v->change))
 				fl_buf_addf(out, " %+.1f%%", v->change);
 		}

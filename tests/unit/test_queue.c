@@ -31,6 +31,7 @@
 
 #include "config/config.h"
 #include "lib/error.h"
+#include "service/pipeline.h"
 #include "service/queue.h"
 #include "store/jobs.h"
 #include "store/store.h"
@@ -89,10 +90,10 @@ static int teardown(void **state)
 	return fl_test_rmtree(dir);
 }
 
-static int64_t add(fl_store *st, const char *kind, const char *key, int64_t parent,
+static int64_t add(fl_store *st, enum fl_job_kind kind, const char *key, int64_t parent,
 		   const char *machine, const char *rev)
 {
-	struct fl_job_new j = {.kind = kind,
+	struct fl_job_new j = {.kind = fl_job_kind_name(kind),
 			       .key = key,
 			       .parent_id = parent,
 			       .tree = "t",
@@ -127,10 +128,13 @@ static void test_states(void **state)
 	(void)state;
 	snprintf(path, sizeof(path), "%s/states.db", dir);
 	assert_int_equal(fl_store_open(&st, path, 0), 0);
-	parent = add(st, "compare", "p", 0, "good", "");
-	a = add(st, "run", "p:0", parent, "good", head);
-	b = add(st, "run", "p:1", parent, "good", head);
-	assert_int_equal(fl_store_job_add(st, &(struct fl_job_new){.kind = "run", .key = "p:0"},
+	assert_int_equal(fl_pipeline_prepare(st, cfg), 0);
+	parent = add(st, FL_JOB_COMPARE, "p", 0, "good", "");
+	a = add(st, FL_JOB_RUN, "p:0", parent, "good", head);
+	b = add(st, FL_JOB_RUN, "p:1", parent, "good", head);
+	assert_int_equal(fl_store_job_add(st,
+					  &(struct fl_job_new){.kind = fl_job_kind_name(FL_JOB_RUN),
+							       .key = "p:0"},
 					  &again, &created),
 			 0);
 	assert_int_equal(again, a);
@@ -164,11 +168,12 @@ static void test_recover(void **state)
 	(void)state;
 	snprintf(path, sizeof(path), "%s/recover.db", dir);
 	assert_int_equal(fl_store_open(&st, path, 0), 0);
+	assert_int_equal(fl_pipeline_prepare(st, cfg), 0);
 	assert_int_equal(fl_store_machine_ensure(st, "good", "command", &m), 0);
-	p = add(st, "bisect", "p", 0, "good", "");
-	inflight = add(st, "run", "r:0", p, "good", head);
-	done = add(st, "run", "r:1", p, "good", head);
-	unrecorded = add(st, "run", "r:2", p, "good", head);
+	p = add(st, FL_JOB_BISECT, "p", 0, "good", "");
+	inflight = add(st, FL_JOB_RUN, "r:0", p, "good", head);
+	done = add(st, FL_JOB_RUN, "r:1", p, "good", head);
+	unrecorded = add(st, FL_JOB_RUN, "r:2", p, "good", head);
 	assert_int_equal(fl_store_job_start(st, p, 0), 0);
 	assert_int_equal(fl_store_job_wait(st, p), 0);
 	/* a run in flight when the power went: half its samples written */
@@ -231,7 +236,7 @@ static int test_step(void *ctx, fl_store *st, const struct fl_job *job)
 
 		snprintf(key, sizeof(key), "run:test:%d", i);
 		fl_store_job_add(st,
-				 &(struct fl_job_new){.kind = "run",
+				 &(struct fl_job_new){.kind = fl_job_kind_name(FL_JOB_RUN),
 						      .key = key,
 						      .parent_id = job->id,
 						      .tree = "t",
@@ -270,8 +275,8 @@ static void job_result(const char *key, char *out, size_t n)
 
 static void test_outcomes(void **state)
 {
-	const struct fl_queue_kind kinds[] = {{"compare", test_step}};
-	struct fl_queue_opts o = {cfg, kinds, 1, NULL};
+	const fl_job_step_fn only[FL_JOB_NKINDS] = {[FL_JOB_COMPARE] = test_step};
+	struct fl_queue_opts o = {.cfg = cfg, .steps = only};
 	struct fl_queue_status s;
 	struct fl_machine_state ms;
 	char buf[128];
@@ -281,7 +286,7 @@ static void test_outcomes(void **state)
 	assert_int_equal(fl_queue_open(&q, &o), 0);
 	assert_int_equal(fl_queue_open(&second, &o), FL_EEXISTS);
 	assert_non_null(strstr(fl_error_last(), "another faultline watch"));
-	add(fl_queue_store(q), "compare", "test", 0, "good", "");
+	add(fl_queue_store(q), FL_JOB_COMPARE, "test", 0, "good", "");
 	run_until_idle(q, &s);
 
 	job_result("run:test:0", buf, sizeof(buf));
@@ -342,7 +347,7 @@ static void test_outcomes(void **state)
 
 static void test_box_never_answers(void **state)
 {
-	struct fl_queue_opts o = {cfg, NULL, 0, NULL};
+	struct fl_queue_opts o = {.cfg = cfg};
 	struct fl_machine_state ms;
 	struct fl_queue_status s;
 	char buf[512];
@@ -352,7 +357,7 @@ static void test_box_never_answers(void **state)
 	(void)state;
 	assert_int_equal(fl_queue_open(&q, &o), 0);
 	assert_int_equal(fl_store_job_add(fl_queue_store(q),
-					  &(struct fl_job_new){.kind = "run",
+					  &(struct fl_job_new){.kind = fl_job_kind_name(FL_JOB_RUN),
 							       .key = "run:box",
 							       .tree = "k",
 							       .machine = "box",

@@ -20,6 +20,7 @@
 
 #include "config/config.h"
 #include "lib/error.h"
+#include "service/pipeline.h"
 #include "service/report.h"
 #include "service/service.h"
 #include "store/bisect.h"
@@ -94,7 +95,7 @@ static int64_t add_run(int k, int run, double speed, double spin)
 static void add_run_job(int64_t parent, const char *role, int k, int seq, int64_t run_id)
 {
 	char key[64];
-	struct fl_job_new j = {.kind = "run",
+	struct fl_job_new j = {.kind = fl_job_kind_name(FL_JOB_RUN),
 			       .key = key,
 			       .parent_id = parent,
 			       .tree = "linux",
@@ -142,7 +143,7 @@ static int setup(void **state)
 	fclose(f);
 	if (fl_config_load(&cfg, path))
 		return -1;
-	return fl_store_open(&st, cfg->store.path, 0);
+	return fl_store_open(&st, cfg->store.path, 0) || fl_pipeline_prepare(st, cfg);
 }
 
 static int teardown(void **state)
@@ -157,11 +158,12 @@ static void test_kernel_machine_report(void **state)
 {
 	struct fl_service svc;
 	int64_t tree, compare_job, bisect_job, reg, bid, first_culprit_run = 0;
-	struct fl_job_new cj = {.kind = "compare",
+	struct fl_job_new cj = {.kind = fl_job_kind_name(FL_JOB_COMPARE),
 				.key = "compare:1",
 				.tree = "linux",
 				.machine = "numa2",
 				.benchmark = "pf2"};
+	struct fl_job compare;
 	char *subject, *body, want[512];
 	int resumed, seq = 0;
 
@@ -186,14 +188,14 @@ static void test_kernel_machine_report(void **state)
 	/* the bisection: the culprit, measured against its parent */
 	assert_int_equal(fl_store_regression_bisection(st, reg, sha[0], sha[2], &bid, &resumed), 0);
 	assert_int_equal(fl_store_bisection_finish(st, bid, "culprit", sha[2], 0.99), 0);
-	snprintf(want, sizeof(want), "bisect:%lld", (long long)reg);
-	cj = (struct fl_job_new){.kind = "bisect",
-				 .key = want,
-				 .tree = "linux",
-				 .machine = "numa2",
-				 .benchmark = "pf2",
-				 .ref_id = reg};
-	assert_int_equal(fl_store_job_add(st, &cj, &bisect_job, NULL), 0);
+	/* the bisect job as the compare step adds it, which the report finds by its key */
+	assert_int_equal(fl_store_job_get(st, compare_job, &compare), 0);
+	assert_int_equal(fl_service_enqueue(st, FL_JOB_BISECT,
+					    &(struct fl_job_spec){.from = &compare,
+								  .regression_id = reg},
+					    &bisect_job),
+			 0);
+	fl_job_release(&compare);
 	for (int run = 0; run < NRUNS; run++) {
 		int64_t c = add_run(2, run, 76000, 0.66);
 

@@ -1,0 +1,263 @@
+/*
+ * service/pipeline.c - the table of the pipeline's job kinds and the words
+ * of its results (see pipeline.h).
+ */
+#include "service/pipeline.h"
+#include "config/config.h"
+#include "lib/buf.h"
+#include "lib/error.h"
+#include "lib/log.h"
+#include "service/service.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static char *compare_key(const struct fl_job_kind_info *k, const struct fl_job_spec *s)
+{
+	return fl_xasprintf("%s:%lld:%s:%s", k->name, (long long)s->tag_id, s->benchmark,
+			    s->machine);
+}
+
+static char *regression_key(const struct fl_job_kind_info *k, const struct fl_job_spec *s)
+{
+	return fl_xasprintf("%s:%lld", k->name, (long long)s->regression_id);
+}
+
+static char *run_key(const struct fl_job_kind_info *k, const struct fl_job_spec *s)
+{
+	if (s->bisection_id)
+		return fl_xasprintf("%s:bisection:%lld:%d:%s", k->name, (long long)s->bisection_id,
+				    s->seq, s->rev);
+	return fl_xasprintf("%s:%s:%lld:%d", k->name, s->from->kind, (long long)s->from->id,
+			    s->seq);
+}
+
+static const struct fl_job_kind_info kinds[FL_JOB_NKINDS] = {
+    [FL_JOB_COMPARE] = {"compare", fl_detect_step, {FL_JOB_BISECT, FL_JOB_RUN}, 2,
+			FL_ABOUT_TAG, 1, compare_key},
+    [FL_JOB_BISECT] = {"bisect", fl_autobisect_step, {FL_JOB_REVERT, FL_JOB_REPORT, FL_JOB_RUN},
+		       3, FL_ABOUT_REGRESSION, 0, regression_key},
+    [FL_JOB_REVERT] = {"revert", fl_revert_step, {FL_JOB_REPORT, FL_JOB_RUN}, 2,
+		       FL_ABOUT_REGRESSION, 1, regression_key},
+    [FL_JOB_REPORT] = {"report", fl_report_step, {0}, 0, FL_ABOUT_REGRESSION, 0,
+		       regression_key},
+    [FL_JOB_RUN] = {"run", NULL, {0}, 0, FL_ABOUT_PARENT, 0, run_key},
+};
+
+/* What the trigger adds: the pipeline's first kind. */
+static const enum fl_job_kind first = FL_JOB_COMPARE;
+
+const struct fl_job_kind_info *fl_job_kind_info(enum fl_job_kind k)
+{
+	return &kinds[k];
+}
+
+const char *fl_job_kind_name(enum fl_job_kind k)
+{
+	return kinds[k].name;
+}
+
+int fl_job_kind_parse(const char *name, enum fl_job_kind *k)
+{
+	fl_buf all = FL_BUF_INIT;
+	int r;
+
+	for (size_t i = 0; i < FL_JOB_NKINDS; i++)
+		if (name && !strcmp(name, kinds[i].name)) {
+			*k = (enum fl_job_kind)i;
+			return 0;
+		}
+	for (size_t i = 0; i < FL_JOB_NKINDS; i++)
+		fl_buf_addf(&all, "%s%s", i ? ", " : "", kinds[i].name);
+	r = fl_error_set(FL_EINVAL, "no job kind '%s' (kinds: %s)", name ? name : "", all.ptr);
+	fl_buf_free(&all);
+	return r;
+}
+
+int fl_job_kind_is(const char *name, enum fl_job_kind k)
+{
+	return name && !strcmp(name, kinds[k].name);
+}
+
+int fl_job_kind_follows(const struct fl_job *from, enum fl_job_kind to)
+{
+	enum fl_job_kind f;
+
+	if (!from)
+		return to == first;
+	for (f = 0; f < FL_JOB_NKINDS && !fl_job_kind_is(from->kind, f); f++)
+		;
+	for (size_t i = 0; f < FL_JOB_NKINDS && i < kinds[f].nnext; i++)
+		if (kinds[f].next[i] == to)
+			return 1;
+	return 0;
+}
+
+/* The spec with what a job takes from the one adding it. */
+static struct fl_job_spec inherit(const struct fl_job_spec *s)
+{
+	struct fl_job_spec out = *s;
+
+	if (!s->from)
+		return out;
+	out.tree = s->tree ? s->tree : s->from->tree;
+	out.machine = s->machine ? s->machine : s->from->machine;
+	out.benchmark = s->benchmark ? s->benchmark : s->from->benchmark;
+	out.regression_id = s->regression_id ? s->regression_id : s->from->regression_id;
+	return out;
+}
+
+char *fl_job_key(enum fl_job_kind kind, const struct fl_job_spec *s)
+{
+	struct fl_job_spec full = inherit(s);
+
+	return kinds[kind].key(&kinds[kind], &full);
+}
+
+int fl_service_enqueue(fl_store *st, enum fl_job_kind kind, const struct fl_job_spec *spec,
+		       int64_t *id)
+{
+	const struct fl_job_kind_info *k = &kinds[kind];
+	struct fl_job_spec s = inherit(spec);
+	struct fl_job_new j = {.kind = k->name,
+			       .tree = s.tree,
+			       .machine = s.machine,
+			       .benchmark = s.benchmark,
+			       .round = FL_JOB_NO_ROUND};
+	int r;
+
+	if (!fl_job_kind_follows(spec->from, kind))
+		return fl_error_set(FL_EINVAL, "a %s job does not come after %s", k->name,
+				    spec->from ? spec->from->kind : "the trigger");
+	if (k->about == FL_ABOUT_TAG)
+		j.tag_id = s.tag_id;
+	else if (k->about == FL_ABOUT_REGRESSION)
+		j.regression_id = s.regression_id;
+	else {
+		j.parent_id = s.from->id;
+		j.rev = s.rev;
+		j.role = s.role;
+		j.seq = s.seq;
+		j.point = s.point;
+		j.round = s.bisection_id ? FL_JOB_NO_ROUND : (int)s.round;
+	}
+	if ((r = fl_store_job_kinds_add(st, &k->name, 1)))
+		return r;
+	j.key = k->key(k, &s);
+	r = fl_store_job_add(st, &j, id, NULL);
+	free((char *)j.key);
+	return r;
+}
+
+int fl_service_job_find(fl_store *st, enum fl_job_kind kind, const struct fl_job_spec *s,
+			struct fl_job *out)
+{
+	char *key = fl_job_key(kind, s);
+	int r = fl_store_job_find(st, key, out);
+
+	free(key);
+	return r;
+}
+
+int fl_pipeline_register(fl_store *st)
+{
+	const char *names[FL_JOB_NKINDS];
+
+	for (size_t k = 0; k < FL_JOB_NKINDS; k++)
+		names[k] = kinds[k].name;
+	return fl_store_job_kinds_add(st, names, FL_JOB_NKINDS);
+}
+
+int fl_pipeline_prepare(fl_store *st, const struct fl_config *cfg)
+{
+	unsigned numbered = 0, n;
+	int r;
+
+	if ((r = fl_store_begin(st)))
+		return r;
+	r = fl_pipeline_register(st);
+	for (size_t k = 0; k < FL_JOB_NKINDS && !r; k++)
+		for (size_t b = 0; kinds[k].rounds && b < cfg->nbenchmarks && !r; b++) {
+			r = fl_store_jobs_number_rounds(st, kinds[k].name, cfg->benchmarks[b].name,
+							cfg->benchmarks[b].repeat, &n);
+			numbered += n;
+		}
+	if (!r)
+		r = fl_store_commit(st);
+	if (r) {
+		fl_store_rollback(st);
+		return r;
+	}
+	if (numbered)
+		fl_info("queue: %u run jobs from before rounds were stored: numbered into rounds",
+			numbered);
+	return 0;
+}
+
+/* ---- words ---- */
+
+/* decides: a job of that class shows the largest change among rows of it */
+static const struct {
+	enum fl_cmp_class cls;
+	const char *name, *word;
+	int decides;
+} classes[] = {
+    {FL_CMP_REGRESSION, "regression", "worse", 1},
+    {FL_CMP_IMPROVEMENT, "improvement", "better", 1},
+    {FL_CMP_SAME, "same", "same", 0},
+    {FL_CMP_UNCLEAR, "unclear", "unclear", 0},
+};
+
+#define NCLASSES (sizeof(classes) / sizeof(classes[0]))
+
+static size_t class_index(enum fl_cmp_class c)
+{
+	size_t i = 0;
+
+	while (i < NCLASSES - 1 && classes[i].cls != c)
+		i++;
+	return i; /* the last, unclear, for a value that is no class */
+}
+
+const char *fl_class_name(enum fl_cmp_class c)
+{
+	return classes[class_index(c)].name;
+}
+
+const char *fl_class_word(enum fl_cmp_class c)
+{
+	return classes[class_index(c)].word;
+}
+
+int fl_class_parse(const char *name, enum fl_cmp_class *c)
+{
+	for (size_t i = 0; name && i < NCLASSES; i++)
+		if (!strcmp(name, classes[i].name)) {
+			*c = classes[i].cls;
+			return 0;
+		}
+	return fl_error_set(FL_EINVAL, "no comparison class '%s'", name ? name : "");
+}
+
+const char *fl_class_name_word(const char *name)
+{
+	enum fl_cmp_class c;
+
+	return fl_class_parse(name, &c) ? name : fl_class_word(c);
+}
+
+int fl_class_decides(const char *name)
+{
+	enum fl_cmp_class c;
+
+	return !fl_class_parse(name, &c) && classes[class_index(c)].decides;
+}
+
+const char *fl_verdict_word(const char *state, const char *result)
+{
+	if (!strcmp(state, "failed"))
+		return "failed";
+	if (strcmp(state, "done"))
+		return "running";
+	return result ? fl_class_name_word(result) : fl_class_word(FL_CMP_UNCLEAR);
+}

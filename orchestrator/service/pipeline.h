@@ -1,0 +1,132 @@
+/*
+ * service/pipeline.h - the watch service's pipeline in one place: its job
+ * kinds, their order, the keys of their jobs, and the words of its results.
+ *
+ *   trigger -> compare -> bisect -> revert -> report
+ *                 |          |         |
+ *                run        run       run
+ *
+ *   trigger  new tags of a tree (trigger.c), one compare job per benchmark
+ *            and machine; not a job itself
+ *   compare  a tag against its baseline (detect.c): rounds of run jobs,
+ *            then a bisect job for a regression
+ *   bisect   the regression bisected (autobisect.c): one run job a step,
+ *            then a revert job for a culprit, a report job for any other
+ *            answer but no regression
+ *   revert   the culprit reverted on the tag (revert.c): rounds of run jobs,
+ *            then the report job
+ *   report   the mail, stored in the outbox (report.c): the end
+ *   run      one commit measured once on one machine by the queue's workers
+ *            (queue.c), a child its parent waits for
+ *
+ * pipeline.c's table gives each kind its name (jobs.kind), its step, the
+ * kinds its step may add, what its jobs are about and their key. Stages add
+ * and find jobs only through fl_service_enqueue() and
+ * fl_service_job_find(): nothing else spells a kind or builds a key. The
+ * keys are the ones stores in the field have:
+ *   compare:TAG:BENCHMARK:MACHINE    bisect:REGRESSION
+ *   revert:REGRESSION                report:REGRESSION
+ *   run:PARENT_KIND:PARENT:SEQ       a round's run (compare, revert)
+ *   run:bisection:BISECTION:SEQ:SHA  a bisection step's run
+ *
+ * The words: a comparison's classes (comparisons.class, a compare job's
+ * result) and what a page calls them, each spelled here once.
+ */
+#ifndef FL_PIPELINE_H
+#define FL_PIPELINE_H
+
+#include "analysis/compare.h"
+#include "store/jobs.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct fl_config;
+
+enum fl_job_kind {
+	FL_JOB_COMPARE,
+	FL_JOB_BISECT,
+	FL_JOB_REVERT,
+	FL_JOB_REPORT,
+	FL_JOB_RUN,
+	FL_JOB_NKINDS
+};
+
+/* A coordinator's step (queue.h has its contract): 0 when it left the job
+ * waiting, done or failed; negative with a message to fail the job with. */
+typedef int (*fl_job_step_fn)(void *svc, fl_store *st, const struct fl_job *job);
+
+/* A job to add, or to find. A kind reads what its row in the table says. */
+struct fl_job_spec {
+	const struct fl_job *from; /* the job whose step adds it; NULL: the trigger */
+	const char *tree, *machine, *benchmark; /* NULL: from's */
+	int64_t tag_id;			/* compare: the watch tag */
+	int64_t regression_id;		/* bisect, revert, report; 0: from's */
+	/* run jobs, whose parent is from */
+	const char *rev, *role, *point; /* point NULL: every point */
+	int seq;
+	unsigned round;	      /* a round of a comparison (compare, revert) */
+	int64_t bisection_id; /* a bisection step's run: its bisection (no round) */
+};
+
+enum fl_job_about { FL_ABOUT_TAG, FL_ABOUT_REGRESSION, FL_ABOUT_PARENT };
+
+struct fl_job_kind_info {
+	const char *name;	 /* jobs.kind */
+	fl_job_step_fn step;	 /* NULL: run jobs, measured by the queue's workers */
+	enum fl_job_kind next[3]; /* the kinds its step may add */
+	size_t nnext;
+	enum fl_job_about about; /* the row its jobs point at */
+	int rounds;		 /* its run jobs come in rounds (repeat x sides) */
+	/* its jobs' key (caller frees), from a spec with from's fields filled in */
+	char *(*key)(const struct fl_job_kind_info *k, const struct fl_job_spec *s);
+};
+
+const struct fl_job_kind_info *fl_job_kind_info(enum fl_job_kind k);
+const char *fl_job_kind_name(enum fl_job_kind k);
+/* 0 with *k, or FL_EINVAL naming the kinds there are. */
+int fl_job_kind_parse(const char *name, enum fl_job_kind *k);
+/* Whether name is kind k's. */
+int fl_job_kind_is(const char *name, enum fl_job_kind k);
+/* Whether a step of from's kind (NULL: the trigger) may add a job of kind to. */
+int fl_job_kind_follows(const struct fl_job *from, enum fl_job_kind to);
+
+/* The key a job of kind gets (caller frees). */
+char *fl_job_key(enum fl_job_kind kind, const struct fl_job_spec *s);
+/*
+ * Adds a job of kind, or finds the one with its key (created once): *id
+ * either way. FL_EINVAL when from's step may not add that kind.
+ */
+int fl_service_enqueue(fl_store *st, enum fl_job_kind kind, const struct fl_job_spec *s,
+		       int64_t *id);
+/* The job of kind s names (its key): FL_ENOTFOUND when there is none. */
+int fl_service_job_find(fl_store *st, enum fl_job_kind kind, const struct fl_job_spec *s,
+			struct fl_job *out);
+
+/* Every kind a row of the store's job_kinds (what a job's kind must name). */
+int fl_pipeline_register(fl_store *st);
+/*
+ * At the service's start: fl_pipeline_register(), and
+ * run jobs stored before rounds were numbered into theirs the way rounds
+ * were counted then (seq / (sides x the benchmark's repeat in cfg)).
+ */
+int fl_pipeline_prepare(fl_store *st, const struct fl_config *cfg);
+
+/* ---- words ---- */
+
+/* regression, improvement, same, unclear: comparisons.class, a compare job's result. */
+const char *fl_class_name(enum fl_cmp_class c);
+/* 0 with *c, or FL_EINVAL. */
+int fl_class_parse(const char *name, enum fl_cmp_class *c);
+/* What a page calls a class: worse, better, same, unclear. */
+const char *fl_class_word(enum fl_cmp_class c);
+/* A stored class's page word; any other text as it is. */
+const char *fl_class_name_word(const char *name);
+/* Whether a compare job's class is decided by its rows of that class
+ * (regression, improvement): a page shows the largest change among them. */
+int fl_class_decides(const char *name);
+/* What a page calls a compare job: its class's word once done, running
+ * before (queued, running, waiting), failed. */
+const char *fl_verdict_word(const char *state, const char *result);
+
+#endif
