@@ -428,8 +428,9 @@ static inline int wf_last_tag(fl_store *st, struct wf_store *w, int64_t job)
 	for (int k = 0; k < 6; k++) {
 		snprintf(key, sizeof(key), "run:%lld:%s:%d", (long long)job, k % 2 ? "new" : "base",
 			 k / 2);
-		if (wf_job(st, FL_JOB_RUN, key, job, "numa2", w->sha[wf_tag_at[WF_NTAGS - 2 + k % 2]],
-			   k % 2 ? "new" : "base", k, 0, &kids[k]))
+		if (wf_job(st, FL_JOB_RUN, key, job, "numa2",
+			   w->sha[wf_tag_at[WF_NTAGS - 2 + k % 2]], k % 2 ? "new" : "base", k, 0,
+			   &kids[k]))
 			return -1;
 	}
 	w->queued_run_job = kids[3];
@@ -461,7 +462,8 @@ static inline int wf_watch(fl_store *st, struct wf_store *w)
 		if (!i)
 			continue;
 		snprintf(key, sizeof(key), "compare:%lld:page_fault2:numa2", (long long)w->tag[i]);
-		if (wf_job(st, FL_JOB_COMPARE, key, 0, "numa2", NULL, "", 0, w->tag[i], &w->compare[i]))
+		if (wf_job(st, FL_JOB_COMPARE, key, 0, "numa2", NULL, "", 0, w->tag[i],
+			   &w->compare[i]))
 			return -1;
 		if (i == last)
 			continue;
@@ -653,7 +655,8 @@ static inline int wf_fill(const char *dir, struct wf_store *w)
 	snprintf(db, sizeof(db), "%s/fl.db", dir);
 	if (fl_store_open(&st, db, 0))
 		return -1;
-	r = fl_pipeline_register(st) || fl_store_tree_ensure(st, "mainline", "/srv/linux.git", &w->tree) ||
+	r = fl_pipeline_register(st) ||
+	    fl_store_tree_ensure(st, "mainline", "/srv/linux.git", &w->tree) ||
 	    fl_store_machine_ensure(st, "numa2", "libvirt", &w->numa2) ||
 	    fl_store_machine_ensure(st, "numa8", "libvirt", &w->numa8) ||
 	    fl_store_machine_set_facts(st, "numa2", "{\"sockets\":2,\"nodes\":2,\"cpus\":2}") ||

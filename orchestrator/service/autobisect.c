@@ -93,7 +93,8 @@ static int sample(void *ctx, size_t idx, double **v, size_t *n)
 				.rev = a->shas[idx],
 				.role = "bisect",
 				.point = point,
-				.seq = (int)fl_bisect_seq(a->engine), /* the step this run becomes */
+				.seq =
+				    (int)fl_bisect_seq(a->engine), /* the step this run becomes */
 				.bisection_id = a->id};
 	struct fl_job j;
 	int64_t id;

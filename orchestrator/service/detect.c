@@ -88,8 +88,8 @@ static void log_points(const struct detect *d)
 			continue;
 		fl_info("compare: %s %s vs %s on %s: %+.1f%% %s of %s at %u task%s (p=%.2g)",
 			d->tag.tree, d->tag.tag, d->tag.baseline, d->job->machine, row->change,
-			fl_class_name(row->cls), row->name, row->tasks,
-			row->tasks == 1 ? "" : "s", row->p);
+			fl_class_name(row->cls), row->name, row->tasks, row->tasks == 1 ? "" : "s",
+			row->p);
 	}
 }
 

@@ -58,10 +58,10 @@ typedef int (*fl_job_step_fn)(void *svc, fl_store *st, const struct fl_job *job)
 
 /* A job to add, or to find. A kind reads what its row in the table says. */
 struct fl_job_spec {
-	const struct fl_job *from; /* the job whose step adds it; NULL: the trigger */
+	const struct fl_job *from;		/* the job whose step adds it; NULL: the trigger */
 	const char *tree, *machine, *benchmark; /* NULL: from's */
-	int64_t tag_id;			/* compare: the watch tag */
-	int64_t regression_id;		/* bisect, revert, report; 0: from's */
+	int64_t tag_id;				/* compare: the watch tag */
+	int64_t regression_id;			/* bisect, revert, report; 0: from's */
 	/* run jobs, whose parent is from */
 	const char *rev, *role, *point; /* point NULL: every point */
 	int seq;
@@ -72,8 +72,8 @@ struct fl_job_spec {
 enum fl_job_about { FL_ABOUT_TAG, FL_ABOUT_REGRESSION, FL_ABOUT_PARENT };
 
 struct fl_job_kind_info {
-	const char *name;	 /* jobs.kind */
-	fl_job_step_fn step;	 /* NULL: run jobs, measured by the queue's workers */
+	const char *name;	  /* jobs.kind */
+	fl_job_step_fn step;	  /* NULL: run jobs, measured by the queue's workers */
 	enum fl_job_kind next[3]; /* the kinds its step may add */
 	size_t nnext;
 	enum fl_job_about about; /* the row its jobs point at */

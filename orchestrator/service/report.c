@@ -588,8 +588,8 @@ int fl_report_step(void *ctx, fl_store *st, const struct fl_job *job)
 	}
 	mid = fl_mail_message_id("regression", (long long)job->regression_id, domain);
 	if (!(r = fl_store_begin(st))) {
-		r = fl_store_report_add(st, &(struct fl_report_new){job->regression_id, mid, subj, body},
-					&id);
+		r = fl_store_report_add(
+		    st, &(struct fl_report_new){job->regression_id, mid, subj, body}, &id);
 		fl_crashpoint("report-store");
 		if (!r)
 			r = fl_store_job_set(st, job->id, "done", "stored", NULL);

@@ -81,8 +81,9 @@ int fl_store_job_kinds_add(fl_store *st, const char *const *names, size_t n)
 	sqlite3_stmt *stmt;
 	int r = 0;
 
-	if (fl_store_prepare(st, &stmt, "INSERT INTO job_kinds(name) VALUES (?1) "
-					"ON CONFLICT DO NOTHING"))
+	if (fl_store_prepare(st, &stmt,
+			     "INSERT INTO job_kinds(name) VALUES (?1) "
+			     "ON CONFLICT DO NOTHING"))
 		return FL_ESTORE;
 	for (size_t i = 0; i < n && !r; i++) {
 		bind_text(stmt, 1, names[i]);

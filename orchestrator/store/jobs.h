@@ -36,13 +36,13 @@ struct fl_job_new {
 	const char *key;
 	int64_t parent_id; /* 0: none; a parent waits for its children */
 	const char *tree, *machine, *benchmark;
-	const char *rev;      /* run jobs: the full sha to measure */
-	const char *role;     /* run jobs: base, new, bisect, bad, revert */
-	int seq;	      /* order among siblings */
-	int round;	      /* run jobs: the round of a comparison, or FL_JOB_NO_ROUND */
-	int64_t tag_id;	      /* 0: none; the watch tag it is about */
+	const char *rev;       /* run jobs: the full sha to measure */
+	const char *role;      /* run jobs: base, new, bisect, bad, revert */
+	int seq;	       /* order among siblings */
+	int round;	       /* run jobs: the round of a comparison, or FL_JOB_NO_ROUND */
+	int64_t tag_id;	       /* 0: none; the watch tag it is about */
 	int64_t regression_id; /* 0: none; the regression it is about */
-	const char *point;    /* run jobs: the one point to measure, "MODE:TASKS"; NULL: all */
+	const char *point;     /* run jobs: the one point to measure, "MODE:TASKS"; NULL: all */
 };
 
 struct fl_job {

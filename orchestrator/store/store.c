@@ -504,8 +504,8 @@ static int keys_hold(fl_store *st)
 		return FL_ESTORE;
 	rc = sqlite3_step(stmt);
 	if (rc == SQLITE_ROW)
-		r = fl_error_set(FL_ESTORE, "store %s: %s row %lld points at no row of %s", st->path,
-				 (const char *)sqlite3_column_text(stmt, 0),
+		r = fl_error_set(FL_ESTORE, "store %s: %s row %lld points at no row of %s",
+				 st->path, (const char *)sqlite3_column_text(stmt, 0),
 				 (long long)sqlite3_column_int64(stmt, 1),
 				 (const char *)sqlite3_column_text(stmt, 2));
 	else if (rc != SQLITE_DONE)

@@ -307,7 +307,7 @@ int fl_web_revert_get(fl_store *st, fl_pool *p, int64_t regression_id, const cha
 struct fl_web_job {
 	int64_t id, parent_id;
 	int64_t regression_id; /* bisect, revert and report jobs: theirs; else 0 */
-	const char *kind;  /* service/pipeline.h's names */
+	const char *kind;      /* service/pipeline.h's names */
 	const char *state; /* queued, running, waiting, done, failed */
 	const char *tree, *machine, *benchmark;
 	const char *role;	     /* run jobs: base, new, bisect, bad, revert */

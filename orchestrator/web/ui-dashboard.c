@@ -116,8 +116,7 @@ static void verdict_cell(fl_buf *out, const struct fl_web_tag *tag, const struct
 		return;
 	}
 	word = fl_verdict_word(v->state, v->result);
-	fl_html_addf(out, "<td class='verdict verdict-%s'%S", word,
-		     v->error ? " title='" : "");
+	fl_html_addf(out, "<td class='verdict verdict-%s'%S", word, v->error ? " title='" : "");
 	if (v->error)
 		fl_html_addf(out, "%s'", v->error);
 	fl_buf_adds(out, ">");

@@ -523,19 +523,20 @@ json_t *fl_ui_jobs_json(const struct fl_web_job *j, size_t n)
 			      "started", json_id(j[i].started), "finished", json_id(j[i].finished),
 			      "runs", (json_int_t)j[i].children, "runs_done",
 			      (json_int_t)j[i].children_done, "run", json_id(j[i].run_id), "about",
-			      j[i].regression_id ? json_pack("{s:I}", "regression",
-							     (json_int_t)j[i].regression_id)
-						 : json_null()));
+			      j[i].regression_id
+				  ? json_pack("{s:I}", "regression", (json_int_t)j[i].regression_id)
+				  : json_null()));
 	return a;
 }
 
 static json_t *verdict_json(const struct fl_web_verdict *v)
 {
+	const char *word = fl_verdict_word(v->state, v->result);
+
 	return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:I, s:I, s:o}", "job",
 			 (json_int_t)v->job_id, "benchmark", fl_web_json_str(v->benchmark),
 			 "machine", fl_web_json_str(v->machine), "state", fl_web_json_str(v->state),
-			 "verdict", fl_web_json_str(fl_verdict_word(v->state, v->result)), "error",
-			 fl_web_json_str(v->error),
+			 "verdict", fl_web_json_str(word), "error", fl_web_json_str(v->error),
 			 "metric", fl_web_json_str(v->metric), "mode", fl_web_json_str(v->mode),
 			 "tasks", (int)v->tasks, "change_pct", fl_web_json_num(v->change), "runs",
 			 (json_int_t)v->runs_total, "runs_done", (json_int_t)v->runs_done,

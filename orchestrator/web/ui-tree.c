@@ -180,7 +180,8 @@ static void change_points_table(fl_buf *out, const struct fl_model_series *s)
 		fl_html_addf(
 		    out,
 		    "</td><td class='num change %s'>%.1f%%</td><td class='num'>%.3f</td></tr>\n",
-		    c->change_pct > 0 ? "worse" : "better", plain_change(c), c->p);
+		    fl_class_word(c->change_pct > 0 ? FL_CMP_REGRESSION : FL_CMP_IMPROVEMENT),
+		    plain_change(c), c->p);
 	}
 	fl_buf_adds(out, "</tbody></table>\n");
 }

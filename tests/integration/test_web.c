@@ -334,6 +334,11 @@ static void test_jobs(void **state)
 	expect_page("/jobs?state=live", 200, "<td class='status status-running'>running</td>");
 	expect_page("/jobs?kind=bisect", 200, "<a href='/regression/1'>regression 1</a>");
 	expect_page("/jobs?kind=%3Cx%3E", 400, "bad kind");
+	/* the kinds are the pipeline's: another name is no filter that finds nothing */
+	expect_page(
+	    "/jobs?kind=build", 400,
+	    "bad kind: no job kind &#39;build&#39; (kinds: compare, bisect, revert, report, "
+	    "run)");
 	expect_page("/jobs?state=failed", 200, "No jobs.");
 	j = api("/api/jobs?kind=compare", 200);
 	jobs = json_object_get(j, "jobs");

@@ -190,11 +190,11 @@ static void test_kernel_machine_report(void **state)
 	assert_int_equal(fl_store_bisection_finish(st, bid, "culprit", sha[2], 0.99), 0);
 	/* the bisect job as the compare step adds it, which the report finds by its key */
 	assert_int_equal(fl_store_job_get(st, compare_job, &compare), 0);
-	assert_int_equal(fl_service_enqueue(st, FL_JOB_BISECT,
-					    &(struct fl_job_spec){.from = &compare,
-								  .regression_id = reg},
-					    &bisect_job),
-			 0);
+	assert_int_equal(
+	    fl_service_enqueue(st, FL_JOB_BISECT,
+			       &(struct fl_job_spec){.from = &compare, .regression_id = reg},
+			       &bisect_job),
+	    0);
 	fl_job_release(&compare);
 	for (int run = 0; run < NRUNS; run++) {
 		int64_t c = add_run(2, run, 76000, 0.66);

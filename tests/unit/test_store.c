@@ -1,6 +1,8 @@
 /*
  * test_store.c - the SQLite store: migrations on open, reopening keeps the
- * data, a failed multi-row write leaves nothing behind.
+ * data, a failed multi-row write leaves nothing behind; a version-9 store
+ * with a job of every kind migrates to what jobs are about as foreign keys
+ * (migration 10), and the keys hold afterwards.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,9 +18,13 @@
 
 #include "lib/error.h"
 #include "testlib.h"
+#include "store/jobs.h"
 #include "store/store.h"
 
 static char dir[64], db[96];
+
+/* A full sha of one repeated digit. */
+#define WANT_SHA(d) d d d d d d d d d d d d d d d d d d d d d d d d d d d d d d d d d d d d d d d d
 
 static int setup(void **state)
 {
@@ -170,6 +176,145 @@ static void test_failed_write_rolls_back(void **state)
 	fl_store_free(st);
 }
 
+/* SQL on the file with foreign keys on, as the store runs it: SQLITE_OK or the error. */
+static int exec_fk(const char *path, const char *sql)
+{
+	sqlite3 *h;
+	int rc;
+
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	rc = sqlite3_exec(h, "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(h, sql, NULL, NULL, NULL);
+	sqlite3_close(h);
+	return rc;
+}
+
+static void test_migration_10(void **state)
+{
+	char path[128], buf[512];
+	struct fl_job j;
+	fl_store *st;
+	int from;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/v9.db", dir);
+	assert_int_equal(fl_store_open(&st, path, FL_STORE_NO_MIGRATE), 0);
+	assert_int_equal(fl_store_migrate(st, 9, NULL), 0);
+	fl_store_free(st);
+	/* a tag compared, its regression bisected, reverted and reported, each
+	 * with its runs, and a compare job whose tag is not there */
+	assert_int_equal(
+	    exec_fk(
+		path,
+		"INSERT INTO trees(id, name, url) VALUES (1, 't', '/t');"
+		"INSERT INTO commits(id, tree_id, sha) VALUES (1, 1, '" WANT_SHA(
+		    "1") "'), "
+			 "(2, 1, '" WANT_SHA(
+			     "2") "');"
+				  "INSERT INTO machines(id, name, backend) VALUES (1, 'm', "
+				  "'command');"
+				  "INSERT INTO watch_tags(id, tree_id, tag, commit_id, baseline, "
+				  "baseline_commit, state) VALUES (5, 1, 'v2', 2, 'v1', 1, "
+				  "'scheduled');"
+				  "INSERT INTO jobs(id, kind, key, state, result, ref_id) VALUES "
+				  "(1, 'compare', "
+				  "'compare:5:b:m', 'done', 'regression', 5);"
+				  "INSERT INTO regressions(id, tree_id, good_commit, bad_commit, "
+				  "benchmark, "
+				  "machine_id, metric, tasks, change, job_id) VALUES (7, 1, 1, 2, "
+				  "'b', 1, 'value', "
+				  "1, 30, 1);"
+				  "INSERT INTO jobs(id, kind, key, parent_id, role, seq, ref_id, "
+				  "state, point) "
+				  "VALUES (2, 'run', 'run:compare:1:0', 1, 'base', 0, 5, 'done', "
+				  "NULL), "
+				  "(3, 'bisect', 'bisect:7', NULL, '', 0, 7, 'done', NULL), "
+				  "(4, 'run', 'run:bisection:1:0:x', 3, 'bisect', 0, 7, 'done', "
+				  "':1'), "
+				  "(5, 'revert', 'revert:7', NULL, '', 0, 7, 'waiting', NULL), "
+				  "(6, 'run', 'run:revert:5:0', 5, 'revert', 0, 7, 'queued', "
+				  "':1'), "
+				  "(7, 'report', 'report:7', NULL, '', 0, 7, 'queued', NULL), "
+				  "(8, 'compare', 'compare:99:b:m', NULL, '', 0, 99, 'queued', "
+				  "NULL);"
+				  "INSERT INTO runs(id, machine_id, benchmark, status, job_id) "
+				  "VALUES (1, 1, 'b', "
+				  "'ok', 2);"
+				  "UPDATE jobs SET run_id = 1 WHERE id = 2;"
+				  "INSERT INTO comparisons(job_id, what, base_commit, new_commit, "
+				  "benchmark, "
+				  "machine_id, metric, tasks, base_runs, new_runs, verdict, class) "
+				  "VALUES (1, "
+				  "'tag', 1, 2, 'b', 1, 'value', 1, 1, 1, 'unknown', 'unclear');"),
+	    SQLITE_OK);
+
+	assert_int_equal(fl_store_open(&st, path, 0), 0);
+	assert_int_equal(fl_store_version(st), 10);
+	assert_int_equal(fl_store_job_get(st, 3, &j), 0);
+	assert_string_equal(j.key, "bisect:7");
+	assert_int_equal(j.regression_id, 7);
+	assert_int_equal(j.tag_id, 0);
+	fl_job_release(&j);
+	fl_store_free(st);
+	fl_test_sql_text(
+	    path,
+	    "SELECT group_concat(id || ':' || kind || ':' || coalesce(tag_id, '-') || "
+	    "':' || coalesce(regression_id, '-') || ':' || coalesce(parent_id, '-') || "
+	    "':' || coalesce(round, '-') || ':' || state) FROM (SELECT * FROM jobs "
+	    "ORDER BY id)",
+	    buf, sizeof(buf));
+	assert_string_equal(buf, "1:compare:5:-:-:-:done,2:run:-:-:1:-:done,3:bisect:-:7:-:-:done,"
+				 "4:run:-:-:3:-:done,5:revert:-:7:-:-:waiting,"
+				 "6:run:-:-:5:-:queued,7:report:-:7:-:-:queued,"
+				 "8:compare:-:-:-:-:queued");
+	fl_test_sql_text(path,
+			 "SELECT group_concat(name) FROM (SELECT name FROM job_kinds "
+			 "ORDER BY name)",
+			 buf, sizeof(buf));
+	assert_string_equal(buf, "bisect,compare,report,revert,run");
+	/* what pointed at the jobs still does, and every key holds */
+	assert_int_equal(fl_test_sql_int(path, "SELECT count(*) FROM runs r JOIN jobs j ON "
+					       "j.id = r.job_id AND j.run_id = r.id"),
+			 1);
+	assert_int_equal(fl_test_sql_int(path, "SELECT count(*) FROM pragma_foreign_key_check"), 0);
+	assert_int_equal(fl_test_sql_int(path, "SELECT count(*) FROM sqlite_master WHERE name = "
+					       "'jobs' AND sql LIKE '%kind IN%'"),
+			 0);
+	assert_int_equal(fl_test_sql_int(path, "SELECT count(*) FROM pragma_index_list('jobs') "
+					       "WHERE name IN ('jobs_by_state', 'jobs_by_parent', "
+					       "'jobs_live', 'jobs_by_tag', 'jobs_by_regression')"),
+			 5);
+	assert_int_equal(exec_fk(path, "INSERT INTO jobs(kind, key) VALUES ('build', 'x')"),
+			 SQLITE_CONSTRAINT);
+	assert_int_equal(exec_fk(path, "UPDATE jobs SET tag_id = 6 WHERE id = 1"),
+			 SQLITE_CONSTRAINT);
+	assert_int_equal(exec_fk(path, "UPDATE jobs SET regression_id = 8 WHERE id = 3"),
+			 SQLITE_CONSTRAINT);
+	assert_int_equal(exec_fk(path, "DELETE FROM watch_tags WHERE id = 5"), SQLITE_CONSTRAINT);
+	assert_int_equal(exec_fk(path, "DELETE FROM jobs WHERE id = 2"), SQLITE_CONSTRAINT);
+	assert_int_equal(exec_fk(path, "DELETE FROM job_kinds WHERE name = 'run'"),
+			 SQLITE_CONSTRAINT);
+	assert_int_equal(exec_fk(path, "UPDATE jobs SET round = -1 WHERE id = 2"),
+			 SQLITE_CONSTRAINT);
+	assert_int_equal(exec_fk(path, "UPDATE jobs SET round = 0 WHERE id = 2"), SQLITE_OK);
+
+	/* a migration that would leave a key pointing nowhere is not applied */
+	snprintf(path, sizeof(path), "%s/v9-broken.db", dir);
+	assert_int_equal(fl_store_open(&st, path, FL_STORE_NO_MIGRATE), 0);
+	assert_int_equal(fl_store_migrate(st, 9, NULL), 0);
+	fl_store_free(st);
+	assert_int_equal(fl_test_sql_exec(path, "INSERT INTO jobs(id, kind, key, parent_id) VALUES "
+						"(1, 'run', 'run:x', 42)"),
+			 0);
+	assert_int_equal(fl_store_open(&st, path, FL_STORE_NO_MIGRATE), 0);
+	assert_int_equal(fl_store_migrate(st, 0, &from), FL_ESTORE);
+	assert_non_null(strstr(fl_error_last(), "migration to version 10"));
+	assert_non_null(strstr(fl_error_last(), "jobs row 1 points at no row of jobs"));
+	assert_int_equal(fl_store_version(st), 9);
+	fl_store_free(st);
+}
+
 static void test_unwritable_place(void **state)
 {
 	fl_store *st;
@@ -182,11 +327,12 @@ static void test_unwritable_place(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_migrations_on_open),
-		cmocka_unit_test(test_newer_schema_refused),
-		cmocka_unit_test(test_reopen_keeps_data),
-		cmocka_unit_test(test_failed_write_rolls_back),
-		cmocka_unit_test(test_unwritable_place),
+	    cmocka_unit_test(test_migrations_on_open),
+	    cmocka_unit_test(test_newer_schema_refused),
+	    cmocka_unit_test(test_reopen_keeps_data),
+	    cmocka_unit_test(test_failed_write_rolls_back),
+	    cmocka_unit_test(test_migration_10),
+	    cmocka_unit_test(test_unwritable_place),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
