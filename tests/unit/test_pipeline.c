@@ -309,13 +309,36 @@ static void step(fl_store *st, int64_t id)
 	fl_service_release(&svc);
 }
 
-static void test_rounds_kept(void **state)
+/* The run jobs of job from the from-th on end ok, with noisy values. */
+static void finish_runs(fl_store *st, int64_t job, size_t from, int64_t machine)
 {
-	/* noisy enough that two or three runs a side decide nothing */
+	/* noisy enough that a few runs a side decide nothing */
 	static const double v[] = {100, 140, 121, 92, 133, 104, 97, 128, 115, 109};
-	char q[256], buf[128];
 	struct fl_job *kids;
 	size_t n;
+
+	assert_int_equal(fl_store_jobs_children(st, job, &kids, &n), 0);
+	for (size_t i = from; i < n; i++)
+		finish(st, kids[i].id, machine, v[i % 10]);
+	fl_jobs_free(kids, n);
+}
+
+/* The run jobs of job as round:seq:role, in seq order. */
+static void runs_of(int64_t job, char *buf, size_t size)
+{
+	char q[256];
+
+	snprintf(q, sizeof(q),
+		 "SELECT group_concat(round || ':' || seq || ':' || role) FROM (SELECT * FROM "
+		 "jobs WHERE parent_id = %lld AND key = 'run:compare:' || parent_id || ':' || seq "
+		 "ORDER BY seq)",
+		 (long long)job);
+	fl_test_sql_text(db, q, buf, size);
+}
+
+static void test_rounds_kept(void **state)
+{
+	char buf[256];
 	int64_t tag, id, machine;
 	fl_store *st;
 
@@ -331,43 +354,24 @@ static void test_rounds_kept(void **state)
 		&id),
 	    0);
 	step(st, id); /* round 0: repeat 2, base and new */
-	assert_int_equal(fl_store_jobs_children(st, id, &kids, &n), 0);
-	assert_int_equal(n, 4);
-	for (size_t i = 0; i < n; i++) {
-		assert_int_equal(kids[i].round, 0);
-		finish(st, kids[i].id, machine, v[i]);
-	}
-	fl_jobs_free(kids, n);
+	runs_of(id, buf, sizeof(buf));
+	assert_string_equal(buf, "0:0:base,0:1:new,0:2:base,0:3:new");
+	finish_runs(st, id, 0, machine);
 
 	/* repeat edited while the job waits: the next round is 3 a side */
 	assert_int_equal(load(3), 0);
 	step(st, id);
-	snprintf(q, sizeof(q),
-		 "SELECT group_concat(round || ':' || seq || ':' || role) FROM (SELECT * FROM "
-		 "jobs WHERE parent_id = %lld ORDER BY seq)",
-		 (long long)id);
-	fl_test_sql_text(db, q, buf, sizeof(buf));
+	runs_of(id, buf, sizeof(buf));
 	assert_string_equal(buf, "0:0:base,0:1:new,0:2:base,0:3:new,1:4:base,1:5:new,1:6:base,"
 				 "1:7:new,1:8:base,1:9:new");
-	snprintf(q, sizeof(q),
-		 "SELECT count(*) FROM jobs WHERE parent_id = %lld AND key = 'run:compare:' || "
-		 "parent_id || ':' || seq",
-		 (long long)id);
-	assert_int_equal(fl_test_sql_int(db, q), 10);
 
 	/* back to 2: round 2 has 2 a side, the rounds before stay as they are */
-	assert_int_equal(fl_store_jobs_children(st, id, &kids, &n), 0);
-	for (size_t i = 4; i < n; i++)
-		finish(st, kids[i].id, machine, v[i]);
-	fl_jobs_free(kids, n);
+	finish_runs(st, id, 4, machine);
 	assert_int_equal(load(2), 0);
 	step(st, id);
-	snprintf(q, sizeof(q),
-		 "SELECT group_concat(round) FROM (SELECT round FROM jobs WHERE parent_id = %lld "
-		 "ORDER BY seq)",
-		 (long long)id);
-	fl_test_sql_text(db, q, buf, sizeof(buf));
-	assert_string_equal(buf, "0,0,0,0,1,1,1,1,1,1,2,2,2,2");
+	runs_of(id, buf, sizeof(buf));
+	assert_string_equal(buf, "0:0:base,0:1:new,0:2:base,0:3:new,1:4:base,1:5:new,1:6:base,"
+				 "1:7:new,1:8:base,1:9:new,2:10:base,2:11:new,2:12:base,2:13:new");
 	fl_store_free(st);
 }
 
