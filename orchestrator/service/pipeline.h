@@ -106,9 +106,10 @@ int fl_service_job_find(fl_store *st, enum fl_job_kind kind, const struct fl_job
 /* Every kind a row of the store's job_kinds (what a job's kind must name). */
 int fl_pipeline_register(fl_store *st);
 /*
- * At the service's start: fl_pipeline_register(), and
- * run jobs stored before rounds were numbered into theirs the way rounds
- * were counted then (seq / (sides x the benchmark's repeat in cfg)).
+ * At the service's start (fl_queue_open): fl_pipeline_register(), and the
+ * run jobs stored before rounds were (schema 10) numbered into theirs the
+ * way rounds were counted then: seq / (sides x the benchmark's repeat in
+ * cfg), once.
  */
 int fl_pipeline_prepare(fl_store *st, const struct fl_config *cfg);
 
