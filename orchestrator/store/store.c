@@ -514,20 +514,31 @@ static int keys_hold(fl_store *st)
 	return r;
 }
 
-/* Version v to v + 1 in one transaction. */
-static int migrate_one(fl_store *st, int v)
+/*
+ * The next migration up to upto, in one transaction; *v: the version then.
+ * The version is read under the write lock: another process opening the
+ * store at the same time may have applied the migration meanwhile.
+ */
+static int migrate_one(fl_store *st, int upto, int *v)
 {
 	char pragma[64];
 
 	if (fl_store_begin(st))
 		return FL_ESTORE;
-	snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", v + 1);
-	if (fl_store_exec(st, migrations[v]) || keys_hold(st) || fl_store_exec(st, pragma)) {
-		fl_error_wrap(FL_ESTORE, "migration to version %d", v + 1);
+	if ((*v = fl_store_version(st)) < 0 || *v >= upto) {
+		fl_store_rollback(st);
+		return *v < 0 ? FL_ESTORE : 0;
+	}
+	snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", *v + 1);
+	if (fl_store_exec(st, migrations[*v]) || keys_hold(st) || fl_store_exec(st, pragma)) {
+		fl_error_wrap(FL_ESTORE, "migration to version %d", *v + 1);
 		fl_store_rollback(st);
 		return FL_ESTORE;
 	}
-	return fl_store_commit(st) ? FL_ESTORE : 0;
+	if (fl_store_commit(st))
+		return FL_ESTORE;
+	(*v)++;
+	return 0;
 }
 
 int fl_store_migrate(fl_store *st, int upto, int *from)
@@ -550,8 +561,8 @@ int fl_store_migrate(fl_store *st, int upto, int *from)
 	 * changing a constraint): keys are checked once it is done instead */
 	if (fl_store_exec(st, "PRAGMA foreign_keys = OFF"))
 		return FL_ESTORE;
-	for (; v < upto && !r; v++)
-		r = migrate_one(st, v);
+	while (v < upto && !r)
+		r = migrate_one(st, upto, &v);
 	if (fl_store_exec(st, "PRAGMA foreign_keys = ON"))
 		return FL_ESTORE;
 	return r;

@@ -2,7 +2,8 @@
  * test_store.c - the SQLite store: migrations on open, reopening keeps the
  * data, a failed multi-row write leaves nothing behind; a version-9 store
  * with a job of every kind migrates to what jobs are about as foreign keys
- * (migration 10), and the keys hold afterwards.
+ * (migration 10), and the keys hold afterwards; processes that open a new
+ * store at the same moment all migrate it, each migration once.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lib/error.h"
@@ -315,6 +317,53 @@ static void test_migration_10(void **state)
 	fl_store_free(st);
 }
 
+/* Two "faultline run" on a new store: each migration is applied by one of
+ * them, the other finds it done (it read the version before waiting for the
+ * write lock, and used to apply the migration again). */
+static void test_concurrent_migrations(void **state)
+{
+	enum { NPROC = 6, ROUNDS = 4 };
+	char path[128];
+
+	(void)state;
+	for (int round = 0; round < ROUNDS; round++) {
+		int go[2], failed = 0;
+		pid_t pid[NPROC];
+
+		snprintf(path, sizeof(path), "%s/race-%d.db", dir, round);
+		assert_int_equal(pipe(go), 0);
+		for (int i = 0; i < NPROC; i++) {
+			pid[i] = fork();
+			assert_true(pid[i] >= 0);
+			if (pid[i] == 0) {
+				fl_store *st;
+				char c;
+				int r;
+
+				close(go[1]);
+				r = read(go[0], &c, 1) < 0; /* all start when the pipe closes */
+				r = r || fl_store_open(&st, path, 0);
+				if (r)
+					fprintf(stderr, "child %d: %s\n", i, fl_error_last());
+				else
+					fl_store_free(st);
+				_exit(r);
+			}
+		}
+		close(go[0]);
+		close(go[1]);
+		for (int i = 0; i < NPROC; i++) {
+			int status;
+
+			assert_int_equal(waitpid(pid[i], &status, 0), pid[i]);
+			failed += !WIFEXITED(status) || WEXITSTATUS(status);
+		}
+		assert_int_equal(failed, 0);
+		assert_int_equal(fl_test_sql_int(path, "PRAGMA user_version"),
+				 fl_store_latest_version());
+	}
+}
+
 static void test_unwritable_place(void **state)
 {
 	fl_store *st;
@@ -332,6 +381,7 @@ int main(void)
 	    cmocka_unit_test(test_reopen_keeps_data),
 	    cmocka_unit_test(test_failed_write_rolls_back),
 	    cmocka_unit_test(test_migration_10),
+	    cmocka_unit_test(test_concurrent_migrations),
 	    cmocka_unit_test(test_unwritable_place),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
