@@ -57,8 +57,8 @@ size_t fl_store_parse_numbers(const char *s, double **v);
  * (an alias), FL_JOB_RUNS_ENDED(j) those that ended. The kinds are the
  * service's: a page that wants a job of one kind is given its name.
  */
-#define FL_JOB_ENDED "('done', 'failed')"
-#define FL_JOB_LIVE  "('queued', 'running', 'waiting')"
+#define FL_JOB_ENDED   "('done', 'failed')"
+#define FL_JOB_LIVE    "('queued', 'running', 'waiting')"
 #define FL_JOB_RUNS(j) "(SELECT count(*) FROM jobs k WHERE k.parent_id = " j ".id)"
 #define FL_JOB_RUNS_ENDED(j)                                                                       \
 	"(SELECT count(*) FROM jobs k WHERE k.parent_id = " j ".id AND k.state IN " FL_JOB_ENDED ")"

@@ -885,18 +885,19 @@ int fl_web_bisection_get(fl_store *st, fl_pool *p, int64_t id, struct fl_web_bis
 			 "bisection");
 }
 
-/* Step columns, then its run job and one of the job's runs (a row per run): the
- * run job of a step is the one its bisection's job (of kind ?2) made for it. */
+/* The run job j of step s: the one its bisection b's job (of kind ?2) made for it. */
+#define STEP_RUN_JOB                                                                               \
+	"LEFT JOIN jobs bj ON bj.regression_id = b.regression_id AND bj.kind = ?2 LEFT JOIN "      \
+	"jobs j ON j.parent_id = bj.id AND j.seq = s.seq AND j.rev = s.commit_sha "
+/* Step columns, then its run job and one of the job's runs (a row per run). */
 #define STEP_SELECT                                                                                \
 	"SELECT s.seq, s.commit_sha, s.status, s.samples, coalesce(s.verdict, ''), "               \
 	"coalesce(s.confidence, 0), s.created, coalesce(s.remaining, 0), s.best, s.phase, "        \
 	"coalesce(j.id, 0), j.state, j.result, j.error, coalesce(j.attempts, 0), "                 \
-	"coalesce(r.id, 0), r.status, r.detail, rb.status, " COMMIT_COLS("c", "t")                 \
-	" FROM bisect_steps s JOIN bisections b ON b.id = s.bisection_id" COMMIT_BY_SHA(           \
-	    "s.commit_sha") "LEFT JOIN jobs bj ON bj.regression_id = b.regression_id AND "         \
-			    "bj.kind = ?2 LEFT JOIN jobs j ON j.parent_id = bj.id AND j.seq = "    \
-			    "s.seq AND j.rev = s.commit_sha LEFT JOIN runs r ON r.job_id = j.id "  \
-			    "LEFT JOIN builds rb ON rb.id = r.build_id "
+	"coalesce(r.id, 0), r.status, r.detail, rb.status, " COMMIT_COLS(                          \
+	    "c", "t") " FROM bisect_steps s JOIN bisections b ON b.id = "                          \
+		      "s.bisection_id" COMMIT_BY_SHA("s.commit_sha") STEP_RUN_JOB                  \
+	    "LEFT JOIN runs r ON r.job_id = j.id LEFT JOIN builds rb ON rb.id = r.build_id "
 
 static void read_step(sqlite3_stmt *s, fl_pool *p, struct fl_web_step *x)
 {
@@ -1064,8 +1065,9 @@ int fl_web_revert_get(fl_store *st, fl_pool *p, int64_t regression_id, const cha
 	sqlite3_bind_int64(s, 1, regression_id);
 	sqlite3_bind_text(s, 2, revert_kind, -1, SQLITE_STATIC);
 	if ((r = step_one(st, s, "revert check of regression",
-			    "no such revert check of regression")))
-		return fl_error_wrap(r, "revert check of regression %lld", (long long)regression_id);
+			  "no such revert check of regression")))
+		return fl_error_wrap(r, "revert check of regression %lld",
+				     (long long)regression_id);
 	read_revert(s, p, out);
 	sqlite3_finalize(s);
 	return out->job_id ? fl_web_comparisons(st, p, out->job_id, &out->rows, &out->nrows) : 0;
@@ -1104,9 +1106,11 @@ static void read_job(sqlite3_stmt *s, fl_pool *p, void *row)
 /* A job, its tags when it is a compare job, the commit it measures when it is a run job. */
 #define JOB_SELECT                                                                                 \
 	"SELECT j.id, coalesce(j.parent_id, 0), coalesce(j.regression_id, 0), j.kind, j.state, "   \
-	"j.tree, j.machine, j.benchmark, j.role, j.seq, j.attempts, j.result, j.error, j.created, " \
+	"j.tree, j.machine, j.benchmark, j.role, j.seq, j.attempts, j.result, j.error, "           \
+	"j.created, "                                                                              \
 	"coalesce(j.started, 0), coalesce(j.finished, 0), CASE WHEN j.parent_id IS NOT NULL THEN " \
-	"coalesce(j.run_id, (SELECT max(id) FROM runs WHERE job_id = j.id), 0) ELSE 0 END, " FL_JOB_RUNS("j") ", " FL_JOB_RUNS_ENDED(                                           \
+	"coalesce(j.run_id, (SELECT max(id) FROM runs WHERE job_id = j.id), 0) ELSE 0 "            \
+	"END, " FL_JOB_RUNS("j") ", " FL_JOB_RUNS_ENDED(                                           \
 	    "j") ", w.tag, w.baseline, j.rev, " COMMIT_COLS("c",                                   \
 							    "t") " FROM jobs j" FL_JOB_TAG("j",    \
 											   "w")    \

@@ -334,7 +334,7 @@ void fl_ui_bisect(struct fl_web_req *req, struct fl_web_resp *resp)
 				     &bp.steps, &bp.nsteps)) ||
 	    (bp.b.regression_id &&
 	     (r = fl_web_revert_get(req->st, &req->pool, bp.b.regression_id,
-				       fl_job_kind_name(FL_JOB_REVERT), &bp.revert)) &&
+				    fl_job_kind_name(FL_JOB_REVERT), &bp.revert)) &&
 	     r != FL_ENOTFOUND)) {
 		fl_web_fail_error(req, resp, r);
 		return;
