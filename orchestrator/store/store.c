@@ -568,6 +568,25 @@ int fl_store_migrate(fl_store *st, int upto, int *from)
 	return r;
 }
 
+/*
+ * WAL mode, once for the file. Processes that create the store at the same
+ * moment all ask for it, and SQLite answers some of them busy at once
+ * rather than through the busy handler (each would wait for the other's
+ * lock): those ask again, for as long as the busy timeout.
+ */
+static int set_wal(fl_store *st)
+{
+	int rc;
+
+	for (int waited = 0;; waited += 10) {
+		rc = sqlite3_exec(st->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
+		if ((rc & 0xff) != SQLITE_BUSY || waited >= 10000)
+			break;
+		sqlite3_sleep(10);
+	}
+	return rc == SQLITE_OK ? 0 : fl_store_sqlerr(st, "WAL mode");
+}
+
 int fl_store_open(fl_store **out, const char *path, unsigned flags)
 {
 	fl_store *st;
@@ -590,7 +609,7 @@ int fl_store_open(fl_store **out, const char *path, unsigned flags)
 	sqlite3_busy_timeout(st->db, 10000);
 	r = fl_store_exec(st, "PRAGMA foreign_keys = ON");
 	if (!r && !(flags & FL_STORE_READONLY))
-		r = fl_store_exec(st, "PRAGMA journal_mode = WAL");
+		r = set_wal(st);
 	if (!r && !(flags & FL_STORE_READONLY))
 		r = fl_store_exec(st, "PRAGMA synchronous = NORMAL");
 	if (!r && !(flags & (FL_STORE_NO_MIGRATE | FL_STORE_READONLY)))
