@@ -39,6 +39,11 @@ awk -v seed="$$$(date +%N)" -v base=$base -v n="${PER_RUN:-1}" 'BEGIN {
 SH
 chmod +x "$tmp/bench"
 export BENCH_LOG="$tmp/bench.log" HANG_PIDS="$tmp/hang.pids"
+# wait_for SECONDS CONDITION: until the shell condition holds, at most SECONDS
+wait_for() {
+	n=$(($1 * 10))
+	while [ "$n" -gt 0 ] && ! eval "$2"; do sleep 0.1; n=$((n - 1)); done
+}
 : >"$HANG_PIDS"
 
 # the user's checkout: a dirty tree on a branch, which must be left alone
@@ -122,7 +127,9 @@ db2="$tmp/state/fl2.db"
 "$FAULTLINE" bisect run --repo "$repo" --good HEAD~19 --bad HEAD --db "$db2" -- "$tmp/slow-bench" \
 	>"$tmp/out" 2>"$tmp/err" &
 pid=$!
-sleep 1
+# signal once runs are under way (a fixed sleep raced a slow start under ASan)
+runs0=$(wc -l <"$BENCH_LOG")
+wait_for 30 '[ $(($(wc -l <"$BENCH_LOG") - runs0)) -ge 2 ]'
 kill -TERM "$pid"
 wait "$pid"
 got=$?
@@ -134,7 +141,8 @@ expect_grep "$tmp/err" "interrupted by signal 15" "says it was interrupted"
 "$FAULTLINE" bisect run --repo "$repo" --good HEAD~19 --bad HEAD -- env HANG="$(git -C "$repo" rev-parse HEAD~19)" "$tmp/bench" \
 	>"$tmp/out" 2>"$tmp/err" &
 pid=$!
-sleep 1
+hung0=$(wc -l <"$HANG_PIDS")
+wait_for 30 '[ $(wc -l <"$HANG_PIDS") -gt "$hung0" ]'
 start=$(date +%s)
 kill -TERM "$pid"
 wait "$pid"

@@ -60,10 +60,16 @@ start_run() {
 	fail "$name: no agent API on $url"
 	cat "$tmp/$name.err"
 }
-# daemon NAME BOX [ARGS...]: one pass of the box's daemon; exit status in $drc.
+# daemon NAME BOX [ARGS...]: one pass of the box's daemon, once run NAME has
+# published its agent job (a pass before that finds nothing to do); exit
+# status in $drc.
 daemon() {
 	name=$1 box=$2
 	shift 2
+	for _ in $(seq 100); do
+		grep -q "agent job [0-9]* for box" "$tmp/$name.err" 2>/dev/null && break
+		sleep 0.1
+	done
 	"$agent" daemon --server "$url" --box "$box" --token-file "$tmp/$box.token" \
 		--results "$tmp/$box" --kexec-hook "$hook" --poll 1s --once "$@" 2>>"$tmp/$name.daemon"
 	drc=$?
