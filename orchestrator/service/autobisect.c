@@ -91,7 +91,7 @@ static int sample(void *ctx, size_t idx, double **v, size_t *n)
 	char *point = fl_point_key(a->reg.mode, a->reg.tasks);
 	struct fl_job_spec s = {.from = a->job,
 				.rev = a->shas[idx],
-				.role = "bisect",
+				.role = fl_role_name(FL_ROLE_BISECT),
 				.point = point,
 				.seq =
 				    (int)fl_bisect_seq(a->engine), /* the step this run becomes */
@@ -136,7 +136,8 @@ static void step_done(void *ctx, const struct fl_bisect_step *s)
 					 .verdict = s->verdict,
 					 .confidence = s->confidence,
 					 .remaining = s->left,
-					 .best = s->phase != FL_PHASE_CONFIRM ? a->shas[s->best] : NULL,
+					 .best =
+					     s->phase != FL_PHASE_CONFIRM ? a->shas[s->best] : NULL,
 					 .phase = fl_bisect_phase_name(s->phase)};
 	int steps = 0;
 
@@ -276,8 +277,8 @@ static int seed(struct autobisect *a)
 
 	if ((r = fl_store_jobs_children(a->st, a->reg.job_id, &kids, &nkids)))
 		return r;
-	fl_role_runs(kids, nkids, "base", &g);
-	fl_role_runs(kids, nkids, "new", &b);
+	fl_role_runs(kids, nkids, FL_ROLE_BASE, &g);
+	fl_role_runs(kids, nkids, FL_ROLE_NEW, &b);
 	pairs = g.n < b.n ? g.n : b.n;
 	r = fl_store_begin(a->st);
 	for (size_t i = 0; i < pairs && !r; i++)

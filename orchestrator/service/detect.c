@@ -6,12 +6,12 @@
  * (base, new, base, new, ...), `repeat` of each per round; while a primary
  * point's verdict is UNKNOWN and none has regressed, another round is
  * added, up to max_repeat runs a side. The verdicts are compare.c's
- * (fl_compare on one value per run), the same rows the report shows. Every point of every metric is stored
- * (comparisons); a regression is a DIFFERENT verdict in the bad direction
- * of at least regression.min_change on any task count of the primary
- * metric (compare.h's FL_CMP_REGRESSION), and the worst one becomes the
- * regression that is bisected. Improvements are stored and logged, never
- * bisected.
+ * (fl_compare on one value per run), the same rows the report shows.
+ * Every point of every metric is stored (comparisons); a regression is a
+ * DIFFERENT verdict in the bad direction of at least regression.min_change
+ * on any task count of the primary metric (compare.h's FL_CMP_REGRESSION),
+ * and the worst one becomes the regression that is bisected. Improvements
+ * are stored and logged, never bisected.
  */
 #include "lib/buf.h"
 #include "config/config.h"
@@ -153,7 +153,8 @@ static int conclude(struct detect *d, int64_t machine_id)
 /* Another round of runs, and the job waits for them. */
 static int more_runs(struct detect *d, const struct fl_job *kids, size_t nkids)
 {
-	struct fl_round_side sides[] = {{"base", d->tag.baseline_sha}, {"new", d->tag.sha}};
+	struct fl_round_side sides[] = {{FL_ROLE_BASE, d->tag.baseline_sha},
+					{FL_ROLE_NEW, d->tag.sha}};
 	unsigned round;
 	int r;
 
@@ -192,8 +193,8 @@ static int step(struct detect *d)
 
 	if ((r = fl_store_jobs_children(d->st, d->job->id, &kids, &nkids)))
 		return r;
-	fl_role_runs(kids, nkids, "base", &b);
-	fl_role_runs(kids, nkids, "new", &n);
+	fl_role_runs(kids, nkids, FL_ROLE_BASE, &b);
+	fl_role_runs(kids, nkids, FL_ROLE_NEW, &n);
 	if (!nkids)
 		r = more_runs(d, kids, 0);
 	else if (b.live || n.live)

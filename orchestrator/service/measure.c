@@ -31,7 +31,7 @@ char *fl_point_name(const char *benchmark, const struct fl_point *p, int with_ta
 	return fl_buf_detach(&b);
 }
 
-void fl_role_runs(const struct fl_job *children, size_t n, const char *role,
+void fl_role_runs(const struct fl_job *children, size_t n, enum fl_run_role role,
 		  struct fl_role_runs *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -39,7 +39,7 @@ void fl_role_runs(const struct fl_job *children, size_t n, const char *role,
 	for (size_t i = 0; i < n; i++) {
 		const struct fl_job *j = &children[i];
 
-		if (strcmp(j->role, role))
+		if (strcmp(j->role, fl_role_name(role)))
 			continue;
 		out->tried++;
 		if (strcmp(j->state, "done") && strcmp(j->state, "failed"))
@@ -77,14 +77,15 @@ int fl_measure_add_round(fl_store *st, const struct fl_job *parent, const struct
 	*round = (unsigned)next;
 	for (unsigned i = 0; i < repeat && !r; i++)
 		for (size_t s = 0; s < nsides && !r; s++, seq++)
-			r = fl_service_enqueue(st, FL_JOB_RUN,
-					       &(struct fl_job_spec){.from = parent,
-								     .rev = sides[s].rev,
-								     .role = sides[s].role,
-								     .point = point,
-								     .seq = seq,
-								     .round = *round},
-					       &id);
+			r = fl_service_enqueue(
+			    st, FL_JOB_RUN,
+			    &(struct fl_job_spec){.from = parent,
+						  .rev = sides[s].rev,
+						  .role = fl_role_name(sides[s].role),
+						  .point = point,
+						  .seq = seq,
+						  .round = *round},
+			    &id);
 	return r;
 }
 

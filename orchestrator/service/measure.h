@@ -12,6 +12,7 @@
 
 #include "analysis/compare.h"
 #include "analysis/stats.h"
+#include "service/pipeline.h"
 #include "store/compare.h"
 #include "store/jobs.h"
 #include "store/watch.h"
@@ -41,7 +42,7 @@ struct fl_role_runs {
 	unsigned tried, untestable, failed, live;
 	const char *last_error; /* points into the jobs */
 };
-void fl_role_runs(const struct fl_job *children, size_t n, const char *role,
+void fl_role_runs(const struct fl_job *children, size_t n, enum fl_run_role role,
 		  struct fl_role_runs *out);
 void fl_role_runs_release(struct fl_role_runs *r);
 
@@ -54,7 +55,8 @@ void fl_role_runs_release(struct fl_role_runs *r);
  * the next round only. *round: the round added.
  */
 struct fl_round_side {
-	const char *role, *rev;
+	enum fl_run_role role;
+	const char *rev;
 };
 int fl_measure_add_round(fl_store *st, const struct fl_job *parent, const struct fl_job *children,
 			 size_t nchildren, const struct fl_round_side *sides, size_t nsides,

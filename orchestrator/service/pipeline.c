@@ -277,3 +277,34 @@ const char *fl_verdict_word(const char *state, const char *result)
 		return "running";
 	return result ? fl_class_name_word(result) : fl_class_word(FL_CMP_UNCLEAR);
 }
+
+static const char *const roles[] = {
+    [FL_ROLE_BASE] = "base", [FL_ROLE_NEW] = "new",	  [FL_ROLE_BISECT] = "bisect",
+    [FL_ROLE_BAD] = "bad",   [FL_ROLE_REVERT] = "revert",
+};
+
+const char *fl_role_name(enum fl_run_role r)
+{
+	return roles[r];
+}
+
+static const char *const revert_verdicts[] = {
+    [FL_REVERT_RESTORES] = "restores",	   [FL_REVERT_PARTIAL] = "partial",
+    [FL_REVERT_NO_EFFECT] = "no-effect",   [FL_REVERT_UNCLEAR] = "unclear",
+    [FL_REVERT_UNTESTABLE] = "untestable",
+};
+
+const char *fl_revert_verdict_name(enum fl_revert_verdict v)
+{
+	return revert_verdicts[v];
+}
+
+int fl_revert_verdict_parse(const char *name, enum fl_revert_verdict *v)
+{
+	for (size_t i = 0; name && i < sizeof(revert_verdicts) / sizeof(revert_verdicts[0]); i++)
+		if (!strcmp(name, revert_verdicts[i])) {
+			*v = (enum fl_revert_verdict)i;
+			return 0;
+		}
+	return fl_error_set(FL_EINVAL, "no revert verdict '%s'", name ? name : "");
+}

@@ -30,7 +30,8 @@
  *   run:bisection:BISECTION:SEQ:SHA  a bisection step's run
  *
  * The words: a comparison's classes (comparisons.class, a compare job's
- * result) and what a page calls them, each spelled here once.
+ * result) and what a page calls them, run jobs' roles, and a revert
+ * check's verdicts, each spelled here once.
  */
 #ifndef FL_PIPELINE_H
 #define FL_PIPELINE_H
@@ -129,5 +130,22 @@ int fl_class_decides(const char *name);
 /* What a page calls a compare job: its class's word once done, running
  * before (queued, running, waiting), failed. */
 const char *fl_verdict_word(const char *state, const char *result);
+
+/* What a run job measures (jobs.role): a comparison's baseline and new
+ * tag, a bisection step, a revert check's bad tag and revert commit. */
+enum fl_run_role { FL_ROLE_BASE, FL_ROLE_NEW, FL_ROLE_BISECT, FL_ROLE_BAD, FL_ROLE_REVERT };
+const char *fl_role_name(enum fl_run_role r);
+
+/* A revert check's verdict (reverts.verdict, a revert job's result). */
+enum fl_revert_verdict {
+	FL_REVERT_RESTORES,   /* back to the baseline's throughput */
+	FL_REVERT_PARTIAL,    /* better than the tag, still worse than the baseline */
+	FL_REVERT_NO_EFFECT,  /* not better than the tag */
+	FL_REVERT_UNCLEAR,    /* no answer within the runs budget */
+	FL_REVERT_UNTESTABLE, /* the revert commit could not be measured */
+};
+const char *fl_revert_verdict_name(enum fl_revert_verdict v);
+/* 0 with *v, or FL_EINVAL. */
+int fl_revert_verdict_parse(const char *name, enum fl_revert_verdict *v);
 
 #endif

@@ -174,15 +174,20 @@ static int gather(struct report *x, int64_t regression_id)
 	snprintf(culprit, sizeof(culprit), "%.12s", x->culprit.sha);
 	snprintf(revert, sizeof(revert), "%.12s",
 		 x->have_revert && x->rv.commit_sha ? x->rv.commit_sha : "revert");
-	if ((r = load_runs(x, x->reg.job_id, "base", NULL, x->reg.baseline, &x->tag_base)) ||
-	    (r = load_runs(x, x->reg.job_id, "new", NULL, x->reg.tag, &x->tag_new)) ||
+	if ((r = load_runs(x, x->reg.job_id, fl_role_name(FL_ROLE_BASE), NULL, x->reg.baseline,
+			   &x->tag_base)) ||
+	    (r = load_runs(x, x->reg.job_id, fl_role_name(FL_ROLE_NEW), NULL, x->reg.tag,
+			   &x->tag_new)) ||
 	    (r = load_runs(x, is_culprit(x) ? bisect_job : 0, NULL, x->parent, parent,
 			   &x->c_parent)) ||
 	    (r = load_runs(x, is_culprit(x) ? bisect_job : 0, NULL, x->culprit.sha, culprit,
 			   &x->c_culprit)) ||
-	    (r = load_runs(x, revert_job, "base", NULL, x->reg.baseline, &x->r_base)) ||
-	    (r = load_runs(x, revert_job, "bad", NULL, x->reg.tag, &x->r_bad)) ||
-	    (r = load_runs(x, revert_job, "revert", NULL, revert, &x->r_revert)))
+	    (r = load_runs(x, revert_job, fl_role_name(FL_ROLE_BASE), NULL, x->reg.baseline,
+			   &x->r_base)) ||
+	    (r = load_runs(x, revert_job, fl_role_name(FL_ROLE_BAD), NULL, x->reg.tag,
+			   &x->r_bad)) ||
+	    (r = load_runs(x, revert_job, fl_role_name(FL_ROLE_REVERT), NULL, revert,
+			   &x->r_revert)))
 		return r;
 	x->tags = compare(x, &x->tag_base, &x->tag_new, 0);
 	x->culprit_cmp = compare(x, &x->c_parent, &x->c_culprit, 0);
@@ -342,6 +347,25 @@ static int log_step(void *ctx, const struct fl_bisect_step_rec *s)
 	return 0;
 }
 
+/* What the report says of a revert check's verdict. */
+static const char *verdict_text(const char *verdict)
+{
+	static const char *const text[] = {
+	    [FL_REVERT_RESTORES] = "the revert brings the throughput back to the baseline's "
+				   "(restores)",
+	    [FL_REVERT_PARTIAL] = "the revert recovers part of the loss, still worse than the "
+				  "baseline (partial)",
+	    [FL_REVERT_NO_EFFECT] = "the revert does not bring the throughput back (no-effect)",
+	    [FL_REVERT_UNCLEAR] = "no clear answer within the runs budget (unclear)",
+	    [FL_REVERT_UNTESTABLE] = "the revert commit cannot be tested (untestable)",
+	};
+	enum fl_revert_verdict v;
+
+	if (!verdict)
+		return "not measured";
+	return fl_revert_verdict_parse(verdict, &v) ? text[FL_REVERT_UNCLEAR] : text[v];
+}
+
 static void add_bisection(struct report *x)
 {
 	json_t *s = x->summary;
@@ -407,17 +431,7 @@ static void add_revert(struct report *x)
 		add_table(x, c);
 		fl_comparison_free(c);
 	}
-	fl_buf_addf(&x->b, "\n  verdict: %s\n\n",
-		    !v->verdict			       ? "not measured"
-		    : !strcmp(v->verdict, "restores")  ? "the revert brings the throughput back to "
-							 "the baseline's (restores)"
-		    : !strcmp(v->verdict, "partial")   ? "the revert recovers part of the loss, "
-							 "still worse than the baseline (partial)"
-		    : !strcmp(v->verdict, "no-effect") ? "the revert does not bring the throughput "
-							 "back (no-effect)"
-		    : !strcmp(v->verdict, "untestable")
-			? "the revert commit cannot be tested (untestable)"
-			: "no clear answer within the runs budget (unclear)");
+	fl_buf_addf(&x->b, "\n  verdict: %s\n\n", verdict_text(v->verdict));
 }
 
 /* s as one shell word: 'it'\''s' */

@@ -219,8 +219,9 @@ static int conclude(struct revert *x, const char *verdict, const struct fl_watch
 
 static int more_runs(struct revert *x, const struct fl_job *kids, size_t nkids)
 {
-	struct fl_round_side sides[] = {
-	    {"base", x->reg.good}, {"bad", x->reg.bad}, {"revert", x->rv.commit_sha}};
+	struct fl_round_side sides[] = {{FL_ROLE_BASE, x->reg.good},
+					{FL_ROLE_BAD, x->reg.bad},
+					{FL_ROLE_REVERT, x->rv.commit_sha}};
 	char *point = fl_point_key(x->reg.mode, x->reg.tasks);
 	unsigned round;
 	int r;
@@ -251,20 +252,20 @@ static int more_runs(struct revert *x, const struct fl_job *kids, size_t nkids)
  * than the baseline by min_change; partial needs the baseline to be clearly
  * better.
  */
-static const char *verdict_of(const struct fl_cmp_row *vs_bad, const struct fl_cmp_row *vs_base,
-			      double min_change)
+static enum fl_revert_verdict verdict_of(const struct fl_cmp_row *vs_bad,
+					 const struct fl_cmp_row *vs_base, double min_change)
 {
 	int better = vs_bad->cls == FL_CMP_IMPROVEMENT;
 
 	if (better && (vs_base->cls == FL_CMP_SAME || vs_base->cls == FL_CMP_IMPROVEMENT))
-		return "restores";
+		return FL_REVERT_RESTORES;
 	if (better && vs_base->cls == FL_CMP_UNCLEAR && vs_base->shift_pct < 100 * min_change)
-		return "restores";
+		return FL_REVERT_RESTORES;
 	if (better && vs_base->cls == FL_CMP_REGRESSION)
-		return "partial";
+		return FL_REVERT_PARTIAL;
 	if (!better && vs_bad->cls != FL_CMP_UNCLEAR)
-		return "no-effect";
-	return "unclear";
+		return FL_REVERT_NO_EFFECT;
+	return FL_REVERT_UNCLEAR;
 }
 
 /*
@@ -281,7 +282,8 @@ static int measure(struct revert *x, const struct fl_role_runs *base,
 	struct fl_watch_comparison *rows = NULL;
 	static const char *const what[2] = {"revert-bad", "revert-base"};
 	const struct fl_cmp_row *at[2] = {NULL, NULL};
-	const char *verdict = "untestable"; /* the revert never measured the regression's point */
+	/* the revert never measured the regression's point */
+	enum fl_revert_verdict verdict = FL_REVERT_UNTESTABLE;
 	int64_t against_commit[2] = {x->bad_commit, x->good_commit};
 	struct fl_cmp_opts o;
 	size_t nrows = 0;
@@ -297,7 +299,7 @@ static int measure(struct revert *x, const struct fl_role_runs *base,
 		goto out;
 	/* without runs of the tag or the baseline there is nothing to say yet */
 	if (!c[0] || !c[1])
-		verdict = "unclear";
+		verdict = FL_REVERT_UNCLEAR;
 	rows = fl_xcalloc((c[0] ? c[0]->nrows : 0) + (c[1] ? c[1]->nrows : 0) + 1, sizeof(*rows));
 	for (int k = 0; k < 2; k++) {
 		for (size_t i = 0; c[k] && i < c[k]->nrows; i++)
@@ -311,10 +313,10 @@ static int measure(struct revert *x, const struct fl_role_runs *base,
 	}
 	if (at[0] && at[1] && at[0]->new_.n)
 		verdict = verdict_of(at[0], at[1], o.min_change);
-	if (!strcmp(verdict, "unclear") && rev->tried < fl_measure_max_runs(x->bench))
+	if (verdict == FL_REVERT_UNCLEAR && rev->tried < fl_measure_max_runs(x->bench))
 		r = more_runs(x, kids, nkids);
 	else
-		r = conclude(x, verdict, rows, nrows);
+		r = conclude(x, fl_revert_verdict_name(verdict), rows, nrows);
 out:
 	/* the comparison rows point into the comparisons' strings: free those last */
 	free(rows);
@@ -342,15 +344,15 @@ static int step(struct revert *x)
 	    (r = commit_id(x, x->reg.bad, &x->bad_commit)) ||
 	    (r = fl_store_jobs_children(x->st, x->job->id, &kids, &nkids)))
 		return r;
-	fl_role_runs(kids, nkids, "base", &base);
-	fl_role_runs(kids, nkids, "bad", &bad);
-	fl_role_runs(kids, nkids, "revert", &rev);
+	fl_role_runs(kids, nkids, FL_ROLE_BASE, &base);
+	fl_role_runs(kids, nkids, FL_ROLE_BAD, &bad);
+	fl_role_runs(kids, nkids, FL_ROLE_REVERT, &rev);
 	if (!nkids)
 		r = more_runs(x, kids, 0);
 	else if (base.live || bad.live || rev.live)
 		r = fl_store_job_wait(x->st, x->job->id);
 	else if (!rev.n)
-		r = conclude(x, "untestable", NULL, 0);
+		r = conclude(x, fl_revert_verdict_name(FL_REVERT_UNTESTABLE), NULL, 0);
 	else
 		r = measure(x, &base, &bad, &rev, kids, nkids);
 	fl_role_runs_release(&base);

@@ -281,6 +281,27 @@ static void test_words(void **state)
 	assert_string_equal(fl_verdict_word("done", NULL), "unclear");
 }
 
+/* Run roles and revert verdicts: the names stored in jobs.role, reverts.verdict. */
+static void test_roles_and_revert_verdicts(void **state)
+{
+	static const char *const roles[] = {"base", "new", "bisect", "bad", "revert"};
+	static const char *const verdicts[] = {"restores", "partial", "no-effect", "unclear",
+					       "untestable"};
+	enum fl_revert_verdict v;
+
+	(void)state;
+	assert_int_equal(FL_ROLE_BASE, 0);
+	for (int r = FL_ROLE_BASE; r <= FL_ROLE_REVERT; r++)
+		assert_string_equal(fl_role_name((enum fl_run_role)r), roles[r]);
+	for (int i = FL_REVERT_RESTORES; i <= FL_REVERT_UNTESTABLE; i++) {
+		assert_string_equal(fl_revert_verdict_name((enum fl_revert_verdict)i), verdicts[i]);
+		assert_int_equal(fl_revert_verdict_parse(verdicts[i], &v), 0);
+		assert_int_equal(v, i);
+	}
+	assert_int_equal(fl_revert_verdict_parse("regression", &v), FL_EINVAL);
+	assert_int_equal(fl_revert_verdict_parse(NULL, &v), FL_EINVAL);
+}
+
 /* An ok run of value v measured by run job job. */
 static void finish(fl_store *st, int64_t job, int64_t machine, double v)
 {
@@ -421,9 +442,13 @@ static void test_legacy_rounds(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_table),	cmocka_unit_test(test_keys),
-	    cmocka_unit_test(test_enqueue),	cmocka_unit_test(test_words),
-	    cmocka_unit_test(test_rounds_kept), cmocka_unit_test(test_legacy_rounds),
+	    cmocka_unit_test(test_table),
+	    cmocka_unit_test(test_keys),
+	    cmocka_unit_test(test_enqueue),
+	    cmocka_unit_test(test_words),
+	    cmocka_unit_test(test_rounds_kept),
+	    cmocka_unit_test(test_legacy_rounds),
+	    cmocka_unit_test(test_roles_and_revert_verdicts),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
