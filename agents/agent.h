@@ -11,7 +11,8 @@
  * environment or error object. */
 typedef void (*fl_agent_emit_fn)(void *arg, const char *json, const struct fl_bench_point *pt);
 
-/* Runs every point of o; 0 if all ran, -1 if any failed (each failure is
+/* Runs every point of o (test x mode x task count x cgroup context, the
+ * contexts innermost); 0 if all ran, -1 if any failed (each failure is
  * emitted as an error object and the run goes on). Each point's result
  * carries the /proc/vmstat deltas of its measured window ("vmstat_delta",
  * over "measured_s" seconds) and says whether a kernel profile of that
@@ -21,8 +22,12 @@ typedef void (*fl_agent_emit_fn)(void *arg, const char *json, const struct fl_be
 int fl_agent_run(const struct fl_bench_opts *o, fl_agent_emit_fn emit, void *arg);
 /* Emits {"type":"error","message":msg}. */
 void fl_agent_error(fl_agent_emit_fn emit, void *arg, const char *msg);
-/* Emits the environment object: kernel, CPUs, nodes, memory, cmdline. */
-void fl_agent_env(const struct fl_topo *t, fl_agent_emit_fn emit, void *arg);
+/* Emits the environment object: kernel, CPUs, nodes, memory, cmdline, and
+ * for a job with child points the memory cgroup they run in (cgroup.h:
+ * hierarchy, path, limits in force, or why it could not be made). */
+struct fl_cgroup;
+void fl_agent_env(const struct fl_topo *t, const struct fl_cgroup *cg, fl_agent_emit_fn emit,
+		  void *arg);
 
 /* Guest mode (guest.c): PID 1 of an initramfs, or its stand-in on a box. */
 struct fl_guest_opts {

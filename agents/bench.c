@@ -35,11 +35,17 @@ const char *fl_bench_mode_name(enum fl_bench_mode m)
 	return m == FL_MODE_THREADS ? "threads" : "processes";
 }
 
+const char *fl_bench_cgroup_name(enum fl_bench_cgroup c)
+{
+	return c == FL_CGROUP_CHILD ? "child" : "root";
+}
+
 void fl_bench_defaults(struct fl_bench_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->tests[0] = 1;
 	o->modes[FL_MODE_PROCESSES] = 1;
+	o->cgroups[FL_CGROUP_ROOT] = 1;
 	o->ntask_specs = 1;
 	o->task_spec[0] = 1;
 	o->warmup_s = 1;
@@ -82,6 +88,17 @@ static int add_mode(struct fl_bench_opts *o, const char *t)
 	return 0;
 }
 
+static int add_cgroup(struct fl_bench_opts *o, const char *t)
+{
+	if (!strcmp(t, "root"))
+		o->cgroups[FL_CGROUP_ROOT] = 1;
+	else if (!strcmp(t, "child"))
+		o->cgroups[FL_CGROUP_CHILD] = 1;
+	else
+		return -1;
+	return 0;
+}
+
 static int add_tasks(struct fl_bench_opts *o, const char *t)
 {
 	char *end;
@@ -108,6 +125,10 @@ static int set_list(struct fl_bench_opts *o, const char *key, const char *val)
 		memset(o->modes, 0, sizeof(o->modes));
 		return each_item(val, add_mode, o);
 	}
+	if (!strcmp(key, FL_JOB_CGROUP)) {
+		memset(o->cgroups, 0, sizeof(o->cgroups));
+		return each_item(val, add_cgroup, o);
+	}
 	o->ntask_specs = 0;
 	return each_item(val, add_tasks, o);
 }
@@ -116,8 +137,16 @@ int fl_bench_set(struct fl_bench_opts *o, const char *key, const char *val)
 {
 	int r;
 
-	if (!strcmp(key, FL_JOB_TEST) || !strcmp(key, FL_JOB_MODE) || !strcmp(key, FL_JOB_TASKS))
+	if (!strcmp(key, FL_JOB_TEST) || !strcmp(key, FL_JOB_MODE) || !strcmp(key, FL_JOB_TASKS) ||
+	    !strcmp(key, FL_JOB_CGROUP))
 		r = set_list(o, key, val);
+	else if (!strcmp(key, FL_JOB_CGROUP_VERSION))
+		r = !strcmp(val, "v1") ? (o->cgroup_v1 = 1, 0) :
+		    !strcmp(val, "v2") ? (o->cgroup_v1 = 0, 0) : -1;
+	else if (!strcmp(key, FL_JOB_MEMORY_MAX))
+		r = fl_jobline_bytes(val, &o->memory_max);
+	else if (!strcmp(key, FL_JOB_MEMORY_HIGH))
+		r = fl_jobline_bytes(val, &o->memory_high);
 	else if (!strcmp(key, FL_JOB_WARMUP))
 		r = fl_jobline_seconds(val, &o->warmup_s);
 	else if (!strcmp(key, FL_JOB_DURATION))
@@ -137,6 +166,7 @@ int fl_bench_set(struct fl_bench_opts *o, const char *key, const char *val)
 	}
 	if (r || (!strcmp(key, FL_JOB_TEST) && !(o->tests[0] | o->tests[1] | o->tests[2])) ||
 	    (!strcmp(key, FL_JOB_MODE) && !(o->modes[0] | o->modes[1])) ||
+	    (!strcmp(key, FL_JOB_CGROUP) && !(o->cgroups[0] | o->cgroups[1])) ||
 	    (!strcmp(key, FL_JOB_TASKS) && !o->ntask_specs)) {
 		fprintf(stderr, "fl-agent: bad value '%s' for %s\n", val, key);
 		return -1;

@@ -23,10 +23,16 @@
 #define FL_BENCH_MAX_POINTS 32
 
 enum fl_bench_mode { FL_MODE_PROCESSES, FL_MODE_THREADS };
+/* Where a point's tasks run: the agent's own cgroup (the root in a guest),
+ * or a child memory cgroup the agent makes (cgroup.h). */
+enum fl_bench_cgroup { FL_CGROUP_ROOT, FL_CGROUP_CHILD };
 
 struct fl_bench_opts {
 	int tests[3];		/* 1 for each page_faultN to run */
 	int modes[2];		/* by enum fl_bench_mode */
+	int cgroups[2];		/* by enum fl_bench_cgroup; the root only by default */
+	int cgroup_v1;		/* the child in a cgroup v1 memory hierarchy */
+	uint64_t memory_max, memory_high;	/* the child's limits; 0: none */
 	int ntask_specs;
 	int task_spec[FL_BENCH_MAX_POINTS];	/* > 0 absolute, < 0 percent */
 	int warmup_s, duration_s;
@@ -60,11 +66,12 @@ struct fl_bench_window {
 	void *arg;
 };
 
-/* One measured point: a test, a mode, a task count. */
+/* One measured point: a test, a mode, a task count, a cgroup context. */
 struct fl_bench_point {
 	int test;	/* 1..3 */
 	enum fl_bench_mode mode;
 	int ntasks;
+	enum fl_bench_cgroup cgroup;
 	int nsamples;
 	double samples[600];	/* total ops/s of each measured second */
 	uint64_t *task_ops;	/* per task, over the measured seconds */
@@ -85,5 +92,6 @@ int fl_bench_run(const struct fl_bench_opts *o, const struct fl_topo *t,
 		 struct fl_bench_point *pt, char *why, int n);
 const char *fl_bench_test_name(int test);
 const char *fl_bench_mode_name(enum fl_bench_mode m);
+const char *fl_bench_cgroup_name(enum fl_bench_cgroup c);
 
 #endif

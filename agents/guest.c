@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "cgroup.h"
 #include "proto/jobline.h"
 #include "proto/record.h"
 #include "results.h"
@@ -256,7 +257,7 @@ int fl_guest_main(const struct fl_guest_opts *g)
 	struct fl_topo t;
 	struct console c = {g->console_fd, NULL, 0};
 	const char *cmd = g->cmdline;
-	int failed = 1;
+	int failed = 1, bad_job;
 
 	if (g->pid1) {
 		mount_all();
@@ -272,9 +273,10 @@ int fl_guest_main(const struct fl_guest_opts *g)
 	c.sh->results.fd = -1;
 	fl_record_writer_init(&c.sh->w, console_out, &c);
 	open_results(cmd, &c, g->pid1 ? RESULTS_WAIT_S : 0);
+	bad_job = load_job(cmd, &o);
 	if (fl_topo_read(&t, "/sys/devices/system/node") == 0)
-		fl_agent_env(&t, guest_emit, &c);
-	if (load_job(cmd, &o))
+		fl_agent_env(&t, bad_job ? NULL : fl_cgroup_prepare(&o), guest_emit, &c);
+	if (bad_job)
 		fl_agent_error(guest_emit, &c, "no valid job (fl.job= on the command line or /job)");
 	else
 		failed = run_job(&o, &c);

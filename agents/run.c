@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "cgroup.h"
 #include "jsonw.h"
 
 #define VMSTAT_MAX 256
@@ -213,6 +214,7 @@ static void profile_emit(struct profile *p, const struct fl_bench_point *pt,
 	jw_arr_close(&w);
 	jw_uint(&w, "total", total);
 	jw_uint(&w, "dropped", dropped);
+	jw_str(&w, "cgroup", fl_bench_cgroup_name(pt->cgroup));
 	jw_obj_close(&w);
 	if (!w.failed)
 		emit(arg, w.buf, NULL);
@@ -423,6 +425,7 @@ static void point_json(struct jw *w, const struct fl_bench_opts *o,
 	jw_str(w, "test", fl_bench_test_name(pt->test));
 	jw_str(w, "mode", fl_bench_mode_name(pt->mode));
 	jw_int(w, "tasks", pt->ntasks);
+	jw_str(w, "cgroup", fl_bench_cgroup_name(pt->cgroup));
 	jw_str(w, "placement", fl_place_name(o->place));
 	jw_uint(w, "memory", o->memsize);
 	jw_int(w, "warmup_s", o->warmup_s);
@@ -462,6 +465,11 @@ void fl_agent_error(fl_agent_emit_fn emit, void *arg, const char *msg)
 struct window {
 	struct vmstat before, after;
 	struct profile prof;
+	/* a child point: the faults its cgroup counted in the window, which
+	 * says the tasks ran in it */
+	const struct fl_cgroup *cg;
+	uint64_t cg_before, cg_after;
+	int cg_ok;
 };
 
 static void window_begin(void *arg)
@@ -470,6 +478,7 @@ static void window_begin(void *arg)
 
 	profile_reset(&w->prof);
 	vmstat_read(&w->before);
+	w->cg_ok = w->cg && !fl_cgroup_pgfault(w->cg, &w->cg_before);
 }
 
 static void window_end(void *arg)
@@ -477,10 +486,36 @@ static void window_end(void *arg)
 	struct window *w = arg;
 
 	vmstat_read(&w->after);
+	w->cg_ok = w->cg_ok && !fl_cgroup_pgfault(w->cg, &w->cg_after);
 	profile_read(&w->prof);
 }
 
 static struct window win;
+
+/* fl_bench_run, in the child memory cgroup for a child point: the tasks
+ * start inside it. 0, or -1 with why. */
+static int measure(const struct fl_bench_opts *o, const struct fl_topo *t,
+		   struct fl_bench_point *pt, char *why, int n)
+{
+	const struct fl_cgroup *cg = fl_cgroup_prepare(o);
+	char what[96], back[256];
+	int r;
+
+	if (pt->cgroup != FL_CGROUP_CHILD)
+		return fl_bench_run(o, t, pt, why, n);
+	snprintf(what, sizeof(what), "%s %s tasks=%d in a child memory cgroup: ",
+		 fl_bench_test_name(pt->test), fl_bench_mode_name(pt->mode), pt->ntasks);
+	if (!cg || fl_cgroup_enter(cg, back, sizeof(back))) {
+		snprintf(why, (size_t)n, "%s%.150s", what, cg ? back : "not asked for");
+		return -1;
+	}
+	r = fl_bench_run(o, t, pt, why, n);
+	if (fl_cgroup_leave(cg, back, sizeof(back)) && !r) {
+		snprintf(why, (size_t)n, "%s%.150s", what, back);
+		r = -1;
+	}
+	return r;
+}
 
 static int run_point(const struct fl_bench_opts *o, const struct fl_topo *t,
 		     struct fl_bench_point *pt, fl_agent_emit_fn emit, void *arg)
@@ -491,7 +526,8 @@ static int run_point(const struct fl_bench_opts *o, const struct fl_topo *t,
 
 	pt->window = &hooks;
 	win.before.n = win.after.n = 0;
-	if (fl_bench_run(o, t, pt, why, sizeof(why))) {
+	win.cg = pt->cgroup == FL_CGROUP_CHILD ? fl_cgroup_prepare(o) : NULL;
+	if (measure(o, t, pt, why, sizeof(why))) {
 		pt->window = NULL;
 		fl_agent_error(emit, arg, why);
 		return -1;
@@ -501,6 +537,8 @@ static int run_point(const struct fl_bench_opts *o, const struct fl_topo *t,
 	point_json(&w, o, pt);
 	jw_double_p(&w, "measured_s", pt->measured_s, 3);
 	jw_str(&w, "profile", win.prof.status);
+	if (win.cg_ok)
+		jw_uint(&w, "cgroup_pgfault", win.cg_after - win.cg_before);
 	vmstat_delta(&w, &win.before, &win.after);
 	jw_obj_close(&w);
 	if (!w.failed)
@@ -530,13 +568,17 @@ int fl_agent_run(const struct fl_bench_opts *o, fl_agent_emit_fn emit, void *arg
 		for (int m = 0; m < 2; m++) {
 			if (!o->modes[m])
 				continue;
-			for (int i = 0; i < npoints; i++) {
-				pt.test = test;
-				pt.mode = (enum fl_bench_mode)m;
-				pt.ntasks = counts[i];
-				if (run_point(o, &t, &pt, emit, arg))
-					err = -1;
-			}
+			for (int i = 0; i < npoints; i++)
+				for (int c = 0; c < 2; c++) {
+					if (!o->cgroups[c])
+						continue;
+					pt.test = test;
+					pt.mode = (enum fl_bench_mode)m;
+					pt.ntasks = counts[i];
+					pt.cgroup = (enum fl_bench_cgroup)c;
+					if (run_point(o, &t, &pt, emit, arg))
+						err = -1;
+				}
 		}
 	}
 	free(pt.task_ops);
@@ -560,7 +602,8 @@ static void read_file_line(const char *path, char *buf, size_t n)
 	fclose(f);
 }
 
-void fl_agent_env(const struct fl_topo *t, fl_agent_emit_fn emit, void *arg)
+void fl_agent_env(const struct fl_topo *t, const struct fl_cgroup *cg, fl_agent_emit_fn emit,
+		  void *arg)
 {
 	struct utsname u;
 	char cmdline[2048];
@@ -589,6 +632,8 @@ void fl_agent_env(const struct fl_topo *t, fl_agent_emit_fn emit, void *arg)
 		jw_int(&w, NULL, t->node_mem_kb[n]);
 	jw_arr_close(&w);
 	jw_str(&w, "cmdline", cmdline);
+	if (cg)
+		fl_cgroup_json(&w, cg);
 	jw_obj_close(&w);
 	if (!w.failed)
 		emit(arg, w.buf, NULL);

@@ -22,6 +22,16 @@
  *   memory     128M                         bytes per task: N, NK, NM or NG
  *   placement  spread | pack | none
  *   timeout    300s                         the agent's watchdog; absent: derived
+ *   cgroup     root,child                   comma list: the contexts the tasks
+ *                                           run in (absent: root); child is a
+ *                                           child memory cgroup the agent makes
+ *   cgroup_version v2 | v1                  the hierarchy the child is made in
+ *                                           (absent: v2; v1 also when the kernel
+ *                                           has no cgroup2 memory controller)
+ *   memory_max 512M                         the child's memory.max (v1:
+ *                                           memory.limit_in_bytes); absent: none
+ *   memory_high 256M                        the child's memory.high (v1:
+ *                                           memory.soft_limit_in_bytes)
  *   hang       1                            test hook: the job never ends
  * Anything else is refused by the reader.
  */
@@ -39,6 +49,10 @@
 #define FL_JOB_MEMORY	 "memory"
 #define FL_JOB_PLACEMENT "placement"
 #define FL_JOB_TIMEOUT	 "timeout"
+#define FL_JOB_CGROUP	 "cgroup"
+#define FL_JOB_CGROUP_VERSION "cgroup_version"
+#define FL_JOB_MEMORY_MAX "memory_max"
+#define FL_JOB_MEMORY_HIGH "memory_high"
 #define FL_JOB_HANG	 "hang"
 
 /* The longest seconds value either side takes (an hour). */

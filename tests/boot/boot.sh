@@ -1,7 +1,9 @@
 # boot.sh - Debian's prebuilt cloud kernel boots under QEMU TCG with the
 # initramfs faultline writes, in a 2-node NUMA guest: the environment record
-# shows 2 nodes, page_fault1/2/3 records come back and parse, and a job told
-# to hang is ended by the watchdog with an error record.
+# shows 2 nodes, page_fault1/2/3 records come back and parse, points run in
+# a child memory cgroup the agent makes (cgroup v2 with limits, and v1)
+# besides the root, and a job told to hang is ended by the watchdog with an
+# error record.
 # Exit 77 (skip) only when QEMU or the kernel cannot be had.
 . tests/cli/lib.sh
 agent=$FL_BUILD_DIR/agents/fl-agent-static
@@ -76,6 +78,57 @@ fi
 expect_exit 2 "a placeholder System.map is refused by name" "$FAULTLINE" profile \
 	--system-map "$(dirname "$kernel")/System.map-$(basename "$kernel" | sed 's/^vmlinuz-//')" "$tmp/bench.log"
 expect_grep "$tmp/err" "System.map" "the error names the map"
+
+# The cgroup context: the agent mounts cgroup2, makes /sys/fs/cgroup/faultline
+# with the limits asked for, says so in the environment record, and runs each
+# point in the root and in the child; the child's own fault counter moves
+# while a child point runs (its tasks were in it), and the child's numbers
+# are close to the root's (no limit is reached with 2 x 16M).
+job="test=page_fault2
+mode=processes,threads
+tasks=2
+cgroup=root,child
+memory_max=256M
+memory_high=192M
+warmup=0s
+duration=1s
+memory=16M"
+if boot cgroup "$job"; then ok "cgroup guest powered off"; else fail "cgroup guest"; fi
+"$FAULTLINE" records "$tmp/cgroup.log" >"$tmp/cgroup.json" 2>"$tmp/cgroup.err"
+[ $? -eq 0 ] && ok "cgroup records parse cleanly" || fail "cgroup records: $(cat "$tmp/cgroup.err")"
+expect_grep "$tmp/cgroup.json" '"cgroup":{"hierarchy":"v2","path":"/sys/fs/cgroup/faultline","memory.max":"268435456","memory.high":"201326592"}' \
+	"the environment record shows the child cgroup v2 and its limits"
+for m in processes threads; do
+	for c in root child; do
+		expect_grep "$tmp/cgroup.json" "\"test\":\"page_fault2\",\"mode\":\"$m\",\"tasks\":2,\"cgroup\":\"$c\"" "$m in $c"
+	done
+done
+n=$(grep -c '"type":"error"' "$tmp/cgroup.json")
+[ "$n" -eq 0 ] && ok "no point failed" || fail "$n error records: $(grep '"type":"error"' "$tmp/cgroup.json")"
+faults=$(grep -o '"cgroup":"child".*"cgroup_pgfault":[0-9]*' "$tmp/cgroup.json" | grep -o '"cgroup_pgfault":[0-9]*$' | cut -d: -f2)
+echo "child faults per point: $faults"
+[ "$(echo "$faults" | awk '$1 > 1000' | wc -l)" -eq 2 ] &&
+	ok "the child cgroup counted the faults of both child points" ||
+	fail "the child cgroup counted the faults of both child points ($faults)"
+[ "$(grep -c '"cgroup":"root".*"cgroup_pgfault"' "$tmp/cgroup.json")" -eq 0 ] &&
+	ok "root points say nothing of the child" || fail "root points say nothing of the child"
+# cgroup v1 when the job asks: the memory hierarchy mounted by the agent
+job="test=page_fault2
+mode=threads
+tasks=1
+cgroup=child
+cgroup_version=v1
+memory_max=128M
+warmup=0s
+duration=1s
+memory=16M"
+if boot cgroupv1 "$job"; then ok "cgroup v1 guest powered off"; else fail "cgroup v1 guest"; fi
+"$FAULTLINE" records "$tmp/cgroupv1.log" >"$tmp/cgroupv1.json" 2>/dev/null
+expect_grep "$tmp/cgroupv1.json" '"cgroup":{"hierarchy":"v1","path":"/tmp/fl-memcg/faultline","memory.max":"134217728","memory.high":"max"}' \
+	"the environment record shows the child in cgroup v1"
+expect_grep "$tmp/cgroupv1.json" '"mode":"threads","tasks":1,"cgroup":"child"' "a point in the v1 child"
+grep -q '"cgroup":"child".*"cgroup_pgfault":[1-9]' "$tmp/cgroupv1.json" &&
+	ok "the v1 child counted the point's faults" || fail "the v1 child counted the point's faults"
 
 if boot hang "hang=1
 timeout=5s"; then ok "hung guest powered off"; else fail "hung guest"; fi
