@@ -172,7 +172,7 @@ static inline size_t wf_samples(struct fl_sample *s, int i, int run)
 			for (int seq = 0; seq < 3; seq++)
 				s[n++] = (struct fl_sample){
 				    "ops_per_sec", wf_modes[m], wf_tasks[t], (unsigned)seq,
-				    wf_value(i, wf_modes[m], wf_tasks[t], run, seq)};
+				    wf_value(i, wf_modes[m], wf_tasks[t], run, seq), NULL};
 	return n;
 }
 
@@ -372,7 +372,7 @@ static inline int wf_rows(fl_store *st, struct wf_store *w, int64_t job, int bas
 							 fabs(change) > 2 ? "different" : "same",
 							 change < -2  ? "regression"
 							 : change > 2 ? "improvement"
-								      : "same"};
+								      : "same", NULL};
 			if (fl_store_comparison_add(st, job, &c))
 				return -1;
 		}
@@ -392,7 +392,7 @@ static inline int wf_row8(fl_store *st, struct wf_store *w, int64_t job, const c
 					4000,	   800000 * (1 + change / 100),
 					4000,	   change,
 					0.001,	   strcmp(cls, "same") ? "different" : "same",
-					cls};
+					cls, NULL};
 
 	return fl_store_comparison_add(st, job, &c);
 }
@@ -492,7 +492,7 @@ static inline int wf_watch(fl_store *st, struct wf_store *w)
 				       "threads",
 				       4,
 				       -25.0,
-				       0.0001};
+				       0.0001, NULL};
 	if (fl_store_regression_add(st, &g, &w->reg1))
 		return -1;
 	/* numa8: v3.17 worse, v3.18-rc1 better, the last one queued */

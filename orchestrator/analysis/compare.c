@@ -51,9 +51,19 @@ static double pct_change(double base, double new_)
 	return base != 0 ? 100 * (new_ - base) / fabs(base) : 0;
 }
 
-/* Names: a key of (mode, tasks, what) seen on either side. */
+const char *fl_cgroup_key(const char *s)
+{
+	return !s || !strcmp(s, "root") ? "" : s;
+}
+
+const char *fl_cgroup_word(const char *s)
+{
+	return *fl_cgroup_key(s) ? s : "root";
+}
+
+/* Names: a key of (mode, tasks, cgroup, what) seen on either side. */
 struct key {
-	const char *mode, *what;
+	const char *mode, *what, *cgroup;
 	unsigned tasks;
 };
 
@@ -62,17 +72,19 @@ struct keys {
 	size_t n, cap;
 };
 
-static void keys_add(struct keys *ks, const char *mode, unsigned tasks, const char *what)
+static void keys_add(struct keys *ks, const char *mode, unsigned tasks, const char *cgroup,
+		     const char *what)
 {
+	cgroup = fl_cgroup_key(cgroup);
 	for (size_t i = 0; i < ks->n; i++)
 		if (ks->k[i].tasks == tasks && !strcmp(ks->k[i].mode, mode) &&
-		    (!what || !strcmp(ks->k[i].what, what)))
+		    !strcmp(ks->k[i].cgroup, cgroup) && (!what || !strcmp(ks->k[i].what, what)))
 			return;
 	if (ks->n == ks->cap) {
 		ks->cap = ks->cap ? 2 * ks->cap : 32;
 		ks->k = fl_xrealloc(ks->k, ks->cap * sizeof(*ks->k));
 	}
-	ks->k[ks->n++] = (struct key){mode, what, tasks};
+	ks->k[ks->n++] = (struct key){mode, what, cgroup, tasks};
 }
 
 /* The primary metric (per_*_ops) before the totals; then task counts. */
@@ -92,7 +104,9 @@ static int by_key(const void *a, const void *b)
 		return metric_rank(x->what) - metric_rank(y->what);
 	if (x->what && y->what && (c = strcmp(x->what, y->what)))
 		return c;
-	return x->tasks < y->tasks ? -1 : x->tasks > y->tasks;
+	if (x->tasks != y->tasks)
+		return x->tasks < y->tasks ? -1 : 1;
+	return strcmp(x->cgroup, y->cgroup);
 }
 
 /* qsort(3) must not be given NULL, which an empty set of keys is. */
@@ -109,9 +123,10 @@ struct build {
 	const struct fl_cmp_opts *o;
 };
 
-static struct fl_cmp_row *new_row(struct build *b, enum fl_cmp_kind kind, const char *mode,
-				  unsigned tasks, const char *what, const char *section)
+static struct fl_cmp_row *new_row(struct build *b, enum fl_cmp_kind kind, const struct key *k,
+				  const char *what, const char *section)
 {
+	const char *mode = k->mode;
 	struct fl_comparison *c = b->c;
 	struct fl_cmp_row *r;
 
@@ -123,7 +138,8 @@ static struct fl_cmp_row *new_row(struct build *b, enum fl_cmp_kind kind, const 
 	memset(r, 0, sizeof(*r));
 	r->kind = kind;
 	r->mode = fl_xstrdup(mode);
-	r->tasks = tasks;
+	r->tasks = k->tasks;
+	r->cgroup = fl_xstrdup(k->cgroup);
 	r->what = fl_xstrdup(what);
 	r->name = fl_xasprintf("%s%s%s.%s%s", b->bench, *mode ? "." : "", mode, section, what);
 	r->verdict = FL_UNKNOWN;
@@ -156,6 +172,7 @@ static void run_values(const struct fl_cmp_set *s, const struct key *k, struct v
 			const struct fl_cmp_sample *sm = &s->runs[r].samples[i];
 
 			if (sm->tasks == k->tasks && !strcmp(sm->mode ? sm->mode : "", k->mode) &&
+			    !strcmp(fl_cgroup_key(sm->cgroup), k->cgroup) &&
 			    !strcmp(sm->metric, k->what)) {
 				sum += sm->value;
 				n++;
@@ -201,13 +218,13 @@ static int metric_rows(struct build *b, const struct fl_cmp_set *base, const str
 			for (size_t j = 0; j < sides[s]->runs[i].nsamples; j++) {
 				const struct fl_cmp_sample *sm = &sides[s]->runs[i].samples[j];
 
-				keys_add(&ks, sm->mode ? sm->mode : "", sm->tasks, sm->metric);
+				keys_add(&ks, sm->mode ? sm->mode : "", sm->tasks, sm->cgroup,
+					 sm->metric);
 			}
 	keys_sort(&ks);
 	for (size_t i = 0; i < ks.n && !r; i++) {
 		struct vec x = {0}, y = {0};
-		struct fl_cmp_row *row =
-		    new_row(b, FL_CMP_METRIC, ks.k[i].mode, ks.k[i].tasks, ks.k[i].what, "");
+		struct fl_cmp_row *row = new_row(b, FL_CMP_METRIC, &ks.k[i], ks.k[i].what, "");
 
 		run_values(base, &ks.k[i], &x);
 		run_values(nw, &ks.k[i], &y);
@@ -224,11 +241,12 @@ static int metric_rows(struct build *b, const struct fl_cmp_set *base, const str
 
 /* ---- evidence ------------------------------------------------------------ */
 
-static const struct fl_evidence_point *find_point(const struct fl_cmp_run *run, const char *mode,
-						  unsigned tasks)
+static const struct fl_evidence_point *find_point(const struct fl_cmp_run *run,
+						  const struct key *pk)
 {
 	for (size_t i = 0; i < run->npoints; i++)
-		if (run->points[i].tasks == tasks && !strcmp(run->points[i].mode, mode))
+		if (run->points[i].tasks == pk->tasks && !strcmp(run->points[i].mode, pk->mode) &&
+		    !strcmp(fl_cgroup_key(run->points[i].cgroup), pk->cgroup))
 			return &run->points[i];
 	return NULL;
 }
@@ -245,7 +263,7 @@ static void vm_values(const struct fl_cmp_set *s, const struct key *pk, const ch
 		      struct vec *x)
 {
 	for (size_t r = 0; r < s->n; r++) {
-		const struct fl_evidence_point *pt = find_point(&s->runs[r], pk->mode, pk->tasks);
+		const struct fl_evidence_point *pt = find_point(&s->runs[r], pk);
 		double v = 0;
 
 		if (!pt || pt->measured_s <= 0)
@@ -265,12 +283,11 @@ static void vmstat_rows(struct build *b, const struct key *pk, const struct fl_c
 
 	for (int s = 0; s < 2; s++)
 		for (size_t r = 0; r < sides[s]->n; r++) {
-			const struct fl_evidence_point *pt =
-			    find_point(&sides[s]->runs[r], pk->mode, pk->tasks);
+			const struct fl_evidence_point *pt = find_point(&sides[s]->runs[r], pk);
 
 			for (size_t i = 0; pt && i < pt->nvm; i++)
 				if (fl_vmstat_counter(pt->vm[i].name))
-					keys_add(&names, "", 0, pt->vm[i].name);
+					keys_add(&names, "", 0, "", pt->vm[i].name);
 		}
 	keys_sort(&names);
 	for (size_t i = 0; i < names.n; i++) {
@@ -290,8 +307,7 @@ static void vmstat_rows(struct build *b, const struct key *pk, const struct fl_c
 			continue;
 		if (bv.value == 0 && nv.value == 0)
 			continue;
-		struct fl_cmp_row *row =
-		    new_row(b, FL_CMP_VMSTAT, pk->mode, pk->tasks, names.k[i].what, "vmstat.");
+		struct fl_cmp_row *row = new_row(b, FL_CMP_VMSTAT, pk, names.k[i].what, "vmstat.");
 		row->base = bv;
 		row->new_ = nv;
 		row->change = change;
@@ -308,7 +324,7 @@ static void vmstat_rows(struct build *b, const struct key *pk, const struct fl_c
 static void shares(const struct fl_cmp_set *s, const struct key *pk, const char *fn, struct vec *x)
 {
 	for (size_t r = 0; r < s->n; r++) {
-		const struct fl_evidence_point *pt = find_point(&s->runs[r], pk->mode, pk->tasks);
+		const struct fl_evidence_point *pt = find_point(&s->runs[r], pk);
 		double v = 0;
 
 		if (!pt || !pt->nfn)
@@ -323,7 +339,7 @@ static void shares(const struct fl_cmp_set *s, const struct key *pk, const char 
 static void profile_notes(struct build *b, const struct key *pk, const struct fl_cmp_set *s)
 {
 	for (size_t r = 0; r < s->n; r++) {
-		const struct fl_evidence_point *pt = find_point(&s->runs[r], pk->mode, pk->tasks);
+		const struct fl_evidence_point *pt = find_point(&s->runs[r], pk);
 		const char *why;
 
 		if (!pt || pt->nfn)
@@ -363,11 +379,10 @@ static void profile_rows(struct build *b, const struct key *pk, const struct fl_
 	profile_notes(b, pk, nw);
 	for (int s = 0; s < 2; s++)
 		for (size_t r = 0; r < sides[s]->n; r++) {
-			const struct fl_evidence_point *pt =
-			    find_point(&sides[s]->runs[r], pk->mode, pk->tasks);
+			const struct fl_evidence_point *pt = find_point(&sides[s]->runs[r], pk);
 
 			for (size_t i = 0; pt && i < pt->nfn; i++)
-				keys_add(&fns, "", 0, pt->fn[i].name);
+				keys_add(&fns, "", 0, "", pt->fn[i].name);
 		}
 	m = fl_xcalloc(fns.n + 1, sizeof(*m));
 	for (size_t i = 0; i < fns.n; i++) {
@@ -387,8 +402,7 @@ static void profile_rows(struct build *b, const struct key *pk, const struct fl_
 	}
 	qsort(m, nm, sizeof(*m), by_move);
 	for (size_t i = 0; i < nm && i < b->o->profile_rows; i++) {
-		struct fl_cmp_row *row =
-		    new_row(b, FL_CMP_PROFILE, pk->mode, pk->tasks, m[i].fn, "profile.");
+		struct fl_cmp_row *row = new_row(b, FL_CMP_PROFILE, pk, m[i].fn, "profile.");
 
 		row->base = m[i].base;
 		row->new_ = m[i].new_;
@@ -398,7 +412,7 @@ static void profile_rows(struct build *b, const struct key *pk, const struct fl_
 	free(fns.k);
 }
 
-/* Every (mode, tasks) with evidence on either side, sorted. */
+/* Every (mode, tasks, cgroup) with evidence on either side, sorted. */
 static void evidence_points(const struct fl_cmp_set *base, const struct fl_cmp_set *nw,
 			    struct keys *pks)
 {
@@ -408,7 +422,8 @@ static void evidence_points(const struct fl_cmp_set *base, const struct fl_cmp_s
 		for (size_t r = 0; r < sides[s]->n; r++)
 			for (size_t i = 0; i < sides[s]->runs[r].npoints; i++)
 				keys_add(pks, sides[s]->runs[r].points[i].mode,
-					 sides[s]->runs[r].points[i].tasks, NULL);
+					 sides[s]->runs[r].points[i].tasks,
+					 sides[s]->runs[r].points[i].cgroup, NULL);
 	keys_sort(pks);
 }
 
@@ -452,6 +467,7 @@ void fl_comparison_free(struct fl_comparison *c)
 		return;
 	for (size_t i = 0; i < c->nrows; i++) {
 		free(c->rows[i].mode);
+		free(c->rows[i].cgroup);
 		free(c->rows[i].what);
 		free(c->rows[i].name);
 	}
@@ -466,13 +482,15 @@ void fl_comparison_free(struct fl_comparison *c)
 }
 
 const struct fl_cmp_row *fl_comparison_find(const struct fl_comparison *c, enum fl_cmp_kind kind,
-					    const char *mode, unsigned tasks, const char *what)
+					    const char *mode, unsigned tasks, const char *cgroup,
+					    const char *what)
 {
+	cgroup = fl_cgroup_key(cgroup);
 	for (size_t i = 0; i < c->nrows; i++) {
 		const struct fl_cmp_row *r = &c->rows[i];
 
 		if (r->kind == kind && r->tasks == tasks && !strcmp(r->mode, mode) &&
-		    !strcmp(r->what, what))
+		    !strcmp(r->cgroup, cgroup) && !strcmp(r->what, what))
 			return r;
 	}
 	return NULL;
@@ -534,6 +552,8 @@ void fl_comparison_text(const struct fl_comparison *c, fl_buf *out)
 		/* a command's one value needs no task count */
 		if (*r->mode || r->tasks != 1)
 			fl_buf_addf(out, " tasks=%u", r->tasks);
+		if (*r->cgroup)
+			fl_buf_addf(out, " cgroup=%s", r->cgroup);
 		if (r->kind == FL_CMP_METRIC)
 			fl_buf_addf(out, "  %s p=%.2g n=%zu+%zu%s", verdict_word(r->verdict), r->p,
 				    r->base.n, r->new_.n,

@@ -35,6 +35,18 @@
 #include "analysis/evidence.h"
 #include "analysis/stats.h"
 
+/*
+ * A point's cgroup context: "" is the root cgroup (and what rows from
+ * before contexts say), FL_CGROUP_CHILD a child memory cgroup the agent
+ * made for the point's tasks. Names, row order and text put it after the
+ * task count: page_fault2.threads.2.child.
+ */
+#define FL_CGROUP_CHILD "child"
+/* "" for NULL, "" and "root"; s otherwise. */
+const char *fl_cgroup_key(const char *s);
+/* What a table says: "root" for the root, the context otherwise. */
+const char *fl_cgroup_word(const char *s);
+
 /* One per-second sample of a run. */
 struct fl_cmp_sample {
 	const char *metric; /* ops_per_sec, per_thread_ops, ... */
@@ -42,6 +54,7 @@ struct fl_cmp_sample {
 	unsigned tasks;
 	unsigned seq; /* sample number within the run */
 	double value;
+	const char *cgroup; /* fl_cgroup_key's; NULL: the root */
 };
 
 /* One run as compare sees it: its samples and its evidence. */
@@ -91,6 +104,7 @@ struct fl_cmp_row {
 	enum fl_cmp_kind kind;
 	char *mode; /* processes, threads, or "" */
 	unsigned tasks;
+	char *cgroup; /* "" (the root) or "child" */
 	char *what; /* metric (per_thread_ops), counter (pgfault), or function */
 	char *name; /* LKP-style full name: page_fault2.threads.per_thread_ops,
 		     * page_fault2.threads.vmstat.pgfault/s,
@@ -117,20 +131,22 @@ struct fl_comparison {
 };
 
 /*
- * Compares new with base. Rows exist for every (metric, mode, tasks) of
+ * Compares new with base. Rows exist for every (metric, mode, tasks, cgroup) of
  * either side; a side without samples for it has n = 0 and the verdict is
  * UNKNOWN. FL_EINVAL when a side has no runs.
  */
 int fl_compare(const char *benchmark, const struct fl_cmp_set *base, const struct fl_cmp_set *new_,
 	       const struct fl_cmp_opts *o, struct fl_comparison **out);
 void fl_comparison_free(struct fl_comparison *c);
-/* The row of kind at (mode, tasks, what), or NULL. */
+/* The row of kind at (mode, tasks, cgroup), what, or NULL. */
 const struct fl_cmp_row *fl_comparison_find(const struct fl_comparison *c, enum fl_cmp_kind kind,
-					    const char *mode, unsigned tasks, const char *what);
+					    const char *mode, unsigned tasks, const char *cgroup,
+					    const char *what);
 /* 1 when a metric row is a regression. */
 int fl_comparison_regressed(const struct fl_comparison *c);
 
-/* LKP's column shape, one row a line (metric rows end with the verdict, p,
+/* LKP's column shape, one row a line (its point after the name: tasks=2,
+ * cgroup=child for a child context; metric rows end with the verdict, p,
  * the runs a side and REGRESSION or improvement), a blank line between the
  * metric, vmstat and profile sections, notes after a blank line. */
 void fl_comparison_text(const struct fl_comparison *c, fl_buf *out);

@@ -1,5 +1,6 @@
 /* evidence.c - vmstat rates and profiles per point from fl-agent records (see evidence.h). */
 #include "analysis/evidence.h"
+#include "analysis/compare.h"
 #include "lib/buf.h"
 #include "lib/error.h"
 
@@ -37,9 +38,11 @@ static int get_uint(json_t *o, const char *key, uint64_t *out)
 	return 0;
 }
 
-/* test, mode and tasks: which point a record belongs to. */
+/* test, mode, tasks and cgroup: which point a record belongs to (agents
+ * that predate cgroup contexts measured in the root). */
 static int get_point(json_t *o, struct fl_evidence_point *pt)
 {
+	json_t *cg = json_object_get(o, "cgroup");
 	uint64_t tasks;
 	int r;
 
@@ -48,7 +51,10 @@ static int get_point(json_t *o, struct fl_evidence_point *pt)
 		return r;
 	if (!tasks || tasks > 1000000)
 		return bad("tasks", "out of range");
+	if (cg && !json_is_string(cg))
+		return bad("cgroup", "expected a string");
 	pt->tasks = (unsigned)tasks;
+	pt->cgroup = fl_xstrdup(fl_cgroup_key(cg ? json_string_value(cg) : NULL));
 	return 0;
 }
 
@@ -189,6 +195,7 @@ void fl_evidence_point_release(struct fl_evidence_point *pt)
 {
 	free(pt->test);
 	free(pt->mode);
+	free(pt->cgroup);
 	for (size_t i = 0; i < pt->nvm; i++)
 		free(pt->vm[i].name);
 	free(pt->vm);

@@ -76,6 +76,8 @@ static const char *const placements[] = {"spread", "pack", "none", NULL};
 static const char *const directions[] = {"higher", "lower", NULL};
 static const char *const severities[] = {"error", "warning", NULL};
 static const char *const boots[] = {"kexec", "current", NULL};
+static const char *const cgroups[] = {"root", "child", NULL};
+static const char *const cgroup_versions[] = {"v2", "v1", NULL};
 
 #define T struct fl_tree_conf
 static const struct field tree_fields[] = {
@@ -144,6 +146,12 @@ static const struct field benchmark_fields[] = {
 	{"direction", F_ENUM, OFF(T, direction), 0, 0, "higher", directions, 0, 0, NULL},
 	{"kernel", F_STR, OFF(T, kernel), 0, 0, NULL, NULL, 0, 0, NULL},
 	{"machines", F_STRLIST, OFF(T, machines), OFF(T, nmachines), 0, NULL, NULL, 0, 0, NULL},
+	{"cgroup", F_ENUMLIST, OFF(T, cgroups), OFF(T, ncgroups), NONEMPTY, "root", cgroups, 0, 0,
+	 NULL},
+	{"cgroup_version", F_ENUM, OFF(T, cgroup_version), 0, 0, "v2", cgroup_versions, 0, 0,
+	 NULL},
+	{"memory_max", F_SIZE, OFF(T, memory_max), 0, 0, "0", NULL, 0, 0, NULL},
+	{"memory_high", F_SIZE, OFF(T, memory_high), 0, 0, "0", NULL, 0, 0, NULL},
 	END,
 };
 #undef T
@@ -898,6 +906,26 @@ static void check_machine(struct loader *L, struct fl_machine_conf *m)
 	}
 }
 
+/* Limits are the child's; a command runs wherever its shell does. */
+static void check_cgroups(struct loader *L, struct fl_benchmark_conf *b)
+{
+	int child = 0;
+
+	for (size_t i = 0; i < b->ncgroups; i++) {
+		for (size_t k = 0; k < i; k++)
+			if (b->cgroups[i] && b->cgroups[k] && !strcmp(b->cgroups[i], b->cgroups[k]))
+				report_at(L, &b->cgroups[i], "cgroup '%s' is listed twice",
+					  b->cgroups[i]);
+		child |= b->cgroups[i] && !strcmp(b->cgroups[i], "child");
+	}
+	if (child && !b->test)
+		report_at(L, &b->cgroups[0], "cgroup 'child' needs a page-fault 'test': a command "
+					     "benchmark runs where its shell does");
+	if (!child && (b->memory_max || b->memory_high))
+		report_at(L, b->memory_max ? (void *)&b->memory_max : &b->memory_high,
+			  "memory limits apply to the child cgroup, which 'cgroup' does not list");
+}
+
 static void check_benchmark(struct loader *L, struct fl_benchmark_conf *b)
 {
 	struct fl_config *cfg = L->cfg;
@@ -925,6 +953,7 @@ static void check_benchmark(struct loader *L, struct fl_benchmark_conf *b)
 	if (needs_test && !b->test)
 		report_at(L, &b->name, "benchmark '%s' runs on a kernel machine but names no 'test'",
 			  b->name);
+	check_cgroups(L, b);
 }
 
 static void check_report(struct loader *L)

@@ -80,6 +80,14 @@ struct fl_benchmark_conf {
 	char *kernel;	 /* kernel entry to build; defaults to the only one */
 	char **machines; /* machines to run on; empty means all */
 	size_t nmachines;
+	/* The cgroup contexts the tasks run in, a dimension like tasks:
+	 * "root" (the root cgroup), "child" (a child memory cgroup the agent
+	 * makes), with the hierarchy asked for (v2, or v1) and the child's
+	 * memory.max and memory.high (0: no limit). */
+	char **cgroups;
+	size_t ncgroups;
+	char *cgroup_version;
+	uint64_t memory_max, memory_high;
 };
 
 struct fl_config {

@@ -200,7 +200,7 @@ static int store_samples(struct cmd_run *x)
 	int r;
 
 	for (size_t i = 0; i < x->n; i++)
-		s[i] = (struct fl_sample){"value", "", 1, (unsigned)i, x->v[i]};
+		s[i] = (struct fl_sample){"value", "", 1, (unsigned)i, x->v[i], ""};
 	r = fl_store_samples_add(x->req->store, x->run_id, s, x->n);
 	free(s);
 	return r;

@@ -3,6 +3,7 @@
  * and classifies the end of a run (see console.h).
  */
 #include "machine/console.h"
+#include "analysis/compare.h"
 #include "lib/buf.h"
 #include "lib/error.h"
 
@@ -17,9 +18,9 @@
 #define LINE_MAX_KEPT	1024
 #define DETAIL_LINE_MAX 200
 
-/* The next seq of each (mode, tasks): a job may measure the same point twice. */
+/* The next seq of each (mode, tasks, cgroup): a job may measure the same point twice. */
 struct point_seq {
-	const char *mode;
+	const char *mode, *cgroup;
 	unsigned tasks, next;
 };
 
@@ -108,29 +109,44 @@ static void keep_tail(fl_console *c, const char *data, size_t len)
 	}
 }
 
-static unsigned next_seq(fl_console *c, const char *mode, unsigned tasks, unsigned count)
+/* mode and cgroup are literals: compared by address */
+static unsigned next_seq(fl_console *c, const char *mode, unsigned tasks, const char *cgroup,
+			 unsigned count)
 {
 	unsigned first;
 
 	for (size_t i = 0; i < c->nseqs; i++)
-		if (c->seqs[i].mode == mode && c->seqs[i].tasks == tasks) {
+		if (c->seqs[i].mode == mode && c->seqs[i].tasks == tasks &&
+		    c->seqs[i].cgroup == cgroup) {
 			first = c->seqs[i].next;
 			c->seqs[i].next += count;
 			return first;
 		}
 	c->seqs = fl_xrealloc(c->seqs, (c->nseqs + 1) * sizeof(*c->seqs));
-	c->seqs[c->nseqs++] = (struct point_seq){mode, tasks, count};
+	c->seqs[c->nseqs++] = (struct point_seq){mode, cgroup, tasks, count};
 	return 0;
 }
 
-static void add_sample(fl_console *c, const char *metric, const char *mode, unsigned tasks,
+static void add_sample(fl_console *c, const char *metric, const struct fl_console_point *pt,
 		       unsigned seq, double v)
 {
 	if (c->nsamples == c->samples_cap) {
 		c->samples_cap = c->samples_cap ? 2 * c->samples_cap : 64;
 		c->samples = fl_xrealloc(c->samples, c->samples_cap * sizeof(*c->samples));
 	}
-	c->samples[c->nsamples++] = (struct fl_sample){metric, mode, tasks, seq, v};
+	c->samples[c->nsamples++] =
+	    (struct fl_sample){metric, pt->mode, pt->tasks, seq, v, pt->cgroup};
+}
+
+/* A result's cgroup context as a literal; NULL for one the agent does not make. */
+static const char *cgroup_of(json_t *o)
+{
+	json_t *cg = json_object_get(o, "cgroup");
+	const char *s = json_string_value(cg);
+
+	if (!cg || (s && !*fl_cgroup_key(s)))
+		return "";
+	return s && !strcmp(s, FL_CGROUP_CHILD) ? FL_CGROUP_CHILD : NULL;
 }
 
 /* A result record: one sample per measured second, total and per task. */
@@ -139,7 +155,7 @@ static void take_result(fl_console *c, uint64_t seq, json_t *o)
 	const char *test = json_string_value(json_object_get(o, "test"));
 	const char *mode_s = json_string_value(json_object_get(o, "mode"));
 	json_t *tasks_j = json_object_get(o, "tasks"), *arr = json_object_get(o, "samples"), *v;
-	const char *mode, *per_task;
+	const char *mode, *per_task, *cgroup = cgroup_of(o);
 	struct fl_console_point pt;
 	json_int_t tasks = json_integer_value(tasks_j);
 	unsigned first;
@@ -168,26 +184,29 @@ static void take_result(fl_console *c, uint64_t seq, json_t *o)
 			   mode_s);
 		return;
 	}
+	if (!cgroup) {
+		note_error(c, "result record %llu: unknown cgroup context", (unsigned long long)seq);
+		return;
+	}
 	json_array_foreach(arr, i, v) if (!json_is_number(v) || json_number_value(v) < 0)
 	{
 		note_error(c, "result record %llu: sample %zu is not a rate",
 			   (unsigned long long)seq, i);
 		return;
 	}
-	first = next_seq(c, mode, (unsigned)tasks, (unsigned)json_array_size(arr));
+	pt = (struct fl_console_point){test, mode, (unsigned)tasks, cgroup, json_array_size(arr),
+				       0, 0};
+	first = next_seq(c, mode, (unsigned)tasks, cgroup, (unsigned)json_array_size(arr));
 	json_array_foreach(arr, i, v)
 	{
 		double ops = json_number_value(v);
 
-		add_sample(c, "ops", mode, (unsigned)tasks, first + (unsigned)i, ops);
-		add_sample(c, per_task, mode, (unsigned)tasks, first + (unsigned)i,
-			   ops / (double)tasks);
+		add_sample(c, "ops", &pt, first + (unsigned)i, ops);
+		add_sample(c, per_task, &pt, first + (unsigned)i, ops / (double)tasks);
 		sum += ops;
 	}
 	c->seen.points++;
-	pt = (struct fl_console_point){
-	    test, mode, (unsigned)tasks, json_array_size(arr), sum / (double)json_array_size(arr),
-	    0};
+	pt.ops = sum / (double)json_array_size(arr);
 	pt.per_task = pt.ops / (double)tasks;
 	if (c->hooks.point)
 		c->hooks.point(c->hooks.arg, &pt);

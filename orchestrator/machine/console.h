@@ -24,13 +24,14 @@
 
 struct fl_console_expect {
 	const char *test; /* page_fault2: a result of another test is an agent error */
-	unsigned points;  /* results a complete run sends: modes x task counts */
+	unsigned points;  /* results a complete run sends: modes x task counts x contexts */
 };
 
 /* One finished point: its per-second samples are kept already. */
 struct fl_console_point {
 	const char *test, *mode;
 	unsigned tasks;
+	const char *cgroup; /* "" (the root) or "child" */
 	size_t nsamples;
 	double ops;	 /* mean total operations per second */
 	double per_task; /* ops / tasks */

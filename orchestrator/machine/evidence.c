@@ -15,6 +15,7 @@ static void point_row(const struct fl_evidence_point *pt, struct fl_evidence_row
 					.test = pt->test,
 					.mode = pt->mode,
 					.tasks = pt->tasks,
+					.cgroup = pt->cgroup,
 					.measured_s = pt->measured_s,
 					.profile = pt->profile,
 					.profile_samples = pt->profile_samples,

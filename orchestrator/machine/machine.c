@@ -7,6 +7,7 @@
  */
 #include "machine/machine.h"
 #include "machine/priv.h"
+#include "analysis/compare.h"
 #include "lib/buf.h"
 #include "config/config.h"
 #include "build/build.h"
@@ -170,11 +171,26 @@ char *fl_machine_tasks_list(const struct fl_benchmark_conf *b)
 	return fl_buf_detach(&out);
 }
 
+/* The cgroup contexts as the job line lists them: NULL when the root is the only one. */
+static char *cgroups_list(const struct fl_benchmark_conf *b)
+{
+	fl_buf out = FL_BUF_INIT;
+	int child = 0;
+
+	for (size_t i = 0; i < b->ncgroups; i++) {
+		fl_buf_addf(&out, "%s%s", i ? "," : "", b->cgroups[i]);
+		child |= !!*fl_cgroup_key(b->cgroups[i]);
+	}
+	if (!child)
+		fl_buf_free(&out);
+	return child ? fl_buf_detach(&out) : NULL;
+}
+
 static char *params_json(const struct fl_run_req *req)
 {
 	const struct fl_benchmark_conf *b = req->bench;
 	json_t *o = json_object(), *modes = json_array(), *extra = json_array();
-	char *tasks = fl_machine_tasks_list(b), *s, *copy;
+	char *tasks = fl_machine_tasks_list(b), *s, *copy, *cg;
 
 	for (size_t i = 0; i < b->nmodes; i++)
 		json_array_append_new(modes, json_string(b->modes[i]));
@@ -187,6 +203,17 @@ static char *params_json(const struct fl_run_req *req)
 	json_object_set_new(o, "duration_ms", json_integer(b->duration_ms));
 	json_object_set_new(o, "memory_per_task", json_integer((json_int_t)b->memory_per_task));
 	json_object_set_new(o, "placement", json_string(b->placement));
+	if ((cg = cgroups_list(b))) {
+		json_object_set_new(o, "cgroup", json_string(cg));
+		json_object_set_new(o, "cgroup_version",
+				    json_string(b->cgroup_version ? b->cgroup_version : "v2"));
+		if (b->memory_max)
+			json_object_set_new(o, "memory_max", json_integer((json_int_t)b->memory_max));
+		if (b->memory_high)
+			json_object_set_new(o, "memory_high",
+					    json_integer((json_int_t)b->memory_high));
+		free(cg);
+	}
 	if (req->rev)
 		json_object_set_new(o, "rev", json_string(req->rev));
 	if (req->tree)
@@ -431,8 +458,9 @@ static long seconds_up(int64_t ms)
 
 unsigned fl_machine_points(const struct fl_benchmark_conf *b)
 {
-	return (unsigned)(b->nmodes * b->ntasks);
+	return (unsigned)(b->nmodes * b->ntasks * (b->ncgroups ? b->ncgroups : 1));
 }
+
 
 /* The agent's watchdog: twice what the job should take, and room to start. */
 long fl_machine_watchdog_s(const struct fl_benchmark_conf *b)
@@ -446,7 +474,7 @@ long fl_machine_watchdog_s(const struct fl_benchmark_conf *b)
 int fl_machine_job(const struct fl_run_req *req, char **out)
 {
 	const struct fl_benchmark_conf *b = req->bench;
-	char *tasks = fl_machine_tasks_list(b);
+	char *tasks = fl_machine_tasks_list(b), *cgroups;
 	struct fl_jobline job = {.len = 0};
 	fl_buf modes = FL_BUF_INIT;
 	int bad = 0;
@@ -461,6 +489,16 @@ int fl_machine_job(const struct fl_run_req *req, char **out)
 	bad |= fl_jobline_add_seconds(&job, FL_JOB_DURATION, seconds_up(b->duration_ms));
 	bad |= fl_jobline_add_size(&job, FL_JOB_MEMORY, b->memory_per_task);
 	bad |= fl_jobline_add(&job, FL_JOB_PLACEMENT, b->placement);
+	if ((cgroups = cgroups_list(b))) {
+		bad |= fl_jobline_add(&job, FL_JOB_CGROUP, cgroups);
+		if (b->cgroup_version)
+			bad |= fl_jobline_add(&job, FL_JOB_CGROUP_VERSION, b->cgroup_version);
+		if (b->memory_max)
+			bad |= fl_jobline_add_size(&job, FL_JOB_MEMORY_MAX, b->memory_max);
+		if (b->memory_high)
+			bad |= fl_jobline_add_size(&job, FL_JOB_MEMORY_HIGH, b->memory_high);
+		free(cgroups);
+	}
 	/* The agent takes at most an hour; past that it derives its own, alike. */
 	if (fl_machine_watchdog_s(b) <= FL_JOB_SECONDS_MAX)
 		bad |= fl_jobline_add_seconds(&job, FL_JOB_TIMEOUT, fl_machine_watchdog_s(b));
@@ -587,8 +625,8 @@ static void on_point(void *arg, const struct fl_console_point *pt)
 		w->first_mono = fl_mono_ms();
 	human_rate(pt->ops, ops, sizeof(ops));
 	human_rate(pt->per_task, per, sizeof(per));
-	fl_info("%s: %s %s %u tasks: %s ops/s (%s per task)", w->name, pt->test, pt->mode,
-		pt->tasks, ops, per);
+	fl_info("%s: %s %s %u tasks%s%s: %s ops/s (%s per task)", w->name, pt->test, pt->mode,
+		pt->tasks, *pt->cgroup ? " in cgroup " : "", pt->cgroup, ops, per);
 }
 
 void fl_run_watch_init(struct fl_run_watch *w, const struct fl_run_req *req,

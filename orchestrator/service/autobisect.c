@@ -79,7 +79,7 @@ static int run_samples(struct autobisect *a, int64_t run_id, double **v, size_t 
 	*n = 0;
 	for (size_t i = 0; i < ns; i++)
 		if (s[i].tasks == a->reg.tasks && !strcmp(s[i].metric, a->reg.metric) &&
-		    !strcmp(s[i].mode, a->reg.mode))
+		    !strcmp(s[i].mode, a->reg.mode) && !strcmp(s[i].cgroup, a->reg.cgroup))
 			(*v)[(*n)++] = s[i].value;
 	fl_store_samples_free(s, ns);
 	return *n ? 0 : FL_BISECT_SKIP;
@@ -88,7 +88,7 @@ static int run_samples(struct autobisect *a, int64_t run_id, double **v, size_t 
 static int sample(void *ctx, size_t idx, double **v, size_t *n)
 {
 	struct autobisect *a = ctx;
-	char *point = fl_point_key(a->reg.mode, a->reg.tasks);
+	char *point = fl_point_key(a->reg.mode, a->reg.tasks, a->reg.cgroup);
 	struct fl_job_spec s = {.from = a->job,
 				.rev = a->shas[idx],
 				.role = fl_role_name(FL_ROLE_BISECT),

@@ -86,10 +86,10 @@ static void log_points(const struct detect *d)
 		if (!primary(row) ||
 		    (row->cls != FL_CMP_REGRESSION && row->cls != FL_CMP_IMPROVEMENT))
 			continue;
-		fl_info("compare: %s %s vs %s on %s: %+.1f%% %s of %s at %u task%s (p=%.2g)",
+		fl_info("compare: %s %s vs %s on %s: %+.1f%% %s of %s at %u task%s%s%s (p=%.2g)",
 			d->tag.tree, d->tag.tag, d->tag.baseline, d->job->machine, row->change,
 			fl_class_name(row->cls), row->name, row->tasks, row->tasks == 1 ? "" : "s",
-			row->p);
+			*row->cgroup ? " in cgroup " : "", row->cgroup, row->p);
 	}
 }
 
@@ -125,7 +125,8 @@ static int conclude(struct detect *d, int64_t machine_id)
 					      w->mode,
 					      w->tasks,
 					      w->change,
-					      w->p};
+					      w->p,
+					      w->cgroup};
 		int64_t reg, id;
 
 		result = FL_CMP_REGRESSION;

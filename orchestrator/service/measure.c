@@ -27,6 +27,8 @@ char *fl_point_name(const char *benchmark, const struct fl_point *p, int with_ta
 		fl_buf_addf(&b, ".%s", p->mode);
 	if (with_tasks && (*p->mode || p->tasks != 1))
 		fl_buf_addf(&b, ".%u", p->tasks);
+	if (*fl_cgroup_key(p->cgroup))
+		fl_buf_addf(&b, ".%s", p->cgroup);
 	fl_buf_addf(&b, ".%s", p->metric);
 	return fl_buf_detach(&b);
 }
@@ -89,38 +91,108 @@ int fl_measure_add_round(fl_store *st, const struct fl_job *parent, const struct
 	return r;
 }
 
-char *fl_point_key(const char *mode, unsigned tasks)
+char *fl_point_key(const char *mode, unsigned tasks, const char *cgroup)
 {
-	return *mode ? fl_xasprintf("%s:%u", mode, tasks) : NULL;
+	if (!*mode)
+		return NULL;
+	if (*fl_cgroup_key(cgroup))
+		return fl_xasprintf("%s:%u:%s", mode, tasks, cgroup);
+	return fl_xasprintf("%s:%u", mode, tasks);
 }
 
-int fl_point_parse(const char *key, char *mode, size_t mode_size, unsigned *tasks)
+/* One key, MODE:TASKS[:CGROUP], of len bytes at key. */
+static int point_parse(const char *key, size_t len, struct fl_point_at *p)
 {
-	const char *colon = strrchr(key, ':');
-	char *end;
+	char buf[80], *colon, *cg, *end;
 	unsigned long t;
 
-	if (!colon || colon == key || (size_t)(colon - key) >= mode_size)
-		return fl_error_set(FL_EINVAL, "point '%s': not MODE:TASKS", key);
+	memset(p, 0, sizeof(*p));
+	if (len >= sizeof(buf))
+		return fl_error_set(FL_EINVAL, "point '%.*s': too long", (int)len, key);
+	memcpy(buf, key, len);
+	buf[len] = '\0';
+	colon = strchr(buf, ':');
+	if (!colon || colon == buf || (size_t)(colon - buf) >= sizeof(p->mode))
+		return fl_error_set(FL_EINVAL, "point '%s': not MODE:TASKS[:root|child]", buf);
+	*colon = '\0';
+	if ((cg = strchr(colon + 1, ':')))
+		*cg++ = '\0';
 	t = strtoul(colon + 1, &end, 10);
 	if (*end || end == colon + 1 || t < 1 || t > 100000)
-		return fl_error_set(FL_EINVAL, "point '%s': bad task count", key);
-	memcpy(mode, key, (size_t)(colon - key));
-	mode[colon - key] = '\0';
-	*tasks = (unsigned)t;
+		return fl_error_set(FL_EINVAL, "point '%.*s': bad task count", (int)len, key);
+	if (cg && strcmp(cg, "root") && strcmp(cg, FL_CGROUP_CHILD))
+		return fl_error_set(FL_EINVAL, "point '%.*s': no cgroup context '%s' (root, %s)",
+				    (int)len, key, cg, FL_CGROUP_CHILD);
+	strcpy(p->mode, buf);
+	p->tasks = (unsigned)t;
+	strcpy(p->cgroup, fl_cgroup_key(cg));
 	return 0;
 }
 
-void fl_point_bench(const struct fl_benchmark_conf *b, char **mode, struct fl_task_count *tasks,
-		    unsigned ntasks, struct fl_benchmark_conf *out)
+int fl_points_parse(const char *list, struct fl_point_at **out, size_t *n)
 {
-	*out = *b;
-	out->modes = mode;
-	out->nmodes = 1;
-	tasks->value = ntasks;
-	tasks->percent = 0;
-	out->tasks = tasks;
-	out->ntasks = 1;
+	struct fl_point_at *v = fl_xcalloc(FL_POINTS_MAX, sizeof(*v));
+	size_t k = 0;
+	int r = 0;
+
+	for (const char *p = list; !r;) {
+		size_t len = strcspn(p, ",");
+
+		if (k == FL_POINTS_MAX)
+			r = fl_error_set(FL_EINVAL, "points '%s': more than %d", list,
+					 FL_POINTS_MAX);
+		else if (!(r = point_parse(p, len, &v[k])))
+			k += !fl_points_has(v, k, v[k].mode, v[k].tasks, v[k].cgroup);
+		if (!p[len])
+			break;
+		p += len + 1;
+	}
+	if (r) {
+		free(v);
+		return r;
+	}
+	*out = v;
+	*n = k;
+	return 0;
+}
+
+int fl_points_has(const struct fl_point_at *v, size_t n, const char *mode, unsigned tasks,
+		  const char *cgroup)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].tasks == tasks && !strcmp(v[i].mode, mode) &&
+		    !strcmp(v[i].cgroup, fl_cgroup_key(cgroup)))
+			return 1;
+	return 0;
+}
+
+void fl_point_bench(const struct fl_benchmark_conf *b, const struct fl_point_at *v, size_t n,
+		    struct fl_narrow_bench *out)
+{
+	struct fl_benchmark_conf *x = &out->b;
+
+	*x = *b;
+	x->modes = out->modes;
+	x->tasks = out->tasks;
+	x->cgroups = out->cgroups;
+	x->nmodes = x->ntasks = x->ncgroups = 0;
+	for (size_t i = 0; i < n && i < FL_POINTS_MAX; i++) {
+		size_t k;
+
+		for (k = 0; k < x->nmodes && strcmp(x->modes[k], v[i].mode); k++)
+			;
+		if (k == x->nmodes)
+			out->modes[x->nmodes++] = (char *)v[i].mode;
+		for (k = 0; k < x->ntasks && x->tasks[k].value != v[i].tasks; k++)
+			;
+		if (k == x->ntasks)
+			out->tasks[x->ntasks++] = (struct fl_task_count){v[i].tasks, 0};
+		for (k = 0; k < x->ncgroups && strcmp(fl_cgroup_key(x->cgroups[k]), v[i].cgroup);
+		     k++)
+			;
+		if (k == x->ncgroups)
+			out->cgroups[x->ncgroups++] = *v[i].cgroup ? (char *)v[i].cgroup : "root";
+	}
 }
 
 unsigned fl_measure_max_runs(const struct fl_benchmark_conf *b)
@@ -165,7 +237,8 @@ struct fl_watch_comparison fl_measure_comparison(const char *what, int64_t base_
 					    row->change,
 					    row->p,
 					    fl_verdict_name(row->verdict),
-					    fl_class_name(row->cls)};
+					    fl_class_name(row->cls),
+					    row->cgroup};
 }
 
 /* The evidence rows of a run as compare.h's points: views that borrow the
@@ -181,6 +254,7 @@ static struct fl_evidence_point *evidence_points(const struct fl_evidence_row *e
 						 .test = e[i].test,
 						 .mode = e[i].mode,
 						 .tasks = e[i].tasks,
+						 .cgroup = e[i].cgroup,
 						 .measured_s = e[i].measured_s,
 						 .nvm = e[i].nvm,
 						 .profile = e[i].profile,
@@ -220,8 +294,8 @@ static int side_run(fl_store *st, struct fl_cmp_side *s, size_t i, int64_t id, i
 	for (size_t k = 0; k < s->nrows[i]; k++) {
 		const struct fl_sample_row *x = &s->rows[i][k];
 
-		s->samples[i][k] =
-		    (struct fl_cmp_sample){x->metric, x->mode, x->tasks, x->seq, x->value};
+		s->samples[i][k] = (struct fl_cmp_sample){x->metric, x->mode,  x->tasks,
+							  x->seq,    x->value, x->cgroup};
 	}
 	if (!metrics_only && (r = fl_store_evidence_get(st, id, &s->erows[i], &s->nerows[i])))
 		return r;

@@ -12,6 +12,7 @@
 
 #include "analysis/compare.h"
 #include "analysis/stats.h"
+#include "config/config.h"
 #include "service/pipeline.h"
 #include "store/compare.h"
 #include "store/jobs.h"
@@ -20,19 +21,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct fl_config;
-struct fl_benchmark_conf;
-struct fl_task_count;
 
-/* One measured point: a metric at a mode and a task count. */
+/* One measured point: a metric at a mode, a task count and a cgroup context. */
 struct fl_point {
 	const char *metric, *mode; /* borrowed */
 	unsigned tasks;
+	const char *cgroup; /* NULL or "": the root (compare.h) */
 };
 
 /* The primary metric of a benchmark: per_thread_ops, per_process_ops, value. */
 int fl_measure_primary(const char *metric);
-/* "page_fault2.threads.4.per_thread_ops", "bench.value" (caller frees). */
+/* "page_fault2.threads.4.per_thread_ops", "page_fault2.threads.4.child.per_thread_ops",
+ * "bench.value"; without the task count "page_fault2.threads.child.per_thread_ops"
+ * (caller frees). */
 char *fl_point_name(const char *benchmark, const struct fl_point *p, int with_tasks);
 
 /* What a role of a coordinator's run jobs produced. */
@@ -62,15 +63,38 @@ int fl_measure_add_round(fl_store *st, const struct fl_job *parent, const struct
 			 size_t nchildren, const struct fl_round_side *sides, size_t nsides,
 			 unsigned repeat, const char *point, unsigned *round);
 
-/* A run job's point: "threads:2" (caller frees); NULL for a benchmark
- * without modes (a command's numbers are its one point); fl_point_parse reads one
- * back into mode and *tasks (0, or FL_EINVAL naming it). */
-char *fl_point_key(const char *mode, unsigned tasks);
-int fl_point_parse(const char *key, char *mode, size_t mode_size, unsigned *tasks);
-/* The benchmark narrowed to one point: out shares b's strings and uses
- * mode and task storage the caller keeps alive. */
-void fl_point_bench(const struct fl_benchmark_conf *b, char **mode, struct fl_task_count *tasks,
-		    unsigned ntasks, struct fl_benchmark_conf *out);
+/*
+ * A run job's point: "threads:2", "threads:2:child" in a child cgroup
+ * (caller frees); NULL for a benchmark without modes (a command's numbers
+ * are its one point). A job may measure several: the keys separated by
+ * ',' ("threads:2,threads:2:child", what "faultline try --point" and a
+ * root-and-child comparison ask for).
+ */
+char *fl_point_key(const char *mode, unsigned tasks, const char *cgroup);
+#define FL_POINTS_MAX 32
+struct fl_point_at {
+	char mode[32];
+	unsigned tasks;
+	char cgroup[16]; /* "" (the root) or "child" */
+};
+/* A key or a list of them: 0 with *out (caller frees) and *n, or FL_EINVAL
+ * naming the key that is not MODE:TASKS[:root|child]. */
+int fl_points_parse(const char *list, struct fl_point_at **out, size_t *n);
+/* Whether (mode, tasks, cgroup) is among v[0..n). */
+int fl_points_has(const struct fl_point_at *v, size_t n, const char *mode, unsigned tasks,
+		  const char *cgroup);
+/* The benchmark narrowed to points: their modes, task counts and cgroup
+ * contexts (the agent measures each mode at each count in each context,
+ * so points that are no product bring a few more); b shares the
+ * benchmark's strings, v's and the storage here. */
+struct fl_narrow_bench {
+	struct fl_benchmark_conf b;
+	char *modes[FL_POINTS_MAX];
+	struct fl_task_count tasks[FL_POINTS_MAX];
+	char *cgroups[FL_POINTS_MAX];
+};
+void fl_point_bench(const struct fl_benchmark_conf *b, const struct fl_point_at *v, size_t n,
+		    struct fl_narrow_bench *out);
 /* Runs a comparison may grow to, per side. */
 unsigned fl_measure_max_runs(const struct fl_benchmark_conf *b);
 

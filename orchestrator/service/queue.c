@@ -193,10 +193,9 @@ static void run_job(struct worker *w, fl_store *st)
 				   j->machine, j->point ? j->point : "", j->point ? ", " : "",
 				   (long long)j->id, j->attempts);
 	const struct fl_benchmark_conf *bench = NULL;
-	struct fl_benchmark_conf narrow;
-	struct fl_task_count one;
-	char mode[32], *modep = mode;
-	unsigned tasks;
+	struct fl_narrow_bench narrow;
+	struct fl_point_at *points = NULL;
+	size_t npoints;
 	const char *detail;
 	int local, broken, r;
 
@@ -205,10 +204,10 @@ static void run_job(struct worker *w, fl_store *st)
 	if (!r && !(bench = fl_config_benchmark(cfg, j->benchmark)))
 		r = fl_error_set(FL_EINVAL, "benchmark '%s' is not in the configuration",
 				 j->benchmark);
-	/* a job for one point measures only it (bisections, revert checks) */
-	if (!r && j->point && !(r = fl_point_parse(j->point, mode, sizeof(mode), &tasks))) {
-		fl_point_bench(bench, &modep, &one, tasks, &narrow);
-		bench = &narrow;
+	/* a job for some points measures only them (bisections, checks, tries) */
+	if (!r && j->point && !(r = fl_points_parse(j->point, &points, &npoints))) {
+		fl_point_bench(bench, points, npoints, &narrow);
+		bench = &narrow.b;
 	}
 	if (!r) {
 		struct fl_run_req req = {.cfg = cfg,
@@ -242,6 +241,7 @@ static void run_job(struct worker *w, fl_store *st)
 		       j->machine, cfg->machines[w->machine].max_infra_errors, detail);
 	fl_run_result_release(&res);
 	fl_repo_free(repo);
+	free(points);
 	free(label);
 }
 

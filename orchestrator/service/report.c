@@ -193,7 +193,7 @@ static int gather(struct report *x, int64_t regression_id)
 	x->culprit_cmp = compare(x, &x->c_parent, &x->c_culprit, 0);
 	/* the first line states the culprit's own step when it was measured */
 	at = x->culprit_cmp ? fl_comparison_find(x->culprit_cmp, FL_CMP_METRIC, x->reg.mode,
-						 x->reg.tasks, x->reg.metric)
+						 x->reg.tasks, x->reg.cgroup, x->reg.metric)
 			    : NULL;
 	x->headline = at && at->base.n && at->new_.n ? at->change : x->reg.change;
 	return 0;
@@ -203,7 +203,7 @@ static int gather(struct report *x, int64_t regression_id)
 
 static char *metric_name(const struct report *x)
 {
-	struct fl_point p = {x->reg.metric, x->reg.mode, x->reg.tasks};
+	struct fl_point p = {x->reg.metric, x->reg.mode, x->reg.tasks, x->reg.cgroup};
 
 	return fl_point_name(x->reg.benchmark, &p, 0);
 }
@@ -263,6 +263,30 @@ static void add_machine(struct report *x)
 	free(facts);
 }
 
+/* The contexts, when the benchmark measures in a child memory cgroup too. */
+static void add_cgroups(struct report *x)
+{
+	const struct fl_benchmark_conf *b = x->bench;
+	char size[32];
+	int child = 0;
+
+	for (size_t i = 0; i < b->ncgroups; i++)
+		child |= !!*fl_cgroup_key(b->cgroups[i]);
+	if (!child)
+		return;
+	fl_buf_adds(&x->b, "\n\tcgroup:");
+	for (size_t i = 0; i < b->ncgroups; i++)
+		fl_buf_addf(&x->b, "%s %s", i ? "," : "", b->cgroups[i]);
+	fl_buf_addf(&x->b, " (child: cgroup %s", b->cgroup_version ? b->cgroup_version : "v2");
+	for (int k = 0; k < 2; k++) {
+		uint64_t v = k ? b->memory_high : b->memory_max;
+
+		fl_format_size(v, size, sizeof(size));
+		fl_buf_addf(&x->b, ", memory.%s %s", k ? "high" : "max", v ? size : "max");
+	}
+	fl_buf_adds(&x->b, ")");
+}
+
 static void add_params(struct report *x)
 {
 	const struct fl_benchmark_conf *b = x->bench;
@@ -279,6 +303,7 @@ static void add_params(struct report *x)
 		for (size_t i = 0; i < b->ntasks; i++)
 			fl_buf_addf(&x->b, "%s %u%s", i ? "," : "", b->tasks[i].value,
 				    b->tasks[i].percent ? "%" : "");
+		add_cgroups(x);
 		fl_format_duration(b->warmup_ms, d1, sizeof(d1));
 		fl_format_duration(b->duration_ms, d2, sizeof(d2));
 		fl_format_size(b->memory_per_task, size, sizeof(size));
@@ -517,6 +542,8 @@ static void add_body(struct report *x)
 	fl_buf_addf(&x->b, "The tag was %+.1f%% on %s", x->reg.change, metric);
 	if (*x->reg.mode)
 		fl_buf_addf(&x->b, " at %u task%s", x->reg.tasks, x->reg.tasks == 1 ? "" : "s");
+	if (*x->reg.cgroup)
+		fl_buf_addf(&x->b, " in a %s memory cgroup", x->reg.cgroup);
 	fl_buf_addf(&x->b,
 		    " (p=%.2g over %zu + %zu runs); the bisection ran on the same machine.\n\n",
 		    x->reg.p, x->tag_base.set.n, x->tag_new.set.n);

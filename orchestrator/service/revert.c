@@ -222,7 +222,7 @@ static int more_runs(struct revert *x, const struct fl_job *kids, size_t nkids)
 	struct fl_round_side sides[] = {{FL_ROLE_BASE, x->reg.good},
 					{FL_ROLE_BAD, x->reg.bad},
 					{FL_ROLE_REVERT, x->rv.commit_sha}};
-	char *point = fl_point_key(x->reg.mode, x->reg.tasks);
+	char *point = fl_point_key(x->reg.mode, x->reg.tasks, x->reg.cgroup);
 	unsigned round;
 	int r;
 
@@ -309,7 +309,7 @@ static int measure(struct revert *x, const struct fl_role_runs *base,
 				    x->reg.machine_id, &c[k]->rows[i]);
 		if (c[k])
 			at[k] = fl_comparison_find(c[k], FL_CMP_METRIC, x->reg.mode, x->reg.tasks,
-						   x->reg.metric);
+						   x->reg.cgroup, x->reg.metric);
 	}
 	if (at[0] && at[1] && at[0]->new_.n)
 		verdict = verdict_of(at[0], at[1], o.min_change);

@@ -29,8 +29,8 @@ static int point_row(fl_store *st, int64_t run_id, const struct fl_evidence_row 
 	if (fl_store_prepare(
 		st, &stmt,
 		"INSERT INTO evidence_points(run_id, test, mode, tasks, measured_s, "
-		"profile, profile_samples) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) "
-		"ON CONFLICT (run_id, test, mode, tasks) DO UPDATE SET "
+		"profile, profile_samples, cgroup) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) "
+		"ON CONFLICT (run_id, test, mode, tasks, cgroup) DO UPDATE SET "
 		"measured_s = coalesce(excluded.measured_s, measured_s), "
 		"profile = excluded.profile, "
 		"profile_samples = coalesce(excluded.profile_samples, profile_samples) "
@@ -45,6 +45,7 @@ static int point_row(fl_store *st, int64_t run_id, const struct fl_evidence_row 
 	else
 		sqlite3_bind_int64(stmt, 7, (sqlite3_int64)pt->profile_samples);
 	sqlite3_bind_text(stmt, 6, pt->profile ? pt->profile : "none", -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 8, pt->cgroup ? pt->cgroup : "", -1, SQLITE_STATIC);
 	r = sqlite3_step(stmt) == SQLITE_ROW ? 0 : fl_store_sqlerr(st, "evidence point");
 	if (!r)
 		*id = sqlite3_column_int64(stmt, 0);
@@ -105,8 +106,9 @@ int fl_store_evidence_add(fl_store *st, int64_t run_id, const struct fl_evidence
 	if (!r)
 		r = pt->is_profile ? add_profile(st, id, pt) : add_vmstat(st, id, pt);
 	if (r)
-		fl_error_wrap(r, "run %lld, %s %s tasks=%u", (long long)run_id, pt->test, pt->mode,
-			      pt->tasks);
+		fl_error_wrap(r, "run %lld, %s %s tasks=%u%s%s", (long long)run_id, pt->test,
+			      pt->mode, pt->tasks, pt->cgroup && *pt->cgroup ? " cgroup=" : "",
+			      pt->cgroup ? pt->cgroup : "");
 	return r;
 }
 
@@ -184,8 +186,8 @@ int fl_store_evidence_get(fl_store *st, int64_t run_id, struct fl_evidence_row *
 	*n = 0;
 	if (fl_store_prepare(st, &stmt,
 			     "SELECT id, test, mode, tasks, coalesce(measured_s, 0), profile, "
-			     "coalesce(profile_samples, 0) FROM evidence_points WHERE run_id = ?1 "
-			     "ORDER BY test, mode, tasks"))
+			     "coalesce(profile_samples, 0), cgroup FROM evidence_points WHERE "
+			     "run_id = ?1 ORDER BY test, mode, tasks, cgroup"))
 		return FL_ESTORE;
 	sqlite3_bind_int64(stmt, 1, run_id);
 	while (!r && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
@@ -204,6 +206,7 @@ int fl_store_evidence_get(fl_store *st, int64_t run_id, struct fl_evidence_row *
 		pt->measured_s = sqlite3_column_double(stmt, 4);
 		pt->profile = fl_store_column_dup(stmt, 5);
 		pt->profile_samples = (uint64_t)sqlite3_column_int64(stmt, 6);
+		pt->cgroup = fl_store_column_dup(stmt, 7);
 		r = read_vmstat(st, id, pt);
 		if (!r)
 			r = read_profile(st, id, pt);
@@ -227,6 +230,7 @@ void fl_store_evidence_free(struct fl_evidence_row *pts, size_t n)
 
 		free(pt->test);
 		free(pt->mode);
+		free(pt->cgroup);
 		free(pt->profile);
 		for (size_t k = 0; k < pt->nvm; k++)
 			free(pt->vm[k].name);

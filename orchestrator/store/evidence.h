@@ -37,6 +37,7 @@ struct fl_evidence_row {
 	int is_profile;
 	char *test, *mode;
 	unsigned tasks;
+	char *cgroup; /* "" (the root) or "child"; NULL is written as "" */
 	double measured_s;
 	char *profile; /* recorded, none, or why not; written as "none" when NULL */
 	uint64_t profile_samples;
@@ -53,7 +54,7 @@ int fl_store_evidence_add(fl_store *st, int64_t run_id, const struct fl_evidence
 /* Replaces the evidence of run_id with pts[0..n) in order: all or nothing. */
 int fl_store_evidence_put(fl_store *st, int64_t run_id, const struct fl_evidence_row *pts,
 			  size_t n);
-/* The points of run_id ordered by test, mode, tasks, each with its vmstat
+/* The points of run_id ordered by test, mode, tasks, cgroup, each with its vmstat
  * rates and functions. *n = 0 when nothing was stored. */
 int fl_store_evidence_get(fl_store *st, int64_t run_id, struct fl_evidence_row **pts, size_t *n);
 void fl_store_evidence_free(struct fl_evidence_row *pts, size_t n);

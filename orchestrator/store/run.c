@@ -241,8 +241,8 @@ int fl_store_samples_insert(fl_store *st, int64_t run_id, const struct fl_sample
 	sqlite3_stmt *stmt;
 
 	if (fl_store_prepare(st, &stmt,
-			     "INSERT INTO samples(run_id, metric, mode, tasks, seq, value) "
-			     "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"))
+			     "INSERT INTO samples(run_id, metric, mode, tasks, seq, value, cgroup) "
+			     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"))
 		return FL_ESTORE;
 	for (size_t i = 0; i < n; i++) {
 		sqlite3_bind_int64(stmt, 1, run_id);
@@ -251,6 +251,7 @@ int fl_store_samples_insert(fl_store *st, int64_t run_id, const struct fl_sample
 		sqlite3_bind_int64(stmt, 4, s[i].tasks);
 		sqlite3_bind_int64(stmt, 5, s[i].seq);
 		sqlite3_bind_double(stmt, 6, s[i].value);
+		sqlite3_bind_text(stmt, 7, s[i].cgroup ? s[i].cgroup : "", -1, SQLITE_STATIC);
 		if (sqlite3_step(stmt) != SQLITE_DONE) {
 			fl_store_sqlerr(st, "insert sample");
 			fl_error_wrap(FL_ESTORE, "run %lld, sample %zu of %zu", (long long)run_id,
@@ -395,8 +396,8 @@ int fl_store_run_samples(fl_store *st, int64_t id, struct fl_sample_row **out, s
 	free(status);
 	if (fl_store_prepare(
 		st, &stmt,
-		"SELECT metric, mode, tasks, seq, value FROM samples WHERE run_id = ?1 "
-		"ORDER BY metric, mode, tasks, seq"))
+		"SELECT metric, mode, tasks, seq, value, cgroup FROM samples WHERE run_id = ?1 "
+		"ORDER BY metric, mode, tasks, cgroup, seq"))
 		return FL_ESTORE;
 	sqlite3_bind_int64(stmt, 1, id);
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
@@ -409,6 +410,7 @@ int fl_store_run_samples(fl_store *st, int64_t id, struct fl_sample_row **out, s
 		v[len].tasks = (unsigned)sqlite3_column_int(stmt, 2);
 		v[len].seq = (unsigned)sqlite3_column_int(stmt, 3);
 		v[len].value = sqlite3_column_double(stmt, 4);
+		v[len].cgroup = fl_store_column_dup(stmt, 5);
 		len++;
 	}
 	sqlite3_finalize(stmt);
@@ -426,6 +428,7 @@ void fl_store_samples_free(struct fl_sample_row *s, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		free(s[i].metric);
 		free(s[i].mode);
+		free(s[i].cgroup);
 	}
 	free(s);
 }

@@ -85,9 +85,10 @@ struct fl_sample_row {
 	char *metric, *mode;
 	unsigned tasks, seq;
 	double value;
+	char *cgroup; /* "" (the root) or "child" */
 };
 /*
- * The samples of an ok run, by metric, mode, tasks, seq. FL_EINVAL naming
+ * The samples of an ok run, by metric, mode, tasks, cgroup, seq. FL_EINVAL naming
  * the status for a run that is not ok, FL_ENOTFOUND for no such run.
  */
 int fl_store_run_samples(fl_store *st, int64_t id, struct fl_sample_row **out, size_t *n);

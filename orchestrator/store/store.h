@@ -67,6 +67,7 @@ struct fl_sample {
 	unsigned tasks;
 	unsigned seq; /* sample number within the run */
 	double value;
+	const char *cgroup; /* the point's cgroup context: NULL or "" the root, "child" */
 };
 /* All of them or none. */
 int fl_store_samples_add(fl_store *st, int64_t run_id, const struct fl_sample *s, size_t n);

@@ -141,8 +141,9 @@ int fl_store_comparison_add(fl_store *st, int64_t job_id, const struct fl_watch_
 			     "INSERT OR REPLACE INTO comparisons(job_id, what, base_commit, "
 			     "new_commit, benchmark, machine_id, metric, mode, tasks, is_primary, "
 			     "base_runs, base_mean, base_stddev, new_runs, new_mean, new_stddev, "
-			     "change, p_value, verdict, class) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
-			     "?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)"))
+			     "change, p_value, verdict, class, cgroup) VALUES (?1, ?2, ?3, ?4, ?5, "
+			     "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, "
+			     "?20, ?21)"))
 		return FL_ESTORE;
 	sqlite3_bind_int64(stmt, 1, job_id);
 	sqlite3_bind_text(stmt, 2, c->what, -1, SQLITE_TRANSIENT);
@@ -164,6 +165,7 @@ int fl_store_comparison_add(fl_store *st, int64_t job_id, const struct fl_watch_
 	sqlite3_bind_double(stmt, 18, c->p);
 	sqlite3_bind_text(stmt, 19, c->verdict, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(stmt, 20, c->class, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 21, c->cgroup ? c->cgroup : "", -1, SQLITE_TRANSIENT);
 	return fl_store_step_done(st, stmt, "add comparison");
 }
 
@@ -195,8 +197,8 @@ int fl_store_regression_add(fl_store *st, const struct fl_regression_new *g, int
 	if (fl_store_prepare(
 		st, &stmt,
 		"INSERT INTO regressions(tree_id, good_commit, bad_commit, benchmark, "
-		"machine_id, metric, mode, tasks, change, p_value, job_id) VALUES (?1, "
-		"?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT DO NOTHING"))
+		"machine_id, metric, mode, tasks, change, p_value, job_id, cgroup) VALUES (?1, "
+		"?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) ON CONFLICT DO NOTHING"))
 		return FL_ESTORE;
 	sqlite3_bind_int64(stmt, 1, g->tree_id);
 	sqlite3_bind_int64(stmt, 2, g->good_commit);
@@ -209,6 +211,7 @@ int fl_store_regression_add(fl_store *st, const struct fl_regression_new *g, int
 	sqlite3_bind_double(stmt, 9, g->change);
 	sqlite3_bind_double(stmt, 10, g->p);
 	sqlite3_bind_int64(stmt, 11, g->job_id);
+	sqlite3_bind_text(stmt, 12, g->cgroup ? g->cgroup : "", -1, SQLITE_TRANSIENT);
 	if ((r = fl_store_step_done(st, stmt, "add regression")))
 		return r;
 	if (fl_store_prepare(st, &stmt, "SELECT id FROM regressions WHERE job_id = ?1"))
@@ -231,8 +234,8 @@ int fl_store_regression_get(fl_store *st, int64_t id, struct fl_regression *g)
 		st, &stmt,
 		"SELECT g.id, coalesce(g.job_id, 0), g.tree_id, g.machine_id, t.name, t.url, "
 		"coalesce(w.tag, bc.sha), coalesce(w.baseline, gc.sha), gc.sha, bc.sha, "
-		"g.benchmark, m.name, g.metric, g.mode, g.tasks, g.change, coalesce(g.p_value, 1) "
-		"FROM regressions g JOIN trees t ON t.id = g.tree_id JOIN commits gc ON gc.id = "
+		"g.benchmark, m.name, g.metric, g.mode, g.tasks, g.change, coalesce(g.p_value, 1), "
+		"g.cgroup FROM regressions g JOIN trees t ON t.id = g.tree_id JOIN commits gc ON gc.id = "
 		"g.good_commit JOIN commits bc ON bc.id = g.bad_commit JOIN machines m ON m.id = "
 		"g.machine_id LEFT JOIN jobs j ON j.id = g.job_id" FL_JOB_TAG("j",
 									      "w") "WHERE "
@@ -258,6 +261,7 @@ int fl_store_regression_get(fl_store *st, int64_t id, struct fl_regression *g)
 	g->tasks = (unsigned)sqlite3_column_int(stmt, 14);
 	g->change = sqlite3_column_double(stmt, 15);
 	g->p = sqlite3_column_double(stmt, 16);
+	g->cgroup = fl_store_column_dup(stmt, 17);
 	sqlite3_finalize(stmt);
 	return 0;
 }
@@ -274,6 +278,7 @@ void fl_regression_release(struct fl_regression *g)
 	free(g->machine);
 	free(g->metric);
 	free(g->mode);
+	free(g->cgroup);
 	memset(g, 0, sizeof(*g));
 }
 

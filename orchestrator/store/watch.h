@@ -54,8 +54,9 @@ struct fl_watch_comparison {
 	double change, p;
 	const char *verdict; /* different, same, unknown (fl_verdict_name) */
 	const char *class;   /* regression, improvement, same, unclear */
+	const char *cgroup;  /* the point's context: NULL or "" the root, "child" */
 };
-/* Replaces the row of the same (job, what, metric, mode, tasks). */
+/* Replaces the row of the same (job, what, metric, mode, tasks, cgroup). */
 int fl_store_comparison_add(fl_store *st, int64_t job_id, const struct fl_watch_comparison *c);
 /* Rows of a class (NULL: all) of one job, for logs and tests. */
 int fl_store_comparisons_count(fl_store *st, int64_t job_id, const char *class, size_t *n);
@@ -68,6 +69,7 @@ struct fl_regression_new {
 	const char *benchmark, *metric, *mode;
 	unsigned tasks;
 	double change, p;
+	const char *cgroup; /* NULL or "" the root, "child" */
 };
 /* Adds the regression, or finds the compare job's one. */
 int fl_store_regression_add(fl_store *st, const struct fl_regression_new *r, int64_t *id);
@@ -80,6 +82,7 @@ struct fl_regression {
 	char *benchmark, *machine, *metric, *mode;
 	unsigned tasks;
 	double change, p;
+	char *cgroup; /* "" (the root) or "child" */
 };
 int fl_store_regression_get(fl_store *st, int64_t id, struct fl_regression *r);
 void fl_regression_release(struct fl_regression *r);

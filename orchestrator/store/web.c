@@ -668,6 +668,7 @@ int fl_web_run_evidence(fl_store *st, fl_pool *p, int64_t id, size_t top,
 		*d = *e;
 		d->test = fl_pool_strdup(p, e->test);
 		d->mode = fl_pool_strdup(p, e->mode);
+		d->cgroup = fl_pool_strdup(p, e->cgroup);
 		d->profile = fl_pool_strdup(p, e->profile);
 		d->vm = fl_pool_alloc(p, (e->nvm + 1) * sizeof(*d->vm));
 		for (size_t k = 0; k < e->nvm; k++)
@@ -693,6 +694,7 @@ static void read_sample(sqlite3_stmt *s, fl_pool *p, void *row)
 	x->tasks = (unsigned)sqlite3_column_int64(s, 2);
 	x->seq = (unsigned)sqlite3_column_int64(s, 3);
 	x->value = sqlite3_column_double(s, 4);
+	x->cgroup = col_text(s, p, 5);
 }
 
 int fl_web_run_samples(fl_store *st, fl_pool *p, int64_t id, unsigned page, unsigned per_page,
@@ -702,8 +704,8 @@ int fl_web_run_samples(fl_store *st, fl_pool *p, int64_t id, unsigned page, unsi
 
 	if (fl_store_prepare(
 		st, &s,
-		"SELECT metric, mode, tasks, seq, value FROM samples WHERE run_id = ?1 "
-		"ORDER BY metric, mode, tasks, seq LIMIT ?2 OFFSET ?3"))
+		"SELECT metric, mode, tasks, seq, value, cgroup FROM samples WHERE run_id = ?1 "
+		"ORDER BY metric, mode, tasks, cgroup, seq LIMIT ?2 OFFSET ?3"))
 		return FL_ESTORE;
 	sqlite3_bind_int64(s, 1, id);
 	if (per_page) {
@@ -1319,7 +1321,8 @@ int fl_web_position_values(fl_store *st, fl_pool *p, int64_t machine_id, const c
 		"(" FL_RUNS_OF_COMMIT("?1",
 				      "x.benchmark = ?2 AND x.machine_id = ?3 AND +x.status = "
 				      "'ok'") ") AND s.metric = ?4 AND s.mode = ?5 AND "
-					      "s.tasks = ?6 GROUP BY r.id ORDER BY r.id"))
+					      "s.tasks = ?6 AND s.cgroup = '' GROUP BY r.id "
+					      "ORDER BY r.id"))
 		return FL_ESTORE;
 	for (size_t i = 0; i < n; i++) {
 		struct fl_web_series_point *pt = &pts[i];

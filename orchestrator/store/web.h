@@ -172,8 +172,9 @@ struct fl_web_sample {
 	const char *metric, *mode;
 	unsigned tasks, seq;
 	double value;
+	const char *cgroup; /* "" (the root) or "child" */
 };
-/* A run's samples ordered by metric, mode, tasks, seq; per_page 0: all of them. */
+/* A run's samples ordered by metric, mode, tasks, cgroup, seq; per_page 0: all of them. */
 int fl_web_run_samples(fl_store *st, fl_pool *p, int64_t id, unsigned page, unsigned per_page,
 		       struct fl_web_sample **out, size_t *n, int *more);
 
@@ -377,7 +378,8 @@ int fl_web_commit_positions(fl_store *st, fl_pool *p, int64_t tree_id, int64_t m
 			    struct fl_web_series_point **out, size_t *n, int *more);
 /* Fills each position's values: one per ok run of its commit, of the
  * benchmark on the machine, in run order, the mean of the run's samples at
- * (metric, mode, tasks) (a run without any there has no value). */
+ * (metric, mode, tasks) in the root cgroup context (a run without any
+ * there has no value). */
 int fl_web_position_values(fl_store *st, fl_pool *p, int64_t machine_id, const char *benchmark,
 			   const char *metric, const char *mode, unsigned tasks,
 			   struct fl_web_series_point *pts, size_t n);

@@ -62,7 +62,8 @@ int fl_model_tree_get(fl_store *st, fl_pool *p, const char *name, size_t latest,
 
 static int same_point(const struct fl_web_sample *a, const struct fl_web_sample *b)
 {
-	return a->tasks == b->tasks && !strcmp(a->metric, b->metric) && !strcmp(a->mode, b->mode);
+	return a->tasks == b->tasks && !strcmp(a->metric, b->metric) &&
+	       !strcmp(a->mode, b->mode) && !strcmp(a->cgroup, b->cgroup);
 }
 
 void fl_model_points(fl_pool *p, const struct fl_web_sample *x, size_t nx,
@@ -83,6 +84,7 @@ void fl_model_points(fl_pool *p, const struct fl_web_sample *x, size_t nx,
 		pt->metric = x[i].metric;
 		pt->mode = x[i].mode;
 		pt->tasks = x[i].tasks;
+		pt->cgroup = x[i].cgroup;
 		pt->n = j - i;
 		pt->mean = fl_stats_mean(v, pt->n);
 		pt->sd = fl_stats_stddev(v, pt->n);
@@ -129,6 +131,7 @@ static void pool_comparison(fl_pool *p, const struct fl_comparison *c, struct fl
 
 		*r = c->rows[i];
 		r->mode = fl_pool_strdup(p, r->mode);
+		r->cgroup = fl_pool_strdup(p, r->cgroup);
 		r->what = fl_pool_strdup(p, r->what);
 		r->name = fl_pool_strdup(p, r->name);
 		out->nmetric += r->kind == FL_CMP_METRIC;

@@ -46,9 +46,10 @@ struct fl_model_point {
 	unsigned tasks;
 	double mean, sd; /* sd: the sample standard deviation, 0 for one sample */
 	size_t n;
+	const char *cgroup; /* "" (the root) or "child" */
 };
-/* Samples ordered by metric, mode, tasks (as the store reads them) to one
- * point per run of equal (metric, mode, tasks), in that order. */
+/* Samples ordered by metric, mode, tasks, cgroup (as the store reads them)
+ * to one point per run of equal (metric, mode, tasks, cgroup), in that order. */
 void fl_model_points(fl_pool *p, const struct fl_web_sample *x, size_t nx,
 		     struct fl_model_point **out, size_t *n);
 /* The points of a run from its samples. */

@@ -1,9 +1,10 @@
 /*
  * web/ui-compare.c - /compare?a=REV&b=REV&benchmark=B&machine=M: two
  * kernels on one benchmark and machine, the page kernel developers pass
- * around to argue about a fix. A scalability plot per mode (operations per
- * second against task count, both kernels, spread across runs as error
- * bars), the comparison table in LKP's shape (base +- %stddev, %change, new
+ * around to argue about a fix. A scalability plot per mode and cgroup
+ * context (operations per second against task count, both kernels, spread
+ * across runs as error bars; a child memory cgroup's points apart from the
+ * root's), the comparison table in LKP's shape (base +- %stddev, %change, new
  * +- %stddev, verdict), vmstat and profile deltas, and the runs behind
  * them. The rows are compare.c's (fl_model_compare), the ones "faultline
  * compare" prints and the report mails; they are rendered, never
@@ -51,9 +52,9 @@ static void form(fl_buf *out, const struct fl_web *web, const struct fl_model_co
 		     q->a ? q->a : "", q->b ? q->b : "", bench, machine);
 }
 
-/* The metric rows of the plotted metric in one mode as a series of one kernel. */
-static size_t mode_series(fl_pool *p, const struct compare_page *cp, const char *mode, int base,
-			  struct fl_svg_series *s)
+/* The metric rows of the plotted metric in one mode and context as a series of one kernel. */
+static size_t mode_series(fl_pool *p, const struct compare_page *cp, const struct fl_cmp_row *at,
+			  int base, struct fl_svg_series *s)
 {
 	double *x = fl_pool_alloc(p, (cp->c.nrows + 1) * sizeof(double));
 	double *y = fl_pool_alloc(p, (cp->c.nrows + 1) * sizeof(double));
@@ -64,7 +65,8 @@ static size_t mode_series(fl_pool *p, const struct compare_page *cp, const char 
 		const struct fl_cmp_row *r = &cp->c.rows[i];
 		const struct fl_cmp_value *v = base ? &r->base : &r->new_;
 
-		if (strcmp(r->what, cp->metric) || strcmp(r->mode, mode) || !v->n)
+		if (strcmp(r->what, cp->metric) || strcmp(r->mode, at->mode) ||
+		    strcmp(r->cgroup, at->cgroup) || !v->n)
 			continue;
 		x[n] = r->tasks;
 		y[n] = v->value;
@@ -75,6 +77,22 @@ static size_t mode_series(fl_pool *p, const struct compare_page *cp, const char 
 	return n;
 }
 
+/* Whether row i is the first of the plotted metric in its mode and context
+ * (rows are sorted by mode, metric, tasks, context: a mode's contexts interleave). */
+static int first_of_plot(const struct compare_page *cp, size_t i)
+{
+	const struct fl_cmp_row *r = &cp->c.rows[i];
+
+	for (size_t k = 0; k < i; k++) {
+		const struct fl_cmp_row *o = &cp->c.rows[k];
+
+		if (!strcmp(o->what, r->what) && !strcmp(o->mode, r->mode) &&
+		    !strcmp(o->cgroup, r->cgroup))
+			return 0;
+	}
+	return 1;
+}
+
 static void scalability_plots(fl_buf *out, fl_pool *p, const struct compare_page *cp)
 {
 	for (size_t i = 0; i < cp->c.nmetric; i++) {
@@ -83,21 +101,23 @@ static void scalability_plots(fl_buf *out, fl_pool *p, const struct compare_page
 		struct fl_svg_plot plot = {.xlabel = "tasks", .ylabel = cp->metric, .series = s};
 		char *title;
 
-		/* one plot per mode: at the mode's first row of the plotted metric */
-		if (strcmp(r->what, cp->metric) || (i && !strcmp(cp->c.rows[i - 1].what, r->what) &&
-						    !strcmp(cp->c.rows[i - 1].mode, r->mode)))
+		/* one plot per mode and context: at their first row of the plotted metric */
+		if (strcmp(r->what, cp->metric) || !first_of_plot(cp, i))
 			continue;
-		if (mode_series(p, cp, r->mode, 1, &s[plot.nseries]))
+		if (mode_series(p, cp, r, 1, &s[plot.nseries]))
 			plot.nseries++;
-		if (mode_series(p, cp, r->mode, 0, &s[plot.nseries]))
+		if (mode_series(p, cp, r, 0, &s[plot.nseries]))
 			plot.nseries++;
 		title = fl_pool_alloc(p, 256);
-		snprintf(title, 256, "%s %s %s", cp->q.benchmark, r->mode, cp->metric);
+		snprintf(title, 256, "%s %s%s%s %s", cp->q.benchmark, r->mode,
+			 *r->cgroup ? " in " : "", r->cgroup, cp->metric);
 		plot.title = title;
-		fl_html_addf(out, "<figure class='plot scalability' data-mode='%s'>", r->mode);
+		fl_html_addf(out, "<figure class='plot scalability' data-mode='%s' data-cgroup='%s'>",
+			     r->mode, fl_cgroup_word(r->cgroup));
 		fl_svg_lines(out, &plot);
-		fl_html_addf(out, "<figcaption>%s, %s: %s against %s</figcaption></figure>\n",
-			     *r->mode ? r->mode : "-", cp->metric, cp->q.b, cp->q.a);
+		fl_html_addf(out, "<figcaption>%s%s%s, %s: %s against %s</figcaption></figure>\n",
+			     *r->mode ? r->mode : "-", *r->cgroup ? " in a " : "",
+			     *r->cgroup ? r->cgroup : "", cp->metric, cp->q.b, cp->q.a);
 	}
 }
 
@@ -144,7 +164,8 @@ static void rows_table(fl_buf *out, const struct compare_page *cp)
 	fl_html_addf(out,
 		     "<table class='compare'>\n<thead><tr><th colspan='2'>%s</th>"
 		     "<th>%%change</th><th colspan='2'>%s</th><th>metric</th><th>tasks</th>"
-		     "<th>verdict</th><th>p</th><th>runs</th></tr></thead>\n<tbody>\n",
+		     "<th>cgroup</th><th>verdict</th><th>p</th><th>runs</th></tr></thead>\n"
+		     "<tbody>\n",
 		     cp->q.a, cp->q.b);
 	for (size_t i = 0; i < cp->c.nmetric; i++) {
 		const struct fl_cmp_row *r = &cp->c.rows[i];
@@ -153,8 +174,8 @@ static void rows_table(fl_buf *out, const struct compare_page *cp)
 		value_cells(out, &r->base);
 		change_cell(out, r, "%");
 		value_cells(out, &r->new_);
-		fl_html_addf(out, "<td>%s</td><td class='num'>%u</td><td>%s%S%s</td>", r->name,
-			     r->tasks, fl_verdict_name(r->verdict),
+		fl_html_addf(out, "<td>%s</td><td class='num'>%u</td><td>%s</td><td>%s%S%s</td>",
+			     r->name, r->tasks, fl_cgroup_word(r->cgroup), fl_verdict_name(r->verdict),
 			     r->cls == FL_CMP_REGRESSION || r->cls == FL_CMP_IMPROVEMENT ? ", "
 											 : "",
 			     r->cls == FL_CMP_REGRESSION || r->cls == FL_CMP_IMPROVEMENT
@@ -172,7 +193,7 @@ static void deltas_table(fl_buf *out, const struct compare_page *cp, enum fl_cmp
 {
 	fl_html_addf(out,
 		     "<table class='deltas'>\n<thead><tr><th>%s</th><th>mode</th><th>tasks</th>"
-		     "<th colspan='2'>%s</th><th>change</th><th colspan='2'>%s</th></tr>"
+		     "<th>cgroup</th><th colspan='2'>%s</th><th>change</th><th colspan='2'>%s</th></tr>"
 		     "</thead>\n<tbody>\n",
 		     what, cp->q.a, cp->q.b);
 	for (size_t i = 0; i < cp->c.nrows; i++) {
@@ -180,8 +201,8 @@ static void deltas_table(fl_buf *out, const struct compare_page *cp, enum fl_cmp
 
 		if (r->kind != kind)
 			continue;
-		fl_html_addf(out, "<tr><td>%s</td><td>%s</td><td class='num'>%u</td>", r->what,
-			     r->mode, r->tasks);
+		fl_html_addf(out, "<tr><td>%s</td><td>%s</td><td class='num'>%u</td><td>%s</td>",
+			     r->what, r->mode, r->tasks, fl_cgroup_word(r->cgroup));
 		value_cells(out, &r->base);
 		change_cell(out, r, unit);
 		value_cells(out, &r->new_);
@@ -278,6 +299,7 @@ static json_t *rows_json(const struct compare_page *cp, enum fl_cmp_kind kind)
 			      has_change(r) ? fl_web_json_num(r->change) : json_null(),
 			      "new", value_json(&r->new_, 0), "new_stddev_pct",
 			      value_json(&r->new_, 1), "new_runs", (json_int_t)r->new_.n);
+		json_object_set_new(o, "cgroup", json_string(fl_cgroup_word(r->cgroup)));
 		if (kind == FL_CMP_METRIC) {
 			json_object_set_new(o, "verdict", json_string(fl_verdict_name(r->verdict)));
 			json_object_set_new(o, "p", fl_web_json_num(r->p));

@@ -12,6 +12,7 @@
 #include "web/ui.h"
 #include "lib/html.h"
 #include "web/svg.h"
+#include "analysis/compare.h"
 
 #include <fcntl.h>
 #include <math.h>
@@ -149,7 +150,8 @@ static void json_table(fl_buf *out, const char *text)
 	json_decref(j);
 }
 
-/* One plot of the chosen metric: a series per mode, task count on x, spread as error bars. */
+/* One plot of the chosen metric: a series per mode and cgroup context, task
+ * count on x, spread as error bars. */
 static void points_plot(fl_buf *out, fl_pool *p, const struct run_page *rp)
 {
 	struct fl_svg_series *s = fl_pool_alloc(p, (rp->npts + 1) * sizeof(*s));
@@ -158,14 +160,23 @@ static void points_plot(fl_buf *out, fl_pool *p, const struct run_page *rp)
 
 	for (size_t i = 0, j; i < rp->npts; i = j) {
 		double *x, *y, *e;
+		const char *label;
 		size_t k = 0;
 
 		for (j = i; j < rp->npts && !strcmp(rp->pts[j].metric, rp->pts[i].metric) &&
-			    !strcmp(rp->pts[j].mode, rp->pts[i].mode);
+			    !strcmp(rp->pts[j].mode, rp->pts[i].mode) &&
+			    !strcmp(rp->pts[j].cgroup, rp->pts[i].cgroup);
 		     j++)
 			;
 		if (strcmp(rp->pts[i].metric, rp->metric))
 			continue;
+		label = *rp->pts[i].mode ? rp->pts[i].mode : rp->metric;
+		if (*rp->pts[i].cgroup) {
+			char *l = fl_pool_alloc(p, 96);
+
+			snprintf(l, 96, "%s %s", label, rp->pts[i].cgroup);
+			label = l;
+		}
 		x = fl_pool_alloc(p, (j - i) * sizeof(double));
 		y = fl_pool_alloc(p, (j - i) * sizeof(double));
 		e = fl_pool_alloc(p, (j - i) * sizeof(double));
@@ -174,8 +185,7 @@ static void points_plot(fl_buf *out, fl_pool *p, const struct run_page *rp)
 			y[k] = rp->pts[m].mean;
 			e[k] = rp->pts[m].sd;
 		}
-		s[ns++] = (struct fl_svg_series){*rp->pts[i].mode ? rp->pts[i].mode : rp->metric, x,
-						 y, e, k};
+		s[ns++] = (struct fl_svg_series){label, x, y, e, k};
 	}
 	if (!ns)
 		return;
@@ -189,15 +199,15 @@ static void points_plot(fl_buf *out, fl_pool *p, const struct run_page *rp)
 static void points_table(fl_buf *out, const struct run_page *rp)
 {
 	fl_buf_adds(out, "<table class='points'>\n<thead><tr><th>metric</th><th>mode</th>"
-			 "<th>tasks</th><th>samples</th><th>mean</th><th>%stddev</th></tr>"
-			 "</thead>\n<tbody>\n");
+			 "<th>tasks</th><th>cgroup</th><th>samples</th><th>mean</th>"
+			 "<th>%stddev</th></tr></thead>\n<tbody>\n");
 	for (size_t i = 0; i < rp->npts; i++) {
 		const struct fl_model_point *pt = &rp->pts[i];
 
 		fl_html_addf(out,
-			     "<tr><td>%s</td><td>%s</td><td class='num'>%u</td>"
+			     "<tr><td>%s</td><td>%s</td><td class='num'>%u</td><td>%s</td>"
 			     "<td class='num'>%zu</td><td class='num'>",
-			     pt->metric, pt->mode, pt->tasks, pt->n);
+			     pt->metric, pt->mode, pt->tasks, fl_cgroup_word(pt->cgroup), pt->n);
 		fl_web_num(out, pt->mean);
 		fl_buf_adds(out, "</td><td class='num'>");
 		fl_web_num(out, pt->mean ? 100 * pt->sd / fabs(pt->mean) : NAN);
@@ -211,14 +221,15 @@ static void samples_table(fl_buf *out, const struct run_page *rp, int64_t id)
 	char base[64];
 
 	fl_buf_adds(out, "<table class='samples'>\n<thead><tr><th>metric</th><th>mode</th>"
-			 "<th>tasks</th><th>seq</th><th>value</th></tr></thead>\n<tbody>\n");
+			 "<th>tasks</th><th>cgroup</th><th>seq</th><th>value</th></tr></thead>\n"
+			 "<tbody>\n");
 	for (size_t i = 0; i < rp->nsamples; i++) {
 		const struct fl_web_sample *x = &rp->samples[i];
 
 		fl_html_addf(out,
-			     "<tr><td>%s</td><td>%s</td><td class='num'>%u</td>"
+			     "<tr><td>%s</td><td>%s</td><td class='num'>%u</td><td>%s</td>"
 			     "<td class='num'>%u</td><td class='num'>",
-			     x->metric, x->mode, x->tasks, x->seq);
+			     x->metric, x->mode, x->tasks, fl_cgroup_word(x->cgroup), x->seq);
 		fl_web_num(out, x->value);
 		fl_buf_adds(out, "</td></tr>\n");
 	}
@@ -388,11 +399,12 @@ static void evidence_html(fl_buf *out, const struct run_page *rp)
 	for (size_t i = 0; i < rp->nev; i++) {
 		const struct fl_evidence_row *pt = &rp->ev[i];
 
-		fl_html_addf(out,
-			     "<section class='evidence' data-mode='%s' data-tasks='%u'>\n"
-			     "<h3>%s %s, %u task%s</h3>\n<p>",
-			     pt->mode, pt->tasks, pt->test, pt->mode, pt->tasks,
-			     pt->tasks == 1 ? "" : "s");
+		fl_html_addf(
+		    out,
+		    "<section class='evidence' data-mode='%s' data-tasks='%u'>\n"
+		    "<h3>%s %s, %u task%s%s%s</h3>\n<p>",
+		    pt->mode, pt->tasks, pt->test, pt->mode, pt->tasks, pt->tasks == 1 ? "" : "s",
+		    *fl_cgroup_key(pt->cgroup) ? ", cgroup " : "", fl_cgroup_key(pt->cgroup));
 		if (pt->measured_s > 0)
 			fl_html_addf(out, "A window of %.1f s. ", pt->measured_s);
 		if (pt->profile_samples)
@@ -470,12 +482,12 @@ static json_t *evidence_json(const struct run_page *rp)
 							(json_int_t)pt->fn[k].samples, "share",
 							fl_web_json_num(pt->fn[k].share)));
 		json_array_append_new(
-		    a,
-		    json_pack("{s:o, s:o, s:i, s:o, s:o, s:I, s:o, s:o}", "test",
-			      fl_web_json_str(pt->test), "mode", fl_web_json_str(pt->mode), "tasks",
-			      (int)pt->tasks, "measured_s", fl_web_json_num(pt->measured_s),
-			      "profile", fl_web_json_str(pt->profile), "profile_samples",
-			      (json_int_t)pt->profile_samples, "vmstat", vm, "functions", fns));
+		    a, json_pack("{s:o, s:o, s:i, s:s, s:o, s:o, s:I, s:o, s:o}", "test",
+				 fl_web_json_str(pt->test), "mode", fl_web_json_str(pt->mode),
+				 "tasks", (int)pt->tasks, "cgroup", fl_cgroup_word(pt->cgroup),
+				 "measured_s", fl_web_json_num(pt->measured_s), "profile",
+				 fl_web_json_str(pt->profile), "profile_samples",
+				 (json_int_t)pt->profile_samples, "vmstat", vm, "functions", fns));
 	}
 	return a;
 }
@@ -485,18 +497,20 @@ static json_t *run_json(const struct run_page *rp)
 	json_t *o = fl_ui_run_json(&rp->d.run), *pts = json_array(), *xs = json_array();
 
 	for (size_t i = 0; i < rp->npts; i++)
-		json_array_append_new(pts, json_pack("{s:o, s:o, s:i, s:I, s:o, s:o}", "metric",
-						     fl_web_json_str(rp->pts[i].metric), "mode",
-						     fl_web_json_str(rp->pts[i].mode), "tasks",
-						     (int)rp->pts[i].tasks, "n",
+		json_array_append_new(pts, json_pack("{s:o, s:o, s:i, s:s, s:I, s:o, s:o}",
+						     "metric", fl_web_json_str(rp->pts[i].metric),
+						     "mode", fl_web_json_str(rp->pts[i].mode),
+						     "tasks", (int)rp->pts[i].tasks, "cgroup",
+						     fl_cgroup_word(rp->pts[i].cgroup), "n",
 						     (json_int_t)rp->pts[i].n, "mean",
 						     fl_web_json_num(rp->pts[i].mean), "stddev",
 						     fl_web_json_num(rp->pts[i].sd)));
 	for (size_t i = 0; i < rp->nsamples; i++)
-		json_array_append_new(xs, json_pack("{s:o, s:o, s:i, s:i, s:o}", "metric",
+		json_array_append_new(xs, json_pack("{s:o, s:o, s:i, s:s, s:i, s:o}", "metric",
 						    fl_web_json_str(rp->samples[i].metric), "mode",
 						    fl_web_json_str(rp->samples[i].mode), "tasks",
-						    (int)rp->samples[i].tasks, "seq",
+						    (int)rp->samples[i].tasks, "cgroup",
+						    fl_cgroup_word(rp->samples[i].cgroup), "seq",
 						    (int)rp->samples[i].seq, "value",
 						    fl_web_json_num(rp->samples[i].value)));
 	json_object_set_new(o, "backend", fl_web_json_str(rp->d.backend));

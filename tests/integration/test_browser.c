@@ -160,8 +160,10 @@ static void test_compare_page(void **state)
 	snprintf(b, sizeof(b), "data-label=\"%.12s\"", env.w.sha[WF_CULPRIT]);
 	for (int m = 0; m < 2; m++) {
 		fig = element(html,
-			      m ? "<figure class=\"plot scalability\" data-mode=\"threads\">"
-				: "<figure class=\"plot scalability\" data-mode=\"processes\">",
+			      m ? "<figure class=\"plot scalability\" data-mode=\"threads\" "
+				  "data-cgroup=\"root\">"
+				: "<figure class=\"plot scalability\" data-mode=\"processes\" "
+				  "data-cgroup=\"root\">",
 			      "</figure>");
 		assert_int_equal(count(fig, "<svg"), 1);
 		assert_int_equal(count(fig, "<g class=\"series\""), 2);

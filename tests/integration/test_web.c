@@ -815,9 +815,12 @@ static void test_compare(void **state)
 	request(NULL, path, &r);
 	assert_int_equal(r.status, 200);
 	assert_non_null(
-	    strstr(r.body.ptr, "<figure class='plot scalability' data-mode='processes'>"));
+	    strstr(r.body.ptr,
+		   "<figure class='plot scalability' data-mode='processes' data-cgroup='root'>"));
 	assert_non_null(
-	    strstr(r.body.ptr, "<figure class='plot scalability' data-mode='threads'>"));
+	    strstr(r.body.ptr,
+		   "<figure class='plot scalability' data-mode='threads' data-cgroup='root'>"));
+	assert_null(strstr(r.body.ptr, "data-cgroup='child'"));
 	assert_non_null(
 	    strstr(r.body.ptr, "<g class='series' data-label='3.17.0-rc2-g05b843012335'>"));
 	assert_non_null(strstr(r.body.ptr, "<table class='compare'>"));
@@ -855,6 +858,106 @@ static void test_compare(void **state)
 			    "processes");
 	assert_int_equal(json_integer_value(json_object_get(json_array_get(rows, 2), "tasks")), 4);
 	json_decref(j);
+}
+
+/*
+ * A point measured in a child memory cgroup too: commits 12 and 13 get
+ * threads samples in the child context at half the root's values, level
+ * across the two commits while the root's moved. The compare page plots the
+ * child apart and has its rows (cgroup "child", no change); the run page
+ * keeps the child's point apart from the root's; the tree page's series
+ * stays the root's.
+ */
+/* The first run of a commit (the fixture's runs belong to its builds). */
+static long long first_run(const char *db, int64_t commit)
+{
+	char q[160];
+
+	snprintf(q, sizeof(q),
+		 "SELECT min(r.id) FROM runs r JOIN builds b ON b.id = r.build_id WHERE "
+		 "b.commit_id = %lld",
+		 (long long)commit);
+	return fl_test_sql_int(db, q);
+}
+
+#define TREE_THREADS_4                                                                             \
+	"/api/tree/mainline?benchmark=page_fault2&machine=numa2&metric=ops_per_sec&mode=threads&"  \
+	"tasks=4&by=commit"
+static void test_compare_cgroup(void **state)
+{
+	char db[700], path[512];
+	json_t *j, *rows;
+	struct reply r;
+	size_t nchild = 0;
+	char *tree_before, *tree_after;
+
+	(void)state;
+	snprintf(db, sizeof(db), "%s/fl.db", env.dir);
+	j = api(TREE_THREADS_4, 200);
+	tree_before = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(j);
+	for (int k = 0; k < 2; k++) {
+		char sql[1024];
+
+		snprintf(sql, sizeof(sql),
+			 "INSERT INTO samples(run_id, metric, mode, tasks, cgroup, seq, value) "
+			 "SELECT s.run_id, s.metric, s.mode, s.tasks, 'child', s.seq, 1000 + s.seq "
+			 "FROM samples s JOIN runs r ON r.id = s.run_id JOIN builds b ON "
+			 "b.id = r.build_id WHERE b.commit_id = %lld AND s.mode = 'threads'",
+			 (long long)env.w.commit[12 + k]);
+		assert_int_equal(wf_sql(db, sql), 0);
+	}
+	snprintf(path, sizeof(path),
+		 "/api/compare?a=%.12s&b=%.12s&benchmark=page_fault2&machine=numa2", env.w.sha[12],
+		 env.w.sha[13]);
+	j = api(path, 200);
+	rows = json_object_get(j, "rows");
+	assert_int_equal(json_array_size(rows), 9);
+	for (size_t i = 0; i < json_array_size(rows); i++) {
+		json_t *row = json_array_get(rows, i);
+
+		if (strcmp(json_string_value(json_object_get(row, "cgroup")), "child"))
+			continue;
+		nchild++;
+		assert_string_equal(json_string_value(json_object_get(row, "mode")), "threads");
+		assert_true(fabs(json_real_value(json_object_get(row, "base")) - 1001) < 1e-9);
+		assert_true(fabs(json_real_value(json_object_get(row, "change_pct"))) < 1e-9);
+	}
+	assert_int_equal(nchild, 3);
+	json_decref(j);
+
+	snprintf(path, sizeof(path), "/compare?a=%.12s&b=%.12s&benchmark=page_fault2&machine=numa2",
+		 env.w.sha[12], env.w.sha[13]);
+	request(NULL, path, &r);
+	assert_int_equal(r.status, 200);
+	assert_non_null(
+	    strstr(r.body.ptr,
+		   "<figure class='plot scalability' data-mode='threads' data-cgroup='child'>"));
+	assert_non_null(strstr(r.body.ptr, "threads in a child, ops_per_sec"));
+	assert_non_null(strstr(r.body.ptr, "<td class='num'>4</td><td>child</td>"));
+	assert_non_null(strstr(r.body.ptr, "<td class='num'>4</td><td>root</td>"));
+	done(&r);
+
+	/* the run page: the child's point apart (6 root points, 3 child ones) */
+	snprintf(path, sizeof(path), "/api/run/%lld", first_run(db, env.w.commit[13]));
+	j = api(path, 200);
+	rows = json_object_get(j, "points");
+	assert_int_equal(json_array_size(rows), 9);
+	nchild = 0;
+	for (size_t i = 0; i < json_array_size(rows); i++)
+		nchild += !strcmp(
+		    json_string_value(json_object_get(json_array_get(rows, i), "cgroup")), "child");
+	assert_int_equal(nchild, 3);
+	json_decref(j);
+
+	/* the tree page's series is the root's: the child's values are not in it */
+	j = api(TREE_THREADS_4, 200);
+	tree_after = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(j);
+	assert_string_equal(tree_before, tree_after);
+	free(tree_before);
+	free(tree_after);
+	assert_int_equal(wf_sql(db, "DELETE FROM samples WHERE cgroup = 'child'"), 0);
 }
 
 /*
@@ -930,22 +1033,7 @@ static void test_evidence(void **state)
 	done(&r);
 
 	/* the run page: the run's own evidence (the first run of commit 3) */
-	{
-		sqlite3 *h;
-		sqlite3_stmt *q;
-
-		assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
-		assert_int_equal(sqlite3_prepare_v2(h,
-						    "SELECT min(r.id) FROM runs r JOIN builds b ON "
-						    "b.id = r.build_id WHERE b.commit_id = ?1",
-						    -1, &q, NULL),
-				 SQLITE_OK);
-		sqlite3_bind_int64(q, 1, env.w.commit[3]);
-		assert_int_equal(sqlite3_step(q), SQLITE_ROW);
-		run = sqlite3_column_int64(q, 0);
-		sqlite3_finalize(q);
-		sqlite3_close(h);
-	}
+	run = first_run(db, env.w.commit[3]);
 	assert_true(run > 0);
 	snprintf(path, sizeof(path), "/run/%lld", (long long)run);
 	request(NULL, path, &r);
@@ -1269,6 +1357,7 @@ int main(void)
 	    cmocka_unit_test(test_tree_page),
 	    cmocka_unit_test(test_revisions_by_tag),
 	    cmocka_unit_test(test_compare),
+	    cmocka_unit_test(test_compare_cgroup),
 	    cmocka_unit_test(test_evidence),
 	    cmocka_unit_test(test_compare_errors),
 	    cmocka_unit_test(test_escaping),

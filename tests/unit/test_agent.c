@@ -18,6 +18,7 @@
 #include "config/config.h"
 #include "lib/error.h"
 #include "machine/machine.h"
+#include "machine/priv.h"
 #include "proto/jobline.h"
 #include "proto/record.h"
 #include "results.h"
@@ -117,6 +118,68 @@ static void test_job_round_trip(void **state)
 	assert_non_null(strstr(fl_error_last(), "job key 'note=two words'"));
 	extra[0] = "x;y=1";
 	assert_int_equal(fl_machine_job(&req, &job), FL_EINVAL);
+}
+
+/* A benchmark measured in the root and in a child memory cgroup: the job
+ * names the contexts, the hierarchy and the limits, the agent reads them
+ * back; a benchmark in the root only says nothing of cgroups (the line
+ * agents that predate contexts read). */
+static void test_job_cgroups(void **state)
+{
+	char *modes[] = {"threads"}, *contexts[] = {"root", "child"};
+	struct fl_task_count tasks[] = {{2, 0}};
+	struct fl_benchmark_conf b = {.name = "pf", .test = "page_fault2", .modes = modes,
+				      .nmodes = 1, .tasks = tasks, .ntasks = 1,
+				      .warmup_ms = 1000, .duration_ms = 3000,
+				      .memory_per_task = 32ULL << 20, .placement = "spread",
+				      .cgroups = contexts, .ncgroups = 2, .cgroup_version = "v1",
+				      .memory_max = 512ULL << 20, .memory_high = 256ULL << 20};
+	struct fl_run_req req = {.bench = &b};
+	struct fl_bench_opts o;
+	char *job;
+
+	(void)state;
+	assert_int_equal(fl_machine_points(&b), 2);
+	assert_int_equal(fl_machine_job(&req, &job), 0);
+	assert_non_null(strstr(job, ";cgroup=root,child;cgroup_version=v1;memory_max=512M;"
+				    "memory_high=256M;"));
+	fl_bench_defaults(&o);
+	assert_int_equal(o.cgroups[FL_CGROUP_ROOT], 1);
+	assert_int_equal(o.cgroups[FL_CGROUP_CHILD], 0);
+	assert_int_equal(fl_bench_parse_job(&o, job), 0);
+	assert_int_equal(o.cgroups[FL_CGROUP_ROOT], 1);
+	assert_int_equal(o.cgroups[FL_CGROUP_CHILD], 1);
+	assert_int_equal(o.cgroup_v1, 1);
+	assert_int_equal(o.memory_max, 512ULL << 20);
+	assert_int_equal(o.memory_high, 256ULL << 20);
+	free(job);
+
+	contexts[0] = "child";
+	b.ncgroups = 1;
+	b.cgroup_version = NULL;
+	b.memory_max = b.memory_high = 0;
+	assert_int_equal(fl_machine_job(&req, &job), 0);
+	assert_non_null(strstr(job, ";cgroup=child;"));
+	assert_null(strstr(job, "memory_max"));
+	fl_bench_defaults(&o);
+	assert_int_equal(fl_bench_parse_job(&o, job), 0);
+	assert_int_equal(o.cgroups[FL_CGROUP_ROOT], 0);
+	assert_int_equal(o.cgroups[FL_CGROUP_CHILD], 1);
+	assert_int_equal(o.cgroup_v1, 0);
+	free(job);
+
+	contexts[0] = "root";
+	assert_int_equal(fl_machine_job(&req, &job), 0);
+	assert_null(strstr(job, "cgroup"));
+	free(job);
+	b.ncgroups = 0;
+	assert_int_equal(fl_machine_points(&b), 1);
+
+	fl_bench_defaults(&o);
+	assert_int_equal(fl_bench_parse_job(&o, "cgroup=grandchild"), -1);
+	assert_int_equal(fl_bench_parse_job(&o, "cgroup_version=v3"), -1);
+	assert_int_equal(fl_bench_parse_job(&o, "memory_max=lots"), -1);
+	assert_string_equal(fl_bench_cgroup_name(FL_CGROUP_CHILD), "child");
 }
 
 static int see(void *arg, const char *key, const char *value)
@@ -298,6 +361,7 @@ int main(void)
 		cmocka_unit_test(test_job),
 		cmocka_unit_test(test_job_errors),
 		cmocka_unit_test(test_job_round_trip),
+		cmocka_unit_test(test_job_cgroups),
 		cmocka_unit_test(test_jobline),
 		cmocka_unit_test(test_cpulist),
 		cmocka_unit_test(test_place_two_nodes),

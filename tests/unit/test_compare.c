@@ -46,9 +46,9 @@ static void make_side(struct side *sd, const char *label, double mean2, double p
 				double v = m * (1 + spread * (2 * fl_rand_uniform(&seed) - 1));
 
 				sd->s[r][k++] = (struct fl_cmp_sample){
-				    "per_process_ops", "processes", t, (unsigned)i, v};
+				    "per_process_ops", "processes", t, (unsigned)i, v, NULL};
 				sd->s[r][k++] = (struct fl_cmp_sample){"ops", "processes", t,
-								       (unsigned)i, v * t};
+								       (unsigned)i, v * t, NULL};
 			}
 		sd->vm[r][0] = (struct fl_vmstat_rate){"pgfault", 0, pgfault * (1 + 0.001 * r)};
 		sd->vm[r][1] = (struct fl_vmstat_rate){"nr_free_pages", 0, -5000};
@@ -152,7 +152,7 @@ static void test_regression_rows(void **state)
 	assert_true(r->new_.value > 74000 && r->new_.value < 76000);
 	assert_true(fl_comparison_regressed(c));
 	assert_ptr_equal(r,
-			 fl_comparison_find(c, FL_CMP_METRIC, "processes", 2, "per_process_ops"));
+			 fl_comparison_find(c, FL_CMP_METRIC, "processes", 2, "", "per_process_ops"));
 
 	/* vmstat: per second, key counters kept, gauges left out, an unmoved
 	 * minor counter left out. */
@@ -355,6 +355,62 @@ static void test_text(void **state)
 	fl_comparison_free(c);
 }
 
+/*
+ * A point measured in the root and in a child cgroup: two rows, sorted root
+ * first, found apart; the child's shows its context in the text. In the
+ * root the new side is a quarter slower, in the child it is level (the
+ * demo's shape: the regression is the root's charge path only).
+ */
+static void test_cgroup_contexts(void **state)
+{
+	static struct fl_cmp_sample s[2][NRUNS][2 * NSEC];
+	struct fl_cmp_run runs[2][NRUNS];
+	struct fl_cmp_set set[2];
+	struct fl_cmp_opts o;
+	struct fl_comparison *c;
+	const struct fl_cmp_row *root, *child;
+	fl_buf b = FL_BUF_INIT;
+
+	(void)state;
+	for (int side = 0; side < 2; side++) {
+		for (int r = 0; r < NRUNS; r++) {
+			for (int i = 0; i < NSEC; i++) {
+				double wobble = 1 + 0.002 * (r - 2) + 0.001 * (i - 2);
+
+				s[side][r][i] = (struct fl_cmp_sample){
+				    "per_thread_ops", "threads", 2,
+				    (unsigned)i,      (side ? 75000 : 100000) * wobble, "root"};
+				s[side][r][NSEC + i] = (struct fl_cmp_sample){
+				    "per_thread_ops", "threads", 2, (unsigned)i, 60000 * wobble,
+				    FL_CGROUP_CHILD};
+			}
+			runs[side][r] = (struct fl_cmp_run){s[side][r], 2 * NSEC, NULL, 0};
+		}
+		set[side] = (struct fl_cmp_set){side ? "new" : "base", runs[side], NRUNS};
+	}
+	fl_cmp_opts_init(&o);
+	assert_int_equal(fl_compare("pf2", &set[0], &set[1], &o, &c), 0);
+	assert_int_equal(c->nrows, 2);
+	assert_string_equal(c->rows[0].cgroup, "");
+	assert_string_equal(c->rows[1].cgroup, "child");
+	root = fl_comparison_find(c, FL_CMP_METRIC, "threads", 2, NULL, "per_thread_ops");
+	child = fl_comparison_find(c, FL_CMP_METRIC, "threads", 2, "child", "per_thread_ops");
+	assert_ptr_equal(root, &c->rows[0]);
+	assert_ptr_equal(child, &c->rows[1]);
+	assert_ptr_equal(fl_comparison_find(c, FL_CMP_METRIC, "threads", 2, "root", "per_thread_ops"),
+			 root);
+	assert_int_equal(root->cls, FL_CMP_REGRESSION);
+	assert_int_equal(child->cls, FL_CMP_SAME);
+	assert_true(fabs(child->change) < 0.5);
+	fl_comparison_text(c, &b);
+	assert_non_null(strstr(b.ptr, "pf2.threads.per_thread_ops tasks=2  DIFFERENT"));
+	assert_non_null(strstr(b.ptr, "pf2.threads.per_thread_ops tasks=2 cgroup=child  SAME"));
+	assert_string_equal(fl_cgroup_word(""), "root");
+	assert_string_equal(fl_cgroup_word("child"), "child");
+	fl_buf_free(&b);
+	fl_comparison_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -363,6 +419,7 @@ int main(void)
 	    cmocka_unit_test(test_no_profile),
 	    cmocka_unit_test(test_missing_side),
 	    cmocka_unit_test(test_text),
+	    cmocka_unit_test(test_cgroup_contexts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

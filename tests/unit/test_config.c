@@ -187,6 +187,44 @@ static void test_references(void **state)
 		     "socket)");
 }
 
+/* The cgroup contexts: the root by default; child with its hierarchy and
+ * limits; a context twice, child without a page-fault test, limits without
+ * a child are refused by place. */
+static void test_cgroups(void **state)
+{
+	struct fl_config *cfg;
+
+	(void)state;
+	assert_int_equal(load("benchmarks: [{ name: b, test: page_fault2 }]\n", &cfg), 0);
+	assert_int_equal(cfg->benchmarks[0].ncgroups, 1);
+	assert_string_equal(cfg->benchmarks[0].cgroups[0], "root");
+	assert_string_equal(cfg->benchmarks[0].cgroup_version, "v2");
+	assert_int_equal(cfg->benchmarks[0].memory_max, 0);
+	fl_config_free(cfg);
+	assert_int_equal(load("benchmarks: [{ name: b, test: page_fault2, cgroup: [root, child],\n"
+			      "  cgroup_version: v1, memory_max: 512M, memory_high: 256M }]\n",
+			      &cfg),
+			 0);
+	assert_int_equal(cfg->benchmarks[0].ncgroups, 2);
+	assert_string_equal(cfg->benchmarks[0].cgroups[1], "child");
+	assert_string_equal(cfg->benchmarks[0].cgroup_version, "v1");
+	assert_int_equal(cfg->benchmarks[0].memory_max, 512ULL << 20);
+	assert_int_equal(cfg->benchmarks[0].memory_high, 256ULL << 20);
+	fl_config_free(cfg);
+	expect_error("benchmarks: [{ name: b, test: page_fault2, cgroup: [child, child] }]\n",
+		     "1:60: benchmarks[0].cgroup[1]: cgroup 'child' is listed twice");
+	expect_error(
+	    "benchmarks: [{ name: b, test: page_fault2, cgroup: [leaf] }]\n",
+	    "1:53: benchmarks[0].cgroup[0]: unknown value 'leaf' (expected one of: root, child)");
+	expect_error("machines: [{ name: m, backend: command, command: 'true' }]\n"
+		     "benchmarks: [{ name: b, cgroup: [child] }]\n",
+		     "2:34: benchmarks[0].cgroup[0]: cgroup 'child' needs a page-fault 'test': a "
+		     "command benchmark runs where its shell does");
+	expect_error("benchmarks: [{ name: b, test: page_fault2, memory_max: 1G }]\n",
+		     "1:56: benchmarks[0].memory_max: memory limits apply to the child cgroup, "
+		     "which 'cgroup' does not list");
+}
+
 static void test_environment(void **state)
 {
 	struct fl_config *cfg;
@@ -273,6 +311,7 @@ int main(void)
 		cmocka_unit_test(test_types_and_units),
 		cmocka_unit_test(test_missing_and_duplicates),
 		cmocka_unit_test(test_references),
+		cmocka_unit_test(test_cgroups),
 		cmocka_unit_test(test_environment),
 		cmocka_unit_test(test_several_errors),
 		cmocka_unit_test(test_syntax_and_io),

@@ -466,6 +466,63 @@ static void test_same_point_twice_keeps_counting(void **state)
 	fl_buf_free(&l.b);
 }
 
+/* A point in the root and the same in a child memory cgroup: two points,
+ * each numbering its samples from 0; a context the agent does not make is
+ * an error. */
+static void test_cgroup_contexts(void **state)
+{
+	struct seen_records rec = {0};
+	struct log l;
+	fl_console *c;
+	char *detail, *r;
+	const struct fl_sample *s;
+	size_t n;
+
+	(void)state;
+	log_init(&l);
+	log_record(&l, ENV);
+	/* the same record, in the root said outright, then in the child */
+	r = result("page_fault2", "threads", 2, "1.0,2.0");
+	r[strlen(r) - 1] = '\0';
+	{
+		char *root = fl_xasprintf("%s,\"cgroup\":\"root\"}", r);
+		char *child = fl_xasprintf("%s,\"cgroup\":\"child\"}", r);
+
+		log_record(&l, root);
+		log_record(&l, child);
+		free(root);
+		free(child);
+	}
+	log_record(&l, "{\"type\":\"done\"}");
+	assert_int_equal(feed(l.b.ptr, l.b.len, 0, 2, 0, &c, &detail, &rec), FL_RUN_OK);
+	assert_int_equal(rec.points, 2);
+	s = fl_console_samples(c, &n);
+	assert_int_equal(n, 8);
+	assert_string_equal(s[0].cgroup, "");
+	assert_string_equal(s[4].cgroup, "child");
+	assert_int_equal(s[4].seq, 0);
+	assert_int_equal(s[6].seq, 1);
+	assert_string_equal(s[6].metric, "ops");
+	fl_console_free(c);
+	fl_buf_free(&l.b);
+
+	log_init(&l);
+	log_record(&l, ENV);
+	{
+		char *odd = fl_xasprintf("%s,\"cgroup\":\"grandchild\"}", r);
+
+		log_record(&l, odd);
+		free(odd);
+	}
+	log_record(&l, "{\"type\":\"done\"}");
+	assert_int_equal(feed(l.b.ptr, l.b.len, 0, 1, 0, &c, &detail, &rec), FL_RUN_AGENT_ERROR);
+	assert_non_null(strstr(detail, "unknown cgroup context"));
+	free(detail);
+	fl_console_free(c);
+	fl_buf_free(&l.b);
+	free(r);
+}
+
 static void test_hook_failure_stops(void **state)
 {
 	struct seen_records rec = {.fail_at = 2};
@@ -499,6 +556,7 @@ int main(void)
 		cmocka_unit_test(test_deadline),
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_same_point_twice_keeps_counting),
+		cmocka_unit_test(test_cgroup_contexts),
 		cmocka_unit_test(test_hook_failure_stops),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -27,6 +27,7 @@
 
 #include "config/config.h"
 #include "lib/error.h"
+#include "service/measure.h"
 #include "service/pipeline.h"
 #include "service/service.h"
 #include "store/jobs.h"
@@ -202,7 +203,7 @@ static void test_enqueue(void **state)
 	assert_int_equal(
 	    fl_store_regression_add(
 		st,
-		&(struct fl_regression_new){id, 1, 1, 2, machine, "b", "value", "", 1, -10, 0.01},
+		&(struct fl_regression_new){id, 1, 1, 2, machine, "b", "value", "", 1, -10, 0.01, NULL},
 		&reg),
 	    0);
 	assert_int_equal(
@@ -302,10 +303,57 @@ static void test_roles_and_revert_verdicts(void **state)
 	assert_int_equal(fl_revert_verdict_parse(NULL, &v), FL_EINVAL);
 }
 
+/* A run job's points: the keys stores have, a cgroup context after the
+ * count, lists, and the benchmark narrowed to them. */
+static void test_points(void **state)
+{
+	const struct fl_benchmark_conf *b = &cfg->benchmarks[0];
+	struct fl_narrow_bench nb;
+	struct fl_point_at *v;
+	char *key;
+	size_t n;
+
+	(void)state;
+	key = fl_point_key("threads", 2, NULL);
+	assert_string_equal(key, "threads:2");
+	free(key);
+	key = fl_point_key("threads", 2, "root");
+	assert_string_equal(key, "threads:2");
+	free(key);
+	key = fl_point_key("threads", 2, "child");
+	assert_string_equal(key, "threads:2:child");
+	free(key);
+	assert_null(fl_point_key("", 1, NULL));
+	assert_int_equal(fl_points_parse("threads:2,threads:2:child,processes:1:root,threads:2", &v,
+					 &n),
+			 0);
+	assert_int_equal(n, 3);
+	assert_true(fl_points_has(v, n, "threads", 2, ""));
+	assert_true(fl_points_has(v, n, "threads", 2, "child"));
+	assert_true(fl_points_has(v, n, "processes", 1, "root"));
+	assert_false(fl_points_has(v, n, "processes", 1, "child"));
+	fl_point_bench(b, v, n, &nb);
+	assert_int_equal(nb.b.nmodes, 2);
+	assert_string_equal(nb.b.modes[0], "threads");
+	assert_int_equal(nb.b.ntasks, 2);
+	assert_int_equal(nb.b.tasks[1].value, 1);
+	assert_int_equal(nb.b.ncgroups, 2);
+	assert_string_equal(nb.b.cgroups[0], "root");
+	assert_string_equal(nb.b.cgroups[1], "child");
+	assert_string_equal(nb.b.name, b->name);
+	free(v);
+	assert_int_equal(fl_points_parse("threads:2:grandchild", &v, &n), FL_EINVAL);
+	assert_string_equal(fl_error_last(),
+			    "point 'threads:2:grandchild': no cgroup context 'grandchild' (root, child)");
+	assert_int_equal(fl_points_parse("threads", &v, &n), FL_EINVAL);
+	assert_int_equal(fl_points_parse("threads:0", &v, &n), FL_EINVAL);
+	assert_int_equal(fl_points_parse("threads:2,", &v, &n), FL_EINVAL);
+}
+
 /* An ok run of value v measured by run job job. */
 static void finish(fl_store *st, int64_t job, int64_t machine, double v)
 {
-	struct fl_sample s = {"value", "", 1, 0, v};
+	struct fl_sample s = {"value", "", 1, 0, v, NULL};
 	int64_t run;
 
 	assert_int_equal(
@@ -449,6 +497,7 @@ int main(void)
 	    cmocka_unit_test(test_rounds_kept),
 	    cmocka_unit_test(test_legacy_rounds),
 	    cmocka_unit_test(test_roles_and_revert_verdicts),
+	    cmocka_unit_test(test_points),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

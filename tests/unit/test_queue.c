@@ -159,7 +159,7 @@ static void test_states(void **state)
 
 static void test_recover(void **state)
 {
-	struct fl_sample s[2] = {{"value", "", 1, 0, 1.0}, {"value", "", 1, 1, 2.0}};
+	struct fl_sample s[2] = {{"value", "", 1, 0, 1.0, NULL}, {"value", "", 1, 1, 2.0, NULL}};
 	char path[128], buf[32], q[160];
 	int64_t m, p, inflight, done, unrecorded, r1, r2, r3, r4, r5;
 	unsigned requeued, discarded;

@@ -80,7 +80,7 @@ static int64_t add_run(int k, int run, double speed, double spin)
 
 	for (unsigned i = 0; i < 5; i++)
 		s[i] = (struct fl_sample){"per_thread_ops", "threads", 2, i,
-					  speed * (1 + 0.001 * (run - 2) + 0.002 * ((int)i - 2))};
+					  speed * (1 + 0.001 * (run - 2) + 0.002 * ((int)i - 2)), NULL};
 	assert_int_equal(fl_store_run_start(st, &rn, &id), 0);
 	assert_int_equal(fl_store_run_guest(st, id, &g), 0);
 	assert_int_equal(fl_store_run_end(st, id, &e), 0);
@@ -183,7 +183,7 @@ static void test_kernel_machine_report(void **state)
 	}
 	struct fl_regression_new g = {
 	    compare_job, tree, commit_id[0], commit_id[2], machine_id, "pf2", "per_thread_ops",
-	    "threads",	 2,    -25.0,	     0.0079};
+	    "threads",	 2,    -25.0,	     0.0079, NULL};
 	assert_int_equal(fl_store_regression_add(st, &g, &reg), 0);
 	/* the bisection: the culprit, measured against its parent */
 	assert_int_equal(fl_store_regression_bisection(st, reg, sha[0], sha[2], &bid, &resumed), 0);

@@ -109,9 +109,9 @@ static void test_newer_schema_refused(void **state)
 static void test_reopen_keeps_data(void **state)
 {
 	struct fl_sample s[3] = {
-		{"ops_per_sec", "threads", 1, 0, 250000.0},
-		{"ops_per_sec", "threads", 1, 1, 251000.0},
-		{"ops_per_sec", "threads", 2, 0, 480000.0},
+		{"ops_per_sec", "threads", 1, 0, 250000.0, NULL},
+		{"ops_per_sec", "threads", 1, 1, 251000.0, NULL},
+		{"ops_per_sec", "threads", 2, 0, 480000.0, NULL},
 	};
 	fl_store *st;
 	int64_t run, tree;
@@ -147,11 +147,11 @@ static void test_failed_write_rolls_back(void **state)
 {
 	/* The third sample repeats the first one's key: the whole batch must go. */
 	struct fl_sample s[3] = {
-		{"ops_per_sec", "processes", 1, 0, 1.0},
-		{"ops_per_sec", "processes", 1, 1, 2.0},
-		{"ops_per_sec", "processes", 1, 0, 3.0},
+		{"ops_per_sec", "processes", 1, 0, 1.0, NULL},
+		{"ops_per_sec", "processes", 1, 1, 2.0, NULL},
+		{"ops_per_sec", "processes", 1, 0, 3.0, NULL},
 	};
-	struct fl_sample bad_tasks = {"ops_per_sec", "processes", 0, 5, 1.0};
+	struct fl_sample bad_tasks = {"ops_per_sec", "processes", 0, 5, 1.0, NULL};
 	fl_store *st;
 	int64_t run;
 	size_t n;
@@ -252,7 +252,7 @@ static void test_migration_10(void **state)
 	    SQLITE_OK);
 
 	assert_int_equal(fl_store_open(&st, path, 0), 0);
-	assert_int_equal(fl_store_version(st), 10);
+	assert_int_equal(fl_store_version(st), fl_store_latest_version());
 	assert_int_equal(fl_store_job_get(st, 3, &j), 0);
 	assert_string_equal(j.key, "bisect:7");
 	assert_int_equal(j.regression_id, 7);
@@ -315,6 +315,85 @@ static void test_migration_10(void **state)
 	assert_non_null(strstr(fl_error_last(), "jobs row 1 points at no row of jobs"));
 	assert_int_equal(fl_store_version(st), 9);
 	fl_store_free(st);
+}
+
+/*
+ * Migration 11: samples, evidence points and comparisons of a version-10
+ * store keep their rows and ids, in the root context (''), the evidence's
+ * vmstat still points at its point; regressions gain the column; the same
+ * point may then be stored in a child cgroup too, and twice in one context
+ * still may not.
+ */
+static void test_migration_11(void **state)
+{
+	char path[128], buf[256];
+	fl_store *st;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/v10.db", dir);
+	assert_int_equal(fl_store_open(&st, path, FL_STORE_NO_MIGRATE), 0);
+	assert_int_equal(fl_store_migrate(st, 10, NULL), 0);
+	fl_store_free(st);
+	assert_int_equal(
+	    exec_fk(path,
+		    "INSERT INTO trees(id, name, url) VALUES (1, 't', '/t');"
+		    "INSERT INTO commits(id, tree_id, sha) VALUES (1, 1, '" WANT_SHA(
+			"1") "'), (2, 1, '" WANT_SHA("2") "');"
+		    "INSERT INTO machines(id, name, backend) VALUES (1, 'm', 'libvirt');"
+		    "INSERT INTO runs(id, machine_id, benchmark, status) VALUES (3, 1, 'b', 'ok');"
+		    "INSERT INTO samples(id, run_id, metric, mode, tasks, seq, value) VALUES "
+		    "(40, 3, 'per_thread_ops', 'threads', 2, 0, 5.5), "
+		    "(41, 3, 'per_thread_ops', 'threads', 2, 1, 6.5);"
+		    "INSERT INTO evidence_points(id, run_id, test, mode, tasks, measured_s) "
+		    "VALUES (9, 3, 'page_fault2', 'threads', 2, 3.0);"
+		    "INSERT INTO evidence_vmstat(point_id, name, delta, per_sec) VALUES "
+		    "(9, 'pgfault', 30, 10);"
+		    "INSERT INTO job_kinds(name) VALUES ('compare');"
+		    "INSERT INTO jobs(id, kind, key, state) VALUES (1, 'compare', 'c', 'done');"
+		    "INSERT INTO comparisons(id, job_id, what, base_commit, new_commit, "
+		    "benchmark, machine_id, metric, mode, tasks, base_runs, new_runs, verdict, "
+		    "class) VALUES (12, 1, 'tag', 1, 2, 'b', 1, 'per_thread_ops', 'threads', 2, "
+		    "4, 4, 'different', 'regression');"
+		    "INSERT INTO regressions(id, tree_id, good_commit, bad_commit, benchmark, "
+		    "machine_id, metric, mode, tasks, change, job_id) VALUES (7, 1, 1, 2, 'b', 1, "
+		    "'per_thread_ops', 'threads', 2, -50, 1);"),
+	    SQLITE_OK);
+	assert_int_equal(fl_store_open(&st, path, 0), 0);
+	fl_store_free(st);
+	fl_test_sql_text(path,
+			 "SELECT group_concat(id || ':' || quote(cgroup)) FROM (SELECT id, cgroup "
+			 "FROM samples UNION ALL SELECT id, cgroup FROM evidence_points UNION ALL "
+			 "SELECT id, cgroup FROM comparisons UNION ALL SELECT id, cgroup FROM "
+			 "regressions ORDER BY id)",
+			 buf, sizeof(buf));
+	assert_string_equal(buf, "7:'',9:'',12:'',40:'',41:''");
+	assert_int_equal(fl_test_sql_int(path, "SELECT count(*) FROM evidence_vmstat v JOIN "
+					       "evidence_points p ON p.id = v.point_id AND "
+					       "p.run_id = 3"),
+			 1);
+	assert_int_equal(fl_test_sql_int(path, "SELECT count(*) FROM pragma_foreign_key_check"), 0);
+	assert_int_equal(fl_test_sql_int(path, "SELECT count(*) FROM pragma_index_list('samples') "
+					       "WHERE name = 'samples_by_run'"),
+			 1);
+	assert_int_equal(exec_fk(path, "INSERT INTO samples(run_id, metric, mode, tasks, cgroup, "
+				       "seq, value) VALUES (3, 'per_thread_ops', 'threads', 2, "
+				       "'child', 0, 9.5)"),
+			 SQLITE_OK);
+	assert_int_equal(exec_fk(path, "INSERT INTO samples(run_id, metric, mode, tasks, seq, "
+				       "value) VALUES (3, 'per_thread_ops', 'threads', 2, 0, 9.5)"),
+			 SQLITE_CONSTRAINT);
+	assert_int_equal(exec_fk(path, "INSERT INTO evidence_points(run_id, test, mode, tasks, "
+				       "cgroup) VALUES (3, 'page_fault2', 'threads', 2, 'child')"),
+			 SQLITE_OK);
+	assert_int_equal(exec_fk(path, "INSERT INTO comparisons(job_id, what, base_commit, "
+				       "new_commit, benchmark, machine_id, metric, mode, tasks, "
+				       "cgroup, base_runs, new_runs, verdict, class) VALUES (1, "
+				       "'tag', 1, 2, 'b', 1, 'per_thread_ops', 'threads', 2, "
+				       "'child', 4, 4, 'same', 'same')"),
+			 SQLITE_OK);
+	assert_int_equal(exec_fk(path, "DELETE FROM runs WHERE id = 3"), SQLITE_OK);
+	assert_int_equal(fl_test_sql_int(path, "SELECT count(*) FROM samples"), 0);
+	assert_int_equal(fl_test_sql_int(path, "SELECT count(*) FROM evidence_vmstat"), 0);
 }
 
 /* Two "faultline run" on a new store: each migration is applied by one of
@@ -381,6 +460,7 @@ int main(void)
 	    cmocka_unit_test(test_reopen_keeps_data),
 	    cmocka_unit_test(test_failed_write_rolls_back),
 	    cmocka_unit_test(test_migration_10),
+	    cmocka_unit_test(test_migration_11),
 	    cmocka_unit_test(test_concurrent_migrations),
 	    cmocka_unit_test(test_unwritable_place),
 	};

@@ -40,10 +40,10 @@ static int teardown(void **state)
 }
 
 static const struct fl_sample samples[] = {
-    {"ops", "threads", 2, 0, 200000.0},
-    {"ops", "threads", 2, 1, 220000.0},
-    {"per_thread_ops", "threads", 2, 0, 100000.0},
-    {"per_thread_ops", "threads", 2, 1, 110000.0},
+    {"ops", "threads", 2, 0, 200000.0, NULL},
+    {"ops", "threads", 2, 1, 220000.0, NULL},
+    {"per_thread_ops", "threads", 2, 0, 100000.0, NULL},
+    {"per_thread_ops", "threads", 2, 1, 110000.0, NULL},
 };
 
 static int64_t start_run(fl_store *st, const char *image)

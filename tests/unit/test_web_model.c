@@ -20,18 +20,20 @@
 
 static void test_points(void **state)
 {
+	/* the same point in the root and in a child cgroup: two points */
 	const struct fl_web_sample x[] = {
-	    {"ops", "threads", 1, 0, 10}, {"ops", "threads", 1, 1, 14},
-	    {"ops", "threads", 2, 0, 30}, {"ops_per_sec", "", 1, 0, 5},
-	    {"ops_per_sec", "", 1, 1, 6}, {"ops_per_sec", "", 1, 2, 7},
+	    {"ops", "threads", 1, 0, 10, ""},	 {"ops", "threads", 1, 1, 14, ""},
+	    {"ops", "threads", 2, 0, 30, ""},	 {"ops", "threads", 2, 0, 50, "child"},
+	    {"ops_per_sec", "", 1, 0, 5, ""}, {"ops_per_sec", "", 1, 1, 6, ""},
+	    {"ops_per_sec", "", 1, 2, 7, ""},
 	};
 	fl_pool p = FL_POOL_INIT;
 	struct fl_model_point *pts;
 	size_t n;
 
 	(void)state;
-	fl_model_points(&p, x, 6, &pts, &n);
-	assert_int_equal(n, 3);
+	fl_model_points(&p, x, 7, &pts, &n);
+	assert_int_equal(n, 4);
 	assert_string_equal(pts[0].metric, "ops");
 	assert_int_equal(pts[0].tasks, 1);
 	assert_int_equal(pts[0].n, 2);
@@ -39,8 +41,11 @@ static void test_points(void **state)
 	assert_true(fabs(pts[0].sd - sqrt(8)) < 1e-12);
 	assert_int_equal(pts[1].tasks, 2);
 	assert_true(pts[1].mean == 30 && pts[1].sd == 0);
-	assert_string_equal(pts[2].mode, "");
-	assert_true(pts[2].mean == 6 && pts[2].sd == 1);
+	assert_string_equal(pts[1].cgroup, "");
+	assert_string_equal(pts[2].cgroup, "child");
+	assert_true(pts[2].mean == 50);
+	assert_string_equal(pts[3].mode, "");
+	assert_true(pts[3].mean == 6 && pts[3].sd == 1);
 	fl_model_points(&p, x, 0, &pts, &n);
 	assert_int_equal(n, 0);
 	fl_pool_free(&p);
@@ -138,9 +143,9 @@ static void test_tag_page(void **state)
 
 static void test_choices(void **state)
 {
-	const struct fl_model_point pts[] = {{"ops", "processes", 4, 0, 0, 1},
-					     {"ops_per_sec", "processes", 1, 0, 0, 1},
-					     {"ops_per_sec", "threads", 2, 0, 0, 1}};
+	const struct fl_model_point pts[] = {{"ops", "processes", 4, 0, 0, 1, ""},
+					     {"ops_per_sec", "processes", 1, 0, 0, 1, ""},
+					     {"ops_per_sec", "threads", 2, 0, 0, 1, ""}};
 	struct fl_model_series_req q = {0};
 	struct fl_model_series o = {0};
 	fl_pool p = FL_POOL_INIT;
@@ -191,7 +196,7 @@ static int64_t add_run(int k, double mean, int by_build)
 
 	for (unsigned i = 0; i < 3; i++)
 		s[i] = (struct fl_sample){"per_thread_ops", "threads", 2, i,
-					  mean * (1 + 0.001 * ((int)i - 1))};
+					  mean * (1 + 0.001 * ((int)i - 1)), NULL};
 	if (by_build) {
 		struct fl_run_info ri = {0, machine, "pf2", "{}", 0, 0};
 
