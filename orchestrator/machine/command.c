@@ -9,7 +9,8 @@
  * environment and the machine's timeout. Each line of its standard output
  * that is a single number is one sample (metric "value", mode "", tasks
  * 1); standard error is kept apart for the console. Exit 125 means the
- * commit cannot be tested: no run is kept. Any other failure of the
+ * commit cannot be tested (a build that fails): no run is kept, and the
+ * first line of standard error that says "error" is the reason given. Any other failure of the
  * command is the commit's (agent-error, timeout); a checkout that cannot
  * be made is ours (infra-error).
  */
@@ -157,18 +158,24 @@ static int create_run(struct cmd_run *x)
 }
 
 /* The last non-empty line of the command's standard error, for the detail. */
-static char *last_err_line(const char *path)
+/* The last non-blank line of stderr; first_error: the first that says "error"
+ * if one does (what a build that fails is known by), else the last. */
+static char *err_line(const char *path, int first_error)
 {
-	char line[512], last[512] = "";
+	char line[512], last[512] = "", error[512] = "";
 	FILE *f = fopen(path, "r");
 
 	if (!f)
 		return NULL;
-	while (fgets(line, sizeof(line), f))
-		if (line[strspn(line, " \t\r\n")])
-			snprintf(last, sizeof(last), "%.*s", (int)strcspn(line, "\r\n"), line);
+	while (fgets(line, sizeof(line), f)) {
+		if (!line[strspn(line, " \t\r\n")])
+			continue;
+		snprintf(last, sizeof(last), "%.*s", (int)strcspn(line, "\r\n"), line);
+		if (first_error && !error[0] && strstr(line, "error"))
+			snprintf(error, sizeof(error), "%s", last);
+	}
 	fclose(f);
-	return last[0] ? fl_xstrdup(last) : NULL;
+	return error[0] ? fl_xstrdup(error) : last[0] ? fl_xstrdup(last) : NULL;
 }
 
 /* stdout, then stderr's tail, as the run's console. */
@@ -233,10 +240,13 @@ static int run_command(struct cmd_run *x, struct fl_run_result *res)
 		res->status = FL_RUN_INFRA_ERROR;
 		res->detail = fl_xstrdup(fl_error_last());
 	} else if (status == 125) {
+		why = err_line(x->err, 1);
 		res->status = FL_RUN_UNTESTABLE;
-		res->detail = fl_xstrdup("exit 125: the commit cannot be tested");
+		res->detail = fl_xasprintf("exit 125: the commit cannot be tested%s%s",
+					   why ? ": " : "", why ? why : "");
+		free(why);
 	} else if (status) {
-		why = last_err_line(x->err);
+		why = err_line(x->err, 0);
 		res->status = FL_RUN_AGENT_ERROR;
 		res->detail = fl_xasprintf("exit %d%s%s", status, why ? ": " : "", why ? why : "");
 		free(why);

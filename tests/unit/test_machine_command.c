@@ -54,7 +54,8 @@ static int setup(void **state)
 	    "machines:\n"
 	    "  - { name: ok, backend: command, command: \"echo warming up; cat v; echo ' 2.5 '; "
 	    "echo 'x 3'; echo 7 >&2; echo $FAULTLINE_COMMIT > %s/seen\" }\n"
-	    "  - { name: skip, backend: command, command: \"exit 125\" }\n"
+	    "  - { name: skip, backend: command, command: \"echo make: entering >&2; echo "
+	    "'x.c:3:1: error: expected ;' >&2; echo make: leaving >&2; exit 125\" }\n"
 	    "  - { name: fail, backend: command, command: \"echo 1; echo first >&2; echo 'it "
 	    "broke' >&2; exit 3\" }\n"
 	    "  - { name: silent, backend: command, command: \"echo no numbers\" }\n"
@@ -140,6 +141,9 @@ static void test_failures(void **state)
 	(void)state;
 	assert_int_equal(run("skip", c1, &res), 0);
 	assert_int_equal(res.status, FL_RUN_UNTESTABLE);
+	/* like a build that fails: its first error line is the reason */
+	assert_string_equal(res.detail,
+			    "exit 125: the commit cannot be tested: x.c:3:1: error: expected ;");
 	assert_int_equal(res.run_id, 0);
 	assert_int_equal(fl_test_sql_int(db, "SELECT count(*) FROM runs"), runs);
 	fl_run_result_release(&res);
