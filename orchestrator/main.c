@@ -44,6 +44,12 @@ static const struct fl_command commands[] = {
 	 "--kernel-image PATH [--system-map PATH]] [--repeat N] [--timeout DURATION] "
 	 "[--job KEY=VALUE]...",
 	 "boot a kernel on a machine, run a benchmark, store and print operations per second"},
+	{"try", cmd_try,
+	 "try [--config F] (--regression ID [--base REV] | --base REV) (--patch FILE | --rev REV) "
+	 "[--tree T] [--benchmark B] [--machine M] [--point MODE:TASKS[:CGROUP]]... | "
+	 "try --resume ID",
+	 "measure a proposed fix against its base (and a regression's good commit); "
+	 "reply in the regression's thread"},
 	{"help", cmd_help, "help [COMMAND]", "show the commands, or one command's usage"},
 	{NULL, NULL, NULL, NULL},
 };

@@ -38,6 +38,7 @@ int cmd_report(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_try(int argc, char **argv);
 
 const struct fl_command *fl_commands(void);
 const struct fl_command *fl_command_find(const char *name);

@@ -23,6 +23,11 @@ static char *regression_key(const struct fl_job_kind_info *k, const struct fl_jo
 	return fl_xasprintf("%s:%lld", k->name, (long long)s->regression_id);
 }
 
+static char *try_key(const struct fl_job_kind_info *k, const struct fl_job_spec *s)
+{
+	return fl_xasprintf("%s:%lld", k->name, (long long)s->try_id);
+}
+
 static char *run_key(const struct fl_job_kind_info *k, const struct fl_job_spec *s)
 {
 	if (s->bisection_id)
@@ -39,6 +44,7 @@ static const struct fl_job_kind_info kinds[FL_JOB_NKINDS] = {
 			.nnext = 2,
 			.about = FL_ABOUT_TAG,
 			.rounds = 1,
+			.entry = 1,
 			.key = compare_key},
     [FL_JOB_BISECT] = {.name = "bisect",
 		       .step = fl_autobisect_step,
@@ -57,11 +63,16 @@ static const struct fl_job_kind_info kinds[FL_JOB_NKINDS] = {
 		       .step = fl_report_step,
 		       .about = FL_ABOUT_REGRESSION,
 		       .key = regression_key},
+    [FL_JOB_TRY] = {.name = "try",
+		    .step = fl_try_step,
+		    .next = {FL_JOB_RUN},
+		    .nnext = 1,
+		    .about = FL_ABOUT_TRY,
+		    .rounds = 1,
+		    .entry = 1,
+		    .key = try_key},
     [FL_JOB_RUN] = {.name = "run", .about = FL_ABOUT_PARENT, .key = run_key},
 };
-
-/* What the trigger adds: the pipeline's first kind. */
-static const enum fl_job_kind first = FL_JOB_COMPARE;
 
 const struct fl_job_kind_info *fl_job_kind_info(enum fl_job_kind k)
 {
@@ -100,7 +111,7 @@ int fl_job_kind_follows(const struct fl_job *from, enum fl_job_kind to)
 	enum fl_job_kind f;
 
 	if (!from)
-		return to == first;
+		return kinds[to].entry;
 	for (f = 0; f < FL_JOB_NKINDS && !fl_job_kind_is(from->kind, f); f++)
 		;
 	for (size_t i = 0; f < FL_JOB_NKINDS && i < kinds[f].nnext; i++)
@@ -149,7 +160,10 @@ int fl_service_enqueue(fl_store *st, enum fl_job_kind kind, const struct fl_job_
 		j.tag_id = s.tag_id;
 	else if (k->about == FL_ABOUT_REGRESSION)
 		j.regression_id = s.regression_id;
-	else {
+	else if (k->about == FL_ABOUT_TRY) {
+		j.try_id = s.try_id;
+		j.regression_id = s.regression_id;
+	} else {
 		j.parent_id = s.from->id;
 		j.rev = s.rev;
 		j.role = s.role;
@@ -280,7 +294,7 @@ const char *fl_verdict_word(const char *state, const char *result)
 
 static const char *const roles[] = {
     [FL_ROLE_BASE] = "base", [FL_ROLE_NEW] = "new",	  [FL_ROLE_BISECT] = "bisect",
-    [FL_ROLE_BAD] = "bad",   [FL_ROLE_REVERT] = "revert",
+    [FL_ROLE_BAD] = "bad",   [FL_ROLE_REVERT] = "revert", [FL_ROLE_FIX] = "fix",
 };
 
 const char *fl_role_name(enum fl_run_role r)
@@ -307,4 +321,38 @@ int fl_revert_verdict_parse(const char *name, enum fl_revert_verdict *v)
 			return 0;
 		}
 	return fl_error_set(FL_EINVAL, "no revert verdict '%s'", name ? name : "");
+}
+
+static const struct {
+	const char *name, *words;
+} try_verdicts[FL_TRY_NVERDICTS] = {
+    [FL_TRY_RESTORES] = {"restores", "restores the throughput"},
+    [FL_TRY_PARTIAL] = {"partial", "partly restores the throughput"},
+    [FL_TRY_NO_EFFECT] = {"no-effect", "has no effect"},
+    [FL_TRY_WORSE] = {"worse", "makes it worse"},
+    [FL_TRY_BETTER] = {"better", "makes it better"},
+    [FL_TRY_UNCLEAR] = {"unclear", "gives no clear answer"},
+    [FL_TRY_UNTESTABLE] = {"untestable", "could not be measured"},
+    [FL_TRY_CONFLICT] = {"conflict", "does not apply"},
+    [FL_TRY_ERROR] = {"error", "could not be tried"},
+};
+
+const char *fl_try_verdict_name(enum fl_try_verdict v)
+{
+	return try_verdicts[v].name;
+}
+
+const char *fl_try_verdict_words(enum fl_try_verdict v)
+{
+	return try_verdicts[v].words;
+}
+
+int fl_try_verdict_parse(const char *name, enum fl_try_verdict *v)
+{
+	for (size_t i = 0; name && i < FL_TRY_NVERDICTS; i++)
+		if (!strcmp(name, try_verdicts[i].name)) {
+			*v = (enum fl_try_verdict)i;
+			return 0;
+		}
+	return fl_error_set(FL_EINVAL, "no try verdict '%s'", name ? name : "");
 }

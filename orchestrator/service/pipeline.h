@@ -5,6 +5,9 @@
  *   trigger -> compare -> bisect -> revert -> report
  *                 |          |         |
  *                run        run       run
+ *   faultline try -> try (a proposed fix measured; its reply mailed)
+ *                     |
+ *                    run
  *
  *   trigger  new tags of a tree (trigger.c), one compare job per benchmark
  *            and machine; not a job itself
@@ -16,6 +19,9 @@
  *   revert   the culprit reverted on the tag (revert.c): rounds of run jobs,
  *            then the report job
  *   report   the mail, stored in the outbox (report.c): the end
+ *   try      a proposed fix (try.c), added by "faultline try": the patch
+ *            applied (libgit2) or the revision taken, rounds of run jobs,
+ *            a verdict and, for a regression, a reply in its thread
  *   run      one commit measured once on one machine by the queue's workers
  *            (queue.c), a child its parent waits for
  *
@@ -26,7 +32,8 @@
  * keys are the ones stores in the field have:
  *   compare:TAG:BENCHMARK:MACHINE    bisect:REGRESSION
  *   revert:REGRESSION                report:REGRESSION
- *   run:PARENT_KIND:PARENT:SEQ       a round's run (compare, revert)
+ *   try:TRY
+ *   run:PARENT_KIND:PARENT:SEQ       a round's run (compare, revert, try)
  *   run:bisection:BISECTION:SEQ:SHA  a bisection step's run
  *
  * The words: a comparison's classes (comparisons.class, a compare job's
@@ -49,6 +56,7 @@ enum fl_job_kind {
 	FL_JOB_BISECT,
 	FL_JOB_REVERT,
 	FL_JOB_REPORT,
+	FL_JOB_TRY,
 	FL_JOB_RUN,
 	FL_JOB_NKINDS
 };
@@ -63,6 +71,7 @@ struct fl_job_spec {
 	const char *tree, *machine, *benchmark; /* NULL: from's */
 	int64_t tag_id;				/* compare: the watch tag */
 	int64_t regression_id;			/* bisect, revert, report; 0: from's */
+	int64_t try_id;				/* try: the tries row */
 	/* run jobs, whose parent is from */
 	const char *rev, *role, *point; /* point NULL: every point */
 	int seq;
@@ -70,7 +79,7 @@ struct fl_job_spec {
 	int64_t bisection_id; /* a bisection step's run: its bisection (no round) */
 };
 
-enum fl_job_about { FL_ABOUT_TAG, FL_ABOUT_REGRESSION, FL_ABOUT_PARENT };
+enum fl_job_about { FL_ABOUT_TAG, FL_ABOUT_REGRESSION, FL_ABOUT_TRY, FL_ABOUT_PARENT };
 
 struct fl_job_kind_info {
 	const char *name;	  /* jobs.kind */
@@ -79,6 +88,7 @@ struct fl_job_kind_info {
 	size_t nnext;
 	enum fl_job_about about; /* the row its jobs point at */
 	int rounds;		 /* its run jobs come in rounds (repeat x sides) */
+	int entry;		 /* added from outside the pipeline (the trigger, a command) */
 	/* its jobs' key (caller frees), from a spec with from's fields filled in */
 	char *(*key)(const struct fl_job_kind_info *k, const struct fl_job_spec *s);
 };
@@ -89,7 +99,8 @@ const char *fl_job_kind_name(enum fl_job_kind k);
 int fl_job_kind_parse(const char *name, enum fl_job_kind *k);
 /* Whether name is kind k's. */
 int fl_job_kind_is(const char *name, enum fl_job_kind k);
-/* Whether a step of from's kind (NULL: the trigger) may add a job of kind to. */
+/* Whether a step of from's kind may add a job of kind to; from NULL: whether
+ * the trigger or a command may (the kinds marked entry). */
 int fl_job_kind_follows(const struct fl_job *from, enum fl_job_kind to);
 
 /* The key a job of kind gets (caller frees). */
@@ -132,8 +143,16 @@ int fl_class_decides(const char *name);
 const char *fl_verdict_word(const char *state, const char *result);
 
 /* What a run job measures (jobs.role): a comparison's baseline and new
- * tag, a bisection step, a revert check's bad tag and revert commit. */
-enum fl_run_role { FL_ROLE_BASE, FL_ROLE_NEW, FL_ROLE_BISECT, FL_ROLE_BAD, FL_ROLE_REVERT };
+ * tag, a bisection step, a revert check's bad tag and revert commit; a
+ * try's base is "bad", its regression's good commit "base", the fix "fix". */
+enum fl_run_role {
+	FL_ROLE_BASE,
+	FL_ROLE_NEW,
+	FL_ROLE_BISECT,
+	FL_ROLE_BAD,
+	FL_ROLE_REVERT,
+	FL_ROLE_FIX
+};
 const char *fl_role_name(enum fl_run_role r);
 
 /* A revert check's verdict (reverts.verdict, a revert job's result). */
@@ -147,5 +166,24 @@ enum fl_revert_verdict {
 const char *fl_revert_verdict_name(enum fl_revert_verdict v);
 /* 0 with *v, or FL_EINVAL. */
 int fl_revert_verdict_parse(const char *name, enum fl_revert_verdict *v);
+
+/* A try's verdict (tries.verdict, a try job's result). */
+enum fl_try_verdict {
+	FL_TRY_RESTORES,   /* a regression's drop undone: not worse than its good commit */
+	FL_TRY_PARTIAL,	   /* better than the base, still worse than the good commit */
+	FL_TRY_NO_EFFECT,  /* level with the base */
+	FL_TRY_WORSE,	   /* worse than the base */
+	FL_TRY_BETTER,	   /* better than the base (a try without a regression) */
+	FL_TRY_UNCLEAR,	   /* no answer within the runs budget */
+	FL_TRY_UNTESTABLE, /* the fix does not build or cannot be measured */
+	FL_TRY_CONFLICT,   /* the patch does not apply */
+	FL_TRY_ERROR,	   /* the patch cannot be read, or the repository failed */
+	FL_TRY_NVERDICTS
+};
+const char *fl_try_verdict_name(enum fl_try_verdict v);
+/* What a mail says: "restores", "partly restores", "no effect", "makes it worse", ... */
+const char *fl_try_verdict_words(enum fl_try_verdict v);
+/* 0 with *v, or FL_EINVAL. */
+int fl_try_verdict_parse(const char *name, enum fl_try_verdict *v);
 
 #endif

@@ -608,7 +608,7 @@ int fl_report_render(struct fl_service *svc, fl_store *st, int64_t regression_id
 
 /* ---- the report step --------------------------------------------------- */
 
-static char *mail_domain(const struct fl_config *cfg)
+char *fl_report_mail_domain(const struct fl_config *cfg)
 {
 	const char *at = cfg->report.from ? strrchr(cfg->report.from, '@') : NULL;
 	size_t len = at ? strcspn(at + 1, ">") : 0;
@@ -619,7 +619,7 @@ static char *mail_domain(const struct fl_config *cfg)
 int fl_report_step(void *ctx, fl_store *st, const struct fl_job *job)
 {
 	struct fl_service *svc = ctx;
-	char *subj, *body, *domain = mail_domain(svc->cfg), *mid;
+	char *subj, *body, *domain = fl_report_mail_domain(svc->cfg), *mid;
 	int64_t id;
 	int r;
 

@@ -30,5 +30,8 @@ struct fl_service;
 /* Renders the report of a regression (caller frees both). */
 int fl_report_render(struct fl_service *svc, fl_store *st, int64_t regression_id, char **subject,
 		     char **body);
+/* The domain of report.from, for Message-IDs: "localhost" without one (caller frees). */
+struct fl_config;
+char *fl_report_mail_domain(const struct fl_config *cfg);
 
 #endif

@@ -41,5 +41,6 @@ int fl_detect_step(void *svc, fl_store *st, const struct fl_job *job);
 int fl_autobisect_step(void *svc, fl_store *st, const struct fl_job *job);
 int fl_revert_step(void *svc, fl_store *st, const struct fl_job *job);
 int fl_report_step(void *svc, fl_store *st, const struct fl_job *job);
+int fl_try_step(void *svc, fl_store *st, const struct fl_job *job);
 
 #endif

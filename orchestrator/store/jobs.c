@@ -14,7 +14,7 @@
 #define JOB_COLUMNS                                                                                \
 	"id, coalesce(parent_id, 0), coalesce(run_id, 0), coalesce(tag_id, 0), "                   \
 	"coalesce(regression_id, 0), coalesce(round, -1), kind, key, state, tree, machine, "       \
-	"benchmark, rev, role, seq, attempts, result, error, point"
+	"benchmark, rev, role, seq, attempts, result, error, point, coalesce(try_id, 0)"
 
 static void read_job(sqlite3_stmt *stmt, struct fl_job *j)
 {
@@ -37,6 +37,7 @@ static void read_job(sqlite3_stmt *stmt, struct fl_job *j)
 	j->result = fl_store_column_dup(stmt, 16);
 	j->error = fl_store_column_dup(stmt, 17);
 	j->point = fl_store_column_dup(stmt, 18);
+	j->try_id = sqlite3_column_int64(stmt, 19);
 }
 
 void fl_job_release(struct fl_job *j)
@@ -143,8 +144,8 @@ int fl_store_job_add(fl_store *st, const struct fl_job_new *j, int64_t *id, int 
 	if (fl_store_prepare(
 		st, &stmt,
 		"INSERT INTO jobs(kind, key, parent_id, tree, machine, benchmark, rev, "
-		"role, seq, tag_id, regression_id, round, point) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
-		"?7, ?8, ?9, ?10, ?11, ?12, ?13) ON CONFLICT (key) DO NOTHING"))
+		"role, seq, tag_id, regression_id, round, point, try_id) VALUES (?1, ?2, ?3, ?4, "
+		"?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) ON CONFLICT (key) DO NOTHING"))
 		return FL_ESTORE;
 	bind_text(stmt, 1, j->kind);
 	bind_text(stmt, 2, j->key);
@@ -165,6 +166,7 @@ int fl_store_job_add(fl_store *st, const struct fl_job_new *j, int64_t *id, int 
 		sqlite3_bind_text(stmt, 13, j->point, -1, SQLITE_TRANSIENT);
 	else
 		sqlite3_bind_null(stmt, 13);
+	bind_id(stmt, 14, j->try_id);
 	if ((r = fl_store_step_done(st, stmt, "add job")))
 		return fl_error_wrap(r, "job %s", j->key);
 	if (created)

@@ -12,8 +12,9 @@
  * and knows none of them. A job with a parent is a run job: its parent
  * waits for it.
  *
- * What a job is about: a watch tag (tag_id) or a regression
- * (regression_id), each a foreign key; a run job is about its parent's.
+ * What a job is about: a watch tag (tag_id), a regression (regression_id)
+ * or a proposed fix (try_id, store/try.h), each a foreign key; a run job is
+ * about its parent's.
  *
  * States: queued (runnable), running (a worker or a coordinator step has
  * it), waiting (a coordinator whose child jobs are not finished), done,
@@ -42,7 +43,8 @@ struct fl_job_new {
 	int round;	       /* run jobs: the round of a comparison, or FL_JOB_NO_ROUND */
 	int64_t tag_id;	       /* 0: none; the watch tag it is about */
 	int64_t regression_id; /* 0: none; the regression it is about */
-	const char *point;     /* run jobs: the one point to measure, "MODE:TASKS"; NULL: all */
+	const char *point;     /* run jobs: the points to measure, "MODE:TASKS[:CGROUP],..."; NULL: all */
+	int64_t try_id;	       /* 0: none; the try it is about */
 };
 
 struct fl_job {
@@ -54,6 +56,7 @@ struct fl_job {
 	int round;	      /* FL_JOB_NO_ROUND: none */
 	char *result, *error; /* NULL until set */
 	char *point;	      /* NULL: every point of the benchmark */
+	int64_t try_id;	      /* 0: none */
 };
 void fl_job_release(struct fl_job *j);
 void fl_jobs_free(struct fl_job *j, size_t n);

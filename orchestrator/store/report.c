@@ -53,12 +53,14 @@ static void read_row(sqlite3_stmt *stmt, struct fl_report *r)
 	"id, coalesce(regression_id, 0), message_id, in_reply_to, subject, body, state, "          \
 	"attempts, last_error, created, coalesce(sent, 0)"
 
-int fl_store_report_get(fl_store *st, int64_t id, struct fl_report *r)
+/* The report the query (one id parameter) finds; FL_ENOTFOUND saying what is missing. */
+static int report_one(fl_store *st, const char *sql, int64_t id, struct fl_report *r,
+		      const char *missing)
 {
 	sqlite3_stmt *stmt;
 	int rc;
 
-	if (fl_store_prepare(st, &stmt, "SELECT " REPORT_COLUMNS " FROM reports WHERE id = ?1"))
+	if (fl_store_prepare(st, &stmt, sql))
 		return FL_ESTORE;
 	sqlite3_bind_int64(stmt, 1, id);
 	rc = sqlite3_step(stmt);
@@ -68,8 +70,22 @@ int fl_store_report_get(fl_store *st, int64_t id, struct fl_report *r)
 	if (rc == SQLITE_ROW)
 		return 0;
 	if (rc == SQLITE_DONE)
-		return fl_error_set(FL_ENOTFOUND, "no report %lld", (long long)id);
+		return fl_error_set(FL_ENOTFOUND, "%s %lld", missing, (long long)id);
 	return fl_store_sqlerr(st, "read report");
+}
+
+int fl_store_report_get(fl_store *st, int64_t id, struct fl_report *r)
+{
+	return report_one(st, "SELECT " REPORT_COLUMNS " FROM reports WHERE id = ?1", id, r,
+			  "no report");
+}
+
+int fl_store_report_first(fl_store *st, int64_t regression_id, struct fl_report *r)
+{
+	return report_one(st,
+			  "SELECT " REPORT_COLUMNS " FROM reports WHERE regression_id = ?1 "
+			  "ORDER BY id LIMIT 1",
+			  regression_id, r, "no report on regression");
 }
 
 int fl_store_reports_due(fl_store *st, int64_t now, struct fl_report **out, size_t *n)

@@ -478,7 +478,44 @@ static const char *const migrations[] = {
 	"  change, p_value, verdict, class, created FROM comparisons;"
 	"DROP TABLE comparisons;"
 	"ALTER TABLE comparisons_v11 RENAME TO comparisons;"
-	"ALTER TABLE regressions ADD COLUMN cgroup TEXT NOT NULL DEFAULT '';"
+	"ALTER TABLE regressions ADD COLUMN cgroup TEXT NOT NULL DEFAULT '';",
+	/*
+	 * 12: tries (store/try.c): a proposed fix (a patch's text, or a
+	 * revision) measured against the commit it was made on and, for a
+	 * regression, its good commit; the candidate commit once made (or
+	 * where the patch does not apply), the verdict and the reply mailed.
+	 * Commits are shas here: the candidate belongs to no tree's history.
+	 * A try's job points at it (jobs.try_id), as a compare job at its tag.
+	 */
+	"CREATE TABLE tries ("
+	"  id INTEGER PRIMARY KEY,"
+	"  tree TEXT NOT NULL,"
+	"  regression_id INTEGER REFERENCES regressions(id),"
+	"  benchmark TEXT NOT NULL,"
+	"  machine TEXT NOT NULL,"
+	"  base_sha TEXT NOT NULL,"
+	"  good_sha TEXT,"
+	"  rev_sha TEXT,"
+	"  patch_name TEXT,"
+	"  patch TEXT,"
+	"  points TEXT,"
+	"  state TEXT NOT NULL DEFAULT 'queued' CHECK (state IN"
+	"    ('queued', 'applied', 'conflict', 'error')),"
+	"  commit_sha TEXT,"
+	"  ref TEXT,"
+	"  subject TEXT,"
+	"  conflict TEXT,"
+	"  error TEXT,"
+	"  verdict TEXT,"
+	"  recovered_pct REAL,"
+	"  summary TEXT,"
+	"  report_id INTEGER REFERENCES reports(id),"
+	"  created INTEGER NOT NULL,"
+	"  finished INTEGER,"
+	"  CHECK (patch IS NOT NULL OR rev_sha IS NOT NULL));"
+	"CREATE INDEX tries_by_regression ON tries(regression_id) WHERE regression_id IS NOT NULL;"
+	"ALTER TABLE jobs ADD COLUMN try_id INTEGER REFERENCES tries(id);"
+	"CREATE INDEX jobs_by_try ON jobs(try_id) WHERE try_id IS NOT NULL;"
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

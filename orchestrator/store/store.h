@@ -96,6 +96,9 @@ struct fl_report {
 };
 int fl_store_report_add(fl_store *st, const struct fl_report_new *r, int64_t *id);
 int fl_store_report_get(fl_store *st, int64_t id, struct fl_report *r);
+/* The first report on a regression (the thread a follow-up replies in):
+ * FL_ENOTFOUND when none was stored. */
+int fl_store_report_first(fl_store *st, int64_t regression_id, struct fl_report *r);
 /* Pending reports whose next attempt is due at 'now' (seconds), oldest first. */
 int fl_store_reports_due(fl_store *st, int64_t now, struct fl_report **out, size_t *n);
 int fl_store_report_sent(fl_store *st, int64_t id, int64_t now);

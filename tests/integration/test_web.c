@@ -338,7 +338,7 @@ static void test_jobs(void **state)
 	expect_page(
 	    "/jobs?kind=build", 400,
 	    "bad kind: no job kind &#39;build&#39; (kinds: compare, bisect, revert, report, "
-	    "run)");
+	    "try, run)");
 	expect_page("/jobs?state=failed", 200, "No jobs.");
 	j = api("/api/jobs?kind=compare", 200);
 	jobs = json_object_get(j, "jobs");

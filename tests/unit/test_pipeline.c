@@ -72,8 +72,9 @@ static int teardown(void **state)
 
 static void test_table(void **state)
 {
-	static const char *const names[] = {"compare", "bisect", "revert", "report", "run"};
-	static const char *const next[] = {"bisect run", "revert report run", "report run", "", ""};
+	static const char *const names[] = {"compare", "bisect", "revert", "report", "try", "run"};
+	static const char *const next[] = {"bisect run", "revert report run", "report run", "",
+					   "run", ""};
 	struct fl_job from = {0};
 	enum fl_job_kind k;
 
@@ -92,8 +93,8 @@ static void test_table(void **state)
 			snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%s", n ? " " : "",
 				 fl_job_kind_name(info->next[n]));
 		assert_string_equal(got, next[i]);
-		/* what the trigger adds: compare jobs only */
-		assert_int_equal(fl_job_kind_follows(NULL, i), i == FL_JOB_COMPARE);
+		/* what comes from outside: the trigger's compare jobs, a command's tries */
+		assert_int_equal(fl_job_kind_follows(NULL, i), i == FL_JOB_COMPARE || i == FL_JOB_TRY);
 		from.kind = (char *)names[i];
 		for (int to = 0; to < FL_JOB_NKINDS; to++)
 			assert_int_equal(fl_job_kind_follows(&from, to),
@@ -101,7 +102,7 @@ static void test_table(void **state)
 	}
 	assert_int_equal(fl_job_kind_parse("build", &k), FL_EINVAL);
 	assert_string_equal(fl_error_last(),
-			    "no job kind 'build' (kinds: compare, bisect, revert, report, run)");
+			    "no job kind 'build' (kinds: compare, bisect, revert, report, try, run)");
 	assert_false(fl_job_kind_is("compare", FL_JOB_RUN));
 	assert_false(fl_job_kind_is(NULL, FL_JOB_RUN));
 }
@@ -139,6 +140,7 @@ static void test_keys(void **state)
 	key_is(FL_JOB_RUN, &(struct fl_job_spec){.from = &compare, .seq = 5, .round = 2},
 	       "run:compare:12:5");
 	key_is(FL_JOB_RUN, &(struct fl_job_spec){.from = &revert, .seq = 0}, "run:revert:14:0");
+	key_is(FL_JOB_TRY, &(struct fl_job_spec){.try_id = 9}, "try:9");
 	key_is(FL_JOB_RUN,
 	       &(struct fl_job_spec){.from = &bisect, .seq = 6, .rev = sha, .bisection_id = 4},
 	       "run:bisection:4:6:0123456789abcdef0123456789abcdef01234567");
@@ -285,14 +287,14 @@ static void test_words(void **state)
 /* Run roles and revert verdicts: the names stored in jobs.role, reverts.verdict. */
 static void test_roles_and_revert_verdicts(void **state)
 {
-	static const char *const roles[] = {"base", "new", "bisect", "bad", "revert"};
+	static const char *const roles[] = {"base", "new", "bisect", "bad", "revert", "fix"};
 	static const char *const verdicts[] = {"restores", "partial", "no-effect", "unclear",
 					       "untestable"};
 	enum fl_revert_verdict v;
 
 	(void)state;
 	assert_int_equal(FL_ROLE_BASE, 0);
-	for (int r = FL_ROLE_BASE; r <= FL_ROLE_REVERT; r++)
+	for (int r = FL_ROLE_BASE; r <= FL_ROLE_FIX; r++)
 		assert_string_equal(fl_role_name((enum fl_run_role)r), roles[r]);
 	for (int i = FL_REVERT_RESTORES; i <= FL_REVERT_UNTESTABLE; i++) {
 		assert_string_equal(fl_revert_verdict_name((enum fl_revert_verdict)i), verdicts[i]);
@@ -301,6 +303,14 @@ static void test_roles_and_revert_verdicts(void **state)
 	}
 	assert_int_equal(fl_revert_verdict_parse("regression", &v), FL_EINVAL);
 	assert_int_equal(fl_revert_verdict_parse(NULL, &v), FL_EINVAL);
+	for (int i = 0; i < FL_TRY_NVERDICTS; i++) {
+		enum fl_try_verdict t;
+
+		assert_int_equal(fl_try_verdict_parse(fl_try_verdict_name(i), &t), 0);
+		assert_int_equal(t, i);
+	}
+	assert_string_equal(fl_try_verdict_words(FL_TRY_WORSE), "makes it worse");
+	assert_string_equal(fl_try_verdict_name(FL_TRY_NO_EFFECT), "no-effect");
 }
 
 /* A run job's points: the keys stores have, a cgroup context after the
