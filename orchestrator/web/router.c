@@ -21,6 +21,7 @@ static const struct route {
     {"/jobs", 1, 1, fl_ui_jobs},
     {"/regression/", 0, 1, fl_ui_regression},
     {"/report/", 0, 1, fl_ui_report},
+    {"/try/", 0, 1, fl_ui_try},
     {"/tree/", 0, 1, fl_ui_tree},
     {"/compare", 1, 1, fl_ui_compare},
     {"/static/", 0, 0, fl_ui_static},

@@ -2,7 +2,8 @@
  * web/ui-regression.c - /regression/<id>: what was detected (tree, the
  * tags compared, good and bad commits, benchmark, metric, change), the
  * comparison that detected it (every point of the compare job's rows) and
- * the runs it was made of, its bisections, the revert check, and every
+ * the runs it was made of, its bisections, the revert check, the fixes
+ * tried for it (faultline try, /try/<id>), and every
  * report about it as it was mailed with its delivery state (sent, or
  * pending with the failed attempts and the last error). /report/<id>
  * shows one report, also one that belongs to no regression.
@@ -11,9 +12,11 @@
 #include "lib/error.h"
 #include "lib/html.h"
 #include "service/pipeline.h"
+#include "store/try.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #define RUNS 50
 
@@ -28,6 +31,8 @@ struct regression_page {
 	size_t nruns;
 	int more_runs, has_revert;
 	struct fl_web_revert revert;
+	int64_t *tries;
+	size_t ntries;
 };
 
 /* A revision for a compare link: the tag's name when a URL may carry it, else the sha. */
@@ -102,6 +107,16 @@ static void regression_html(fl_buf *out, const struct regression_page *rp)
 		fl_ui_revert_html(out, &rp->revert);
 	else
 		fl_buf_adds(out, "<p class='empty'>No revert check yet.</p>\n");
+	fl_buf_adds(out, "<h2>Fixes tried</h2>\n");
+	if (!rp->ntries)
+		fl_buf_adds(out, "<p class='empty'>None yet (faultline try --regression ID).</p>\n");
+	else
+		fl_buf_adds(out, "<ul class='tries'>\n");
+	for (size_t i = 0; i < rp->ntries; i++)
+		fl_html_addf(out, "<li><a href='/try/%lld'>try %lld</a></li>\n",
+			     (long long)rp->tries[i], (long long)rp->tries[i]);
+	if (rp->ntries)
+		fl_buf_adds(out, "</ul>\n");
 	fl_buf_adds(out, "<h2>Reports</h2>\n");
 	if (!rp->nreports)
 		fl_buf_adds(out, "<p class='empty'>No report yet.</p>\n");
@@ -124,6 +139,8 @@ static int load(struct fl_web_req *req, int64_t id, const struct fl_web_bisect_f
 	     (r = fl_web_job_runs(req->st, p, rp->g.job_id, 1, RUNS, &rp->runs, &rp->nruns,
 				  &rp->more_runs))))
 		return r;
+	if ((r = fl_store_tries_of(req->st, id, &rp->tries, &rp->ntries)))
+		return r;
 	r = fl_web_revert_get(req->st, p, id, fl_job_kind_name(FL_JOB_REVERT), &rp->revert);
 	rp->has_revert = !r;
 	return r == FL_ENOTFOUND ? 0 : r;
@@ -142,6 +159,7 @@ void fl_ui_regression(struct fl_web_req *req, struct fl_web_resp *resp)
 		return;
 	f.regression_id = id;
 	if ((r = load(req, id, &f, &rp))) {
+		free(rp.tries);
 		fl_web_fail_error(req, resp, r);
 		return;
 	}
@@ -156,10 +174,16 @@ void fl_ui_regression(struct fl_web_req *req, struct fl_web_resp *resp)
 		json_object_set_new(o, "revert",
 				    rp.has_revert ? fl_ui_revert_json(&rp.revert) : json_null());
 		json_object_set_new(o, "reports", reports);
+		json_object_set_new(o, "tries", json_array());
+		for (size_t i = 0; i < rp.ntries; i++)
+			json_array_append_new(json_object_get(o, "tries"),
+					      json_integer(rp.tries[i]));
 		fl_web_send_json(resp, 200, o);
+		free(rp.tries);
 		return;
 	}
 	regression_html(&b, &rp);
+	free(rp.tries);
 	snprintf(title, sizeof(title), "regression %lld", (long long)id);
 	fl_web_page(req, resp, title, &b);
 	fl_buf_free(&b);

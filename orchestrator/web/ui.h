@@ -21,6 +21,7 @@ void fl_ui_report(struct fl_web_req *req, struct fl_web_resp *resp);
 void fl_ui_tree(struct fl_web_req *req, struct fl_web_resp *resp);
 void fl_ui_jobs(struct fl_web_req *req, struct fl_web_resp *resp);
 void fl_ui_compare(struct fl_web_req *req, struct fl_web_resp *resp);
+void fl_ui_try(struct fl_web_req *req, struct fl_web_resp *resp);
 /* Files under web/static/ (static.c). */
 void fl_ui_static(struct fl_web_req *req, struct fl_web_resp *resp);
 

@@ -203,5 +203,31 @@ expect_grep "$tmp/out" "The fix makes it worse at the primary metric's points." 
 expect_grep "$tmp/out" "demo.value" "with compare.c's table"
 [ "$(mails)" = "$mails_before" ] && ok "nothing to reply to: no mail" || fail "nothing to reply to: no mail"
 
-expect_exit 0 "queue show lists the try jobs" "$FAULTLINE" queue show --config "$tmp/c.yaml"
+expect_exit 0 "queue show with try jobs done" "$FAULTLINE" queue show --config "$tmp/c.yaml"
+
+# ---- the pages --------------------------------------------------------------------------
+wport=$(free_port)
+"$FAULTLINE" serve --config "$tmp/c.yaml" --listen "127.0.0.1:$wport" --root web >"$tmp/serve.log" 2>&1 &
+serve_pid=$!
+for _ in $(seq 100); do curl -sf "http://127.0.0.1:$wport/" >/dev/null && break; sleep 0.1; done
+curl -sf "http://127.0.0.1:$wport/try/1" >"$tmp/try1.html" && ok "/try/1 answers" || fail "/try/1 answers"
+expect_grep "$tmp/try1.html" "<span class='verdict'>restores</span>" "the page says restores"
+expect_grep "$tmp/try1.html" "0001-Revert-mm-make-things-slower.patch" "names the patch"
+expect_grep "$tmp/try1.html" "<a href='/regression/1'>regression 1</a>" "links its regression"
+expect_grep "$tmp/try1.html" "compare the fix with its base" "links the comparison"
+expect_grep "$tmp/try1.html" "demo.value" "with the comparison's rows"
+curl -sf "http://127.0.0.1:$wport/try/3" >"$tmp/try3.html"
+expect_grep "$tmp/try3.html" "perf.conf: hunk 1 (@@ -1,3 +1,3 @@) does not apply" "a conflict's page names the hunk"
+curl -sf "http://127.0.0.1:$wport/api/try/1" >"$tmp/try1.json"
+$PY - "$tmp/try1.json" <<'PY' && ok "/api/try/1" || fail "/api/try/1"
+import json, sys
+t = json.load(open(sys.argv[1]))
+assert t["verdict"] == "restores" and t["regression_id"] == 1 and t["job_state"] == "done", t
+assert {c["what"] for c in t["comparisons"]} == {"try-base", "try-good"}, t["comparisons"]
+assert "Tested-by:" in t["summary"], t["summary"]
+PY
+curl -sf "http://127.0.0.1:$wport/regression/1" >"$tmp/reg1.html"
+expect_grep "$tmp/reg1.html" "<a href='/try/1'>try 1</a>" "the regression links its tries"
+[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$wport/try/99")" = 404 ] && ok "no try 99: 404" || fail "no try 99: 404"
+kill "$serve_pid"; wait "$serve_pid" 2>/dev/null
 finish
