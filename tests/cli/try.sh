@@ -144,6 +144,21 @@ grep -q "Tested-by" "$tmp/out" && fail "no Tested-by for no effect" || ok "no Te
 	fail "a plain diff's commit is named after its file"
 [ "$(mails)" = 3 ] && ok "that answer is mailed too" || fail "that answer is mailed too ($(mails))"
 
+# ---- a series of two messages: two commits; its second message conflicting is named
+git_in "$tmp/dev" checkout -q -b series 'v1.1^{commit}'
+echo notes >"$tmp/dev/NOTES" && git_in "$tmp/dev" add NOTES && git_in "$tmp/dev" commit -qm "docs: add notes"
+sed -i 's/^fifth=5$/fifth=6/' "$tmp/dev/perf.conf"
+git_in "$tmp/dev" rm -q slow && git_in "$tmp/dev" commit -qam "mm: be fast again"
+git_in "$tmp/dev" format-patch -q -2 -o "$tmp/series"
+cat "$tmp"/series/*.patch >"$tmp/series.mbox"
+expect_exit 0 "try a series of two" "$FAULTLINE" try --config "$tmp/c.yaml" --regression 1 --patch "$tmp/series.mbox"
+expect_grep "$tmp/out" "The fix restores the throughput" "the series restores"
+[ "$(git_in "$repo" log --format=%s -2 refs/faultline/try/3 | tr '\n' '|')" = "mm: be fast again|docs: add notes|" ] &&
+	ok "one commit per message, with its subject" || fail "one commit per message ($(git_in "$repo" log --format=%s -2 refs/faultline/try/3))"
+sed 's/^-fifth=5$/-fifth=7/' "$tmp/series.mbox" >"$tmp/series-bad.mbox"
+expect_exit 1 "a series whose second message does not apply" "$FAULTLINE" try --config "$tmp/c.yaml" --regression 1 --patch "$tmp/series-bad.mbox"
+expect_grep "$tmp/out" "series-bad.mbox: message 2 of 2 ('mm: be fast again'): perf.conf: hunk 1 (@@ -2,4 +2,4 @@" "names the message, file and hunk"
+
 # ---- 4. does not apply; does not build ---------------------------------------------
 cat >"$tmp/conflict.diff" <<'EOF'
 diff --git a/perf.conf b/perf.conf
@@ -161,7 +176,7 @@ expect_grep "$tmp/out" "The fix does not apply:" "says it does not apply"
 expect_grep "$tmp/out" "conflict.diff: perf.conf: hunk 1 (@@ -1,3 +1,3 @@) does not apply" "names the file and the hunk"
 grep -q "no effect" "$tmp/out" && fail "not 'no effect'" || ok "not 'no effect'"
 [ "$(q "SELECT count(*) FROM runs")" = "$runs" ] && ok "nothing is measured" || fail "nothing is measured"
-[ "$(q "SELECT state || ' ' || verdict FROM tries WHERE id = 3")" = "conflict conflict" ] && ok "stored as a conflict" ||
+[ "$(q "SELECT state || ' ' || verdict FROM tries WHERE id = 5")" = "conflict conflict" ] && ok "stored as a conflict" ||
 	fail "stored as a conflict"
 printf 'diff --git a/broken b/broken\nnew file mode 100644\nindex 0000000..e845566\n--- /dev/null\n+++ b/broken\n@@ -0,0 +1 @@\n+x\n' >"$tmp/broken.diff"
 expect_exit 1 "a fix that does not build" "$FAULTLINE" try --config "$tmp/c.yaml" --regression 1 --patch "$tmp/broken.diff"
@@ -180,16 +195,16 @@ mails_before=$(mails)
 FAULTLINE_CRASH_AT=run-stored:2 "$FAULTLINE" try --config "$tmp/c.yaml" --regression 1 \
 	--patch "$tmp/0001-Revert-mm-make-things-slower.patch" >/dev/null 2>&1
 [ $? -eq 137 ] && ok "the try is killed after its second run" || fail "the try is killed after its second run"
-[ "$(q "SELECT verdict IS NULL FROM tries WHERE id = 5")" = 1 ] && ok "unfinished" || fail "unfinished"
+[ "$(q "SELECT verdict IS NULL FROM tries WHERE id = 7")" = 1 ] && ok "unfinished" || fail "unfinished"
 expect_exit 0 "watch --once finishes it" "$FAULTLINE" watch --config "$tmp/c.yaml" --once
-expect_grep "$tmp/err" "try 5: the fix restores the throughput" "with the same answer"
+expect_grep "$tmp/err" "try 7: the fix restores the throughput" "with the same answer"
 # the runs in flight at the kill (at most max_parallel) are redone; none that was stored
-runs=$(q "SELECT count(*) FROM runs r JOIN jobs j ON j.id = r.job_id WHERE j.parent_id = (SELECT id FROM jobs WHERE key = 'try:5')")
-[ "$(q "SELECT count(*) FROM jobs j WHERE j.parent_id = (SELECT id FROM jobs WHERE key = 'try:5') AND (SELECT count(*) FROM runs r WHERE r.job_id = j.id) != 1")" = 0 ] &&
+runs=$(q "SELECT count(*) FROM runs r JOIN jobs j ON j.id = r.job_id WHERE j.parent_id = (SELECT id FROM jobs WHERE key = 'try:7')")
+[ "$(q "SELECT count(*) FROM jobs j WHERE j.parent_id = (SELECT id FROM jobs WHERE key = 'try:7') AND (SELECT count(*) FROM runs r WHERE r.job_id = j.id) != 1")" = 0 ] &&
 	[ $(($(wc -l <"$BENCH_LOG") - runs)) -le 2 ] && ok "no run repeated or counted twice ($runs)" ||
 	fail "no run repeated or counted twice ($(wc -l <"$BENCH_LOG") runs, $runs stored)"
 [ "$(mails)" = $((mails_before + 1)) ] && ok "one reply" || fail "one reply ($(mails))"
-expect_exit 0 "try --resume on a finished try prints it" "$FAULTLINE" try --config "$tmp/c.yaml" --resume 5
+expect_exit 0 "try --resume on a finished try prints it" "$FAULTLINE" try --config "$tmp/c.yaml" --resume 7
 expect_grep "$tmp/out" "The fix restores the throughput" "its answer"
 
 # ---- 6. without a regression -----------------------------------------------------------
@@ -216,7 +231,7 @@ expect_grep "$tmp/try1.html" "0001-Revert-mm-make-things-slower.patch" "names th
 expect_grep "$tmp/try1.html" "<a href='/regression/1'>regression 1</a>" "links its regression"
 expect_grep "$tmp/try1.html" "compare the fix with its base" "links the comparison"
 expect_grep "$tmp/try1.html" "demo.value" "with the comparison's rows"
-curl -sf "http://127.0.0.1:$wport/try/3" >"$tmp/try3.html"
+curl -sf "http://127.0.0.1:$wport/try/5" >"$tmp/try3.html"
 expect_grep "$tmp/try3.html" "perf.conf: hunk 1 (@@ -1,3 +1,3 @@) does not apply" "a conflict's page names the hunk"
 curl -sf "http://127.0.0.1:$wport/api/try/1" >"$tmp/try1.json"
 $PY - "$tmp/try1.json" <<'PY' && ok "/api/try/1" || fail "/api/try/1"
