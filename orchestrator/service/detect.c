@@ -159,17 +159,9 @@ static int more_runs(struct detect *d, const struct fl_job *kids, size_t nkids)
 	unsigned round;
 	int r;
 
-	if ((r = fl_store_begin(d->st)))
-		return r;
-	r = fl_measure_add_round(d->st, d->job, kids, nkids, sides, 2, d->bench->repeat, NULL,
-				 &round);
-	if (!r)
-		r = fl_store_job_wait(d->st, d->job->id);
-	if (!r)
-		r = fl_store_commit(d->st);
-	if (r)
-		fl_store_rollback(d->st);
-	else if (round)
+	r = fl_measure_next_round(d->st, d->job, kids, nkids, sides, 2, d->bench->repeat, NULL,
+				  &round);
+	if (!r && round)
 		fl_info("compare: %s %s vs %s on %s: not clear yet, %u more runs each", d->tag.tree,
 			d->tag.tag, d->tag.baseline, d->job->machine, d->bench->repeat);
 	return r;

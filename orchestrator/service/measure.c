@@ -91,6 +91,26 @@ int fl_measure_add_round(fl_store *st, const struct fl_job *parent, const struct
 	return r;
 }
 
+int fl_measure_next_round(fl_store *st, const struct fl_job *parent,
+			  const struct fl_job *children, size_t nchildren,
+			  const struct fl_round_side *sides, size_t nsides, unsigned repeat,
+			  const char *point, unsigned *round)
+{
+	int r;
+
+	if ((r = fl_store_begin(st)))
+		return r;
+	r = fl_measure_add_round(st, parent, children, nchildren, sides, nsides, repeat, point,
+				 round);
+	if (!r)
+		r = fl_store_job_wait(st, parent->id);
+	if (!r)
+		r = fl_store_commit(st);
+	if (r)
+		fl_store_rollback(st);
+	return r;
+}
+
 char *fl_point_key(const char *mode, unsigned tasks, const char *cgroup)
 {
 	if (!*mode)

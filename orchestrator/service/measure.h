@@ -95,6 +95,12 @@ struct fl_narrow_bench {
 };
 void fl_point_bench(const struct fl_benchmark_conf *b, const struct fl_point_at *v, size_t n,
 		    struct fl_narrow_bench *out);
+/* fl_measure_add_round and the parent waiting for it, in one transaction
+ * (what a coordinator's step does when it needs more runs): *round. */
+int fl_measure_next_round(fl_store *st, const struct fl_job *parent,
+			  const struct fl_job *children, size_t nchildren,
+			  const struct fl_round_side *sides, size_t nsides, unsigned repeat,
+			  const char *point, unsigned *round);
 /* Runs a comparison may grow to, per side. */
 unsigned fl_measure_max_runs(const struct fl_benchmark_conf *b);
 

@@ -128,20 +128,6 @@ struct revert {
 	int64_t revert_commit, good_commit, bad_commit;
 };
 
-static int commit_id(struct revert *x, const char *sha, int64_t *id)
-{
-	struct fl_repo_commit c;
-	struct fl_commit_info ci;
-	int r;
-
-	if ((r = fl_repo_commit(x->repo, sha, &c)))
-		return r;
-	ci = (struct fl_commit_info){c.sha, c.subject, c.author, c.time};
-	r = fl_store_commit_ensure(x->st, x->reg.tree_id, &ci, id);
-	fl_repo_commit_release(&c);
-	return r;
-}
-
 /* The revert commit, made once and kept in the store. */
 static int make_revert(struct revert *x)
 {
@@ -226,20 +212,10 @@ static int more_runs(struct revert *x, const struct fl_job *kids, size_t nkids)
 	unsigned round;
 	int r;
 
-	if ((r = fl_store_begin(x->st))) {
-		free(point);
-		return r;
-	}
 	/* the verdict is read at the regression's point: only it is measured */
-	r = fl_measure_add_round(x->st, x->job, kids, nkids, sides, 3, x->bench->repeat, point,
-				 &round);
+	r = fl_measure_next_round(x->st, x->job, kids, nkids, sides, 3, x->bench->repeat, point,
+				  &round);
 	free(point);
-	if (!r)
-		r = fl_store_job_wait(x->st, x->job->id);
-	if (!r)
-		r = fl_store_commit(x->st);
-	if (r)
-		fl_store_rollback(x->st);
 	return r;
 }
 
@@ -339,9 +315,12 @@ static int step(struct revert *x)
 		return r;
 	if (strcmp(x->rv.state, "applied"))
 		return conclude(x, x->rv.state, NULL, 0);
-	if ((r = commit_id(x, x->rv.commit_sha, &x->revert_commit)) ||
-	    (r = commit_id(x, x->reg.good, &x->good_commit)) ||
-	    (r = commit_id(x, x->reg.bad, &x->bad_commit)) ||
+	if ((r = fl_service_commit_id(x->st, x->repo, x->reg.tree_id, x->rv.commit_sha,
+				      &x->revert_commit)) ||
+	    (r = fl_service_commit_id(x->st, x->repo, x->reg.tree_id, x->reg.good,
+				      &x->good_commit)) ||
+	    (r = fl_service_commit_id(x->st, x->repo, x->reg.tree_id, x->reg.bad,
+				      &x->bad_commit)) ||
 	    (r = fl_store_jobs_children(x->st, x->job->id, &kids, &nkids)))
 		return r;
 	fl_role_runs(kids, nkids, FL_ROLE_BASE, &base);

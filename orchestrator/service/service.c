@@ -3,6 +3,7 @@
 #include "lib/buf.h"
 #include "config/config.h"
 #include "lib/error.h"
+#include "store/watch.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -41,4 +42,19 @@ int fl_service_repo(struct fl_service *s, const char *tree, fl_repo **out, int *
 		return r;
 	}
 	return fl_error_set(FL_ENOTFOUND, "tree '%s' is not in the configuration", tree);
+}
+
+int fl_service_commit_id(fl_store *st, fl_repo *repo, int64_t tree_id, const char *sha,
+			 int64_t *id)
+{
+	struct fl_repo_commit c;
+	struct fl_commit_info ci;
+	int r;
+
+	if ((r = fl_repo_commit(repo, sha, &c)))
+		return r;
+	ci = (struct fl_commit_info){c.sha, c.subject, c.author, c.time};
+	r = fl_store_commit_ensure(st, tree_id, &ci, id);
+	fl_repo_commit_release(&c);
+	return r;
 }

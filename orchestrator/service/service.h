@@ -35,6 +35,10 @@ void fl_service_init(struct fl_service *s, const struct fl_config *cfg);
 void fl_service_release(struct fl_service *s);
 /* The tree's repository in the service's thread. */
 int fl_service_repo(struct fl_service *s, const char *tree, fl_repo **out, int *local);
+/* The store's row of a commit of the repository (added with its subject,
+ * author and time when new): *id. */
+int fl_service_commit_id(fl_store *st, fl_repo *repo, int64_t tree_id, const char *sha,
+			 int64_t *id);
 
 /* Job steps, one per stage (see queue.h for their contract); ctx: the fl_service. */
 int fl_detect_step(void *svc, fl_store *st, const struct fl_job *job);

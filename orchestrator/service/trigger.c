@@ -83,20 +83,6 @@ static int tag_is_ancestor(void *ctx, size_t j, size_t i)
 	return a && d && strcmp(a, d) && fl_repo_is_ancestor(l->repo, a, d);
 }
 
-static int record_commit(fl_store *st, fl_repo *repo, int64_t tree_id, const char *sha, int64_t *id)
-{
-	struct fl_repo_commit c;
-	struct fl_commit_info ci;
-	int r;
-
-	if ((r = fl_repo_commit(repo, sha, &c)))
-		return r;
-	ci = (struct fl_commit_info){c.sha, c.subject, c.author, c.time};
-	r = fl_store_commit_ensure(st, tree_id, &ci, id);
-	fl_repo_commit_release(&c);
-	return r;
-}
-
 /* The compare jobs of a scheduled tag: one per benchmark and machine it runs on. */
 static int add_compares(struct fl_service *svc, fl_store *st, const struct fl_tree_conf *t,
 			int64_t tag_id, unsigned *jobs)
@@ -170,14 +156,14 @@ static int schedule(struct fl_service *svc, fl_store *st, const struct fl_tree_c
 		return fl_error_wrap(FL_ENOTFOUND, "tree '%s'", t->name);
 	if ((r = fl_store_begin(st)))
 		return r;
-	r = record_commit(st, l->repo, tree_id, l->sha[i], &w.commit_id);
+	r = fl_service_commit_id(st, l->repo, tree_id, l->sha[i], &w.commit_id);
 	if (!r && skip) {
 		w.state = "skipped";
 		w.note = "older than the newest tags on the first pass (trees[].backfill)";
 	} else if (!r && baseline(t, l, i, base_sha, &base_name, &why)) {
 		w.state = "scheduled";
 		w.baseline = base_name;
-		r = record_commit(st, l->repo, tree_id, base_sha, &w.baseline_commit);
+		r = fl_service_commit_id(st, l->repo, tree_id, base_sha, &w.baseline_commit);
 	} else if (!r) {
 		w.state = "no-baseline";
 		w.note = why;

@@ -332,20 +332,6 @@ static int make_candidate(struct try *x)
 	return r;
 }
 
-static int commit_id(struct try *x, const char *sha, int64_t *id)
-{
-	struct fl_repo_commit c;
-	struct fl_commit_info ci;
-	int r;
-
-	if ((r = fl_repo_commit(x->repo, sha, &c)))
-		return r;
-	ci = (struct fl_commit_info){c.sha, c.subject, c.author, c.time};
-	r = fl_store_commit_ensure(x->st, x->tree_id, &ci, id);
-	fl_repo_commit_release(&c);
-	return r;
-}
-
 /* ---- the reply ---- */
 
 static void add_row(fl_buf *b, const char *label, const struct fl_cmp_row *row)
@@ -475,19 +461,9 @@ static int more_runs(struct try *x, const struct fl_job *kids, size_t nkids)
 					{FL_ROLE_FIX, x->t.commit_sha},
 					{FL_ROLE_BASE, x->t.good_sha}};
 	unsigned round;
-	int r;
 
-	if ((r = fl_store_begin(x->st)))
-		return r;
-	r = fl_measure_add_round(x->st, x->job, kids, nkids, sides, x->t.good_sha ? 3 : 2,
-				 x->bench->repeat, x->t.points, &round);
-	if (!r)
-		r = fl_store_job_wait(x->st, x->job->id);
-	if (!r)
-		r = fl_store_commit(x->st);
-	if (r)
-		fl_store_rollback(x->st);
-	return r;
+	return fl_measure_next_round(x->st, x->job, kids, nkids, sides, x->t.good_sha ? 3 : 2,
+				     x->bench->repeat, x->t.points, &round);
 }
 
 /* Without a regression: the primary metric's points against the base. */
@@ -627,9 +603,12 @@ static int step(struct try *x)
 		v = !strcmp(x->t.state, "conflict") ? FL_TRY_CONFLICT : FL_TRY_ERROR;
 		return conclude(x, v, NULL, 0, NULL, NULL, NULL);
 	}
-	if ((r = commit_id(x, x->t.base_sha, &x->base_commit)) ||
-	    (x->t.good_sha && (r = commit_id(x, x->t.good_sha, &x->good_commit))) ||
-	    (r = commit_id(x, x->t.commit_sha, &x->fix_commit)) ||
+	if ((r = fl_service_commit_id(x->st, x->repo, x->tree_id, x->t.base_sha,
+				      &x->base_commit)) ||
+	    (x->t.good_sha && (r = fl_service_commit_id(x->st, x->repo, x->tree_id, x->t.good_sha,
+							&x->good_commit))) ||
+	    (r = fl_service_commit_id(x->st, x->repo, x->tree_id, x->t.commit_sha,
+				      &x->fix_commit)) ||
 	    (r = fl_store_jobs_children(x->st, x->job->id, &kids, &nkids)))
 		return r;
 	fl_role_runs(kids, nkids, FL_ROLE_BAD, &base);
