@@ -26,6 +26,7 @@ if [ -f broken ]; then echo "cc -c x.c" >&2; echo "x.c:3:1: error: expected ';' 
 base=100
 [ -f slow ] && base=90
 [ -f slower ] && base=80
+[ -f half ] && base=95
 awk -v seed="$$$(date +%N)" -v base="$base" 'BEGIN { srand(seed % 2147483647)
 	for (i = 0; i < 5; i++)
 		printf "%.3f\n", base + 0.5 * sqrt(-2 * log(1 - rand())) * cos(6.283185307 * rand()) }'
@@ -206,6 +207,29 @@ runs=$(q "SELECT count(*) FROM runs r JOIN jobs j ON j.id = r.job_id WHERE j.par
 [ "$(mails)" = $((mails_before + 1)) ] && ok "one reply" || fail "one reply ($(mails))"
 expect_exit 0 "try --resume on a finished try prints it" "$FAULTLINE" try --config "$tmp/c.yaml" --resume 7
 expect_grep "$tmp/out" "The fix restores the throughput" "its answer"
+
+# ---- half the drop back: partly restores ----------------------------------------------
+cat >"$tmp/half.diff" <<'EOF'
+diff --git a/half b/half
+new file mode 100644
+index 0000000..e845566
+--- /dev/null
++++ b/half
+@@ -0,0 +1 @@
++half
+diff --git a/slow b/slow
+deleted file mode 100644
+index 0000000..e845566
+--- a/slow
++++ /dev/null
+@@ -1 +0,0 @@
+-slow
+EOF
+expect_exit 0 "a fix that brings half of it back" "$FAULTLINE" try --config "$tmp/c.yaml" --regression 1 --patch "$tmp/half.diff"
+expect_grep "$tmp/out" "The fix partly restores the throughput (it recovers" "answers partly restores"
+pct=$(q "SELECT round(recovered_pct) FROM tries WHERE id = 8")
+[ "${pct%.*}" -ge 40 ] && [ "${pct%.*}" -le 60 ] && ok "it recovers about half of the drop ($pct%)" ||
+	fail "it recovers about half of the drop ($pct%)"
 
 # ---- 6. without a regression -----------------------------------------------------------
 git_in "$tmp/dev" checkout -q v1.1
