@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 
 /*
  * Migrations, oldest first. A released migration is never edited: a change
@@ -697,10 +698,64 @@ static int set_wal(fl_store *st)
 	return rc == SQLITE_OK ? 0 : fl_store_sqlerr(st, "WAL mode");
 }
 
+/* The directory of path is on a read-only filesystem. */
+static int on_read_only_fs(const char *path)
+{
+	char *dir = fl_xstrdup(path), *slash = strrchr(dir, '/');
+	struct statvfs vfs;
+	int ro;
+
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	ro = !statvfs(slash ? dir : ".", &vfs) && (vfs.f_flag & ST_RDONLY);
+	free(dir);
+	return ro;
+}
+
+/*
+ * Why SQLite cannot use the file, in words an operator can act on: not a
+ * database, or on a read-only filesystem (SQLite writes next to a store in
+ * WAL mode, its -wal and -shm files, even to read it), or SQLite's reason.
+ */
+static int unusable(fl_store *st, const char *path)
+{
+	int code = st->db ? sqlite3_errcode(st->db) & 0xff : SQLITE_NOMEM;
+	const char *msg = st->db ? sqlite3_errmsg(st->db) : "out of memory";
+	struct stat sb;
+
+	if (stat(path, &sb) && errno == ENOENT)
+		return fl_error_set(FL_ESTORE,
+				    "store %s: no such file ('faultline db init' makes it)", path);
+	if (code == SQLITE_NOTADB)
+		return fl_error_set(FL_ESTORE, "store %s: not a faultline store (%s)", path, msg);
+	if (on_read_only_fs(path))
+		return fl_error_set(
+		    FL_ESTORE,
+		    "store %s: cannot use it (%s): it is on a read-only filesystem "
+		    "(SQLite writes beside a store, its -wal and -shm files, even to "
+		    "read it)",
+		    path, msg);
+	return fl_error_set(FL_ESTORE, "store %s: cannot use it: %s", path, msg);
+}
+
+/* The schema version, read first: the first read shows whether the file can be used at all. */
+static int read_version(fl_store *st, const char *path, int *v)
+{
+	sqlite3_stmt *stmt;
+	int rc;
+
+	if (sqlite3_prepare_v2(st->db, "PRAGMA user_version", -1, &stmt, NULL) != SQLITE_OK)
+		return unusable(st, path);
+	rc = sqlite3_step(stmt);
+	*v = rc == SQLITE_ROW ? sqlite3_column_int(stmt, 0) : -1;
+	sqlite3_finalize(stmt);
+	return rc == SQLITE_ROW ? 0 : unusable(st, path);
+}
+
 int fl_store_open(fl_store **out, const char *path, unsigned flags)
 {
 	fl_store *st;
-	int r;
+	int r, v = -1;
 	int oflags = flags & FL_STORE_READONLY ? SQLITE_OPEN_READONLY
 					       : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 
@@ -710,14 +765,19 @@ int fl_store_open(fl_store **out, const char *path, unsigned flags)
 	st = fl_xcalloc(1, sizeof(*st));
 	st->path = fl_xstrdup(path);
 	if (sqlite3_open_v2(path, &st->db, oflags | SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK) {
-		r = fl_error_set(FL_ESTORE, "store %s: cannot open: %s", path,
-				     st->db ? sqlite3_errmsg(st->db) : "out of memory");
-
+		r = unusable(st, path);
 		fl_store_free(st);
 		return r;
 	}
 	sqlite3_busy_timeout(st->db, 10000);
-	r = fl_store_exec(st, "PRAGMA foreign_keys = ON");
+	r = read_version(st, path, &v);
+	/* SQLite opens a file it cannot write read-only, and says so at the first write */
+	if (!r && !(flags & FL_STORE_READONLY) && sqlite3_db_readonly(st->db, "main") == 1)
+		r = fl_error_set(FL_ESTORE, "store %s: cannot write it%s", path,
+				 on_read_only_fs(path) ? ": it is on a read-only filesystem"
+						       : " (its permissions?)");
+	if (!r)
+		r = fl_store_exec(st, "PRAGMA foreign_keys = ON");
 	if (!r && !(flags & FL_STORE_READONLY))
 		r = set_wal(st);
 	if (!r && !(flags & FL_STORE_READONLY))
@@ -729,8 +789,6 @@ int fl_store_open(fl_store **out, const char *path, unsigned flags)
 		return r;
 	}
 	if (flags & FL_STORE_READONLY) {
-		int v = fl_store_version(st);
-
 		if (v != NMIGRATIONS) {
 			r = fl_error_set(FL_EVERSION,
 					     "store %s has schema version %d, expected %d (run "
