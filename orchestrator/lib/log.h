@@ -1,7 +1,11 @@
 /*
  * log.h - what faultline says on standard error while it works.
  * -q shows only warnings and errors, -v adds detail. Progress lines
- * ("bisect: 37 commits left, ~5 steps") are info.
+ * ("bisect: 37 commits left, ~5 steps") are info. Each call writes one
+ * message that no text in it can break out of: a newline in it continues
+ * on an indented line, other control characters are written as \xNN (a
+ * request path with %0d%0a cannot forge a line, %1b cannot reach the
+ * terminal).
  */
 #ifndef FL_LOG_H
 #define FL_LOG_H

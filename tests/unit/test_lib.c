@@ -1,7 +1,8 @@
 /*
  * test_lib.c - lib/'s shared helpers: whole files read at once (fs.h), the
  * clocks (time.h) and the stop signals (cancel.h), the last in child
- * processes that are sent real signals.
+ * processes that are sent real signals; log messages that text from
+ * outside cannot split or turn into terminal escapes (log.h).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,6 +22,7 @@
 #include "lib/cancel.h"
 #include "lib/error.h"
 #include "lib/fs.h"
+#include "lib/log.h"
 #include "lib/time.h"
 
 static void test_read_file(void **state)
@@ -142,13 +144,54 @@ static void test_cancel_wait(void **state)
 	assert_int_equal(WEXITSTATUS(st), SIGINT);
 }
 
+/* What the log calls in fn write to standard error. */
+static char *stderr_of(void (*fn)(void))
+{
+	char path[] = "/tmp/fl-log-XXXXXX";
+	int fd = mkstemp(path), saved = dup(2);
+	fl_buf b = FL_BUF_INIT;
+
+	assert_true(fd >= 0 && saved >= 0);
+	fflush(stderr);
+	dup2(fd, 2);
+	fn();
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	close(fd);
+	assert_int_equal(fl_read_file(path, &b), 0);
+	unlink(path);
+	return fl_buf_detach(&b);
+}
+
+static void say_hostile(void)
+{
+	/* a request path as the agent API logged it: %0d%0a and %1b decoded */
+	fl_warn("agent api: 127.0.0.1 \"GET %s\" refused (401)",
+		"/x\r\nrun 1: ok after 1.0 s\x1b[31m\x7f");
+	fl_info("two\nlines\tand a tab");
+}
+
+/* No text in a message starts a line of its own or reaches the terminal raw. */
+static void test_log_one_message(void **state)
+{
+	char *out = stderr_of(say_hostile);
+
+	(void)state;
+	assert_string_equal(out, "warning: agent api: 127.0.0.1 \"GET /x\\x0d\n"
+				 "    run 1: ok after 1.0 s\\x1b[31m\\x7f\" refused (401)\n"
+				 "two\n    lines\tand a tab\n");
+	assert_null(strchr(out, '\r'));
+	assert_null(strchr(out, '\x1b'));
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_read_file),
-	    cmocka_unit_test(test_clocks),
-	    cmocka_unit_test(test_cancel_signals),
-	    cmocka_unit_test(test_cancel_wait),
+	    cmocka_unit_test(test_read_file),	    cmocka_unit_test(test_clocks),
+	    cmocka_unit_test(test_cancel_signals),  cmocka_unit_test(test_cancel_wait),
+	    cmocka_unit_test(test_log_one_message),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
