@@ -1,6 +1,8 @@
 /*
- * smtpsink.h - a real SMTP server for the mail tests: python3-aiosmtpd on a
- * loopback port, delivering into a Maildir the test reads back.
+ * smtpsink.h - SMTP servers for the mail tests on a loopback port: a real
+ * one (python3-aiosmtpd) delivering into a Maildir the test reads back, and
+ * tests/smtplog.py, which keeps every byte the client sent and can refuse
+ * a recipient or a message, or stall before accepting one.
  */
 #ifndef FL_SMTPSINK_H
 #define FL_SMTPSINK_H
@@ -56,6 +58,42 @@ static inline pid_t fl_sink_start(const char *maildir, int port)
 	for (int i = 0; i < 100 && !fl_sink_port_open(port); i++)
 		usleep(100 * 1000);
 	return fl_sink_port_open(port) ? pid : -1;
+}
+
+/* tests/smtplog.py on port, keeping what it gets in dir; opt: its option or NULL. */
+static inline pid_t fl_smtplog_start(const char *dir, int port, const char *opt, const char *arg)
+{
+	char p[16];
+	pid_t pid;
+
+	snprintf(p, sizeof(p), "%d", port);
+	pid = fork();
+	if (pid == 0) {
+		execl("/usr/bin/python3", "python3", FL_SOURCE_DIR "/tests/smtplog.py", p, dir, opt,
+		      arg, (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 100 && !fl_sink_port_open(port); i++)
+		usleep(100 * 1000);
+	return fl_sink_port_open(port) ? pid : -1;
+}
+
+/* The file name tests/smtplog.py wrote in dir (NULL when absent); *len its size. */
+static inline char *fl_smtplog_file(const char *dir, const char *name, size_t *len)
+{
+	char path[600], buf[4096];
+	fl_buf b = FL_BUF_INIT;
+	size_t got;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (!(f = fopen(path, "rb")))
+		return NULL;
+	while ((got = fread(buf, 1, sizeof(buf), f)) > 0)
+		fl_buf_add(&b, buf, got);
+	fclose(f);
+	*len = b.len;
+	return fl_buf_detach(&b);
 }
 
 static inline void fl_sink_stop(pid_t pid)

@@ -80,11 +80,18 @@ static void add_header(fl_buf *b, const char *name, const char *value)
 	free(clean);
 }
 
+/*
+ * Every line end as CRLF: LF, CRLF and a bare CR (from a commit message)
+ * each end one line. RFC 5321 allows CR and LF in DATA only as a pair.
+ */
 static void add_body(fl_buf *b, const char *body)
 {
 	for (; *body; body++) {
-		if (*body == '\n' && (b->len == 0 || b->ptr[b->len - 1] != '\r'))
-			fl_buf_addch(b, '\r');
+		if (*body == '\r' || *body == '\n') {
+			fl_buf_adds(b, "\r\n");
+			body += body[0] == '\r' && body[1] == '\n';
+			continue;
+		}
 		fl_buf_addch(b, *body);
 	}
 	if (b->len < 2 || strcmp(b->ptr + b->len - 2, "\r\n"))
@@ -127,6 +134,60 @@ char *fl_mail_message_id(const char *kind, long long id, const char *domain)
 	return fl_xasprintf("<faultline.%s.%lld.%llx@%s>", kind, id, nonce, domain);
 }
 
+/* s with its control characters visible ("\r\n"), for a message about it. */
+static char *visible(const char *s)
+{
+	fl_buf b = FL_BUF_INIT;
+
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '\r' || c == '\n')
+			fl_buf_adds(&b, c == '\r' ? "\\r" : "\\n");
+		else if (c < 0x20 || c == 0x7f)
+			fl_buf_addf(&b, "\\x%02x", c);
+		else
+			fl_buf_addch(&b, (char)c);
+	}
+	return fl_buf_detach(&b);
+}
+
+int fl_mail_address_check(const char *addr, char *why, size_t n)
+{
+	const char *lt = strchr(addr, '<'), *gt = strchr(addr, '>'), *at, *start, *end;
+
+	for (const char *p = addr; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f) {
+			char *v = visible(addr);
+
+			snprintf(why, n,
+				 "mail address '%s': a control character in it would end "
+				 "the SMTP command",
+				 v);
+			free(v);
+			return -1;
+		}
+	if (lt && (!gt || gt < lt || strchr(lt + 1, '<') || strchr(gt + 1, '>') ||
+		   gt[strspn(gt + 1, " ") + 1])) {
+		snprintf(why, n, "mail address '%s': expected 'user@host' or 'Name <user@host>'",
+			 addr);
+		return -1;
+	}
+	start = lt ? lt + 1 : addr;
+	end = lt ? gt : addr + strlen(addr);
+	at = memchr(start, '@', (size_t)(end - start));
+	if ((!lt && gt) || !at || at == start || at + 1 == end ||
+	    memchr(at + 1, '@', (size_t)(end - at - 1)) ||
+	    (size_t)(end - start) != strcspn(start, " \t<>,;()[]\\\"")) {
+		snprintf(why, n,
+			 "'%s' is not a mail address (expected 'user@host' or 'Name "
+			 "<user@host>')",
+			 addr);
+		return -1;
+	}
+	return 0;
+}
+
 struct upload {
 	const char *data;
 	size_t len, off;
@@ -144,6 +205,40 @@ static size_t read_cb(char *ptr, size_t size, size_t nmemb, void *arg)
 	return n;
 }
 
+/*
+ * The server's last refusal (a 4xx or 5xx reply), for the error: libcurl
+ * says only "RCPT failed: 550" or "Weird server reply", the server says
+ * why. Its lines come to the debug callback (CURLINFO_HEADER_IN); a reply
+ * ends with the line whose code is followed by a space.
+ */
+struct replies {
+	fl_buf cur, last;
+};
+
+static int on_debug(CURL *curl, curl_infotype type, char *data, size_t size, void *arg)
+{
+	struct replies *r = arg;
+	size_t len = size;
+
+	(void)curl;
+	if (type != CURLINFO_HEADER_IN)
+		return 0;
+	while (len && (data[len - 1] == '\n' || data[len - 1] == '\r'))
+		len--;
+	if (r->cur.len)
+		fl_buf_addch(&r->cur, ' ');
+	for (size_t i = 0; i < len; i++)
+		fl_buf_addch(&r->cur, (unsigned char)data[i] < 0x20 ? ' ' : data[i]);
+	if (len < 4 || data[3] != '-') {
+		if (r->cur.len && (r->cur.ptr[0] == '4' || r->cur.ptr[0] == '5')) {
+			fl_buf_reset(&r->last);
+			fl_buf_add(&r->last, r->cur.ptr, r->cur.len);
+		}
+		fl_buf_reset(&r->cur);
+	}
+	return 0;
+}
+
 /* "Name <addr@host>" -> "<addr@host>", as the SMTP envelope wants. */
 static char *envelope(const char *addr)
 {
@@ -154,16 +249,36 @@ static char *envelope(const char *addr)
 	return fl_xasprintf("<%s>", addr);
 }
 
+/* The envelope's addresses, checked again: a CR or LF in one would add an SMTP command. */
+static int check_envelope(const struct fl_mail *m)
+{
+	char why[160];
+
+	if (fl_mail_address_check(m->from, why, sizeof(why)))
+		return fl_error_set(FL_EINVAL, "smtp: From: %s", why);
+	for (size_t i = 0; i < m->nto; i++)
+		if (fl_mail_address_check(m->to[i], why, sizeof(why)))
+			return fl_error_set(FL_EINVAL, "smtp: To: %s", why);
+	return 0;
+}
+
 int fl_mail_send(const struct fl_smtp *s, const struct fl_mail *m)
 {
-	char *text = fl_mail_format(m), *from = envelope(m->from);
+	char *text, *from;
 	char errbuf[CURL_ERROR_SIZE] = "";
-	struct upload u = {text, strlen(text), 0};
+	struct upload u;
+	struct replies said = {FL_BUF_INIT, FL_BUF_INIT};
 	struct curl_slist *rcpt = NULL;
-	CURL *curl = curl_easy_init();
+	CURL *curl;
 	CURLcode rc;
 	int r = 0;
 
+	if ((r = check_envelope(m)))
+		return r;
+	text = fl_mail_format(m);
+	from = envelope(m->from);
+	u = (struct upload){text, strlen(text), 0};
+	curl = curl_easy_init();
 	if (!curl) {
 		free(text);
 		free(from);
@@ -184,6 +299,9 @@ int fl_mail_send(const struct fl_smtp *s, const struct fl_mail *m)
 	curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
 	curl_easy_setopt(curl, CURLOPT_TIMEOUT, s->timeout_s > 0 ? s->timeout_s : 60L);
 	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(curl, CURLOPT_DEBUGFUNCTION, on_debug);
+	curl_easy_setopt(curl, CURLOPT_DEBUGDATA, &said);
+	curl_easy_setopt(curl, CURLOPT_VERBOSE, 1L);
 	/* smtp:// upgrades with STARTTLS when the server offers it; a login insists on it. */
 	curl_easy_setopt(curl, CURLOPT_USE_SSL,
 			 s->username ? (long)CURLUSESSL_ALL : (long)CURLUSESSL_TRY);
@@ -193,7 +311,11 @@ int fl_mail_send(const struct fl_smtp *s, const struct fl_mail *m)
 		curl_easy_setopt(curl, CURLOPT_PASSWORD, s->password);
 	rc = curl_easy_perform(curl);
 	if (rc != CURLE_OK)
-		r = fl_error_set(FL_EIO, "smtp %s: %s", s->url, errbuf[0] ? errbuf : curl_easy_strerror(rc));
+		r = fl_error_set(
+		    FL_EIO, "smtp %s: %s%s%s", s->url, errbuf[0] ? errbuf : curl_easy_strerror(rc),
+		    said.last.len ? "; the server said: " : "", fl_buf_str(&said.last));
+	fl_buf_free(&said.cur);
+	fl_buf_free(&said.last);
 	curl_slist_free_all(rcpt);
 	curl_easy_cleanup(curl);
 	free(text);

@@ -17,7 +17,7 @@ struct fl_mail {
 	const char *const *to;
 	size_t nto;
 	const char *subject;
-	const char *body;	 /* LF line ends; sent as CRLF */
+	const char *body;	 /* LF, CRLF or CR line ends; sent as CRLF */
 	const char *message_id;	 /* "<id@host>"; see fl_mail_message_id() */
 	const char *in_reply_to; /* NULL, or the Message-ID of the first report */
 	int64_t date;		 /* seconds since the epoch; 0 for now */
@@ -32,9 +32,19 @@ struct fl_smtp {
 
 /* The whole message, headers and body, with CRLF line ends (caller frees). */
 char *fl_mail_format(const struct fl_mail *m);
-/* Sends m; FL_EIO with curl's reason and the server's answer on failure. */
+/*
+ * Sends m; FL_EINVAL for an address fl_mail_address_check() refuses, FL_EIO
+ * with curl's reason and the server's last reply on failure.
+ */
 int fl_mail_send(const struct fl_smtp *s, const struct fl_mail *m);
 
+/*
+ * An address as the envelope and the headers take it: "user@host" or
+ * "Name <user@host>". 0, or -1 with why in why (n bytes): a control
+ * character (a CR or LF would start another SMTP command), a second '<' or
+ * '>', space or punctuation in the address itself, not one '@'.
+ */
+int fl_mail_address_check(const char *addr, char *why, size_t n);
 /* One line of header text: CR, LF and control characters become spaces. */
 char *fl_mail_header_value(const char *untrusted);
 /* A Message-ID unique to (kind, id): "<faultline.KIND.ID.RANDOM@DOMAIN>". */

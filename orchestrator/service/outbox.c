@@ -22,8 +22,14 @@ int64_t fl_outbox_backoff(int attempts)
 static int send_one(fl_store *st, const struct fl_outbox *box, const struct fl_report *r,
 		    int64_t now)
 {
+	/*
+	 * Dated when the report was stored, not now: SMTP delivers at least
+	 * once (a crash between the server taking the message and its 250
+	 * sends it again), and the copy is then the same message, byte for
+	 * byte, with the same Message-ID, which readers and archives fold.
+	 */
 	struct fl_mail m = {box->from, box->to, box->nto, r->subject, r->body, r->message_id,
-			    r->in_reply_to, now};
+			    r->in_reply_to, r->created};
 
 	if (fl_mail_send(box->smtp, &m)) {
 		int64_t wait = fl_outbox_backoff_from(box->retry_s ? box->retry_s : 60, r->attempts + 1);

@@ -1,10 +1,14 @@
 /*
  * outbox.h - delivers stored reports by mail.
  *
- * Each due report is sent once and then marked sent; a failure (server
- * down, refused) keeps it pending with an exponential backoff (1 min, 2, 4,
- * ... capped at 1 hour; the first step is configurable) and the error kept for the results page, so a report
- * is never lost and never sent twice by the outbox.
+ * Each due report is sent and then marked sent; a failure (server down,
+ * refused) keeps it pending with an exponential backoff (1 min, 2, 4, ...
+ * capped at 1 hour; the first step is configurable) and the error kept for
+ * the results page, so a report is never lost. Delivery is at least once:
+ * a process killed after the server took the message but before its 250
+ * reached us sends it again at the next start. The copy is the same
+ * message byte for byte (its Message-ID and Date are the stored report's),
+ * so mail readers and list archives show it once (docs/security.md).
  */
 #ifndef FL_OUTBOX_H
 #define FL_OUTBOX_H

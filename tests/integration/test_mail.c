@@ -1,7 +1,9 @@
 /*
  * test_mail.c - mail formatting, and delivery to a real SMTP server: the
  * test starts python3-aiosmtpd on a loopback port with a Maildir handler
- * and reads back what arrived.
+ * and reads back what arrived; and what goes on the wire, seen by
+ * tests/smtplog.py: no bare CR in DATA, no address that adds an SMTP
+ * command, and a refusal's reason as the server gave it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -150,12 +152,130 @@ static void test_message_ids_differ(void **state)
 	free(b);
 }
 
+/* Sends m to a fresh tests/smtplog.py (opt: its option or NULL) in dir/name; fl_mail_send's result.
+ */
+static int send_logged(struct fl_mail *m, const char *name, const char *opt, char *logdir, size_t n)
+{
+	char url[64];
+	struct fl_smtp s = {url, NULL, NULL, 20};
+	int lport = fl_sink_free_port(), r;
+	pid_t pid;
+
+	snprintf(logdir, n, "%s/%s", dir, name);
+	pid = fl_smtplog_start(logdir, lport, opt, NULL);
+	assert_true(pid > 0);
+	snprintf(url, sizeof(url), "smtp://127.0.0.1:%d", lport);
+	r = fl_mail_send(&s, m);
+	fl_sink_stop(pid);
+	return r;
+}
+
+/* RFC 5321: CR and LF only as CRLF in DATA; a commit message's bare CR ends a line. */
+static void test_bare_cr(void **state)
+{
+	struct fl_mail m = report();
+	char logdir[128], *data;
+	size_t len;
+
+	(void)state;
+	m.body = "subject line\rsecond\r\nthird\nfourth\r";
+	assert_int_equal(send_logged(&m, "bare-cr", NULL, logdir, sizeof(logdir)), 0);
+	data = fl_smtplog_file(logdir, "msg-1", &len);
+	assert_non_null(data);
+	for (size_t i = 0; i < len; i++) {
+		if (data[i] == '\r' && (i + 1 == len || data[i + 1] != '\n'))
+			fail_msg("a bare CR at byte %zu of DATA", i);
+		if (data[i] == '\n' && (i == 0 || data[i - 1] != '\r'))
+			fail_msg("a bare LF at byte %zu of DATA", i);
+	}
+	assert_non_null(strstr(data, "\r\n\r\nsubject line\r\nsecond\r\nthird\r\nfourth\r\n.\r\n"));
+	free(data);
+}
+
+static void test_address_check(void **state)
+{
+	static const char *const good[] = {"dev@example.org", "Kernel Dev <dev@example.org>",
+					   "\"Dev, Team\" <dev+perf@lists.example.org>"};
+	static const char *const bad[] = {
+	    "dev@example.org>\r\nRCPT TO:<evil@example.org",
+	    "dev@example.org\nBcc: evil@example.org",
+	    "dev",
+	    "dev@",
+	    "@example.org",
+	    "a@b@c",
+	    "dev @example.org",
+	    "Dev <dev@example.org",
+	    "Dev <dev@example.org> <evil@example.org>",
+	    "<dev@example.org>x",
+	    "dev@example.org>",
+	};
+	char why[160];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		if (fl_mail_address_check(good[i], why, sizeof(why)))
+			fail_msg("'%s' refused: %s", good[i], why);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (!fl_mail_address_check(bad[i], why, sizeof(why)))
+			fail_msg("'%s' taken for an address", bad[i]);
+	assert_int_equal(fl_mail_address_check(bad[0], why, sizeof(why)), -1);
+	/* the message shows the CR LF, it does not contain them */
+	assert_non_null(strstr(why, "'dev@example.org>\\r\\nRCPT TO:<evil@example.org'"));
+}
+
+/* An address with CR LF never reaches the server as a second RCPT TO. */
+static void test_no_smtp_injection(void **state)
+{
+	static const char *const evil[] = {"dev@example.org>\r\nRCPT TO:<evil@example.org"};
+	struct fl_mail m = report();
+	char logdir[128], *wire;
+	size_t len = 0;
+
+	(void)state;
+	m.to = evil;
+	m.nto = 1;
+	assert_int_equal(send_logged(&m, "inject-to", NULL, logdir, sizeof(logdir)), FL_EINVAL);
+	assert_non_null(strstr(fl_error_last(), "a control character in it"));
+	wire = fl_smtplog_file(logdir, "transcript", &len);
+	assert_true(!wire || !strstr(wire, "evil"));
+	free(wire);
+	m = report();
+	m.from = "robot@example.org>\r\nRCPT TO:<evil@example.org";
+	assert_int_equal(send_logged(&m, "inject-from", NULL, logdir, sizeof(logdir)), FL_EINVAL);
+	wire = fl_smtplog_file(logdir, "transcript", &len);
+	assert_true(!wire || !strstr(wire, "evil"));
+	free(wire);
+}
+
+/* A refusal keeps the server's own words: libcurl alone says "RCPT failed: 550". */
+static void test_refusals_say_why(void **state)
+{
+	struct fl_mail m = report();
+	char logdir[128];
+
+	(void)state;
+	assert_int_equal(send_logged(&m, "refuse-rcpt", "--refuse-rcpt", logdir, sizeof(logdir)),
+			 FL_EIO);
+	assert_non_null(strstr(fl_error_last(), "the server said: 550 5.1.1 <dev@example.org>: "
+						"Recipient address rejected: no such user here"));
+	assert_int_equal(send_logged(&m, "refuse-data", "--refuse-data", logdir, sizeof(logdir)),
+			 FL_EIO);
+	assert_non_null(strstr(fl_error_last(), "the server said: 554 5.7.1 Message rejected: "
+						"it looks like spam to us"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_header_values_are_one_line), cmocka_unit_test(test_format),
-	    cmocka_unit_test(test_send_to_real_server),	       cmocka_unit_test(test_server_down),
+	    cmocka_unit_test(test_header_values_are_one_line),
+	    cmocka_unit_test(test_format),
+	    cmocka_unit_test(test_send_to_real_server),
+	    cmocka_unit_test(test_server_down),
 	    cmocka_unit_test(test_message_ids_differ),
+	    cmocka_unit_test(test_bare_cr),
+	    cmocka_unit_test(test_address_check),
+	    cmocka_unit_test(test_no_smtp_injection),
+	    cmocka_unit_test(test_refusals_say_why),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,8 +1,10 @@
 /*
- * test_outbox.c - stored reports reach a real SMTP server exactly once:
- * with the server down the report stays pending and is retried after its
- * backoff; once the server is up it is sent, marked sent, and never again.
- * A second report on the same regression threads under the first.
+ * test_outbox.c - stored reports reach a real SMTP server: with the server
+ * down the report stays pending and is retried after its backoff; once the
+ * server is up it is sent, marked sent, and never again. A second report on
+ * the same regression threads under the first. A process killed between
+ * the server taking the message and its 250 sends it again, as the very
+ * same message (tests/smtplog.py holds the 250).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,7 +12,10 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <signal.h>
 #include <sqlite3.h>
+#include <sys/wait.h>
+#include <time.h>
 
 #include "lib/error.h"
 #include "lib/mail.h"
@@ -158,12 +163,74 @@ static void test_follow_up_threads(void **state)
 	fl_store_free(st);
 }
 
+/*
+ * Killed after the server took the message but before its 250: the next
+ * start sends it again (SMTP delivers at least once), and the copy is the
+ * same message byte for byte, Message-ID and Date included, so readers fold
+ * the two. The Date was the time of sending, which made the copy differ.
+ */
+static void test_killed_before_250(void **state)
+{
+	struct fl_smtp smtp = {url, NULL, NULL, 60};
+	struct fl_outbox box = {&smtp, "faultline@localhost", to, 1, 0};
+	struct fl_report_new r = {0, "<faultline.regression.9.kill@localhost>", "killed", "body\n"};
+	char logdir[128], *first, *second;
+	int64_t id, now = (int64_t)time(NULL);
+	size_t n1 = 0, n2 = 0;
+	struct fl_report got;
+	unsigned sent, failed;
+	pid_t server, child;
+	fl_store *st;
+
+	(void)state;
+	unlink(db);
+	assert_int_equal(fl_store_open(&st, db, 0), 0);
+	assert_int_equal(fl_store_report_add(st, &r, &id), 0);
+	fl_store_free(st);
+	snprintf(logdir, sizeof(logdir), "%s/killed", dir);
+	server = fl_smtplog_start(logdir, port, "--hold-first", "60");
+	assert_true(server > 0);
+	if (!(child = fork())) {
+		if (fl_store_open(&st, db, 0))
+			_exit(3);
+		fl_outbox_flush(st, &box, now + 10, &sent, &failed);
+		_exit(4); /* not reached: killed while the server holds its 250 */
+	}
+	for (int i = 0; i < 200 && fl_test_sh("test -e %s/taken-1", logdir) != 0; i++)
+		usleep(50 * 1000);
+	assert_int_equal(fl_test_sh("test -e %s/taken-1", logdir), 0);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+
+	assert_int_equal(fl_store_open(&st, db, 0), 0);
+	assert_int_equal(fl_outbox_flush(st, &box, now + 300, &sent, &failed), 0);
+	assert_int_equal(sent, 1);
+	assert_int_equal(fl_outbox_flush(st, &box, now + 9999, &sent, &failed), 0);
+	assert_int_equal(sent + failed, 0);
+	assert_int_equal(fl_store_report_get(st, id, &got), 0);
+	assert_string_equal(got.state, "sent");
+	fl_store_report_clear(&got);
+	fl_store_free(st);
+	fl_sink_stop(server);
+	first = fl_smtplog_file(logdir, "msg-1", &n1);
+	second = fl_smtplog_file(logdir, "msg-2", &n2);
+	assert_non_null(first);
+	assert_non_null(second);
+	assert_non_null(strstr(first, "Message-ID: <faultline.regression.9.kill@localhost>\r\n"));
+	assert_int_equal(n1, n2);
+	assert_memory_equal(first, second, n1);
+	assert_null(fl_smtplog_file(logdir, "msg-3", &n1));
+	free(first);
+	free(second);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_backoff),
 	    cmocka_unit_test(test_down_then_up),
 	    cmocka_unit_test(test_follow_up_threads),
+	    cmocka_unit_test(test_killed_before_250),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
