@@ -11,6 +11,8 @@
 #include "config/config.h"
 #include "lib/buf.h"
 #include "lib/error.h"
+#include "lib/fs.h"
+#include "lib/mail.h"
 #include "lib/units.h"
 
 #include "proto/auth.h"
@@ -956,6 +958,46 @@ static void check_benchmark(struct loader *L, struct fl_benchmark_conf *b)
 	check_cgroups(L, b);
 }
 
+/*
+ * What is wrong with a fnmatch(3) pattern, or NULL. fnmatch takes any
+ * text; a broken pattern just never matches, and the tree is watched for
+ * nothing.
+ */
+static const char *glob_problem(const char *p)
+{
+	for (; *p; p++) {
+		if (*p == '\\') {
+			if (!*++p)
+				return "it ends in a lone '\\'";
+			continue;
+		}
+		if (*p != '[')
+			continue;
+		p += p[1] == '!' || p[1] == '^';
+		p += p[1] == ']'; /* a ']' first in the brackets is one of the characters */
+		if (!(p = strchr(p + 1, ']')))
+			return "a '[' without its ']' (write '\\[' for the character)";
+	}
+	return NULL;
+}
+
+static void check_tree(struct loader *L, struct fl_tree_conf *t)
+{
+	const char *why;
+
+	for (size_t i = 0; i < t->ntags; i++)
+		if (t->tags[i] && (why = glob_problem(t->tags[i])))
+			report_at(L, &t->tags[i], "'%s' is not a tag pattern: %s", t->tags[i], why);
+}
+
+static void check_address(struct loader *L, char **addr)
+{
+	char why[160];
+
+	if (*addr && fl_mail_address_check(*addr, why, sizeof(why)))
+		report_at(L, addr, "%s", why);
+}
+
 static void check_report(struct loader *L)
 {
 	struct fl_config *cfg = L->cfg;
@@ -964,10 +1006,9 @@ static void check_report(struct loader *L)
 	    strncmp(cfg->report.smtp, "smtps://", 8))
 		report_at(L, &cfg->report.smtp, "expected an smtp:// or smtps:// URL, got '%s'",
 			  cfg->report.smtp);
+	check_address(L, &cfg->report.from);
 	for (size_t i = 0; i < cfg->report.nto; i++)
-		if (cfg->report.to[i] && !strchr(cfg->report.to[i], '@'))
-			report_at(L, &cfg->report.to[i], "'%s' is not a mail address",
-				  cfg->report.to[i]);
+		check_address(L, &cfg->report.to[i]);
 	if (cfg->report.smtp && !cfg->report.nto)
 		report_at(L, &cfg->report.smtp, "reports are sent by SMTP but 'report.to' is empty");
 }
@@ -990,6 +1031,8 @@ static void check_whole(struct loader *L)
 	CHECK_UNIQUE(L, cfg->kernels, cfg->nkernels, "kernel");
 	CHECK_UNIQUE(L, cfg->machines, cfg->nmachines, "machine");
 	CHECK_UNIQUE(L, cfg->benchmarks, cfg->nbenchmarks, "benchmark");
+	for (size_t i = 0; i < cfg->ntrees; i++)
+		check_tree(L, &cfg->trees[i]);
 	for (size_t i = 0; i < cfg->nkernels; i++)
 		check_kernel(L, &cfg->kernels[i]);
 	for (size_t i = 0; i < cfg->nmachines; i++)
@@ -1011,48 +1054,96 @@ static void check_whole(struct loader *L)
 		cfg->store.path = fl_xasprintf("%s/faultline.db", cfg->var);
 }
 
-static int parse_file(struct loader *L, const char *path)
-{
-	yaml_parser_t parser;
-	FILE *f = fopen(path, "rb");
-	int ok;
+/*
+ * Nesting the schema never needs (it goes four levels deep): refused before
+ * libyaml builds its tree, whose time grows with the square of the depth
+ * (100000 levels took 39 s).
+ */
+#define YAML_DEPTH_MAX 32
 
-	if (!f)
-		return fl_error_set(FL_EIO, "%s: cannot open: %s", path, strerror(errno));
-	yaml_parser_initialize(&parser);
-	yaml_parser_set_input_file(&parser, f);
-	ok = yaml_parser_load(&parser, &L->doc);
-	if (!ok) {
-		fl_error_set(FL_EINVAL, "%s:%zu:%zu: YAML syntax error: %s%s%s", path,
-			     parser.problem_mark.line + 1, parser.problem_mark.column + 1,
-			     parser.problem ? parser.problem : "unreadable",
-			     parser.context ? " " : "", parser.context ? parser.context : "");
-	}
-	yaml_parser_delete(&parser);
-	fclose(f);
-	return ok ? 0 : FL_EINVAL;
+static int yaml_error(yaml_parser_t *p, const char *path)
+{
+	return fl_error_set(FL_EINVAL, "%s:%zu:%zu: YAML syntax error: %s%s%s", path,
+			    p->problem_mark.line + 1, p->problem_mark.column + 1,
+			    p->problem ? p->problem : "unreadable", p->context ? " " : "",
+			    p->context ? p->context : "");
 }
 
-int fl_config_load(struct fl_config **out, const char *path)
+/* The text as libyaml's events: one document, at most YAML_DEPTH_MAX deep. */
+static int check_shape(const fl_buf *text, const char *path)
+{
+	yaml_parser_t p;
+	yaml_event_t e;
+	int depth = 0, docs = 0, r = 0, done = 0;
+
+	yaml_parser_initialize(&p);
+	yaml_parser_set_input_string(&p, (const unsigned char *)text->ptr, text->len);
+	while (!r && !done) {
+		if (!yaml_parser_parse(&p, &e)) {
+			r = yaml_error(&p, path);
+			break;
+		}
+		if (e.type == YAML_SEQUENCE_START_EVENT || e.type == YAML_MAPPING_START_EVENT)
+			depth++;
+		else if (e.type == YAML_SEQUENCE_END_EVENT || e.type == YAML_MAPPING_END_EVENT)
+			depth--;
+		if (depth > YAML_DEPTH_MAX)
+			r = fl_error_set(FL_EINVAL, "%s:%zu:%zu: nested more than %d levels deep",
+					 path, e.start_mark.line + 1, e.start_mark.column + 1,
+					 YAML_DEPTH_MAX);
+		else if (e.type == YAML_DOCUMENT_START_EVENT && ++docs > 1)
+			r = fl_error_set(FL_EINVAL,
+					 "%s:%zu:%zu: a second YAML document: a configuration is "
+					 "one document (remove the '---' or what follows it)",
+					 path, e.start_mark.line + 1, e.start_mark.column + 1);
+		done = e.type == YAML_STREAM_END_EVENT;
+		yaml_event_delete(&e);
+	}
+	yaml_parser_delete(&p);
+	return r;
+}
+
+static int parse_file(struct loader *L, const char *path)
+{
+	fl_buf text = FL_BUF_INIT;
+	yaml_parser_t parser;
+	int r;
+
+	if ((r = fl_read_file(path, &text)) || (r = check_shape(&text, path))) {
+		fl_buf_free(&text);
+		return r;
+	}
+	yaml_parser_initialize(&parser);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text.ptr, text.len);
+	if (!yaml_parser_load(&parser, &L->doc))
+		r = yaml_error(&parser, path);
+	yaml_parser_delete(&parser);
+	fl_buf_free(&text);
+	return r;
+}
+
+/* path NULL: no file, every key at its default. */
+static int load(struct fl_config **out, const char *path)
 {
 	struct loader L = {0};
-	yaml_node_t *root, empty = {.type = YAML_MAPPING_NODE};
+	yaml_node_t *root = NULL, empty = {.type = YAML_MAPPING_NODE};
 	int err;
 
 	*out = NULL;
 	L.cfg = fl_xcalloc(1, sizeof(*L.cfg));
 	L.cfg->priv = fl_xcalloc(1, sizeof(*L.cfg->priv));
-	L.cfg->path = fl_xstrdup(path);
-	err = parse_file(&L, path);
-	if (err) {
+	L.cfg->path = fl_xstrdup(path ? path : "(defaults)");
+	if (path && (err = parse_file(&L, path))) {
 		fl_config_free(L.cfg);
 		return err;
 	}
-	root = yaml_document_get_root_node(&L.doc);
+	if (path)
+		root = yaml_document_get_root_node(&L.doc);
 	load_map(&L, root ? root : &empty, &top_schema, L.cfg, "");
 	if (!L.nerrors)
 		check_whole(&L);
-	yaml_document_delete(&L.doc);
+	if (path)
+		yaml_document_delete(&L.doc);
 	if (L.nerrors) {
 		fl_error_set(FL_EINVAL, "%s", fl_buf_str(&L.errors));
 		fl_buf_free(&L.errors);
@@ -1062,6 +1153,16 @@ int fl_config_load(struct fl_config **out, const char *path)
 	fl_buf_free(&L.errors);
 	*out = L.cfg;
 	return 0;
+}
+
+int fl_config_load(struct fl_config **out, const char *path)
+{
+	return load(out, path);
+}
+
+int fl_config_defaults(struct fl_config **out)
+{
+	return load(out, NULL);
 }
 
 static void free_obj(const struct schema *s, void *obj)

@@ -139,6 +139,8 @@ struct fl_config {
 
 /* Returns 0, or FL_EINVAL / FL_EIO with every problem found in fl_error_last(). */
 int fl_config_load(struct fl_config **out, const char *path);
+/* The configuration of an empty file: every key at its default. */
+int fl_config_defaults(struct fl_config **out);
 void fl_config_free(struct fl_config *cfg);
 
 /* Writes the normalised configuration as YAML (secrets masked). */

@@ -1,6 +1,8 @@
 /*
  * test_config.c - the configuration loader: valid files load with their
- * defaults, and each kind of error gives its exact message with file:line:col.
+ * defaults, and each kind of error gives its exact message with file:line:col,
+ * hostile files included (deep nesting, a second document, broken tag
+ * patterns, mail addresses that would add an SMTP command).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +17,7 @@
 
 #include "config/config.h"
 #include "lib/error.h"
+#include "lib/time.h"
 
 static char path[64];
 
@@ -280,6 +283,61 @@ static void test_syntax_and_io(void **state)
 			    "/nonexistent/x.yaml: cannot open: No such file or directory");
 }
 
+/*
+ * What a careless or hostile file does to the loader: deep nesting was
+ * parsed in time growing with its square (100000 levels: 39 s), a second
+ * document was silently ignored, and a tag pattern that matches nothing
+ * was taken.
+ */
+static void test_hostile_yaml(void **state)
+{
+	size_t depth = 100000;
+	char *deep = malloc(2 * depth + 16);
+	struct fl_config *cfg;
+	int64_t t0;
+
+	(void)state;
+	memcpy(deep, "trees: ", 7);
+	memset(deep + 7, '[', depth);
+	memset(deep + 7 + depth, ']', depth);
+	strcpy(deep + 7 + 2 * depth, "\n");
+	t0 = fl_mono_ms();
+	expect_error(deep, "1:39: nested more than 32 levels deep");
+	assert_true(fl_mono_ms() - t0 < 2000);
+	free(deep);
+	expect_error("var: a\n---\nvar: b\n",
+		     "2:1: a second YAML document: a configuration is one document (remove the "
+		     "'---' or what follows it)");
+	expect_error("trees: [{ name: t, url: /x, tags: ['['] }]\n",
+		     "1:36: trees[0].tags[0]: '[' is not a tag pattern: a '[' without its ']' "
+		     "(write '\\[' for the character)");
+	expect_error("trees: [{ name: t, url: /x, tags: ['v1\\'] }]\n",
+		     "1:36: trees[0].tags[0]: 'v1\\' is not a tag pattern: it ends in a lone '\\'");
+	assert_int_equal(load("trees: [{ name: t, url: /x, tags: ['v[0-9]*', 'v[!a]*', 'v[]]', "
+			      "'v\\[', '[[:digit:]]*'] }]\n",
+			      &cfg),
+			 0);
+	fl_config_free(cfg);
+	/* one document with its markers is one document */
+	assert_int_equal(load("---\nvar: a\n...\n", &cfg), 0);
+	fl_config_free(cfg);
+}
+
+/* A CR LF in a recipient made the SMTP server receive a second RCPT TO. */
+static void test_mail_addresses(void **state)
+{
+	(void)state;
+	expect_error("report: { to: [\"dev@example.org>\\r\\nRCPT TO:<evil@example.org\"] }\n",
+		     "1:16: report.to[0]: mail address 'dev@example.org>\\r\\nRCPT "
+		     "TO:<evil@example.org': a control character in it would end the SMTP command");
+	expect_error("report: { from: 'robot <robot@x> <evil@y>' }\n",
+		     "1:17: report.from: mail address 'robot <robot@x> <evil@y>': expected "
+		     "'user@host' or 'Name <user@host>'");
+	expect_error("report: { to: [dev] }\n",
+		     "1:16: report.to[0]: 'dev' is not a mail address (expected 'user@host' or "
+		     "'Name <user@host>')");
+}
+
 static void test_print_roundtrip(void **state)
 {
 	struct fl_config *cfg, *again;
@@ -316,6 +374,8 @@ int main(void)
 		cmocka_unit_test(test_several_errors),
 		cmocka_unit_test(test_syntax_and_io),
 		cmocka_unit_test(test_print_roundtrip),
+		cmocka_unit_test(test_hostile_yaml),
+		cmocka_unit_test(test_mail_addresses),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
