@@ -90,14 +90,31 @@ out:
 	return r;
 }
 
+/* A url without a scheme ("https://") that is not scp-like ("host:path"): a directory. */
+static int is_local_path(const char *url)
+{
+	const char *colon = strchr(url, ':'), *slash = strchr(url, '/');
+
+	return !strstr(url, "://") && (!colon || (slash && slash < colon));
+}
+
 int fl_repo_open_tree(fl_repo **out, const char *name, const char *url, const char *var,
 		      int *local)
 {
 	struct stat st;
+	int found = !stat(url, &st);
 
-	*local = !stat(url, &st) && S_ISDIR(st.st_mode);
+	*local = found && S_ISDIR(st.st_mode);
 	if (*local)
 		return fl_repo_open(out, name, url);
+	/* libgit2 would try it as a URL: "unsupported URL protocol" */
+	if (is_local_path(url)) {
+		*out = NULL;
+		return fl_error_set(FL_ENOTFOUND,
+				    "tree '%s': %s '%s' (a url without a scheme is "
+				    "a local directory)",
+				    name, found ? "not a directory:" : "no such directory", url);
+	}
 	return fl_repo_clone(out, name, url, var);
 }
 

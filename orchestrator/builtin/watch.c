@@ -9,8 +9,8 @@
  * --once does one pass: the trees are read once, the work that pass (and
  * any left from an interrupted service) makes is done to the end, the
  * outbox is flushed, and the command exits: 0 when everything finished and
- * was mailed, 4 when a job failed, a machine left the pool or a report is
- * still waiting for the mail server.
+ * was mailed, 4 when a tree could not be read, a job failed, a machine left
+ * the pool or a report is still waiting for the mail server.
  */
 #include "machine/agentapi.h"
 #include "lib/buf.h"
@@ -43,7 +43,8 @@ struct watch {
 	int64_t *next_poll; /* per tree */
 	struct fl_smtp smtp;
 	struct fl_outbox box;
-	unsigned pending; /* reports not sent yet */
+	unsigned pending;    /* reports not sent yet */
+	unsigned unreadable; /* --once: trees that could not be read */
 };
 
 /* Trees whose poll interval has passed (every tree on the first call). */
@@ -56,7 +57,9 @@ static void poll_trees(struct watch *w)
 
 		if (now < w->next_poll[i])
 			continue;
-		fl_trigger_tree(&w->svc, fl_queue_store(w->q), i, 1, &scheduled);
+		/* said by fl_trigger_tree; the service tries again at the next poll */
+		if (fl_trigger_tree(&w->svc, fl_queue_store(w->q), i, 1, &scheduled))
+			w->unreadable++;
 		w->next_poll[i] =
 		    now + (w->cfg->trees[i].poll_ms > 0 ? w->cfg->trees[i].poll_ms : 600000);
 		if (w->once)
@@ -129,7 +132,9 @@ static int serve(struct watch *w)
 	if (w->pending)
 		fl_warn("watch: %u reports are not sent yet; the next 'faultline watch' retries",
 			w->pending);
-	return s.live || s.failed || w->pending ? FL_EXIT_FAIL : FL_EXIT_OK;
+	if (w->unreadable)
+		fl_err("watch: %u of %zu trees could not be read", w->unreadable, w->cfg->ntrees);
+	return s.live || s.failed || w->pending || w->unreadable ? FL_EXIT_FAIL : FL_EXIT_OK;
 }
 
 static int parse(int argc, char **argv, const char **config, int *once)

@@ -1,6 +1,7 @@
 # watch.sh - "faultline watch" end to end with the command backend, real git
 # repositories, a real SQLite store and a real SMTP server (python3-aiosmtpd
 # on loopback):
+#   0. a tree that cannot be read: --once fails, saying which and why;
 #   1. a tag without a slowdown: compared, no regression, no mail;
 #   2. a tag with a slowdown injected by one commit: a regression, a
 #      bisection to that commit, a revert that applies and brings the
@@ -91,6 +92,19 @@ export BENCH_LOG="$tmp/bench.log"
 port=$(free_port)
 maildir="$tmp/Maildir"
 smtp_start "$port" "$maildir" || fail "the SMTP server starts"
+
+# ---- 0. a tree that cannot be read ----------------------------------------
+# --once exited 0, and a missing local path was "unsupported URL protocol"
+config missing "$tmp/no-such-repo" "$port"
+expect_exit 4 "--once: an unreadable tree is a failure" "$FAULTLINE" watch --config "$tmp/missing.yaml" --once
+expect_grep "$tmp/err" "tree 'demo': no such directory '$tmp/no-such-repo' (a url without a scheme is a local directory)" \
+	"a missing local tree is said as such"
+expect_grep "$tmp/err" "watch: 1 of 1 trees could not be read" "the exit is explained"
+if grep -q "unsupported URL protocol" "$tmp/err"; then fail "not taken for a URL"; else ok "not taken for a URL"; fi
+: >"$tmp/not-a-dir"
+config notdir "$tmp/not-a-dir" "$port"
+expect_exit 4 "--once: a tree url that is a file" "$FAULTLINE" watch --config "$tmp/notdir.yaml" --once
+expect_grep "$tmp/err" "tree 'demo': not a directory: '$tmp/not-a-dir'" "a file is not a tree"
 
 # ---- 1. a tag without a slowdown ------------------------------------------
 repo="$tmp/repo"
