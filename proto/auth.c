@@ -123,10 +123,10 @@ int fl_auth_nonce(char out[33])
 }
 
 int fl_auth_header(char *out, size_t n, const char *box, int64_t ts, const char *nonce,
-		   const char *sig)
+		   const char *body_sha256, const char *sig)
 {
-	int len = snprintf(out, n, FL_AUTH_SCHEME " box=%s,ts=%" PRId64 ",nonce=%s,sig=%s", box, ts,
-			   nonce, sig);
+	int len = snprintf(out, n, FL_AUTH_SCHEME " box=%s,ts=%" PRId64 ",nonce=%s,body=%s,sig=%s",
+			   box, ts, nonce, body_sha256, sig);
 
 	return len < 0 || (size_t)len >= n ? -1 : 0;
 }
@@ -152,10 +152,12 @@ static int take_field(const char *p, size_t len, const char *key, char *dst, siz
 
 int fl_auth_parse(const char *value, struct fl_auth_fields *f, char *why, size_t n)
 {
-	static const char *const keys[] = {"box", "ts", "nonce", "sig"};
+	static const char *const keys[] = {"box", "ts", "nonce", "body", "sig"};
 	char ts[24] = "", *end;
-	char *dst[] = {f->box, ts, f->nonce, f->sig};
-	size_t cap[] = {sizeof(f->box), sizeof(ts), sizeof(f->nonce), sizeof(f->sig)};
+	char *dst[] = {f->box, ts, f->nonce, f->body, f->sig};
+	size_t cap[] = {sizeof(f->box), sizeof(ts), sizeof(f->nonce), sizeof(f->body),
+			sizeof(f->sig)};
+	const size_t nkeys = sizeof(keys) / sizeof(keys[0]);
 	const char *p;
 
 	memset(f, 0, sizeof(*f));
@@ -164,7 +166,7 @@ int fl_auth_parse(const char *value, struct fl_auth_fields *f, char *why, size_t
 		return -1;
 	}
 	p = value + strlen(FL_AUTH_SCHEME) + 1;
-	for (size_t i = 0; i < 4; i++) {
+	for (size_t i = 0; i < nkeys; i++) {
 		size_t len = strcspn(p, ",");
 
 		if (take_field(p, len, keys[i], dst[i], cap[i])) {
@@ -173,9 +175,9 @@ int fl_auth_parse(const char *value, struct fl_auth_fields *f, char *why, size_t
 			return -1;
 		}
 		p += len;
-		if (i < 3 && *p == ',')
+		if (i < nkeys - 1 && *p == ',')
 			p++;
-		else if (i < 3 || *p) {
+		else if (i < nkeys - 1 || *p) {
 			snprintf(why, n, "malformed " FL_AUTH_SCHEME " header after %s", keys[i]);
 			return -1;
 		}
@@ -184,10 +186,11 @@ int fl_auth_parse(const char *value, struct fl_auth_fields *f, char *why, size_t
 	f->ts = strtoll(ts, &end, 10);
 	if (!fl_auth_name_ok(f->box) || errno || end == ts || *end ||
 	    !isdigit((unsigned char)*ts) ||
-	    !is_hex(f->nonce, FL_AUTH_NONCE_MIN, FL_AUTH_NONCE_MAX) || !is_hex(f->sig, 64, 64)) {
+	    !is_hex(f->nonce, FL_AUTH_NONCE_MIN, FL_AUTH_NONCE_MAX) || !is_hex(f->body, 64, 64) ||
+	    !is_hex(f->sig, 64, 64)) {
 		snprintf(why, n,
 			 "malformed " FL_AUTH_SCHEME " header: box [A-Za-z0-9._-], ts decimal "
-			 "seconds, nonce 16-64 hex digits, sig 64 hex digits");
+			 "seconds, nonce 16-64 hex digits, body and sig 64 hex digits");
 		return -1;
 	}
 	return 0;
@@ -205,7 +208,7 @@ int fl_auth_sign_request(const char *token, const char *box, const char *method,
 		return -1;
 	fl_auth_hmac(token, strlen(token), c, sig);
 	free(c);
-	return fl_auth_header(out, n, box, ts, nonce, sig);
+	return fl_auth_header(out, n, box, ts, nonce, body_hex, sig);
 }
 
 void fl_auth_sign_response(const char *token, int status, const char *nonce, const void *body,

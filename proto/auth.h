@@ -3,7 +3,7 @@
  * their messages to each other (docs/baremetal.md): HMAC-SHA256, keyed with
  * the box's token, over a canonical text of the request.
  *
- * The canonical request is six lines joined by '\n', no trailing newline:
+ * The canonical request is seven lines joined by '\n', no trailing newline:
  *
  *	FL-HMAC-SHA256
  *	<METHOD>
@@ -13,7 +13,10 @@
  *	<nonce: 16 to 64 lower-case hex digits, never used twice>
  *	<lower-case hex SHA-256 of the body; of nothing for a GET>
  *
- * and travels as "Authorization: FL-HMAC-SHA256 box=B,ts=T,nonce=N,sig=S".
+ * and travels as "Authorization: FL-HMAC-SHA256 box=B,ts=T,nonce=N,body=H,sig=S",
+ * H being the body's SHA-256 as in the canonical request: the verifier
+ * checks the signature from the headers alone, before it reads any of the
+ * body, and then that the body has that SHA-256.
  * A JSON answer is signed back over "FL-HMAC-SHA256-RESPONSE\n<status>\n
  * <the request's nonce>\n<hex SHA-256 of the answer body>" in the header
  * X-FL-Signature, so the box knows the answer came from the orchestrator
@@ -58,12 +61,13 @@ int fl_auth_nonce(char out[33]);
 
 /* The value of the Authorization header; 0, or -1 when it does not fit. */
 int fl_auth_header(char *out, size_t n, const char *box, int64_t ts, const char *nonce,
-		   const char *sig);
+		   const char *body_sha256, const char *sig);
 
 struct fl_auth_fields {
 	char box[FL_AUTH_NAME_MAX + 1];
 	int64_t ts;
 	char nonce[FL_AUTH_NONCE_MAX + 1];
+	char body[FL_AUTH_HEX]; /* the body's SHA-256, as signed */
 	char sig[FL_AUTH_HEX];
 };
 /* Parses a header value; 0, or -1 with why it is refused in why. */

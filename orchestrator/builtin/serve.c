@@ -61,7 +61,7 @@ static int parse(int argc, char **argv, struct serve_opts *o)
 int cmd_serve(int argc, char **argv)
 {
 	struct fl_web_server_opts wo = {0};
-	struct fl_config *cfg = NULL;
+	struct fl_config *cfg = NULL, *dflt = NULL;
 	struct fl_web_server *s;
 	struct serve_opts o;
 	int r;
@@ -77,12 +77,19 @@ int cmd_serve(int argc, char **argv)
 	wo.root = o.root ? o.root : cfg ? cfg->web.root : "web";
 	wo.threads = o.threads;
 	wo.cfg = cfg;
+	/* --db alone: the server's limits are web.*'s defaults */
+	if (!cfg && fl_config_defaults(&dflt)) {
+		fprintf(stderr, "faultline: serve: %s\n", fl_error_last());
+		return FL_EXIT_FAIL;
+	}
+	wo.limits = &(cfg ? cfg : dflt)->web.limits;
 	/* blocked before the server's threads exist, so they inherit it */
 	fl_cancel_block();
 	signal(SIGPIPE, SIG_IGN);
 	if (fl_web_server_start(&s, &wo)) {
 		fprintf(stderr, "faultline: serve: %s\n", fl_error_last());
 		fl_config_free(cfg);
+		fl_config_free(dflt);
 		return FL_EXIT_FAIL;
 	}
 	printf("%s\n", fl_web_server_url(s));
@@ -92,5 +99,6 @@ int cmd_serve(int argc, char **argv)
 	fl_info("serve: %s, stopping", strsignal(r));
 	fl_web_server_stop(s);
 	fl_config_free(cfg);
+	fl_config_free(dflt);
 	return FL_EXIT_OK;
 }

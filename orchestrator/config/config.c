@@ -206,23 +206,34 @@ static const struct field report_fields[] = {
 };
 static const struct schema report_schema = {sizeof(((T *)0)->report), report_fields};
 
+#define WEB(member) OFF(T, web.member) - OFF(T, web)
 static const struct field web_fields[] = {
-	{"listen", F_STR, OFF(T, web.listen) - OFF(T, web), 0, 0, "127.0.0.1:8080", NULL, 0, 0,
+	{"listen", F_STR, WEB(listen), 0, 0, "127.0.0.1:8080", NULL, 0, 0, NULL},
+	{"root", F_STR, WEB(root), 0, 0, "web", NULL, 0, 0, NULL},
+	{"max_connections", F_UINT, WEB(limits.connections), 0, 0, "256", NULL, 1, 100000, NULL},
+	{"max_per_client", F_UINT, WEB(limits.per_client), 0, 0, "32", NULL, 1, 100000, NULL},
+	{"header_timeout", F_DURATION, WEB(limits.header_timeout_ms), 0, 0, "10s", NULL, 0, 0,
 	 NULL},
-	{"root", F_STR, OFF(T, web.root) - OFF(T, web), 0, 0, "web", NULL, 0, 0, NULL},
 	END,
 };
+#undef WEB
 static const struct schema web_schema = {sizeof(((T *)0)->web), web_fields};
 
+#define API(member) OFF(T, agent_api.member) - OFF(T, agent_api)
 static const struct field agent_api_fields[] = {
-	{"listen", F_STR, OFF(T, agent_api.listen) - OFF(T, agent_api), 0, 0, NULL, NULL, 0, 0,
+	{"listen", F_STR, API(listen), 0, 0, NULL, NULL, 0, 0, NULL},
+	{"cert", F_STR, API(cert), 0, 0, NULL, NULL, 0, 0, NULL},
+	{"key", F_STR, API(key), 0, 0, NULL, NULL, 0, 0, NULL},
+	{"window", F_DURATION, API(window_ms), 0, 0, "5m", NULL, 0, 0, NULL},
+	{"max_connections", F_UINT, API(limits.connections), 0, 0, "64", NULL, 1, 100000, NULL},
+	{"max_per_client", F_UINT, API(limits.per_client), 0, 0, "8", NULL, 1, 100000, NULL},
+	{"header_timeout", F_DURATION, API(limits.header_timeout_ms), 0, 0, "10s", NULL, 0, 0,
 	 NULL},
-	{"cert", F_STR, OFF(T, agent_api.cert) - OFF(T, agent_api), 0, 0, NULL, NULL, 0, 0, NULL},
-	{"key", F_STR, OFF(T, agent_api.key) - OFF(T, agent_api), 0, 0, NULL, NULL, 0, 0, NULL},
-	{"window", F_DURATION, OFF(T, agent_api.window_ms) - OFF(T, agent_api), 0, 0, "5m", NULL,
-	 0, 0, NULL},
+	{"body_timeout", F_DURATION, API(limits.body_timeout_ms), 0, 0, "1m", NULL, 0, 0, NULL},
+	{"max_body", F_SIZE, API(limits.body_max), 0, 0, "8M", NULL, 0, 0, NULL},
 	END,
 };
+#undef API
 static const struct schema agent_api_schema = {sizeof(((T *)0)->agent_api), agent_api_fields};
 
 static const struct field top_fields[] = {
@@ -1023,6 +1034,17 @@ static void check_listen(struct loader *L, char **listen, unsigned min_port)
 		report_at(L, listen, "expected host:port, got '%s'", *listen);
 }
 
+/* Timeouts below a second: libmicrohttpd counts in seconds. */
+static void check_limits(struct loader *L, struct fl_httpd_limits *l, int body)
+{
+	if (l->header_timeout_ms < 1000)
+		report_at(L, &l->header_timeout_ms, "a header timeout is at least 1s");
+	if (body && l->body_timeout_ms < 1000)
+		report_at(L, &l->body_timeout_ms, "a body timeout is at least 1s");
+	if (body && l->body_max < 65536)
+		report_at(L, &l->body_max, "at least 64K: a box's facts and batches of records");
+}
+
 static void check_whole(struct loader *L)
 {
 	struct fl_config *cfg = L->cfg;
@@ -1044,6 +1066,8 @@ static void check_whole(struct loader *L)
 		check_listen(L, &cfg->web.listen, 1);
 	if (cfg->agent_api.listen)
 		check_listen(L, &cfg->agent_api.listen, 0);
+	check_limits(L, &cfg->web.limits, 0);
+	check_limits(L, &cfg->agent_api.limits, 1);
 	if (!cfg->agent_api.cert != !cfg->agent_api.key)
 		report_at(L, cfg->agent_api.cert ? (void *)&cfg->agent_api.cert : &cfg->agent_api.key,
 			  "HTTPS needs both 'cert' and 'key'");

@@ -15,6 +15,8 @@
 #ifndef FL_CONFIG_H
 #define FL_CONFIG_H
 
+#include "lib/httpd.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -128,11 +130,13 @@ struct fl_config {
 	struct {
 		char *listen;
 		char *root; /* templates/ and static/ of the results pages */
+		struct fl_httpd_limits limits; /* no request body: body_max 0 */
 	} web;
 	struct {
 		char *listen;	   /* host:port of the bare-metal agent API; NULL: none */
 		char *cert, *key;  /* PEM files: HTTPS when both are set */
 		int64_t window_ms; /* a request's timestamp may be this far off */
+		struct fl_httpd_limits limits;
 	} agent_api;
 	struct fl_config_priv *priv;
 };

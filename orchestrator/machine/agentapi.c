@@ -1,6 +1,7 @@
 /*
- * agentapi.c - the bare-metal agent API (see agentapi.h): authentication,
- * the five endpoints, the answers and their signatures.
+ * agentapi.c - the bare-metal agent API (see agentapi.h): authentication
+ * (from the headers, then the body's hash), the five endpoints, the
+ * answers and their signatures.
  */
 #include "machine/agentapi.h"
 #include "machine/machine.h"
@@ -31,13 +32,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define BODY_MAX       (8u << 20) /* one upload request: batches are far smaller */
-#define FACTS_MAX      16384
-#define MESSAGE_MAX    2000
-#define FRAMES_MAX     100000
-#define REPLAY_MAX     200000
-#define THREADS	       4
-#define CONN_TIMEOUT_S 60u
+#define FACTS_MAX   16384
+#define MESSAGE_MAX 2000
+#define FRAMES_MAX  100000
+#define REPLAY_MAX  200000
+#define THREADS	    4
 
 struct box {
 	const char *name;
@@ -45,24 +44,17 @@ struct box {
 };
 
 struct fl_agentapi {
-	struct MHD_Daemon *daemon;
+	fl_httpd *httpd;
 	struct fl_store_threads stores;
 	struct box *boxes;
 	size_t nboxes;
 	fl_replay *replay;
 	int64_t window_s;
 	char *cert, *key;
-	char url[128];
 	/* FAULTLINE_AGENTAPI_CUT=N: drop one connection once N records are kept (tests) */
 	long cut_after;
 	atomic_long stored;
 	atomic_int cut_done;
-};
-
-/* One request's body, as it arrives. */
-struct request {
-	fl_buf body;
-	int too_big;
 };
 
 struct answer {
@@ -116,30 +108,46 @@ static const struct box *find_box(const fl_agentapi *api, const char *name)
 	return NULL;
 }
 
-/* The box that signed the request; NULL with the answer (401, 503) set. */
-static const struct box *authenticate(fl_agentapi *api, struct MHD_Connection *c,
-				      const char *method, const char *url, const fl_buf *body,
-				      struct answer *a)
+/* The Authorization header's fields and the box they name; NULL with a 401 answer. */
+static const struct box *claimed_box(fl_agentapi *api, struct MHD_Connection *c,
+				     struct fl_auth_fields *f, struct answer *a)
 {
 	const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, FL_AUTH_HEADER);
+	const struct box *box;
+	char why[256];
+
+	if (fl_auth_parse(h, f, why, sizeof(why))) {
+		answer_error(a, MHD_HTTP_UNAUTHORIZED, "%s", why);
+		return NULL;
+	}
+	if (!(box = find_box(api, f->box))) {
+		answer_error(a, MHD_HTTP_UNAUTHORIZED,
+			     "unknown box '%s': no baremetal machine of that name is configured",
+			     f->box);
+		return NULL;
+	}
+	a->box = box;
+	snprintf(a->nonce, sizeof(a->nonce), "%s", f->nonce);
+	return box;
+}
+
+/*
+ * The box that signed the request, from its headers alone (the signature
+ * covers the body's SHA-256 the header states, checked against the body
+ * once it is read); NULL with the answer (401, 503) set. Nothing of the
+ * body is read for a request that fails here.
+ */
+static const struct box *authenticate(fl_agentapi *api, struct MHD_Connection *c,
+				      const struct fl_httpd_req *rq, struct answer *a)
+{
 	struct fl_auth_fields f;
-	char why[256], body_hex[FL_AUTH_HEX], sig[FL_AUTH_HEX], *canon;
+	char sig[FL_AUTH_HEX], *canon;
 	int64_t now = fl_wall_ms() / 1000, off;
 	const struct box *box;
 	int r;
 
-	if (fl_auth_parse(h, &f, why, sizeof(why))) {
-		answer_error(a, MHD_HTTP_UNAUTHORIZED, "%s", why);
+	if (!(box = claimed_box(api, c, &f, a)))
 		return NULL;
-	}
-	if (!(box = find_box(api, f.box))) {
-		answer_error(a, MHD_HTTP_UNAUTHORIZED,
-			     "unknown box '%s': no baremetal machine of that name is configured",
-			     f.box);
-		return NULL;
-	}
-	a->box = box;
-	snprintf(a->nonce, sizeof(a->nonce), "%s", f.nonce);
 	off = f.ts - now;
 	if (off > api->window_s || -off > api->window_s) {
 		answer_error(a, MHD_HTTP_UNAUTHORIZED,
@@ -149,8 +157,7 @@ static const struct box *authenticate(fl_agentapi *api, struct MHD_Connection *c
 			     off < 0 ? "behind" : "ahead of", (long long)api->window_s);
 		return NULL;
 	}
-	fl_sha256_hex(body->ptr ? body->ptr : "", body->len, body_hex);
-	canon = fl_auth_canonical(method, url, f.box, f.ts, f.nonce, body_hex);
+	canon = fl_auth_canonical(rq->method, rq->url, f.box, f.ts, f.nonce, f.body);
 	fl_auth_hmac(box->token, strlen(box->token), canon ? canon : "", sig);
 	free(canon);
 	if (!fl_auth_equal(sig, f.sig)) {
@@ -168,6 +175,21 @@ static const struct box *authenticate(fl_agentapi *api, struct MHD_Connection *c
 		return NULL;
 	}
 	return box;
+}
+
+/* The body, now read, is the one the box signed; 0, or -1 with a 401 answer. */
+static int body_signed(const struct fl_auth_fields *f, const fl_buf *body, struct answer *a)
+{
+	char hex[FL_AUTH_HEX];
+
+	fl_sha256_hex(body->ptr ? body->ptr : "", body->len, hex);
+	if (fl_auth_equal(hex, f->body))
+		return 0;
+	answer_error(a, MHD_HTTP_UNAUTHORIZED,
+		     "the body is not the one box '%s' signed (its SHA-256 differs): the request "
+		     "was changed on the way",
+		     f->box);
+	return -1;
 }
 
 /* ---- the endpoints ------------------------------------------------------------ */
@@ -526,27 +548,12 @@ static void route(fl_agentapi *api, fl_store *st, const struct box *box, const c
 	fl_agent_job_release(&j);
 }
 
-/* ---- libmicrohttpd ---------------------------------------------------------- */
+/* ---- lib/httpd.h's steps ------------------------------------------------------ */
 
-static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
-		      enum MHD_RequestTerminationCode toe)
-{
-	struct request *rq = *con_cls;
-
-	(void)cls;
-	(void)c;
-	(void)toe;
-	if (!rq)
-		return;
-	fl_buf_free(&rq->body);
-	free(rq);
-	*con_cls = NULL;
-}
-
-static enum MHD_Result send_answer(struct MHD_Connection *c, struct answer *a)
+static int send_answer(struct MHD_Connection *c, struct fl_httpd_req *rq, struct answer *a)
 {
 	struct MHD_Response *r;
-	enum MHD_Result ret;
+	uint64_t bytes = a->fd >= 0 ? a->size : a->body.len;
 
 	if (a->drop) {
 		if (a->fd >= 0)
@@ -557,80 +564,75 @@ static enum MHD_Result send_answer(struct MHD_Connection *c, struct answer *a)
 		r = MHD_create_response_from_fd64(a->size, a->fd);
 	else {
 		size_t len = a->body.len;
+		char sig[FL_AUTH_HEX];
 
-		if (a->box) {
-			char sig[FL_AUTH_HEX];
-
+		if (a->box)
 			fl_auth_sign_response(a->box->token, a->status, a->nonce, a->body.ptr, len,
 					      sig);
-			r = MHD_create_response_from_buffer(len, fl_buf_detach(&a->body),
-							    MHD_RESPMEM_MUST_FREE);
-			if (r)
-				MHD_add_response_header(r, FL_AUTH_SIGNATURE, sig);
-		} else
-			r = MHD_create_response_from_buffer(len, fl_buf_detach(&a->body),
-							    MHD_RESPMEM_MUST_FREE);
+		r = MHD_create_response_from_buffer(len, fl_buf_detach(&a->body),
+						    MHD_RESPMEM_MUST_FREE);
+		if (r && a->box)
+			MHD_add_response_header(r, FL_AUTH_SIGNATURE, sig);
 	}
 	if (!r)
 		return MHD_NO;
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
 				a->fd >= 0 ? "application/octet-stream" : "application/json");
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-	ret = MHD_queue_response(c, (unsigned)a->status, r);
-	MHD_destroy_response(r);
+	return fl_httpd_queue(c, rq, a->status, r, bytes);
+}
+
+/* Refusals are warnings (the path is the client's: log.c keeps it on its line). */
+static int answer_request(struct MHD_Connection *c, struct fl_httpd_req *rq, struct answer *a)
+{
+	int ret;
+
+	if (a->status == MHD_HTTP_UNAUTHORIZED || a->status == MHD_HTTP_FORBIDDEN)
+		fl_warn("agent api: %s \"%s %.200s\" refused (%d): %s", rq->client, rq->method,
+			rq->url, a->status, a->body.ptr ? a->body.ptr : "");
+	ret = send_answer(c, rq, a);
+	fl_buf_free(&a->body);
 	return ret;
 }
 
-static void log_request(struct MHD_Connection *c, const char *method, const char *url,
-			const struct answer *a)
+/* Authentication, before any of the body is read. */
+static int head(void *cls, struct MHD_Connection *c, struct fl_httpd_req *rq)
 {
-	char client[64];
+	struct answer a = {.status = 500, .body = FL_BUF_INIT, .fd = -1};
 
-	fl_httpd_client(c, client, sizeof(client));
-	if (a->status == MHD_HTTP_UNAUTHORIZED || a->status == MHD_HTTP_FORBIDDEN)
-		fl_warn("agent api: %s \"%s %.200s\" refused (%d): %s", client, method, url,
-			a->status, a->body.ptr ? a->body.ptr : "");
-	else
-		fl_verbose("agent api: %s \"%s %.200s\" %d", client, method, url, a->status);
+	if (authenticate(cls, c, rq, &a))
+		return 0;
+	return answer_request(c, rq, &a) == MHD_YES ? 1 : -1;
 }
 
-static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
-			      const char *method, const char *version, const char *upload,
-			      size_t *upload_size, void **con_cls)
+static int handle(void *cls, struct MHD_Connection *c, struct fl_httpd_req *rq)
 {
 	fl_agentapi *api = cls;
-	struct request *rq = *con_cls;
 	struct answer a = {.status = 500, .body = FL_BUF_INIT, .fd = -1};
-	const struct box *box;
+	struct fl_auth_fields f;
+	const struct box *box = claimed_box(api, c, &f, &a); /* head() checked it */
 	fl_store *st;
-	enum MHD_Result ret;
 
-	(void)version;
-	if (!rq) { /* the headers: the body, if any, comes in the next calls */
-		*con_cls = fl_xcalloc(1, sizeof(*rq));
-		return MHD_YES;
-	}
-	if (*upload_size) {
-		if (rq->body.len + *upload_size > BODY_MAX)
-			rq->too_big = 1;
-		else
-			fl_buf_add(&rq->body, upload, *upload_size);
-		*upload_size = 0;
-		return MHD_YES;
-	}
-	if (rq->too_big)
-		answer_error(&a, 413, "a request body is at most %u bytes", BODY_MAX);
-	else if ((box = authenticate(api, c, method, url, &rq->body, &a))) {
+	if (box && !body_signed(&f, &rq->body, &a)) {
 		if ((st = fl_store_thread(&api->stores)))
-			route(api, st, box, method, url, &rq->body, &a);
+			route(api, st, box, rq->method, rq->url, &rq->body, &a);
 		else
 			answer_error(&a, MHD_HTTP_SERVICE_UNAVAILABLE, "%s", fl_error_last());
 	}
-	log_request(c, method, url, &a);
-	ret = send_answer(c, &a);
-	fl_buf_free(&a.body);
-	return ret;
+	return answer_request(c, rq, &a);
 }
+
+static int refuse(void *cls, struct MHD_Connection *c, struct fl_httpd_req *rq, int status,
+		  const char *message)
+{
+	struct answer a = {.status = 500, .body = FL_BUF_INIT, .fd = -1};
+
+	(void)cls;
+	answer_error(&a, status, "%s", message);
+	return answer_request(c, rq, &a);
+}
+
+static const struct fl_httpd_ops api_ops = {head, handle, refuse};
 
 /* ---- start and stop -------------------------------------------------------------- */
 
@@ -689,8 +691,9 @@ int fl_agentapi_start(fl_agentapi **out, const struct fl_config *cfg, const char
 {
 	fl_agentapi *api = fl_xcalloc(1, sizeof(*api));
 	const char *at = listen ? listen : cfg->agent_api.listen;
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG;
-	int fd, v6, r;
+	struct fl_httpd_opts ho = {"agent api", at,   THREADS,	&cfg->agent_api.limits,
+				   NULL,	NULL, &api_ops, api};
+	int r;
 
 	*out = NULL;
 	api->window_s = cfg->agent_api.window_ms > 0 ? cfg->agent_api.window_ms / 1000 : 300;
@@ -701,24 +704,14 @@ int fl_agentapi_start(fl_agentapi **out, const struct fl_config *cfg, const char
 		r = fl_error_set(FL_EINVAL, "%s: no agent_api.listen for the boxes to reach",
 				 cfg->path);
 	else if (!(r = load_boxes(api, cfg)) && !(r = load_tls(api, cfg)) &&
-		 !(r = fl_store_threads_init(&api->stores, cfg->store.path, 0)))
-		r = fl_httpd_listen(at, api->cert ? "https" : "http", &fd, &v6, api->url,
-				    sizeof(api->url));
+		 !(r = fl_store_threads_init(&api->stores, cfg->store.path, 0))) {
+		ho.cert = api->cert;
+		ho.key = api->key;
+		r = fl_httpd_start(&api->httpd, &ho);
+	}
 	if (r) {
 		fl_agentapi_stop(api);
 		return fl_error_wrap(r, "agent api");
-	}
-	flags |= (v6 ? MHD_USE_IPv6 : 0) | (api->cert ? MHD_USE_TLS : 0);
-	api->daemon = MHD_start_daemon(
-	    flags, 0, NULL, NULL, handle, api, MHD_OPTION_LISTEN_SOCKET, fd,
-	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)THREADS, MHD_OPTION_NOTIFY_COMPLETED, completed,
-	    api, MHD_OPTION_CONNECTION_TIMEOUT, CONN_TIMEOUT_S,
-	    api->cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, api->cert,
-	    MHD_OPTION_HTTPS_MEM_KEY, api->key, MHD_OPTION_END);
-	if (!api->daemon) {
-		close(fd);
-		fl_agentapi_stop(api);
-		return fl_error_set(FL_EIO, "agent api: libmicrohttpd could not start on %s", at);
 	}
 	*out = api;
 	return 0;
@@ -726,15 +719,14 @@ int fl_agentapi_start(fl_agentapi **out, const struct fl_config *cfg, const char
 
 const char *fl_agentapi_url(const fl_agentapi *a)
 {
-	return a->url;
+	return fl_httpd_url(a->httpd);
 }
 
 void fl_agentapi_stop(fl_agentapi *api)
 {
 	if (!api)
 		return;
-	if (api->daemon)
-		MHD_stop_daemon(api->daemon);
+	fl_httpd_stop(api->httpd);
 	fl_store_threads_fini(&api->stores);
 	for (size_t i = 0; i < api->nboxes; i++)
 		free(api->boxes[i].token);

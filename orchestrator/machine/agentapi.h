@@ -9,14 +9,17 @@
  * agent_api.listen. It shares nothing with the runs but the store
  * (store/agent.h): machine/baremetal.c publishes an agent job and waits for
  * its state to change; this server hands the job out and records what the
- * box says. Its own web server rather than the results pages' because those
- * are read-only, unauthenticated GET pages; what both need (the listening
- * socket, a store connection per thread) is in httpd.h.
+ * box says. Its own server rather than the results pages' because those
+ * are read-only, unauthenticated GET pages; what both need (the daemon with
+ * its limits on connections, timeouts and bodies: agent_api.*) is in
+ * lib/httpd.h, a store connection per thread in store/threads.h.
  *
- * Every request is signed by a configured box with its token (auth.h):
- * refused with 401 and a plain message when the signature, the timestamp
- * (agent_api.window) or the nonce (replay.h) is wrong, 403 when the job is
- * another box's. A box sees and changes only its own jobs.
+ * Every request is signed by a configured box with its token (auth.h),
+ * checked from the headers before any of the body is read: refused with
+ * 401 and a plain message when the signature, the timestamp
+ * (agent_api.window) or the nonce (replay.h) is wrong, or when the body
+ * read then is not the one signed; 403 when the job is another box's. A
+ * box sees and changes only its own jobs.
  */
 #ifndef FL_AGENTAPI_H
 #define FL_AGENTAPI_H

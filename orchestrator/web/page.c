@@ -113,6 +113,10 @@ static const char *status_text(int status)
 		return "Not found";
 	case 405:
 		return "Method not allowed";
+	case 413:
+		return "Request too large";
+	case 414:
+		return "Too many parameters";
 	case 503:
 		return "Service unavailable";
 	default:

@@ -1,13 +1,16 @@
 /*
- * web/server.h - the results pages' HTTP server (libmicrohttpd): a pool of
- * threads, each with its own read-only store connection opened on its
- * first request (SQLite connections are not shared across threads); only
- * GET and HEAD; an access log line per request at -v.
+ * web/server.h - the results pages' HTTP server (lib/httpd.h, with its
+ * limits on connections, timeouts and bodies): a pool of threads, each with
+ * its own read-only store connection opened on its first request (SQLite
+ * connections are not shared across threads); only GET and HEAD, refused
+ * with 405 before any body is read; no request body; an access log line
+ * per request at -v.
  */
 #ifndef FL_WEB_SERVER_H
 #define FL_WEB_SERVER_H
 
 struct fl_config;
+struct fl_httpd_limits;
 struct fl_web_server;
 
 struct fl_web_server_opts {
@@ -15,6 +18,7 @@ struct fl_web_server_opts {
 	const char *root;	     /* web/: templates/ and static/ */
 	const char *store;	     /* the SQLite file, opened read-only */
 	unsigned threads;	     /* 0: 4 */
+	const struct fl_httpd_limits *limits; /* web.* of the configuration */
 	const struct fl_config *cfg; /* may be NULL */
 };
 

@@ -293,7 +293,7 @@ static void test_refused(void **state)
 	expect(&ghost, "POST", "/agent/v1/work", "{}", 401, "unknown box 'ghost'");
 	expect(&wrong, "POST", "/agent/v1/work", "{}", 401, "signature does not match box 'a'");
 	expect(&changed, "POST", "/agent/v1/work", "{\"cpus\":64}", 401,
-	       "signature does not match");
+	       "the body is not the one box 'a' signed");
 	expect(&stale, "POST", "/agent/v1/work", "{}", 401, "stale request");
 	stale.ts = (int64_t)time(NULL) + 600;
 	expect(&stale, "POST", "/agent/v1/work", "{}", 401, "ahead of the orchestrator's clock");

@@ -66,7 +66,7 @@ static void test_canonical(void **state)
 static void sig_of(const char *method, const char *path, const char *box, int64_t ts,
 		   const char *nonce, const char *body, char *sig)
 {
-	char header[512];
+	char header[512], body_hex[FL_AUTH_HEX];
 	struct fl_auth_fields f;
 	char why[128];
 
@@ -75,6 +75,8 @@ static void sig_of(const char *method, const char *path, const char *box, int64_
 					      sizeof(header)),
 			 0);
 	assert_int_equal(fl_auth_parse(header, &f, why, sizeof(why)), 0);
+	fl_sha256_hex(body ? body : "", body ? strlen(body) : 0, body_hex);
+	assert_string_equal(f.body, body_hex);
 	assert_string_equal(f.box, box);
 	assert_int_equal(f.ts, ts);
 	assert_string_equal(f.nonce, nonce);
@@ -115,6 +117,8 @@ static void test_signature(void **state)
 	}
 }
 
+#define Z64 "0000000000000000000000000000000000000000000000000000000000000000"
+
 static void test_parse_refuses(void **state)
 {
 	static const char *const bad[] = {
@@ -122,24 +126,21 @@ static void test_parse_refuses(void **state)
 	    "",
 	    "Basic dXNlcjpwYXNz",
 	    "FL-HMAC-SHA256 box=b1,ts=1,nonce=0123456789abcdef0123456789abcdef",
-	    "FL-HMAC-SHA256 box=b1,ts=1,nonce=0123456789abcdef,sig=abc",
-	    "FL-HMAC-SHA256 box=b1,ts=1,nonce=short,sig="
-	    "0000000000000000000000000000000000000000000000000000000000000000",
-	    "FL-HMAC-SHA256 box=b1,ts=1,nonce=0123456789ABCDEF,sig="
-	    "0000000000000000000000000000000000000000000000000000000000000000",
-	    "FL-HMAC-SHA256 box=b 1,ts=1,nonce=0123456789abcdef,sig="
-	    "0000000000000000000000000000000000000000000000000000000000000000",
-	    "FL-HMAC-SHA256 box=b1,ts=-1,nonce=0123456789abcdef,sig="
-	    "0000000000000000000000000000000000000000000000000000000000000000",
-	    "FL-HMAC-SHA256 box=b1,ts=1x,nonce=0123456789abcdef,sig="
-	    "0000000000000000000000000000000000000000000000000000000000000000",
-	    "FL-HMAC-SHA256 ts=1,box=b1,nonce=0123456789abcdef,sig="
-	    "0000000000000000000000000000000000000000000000000000000000000000",
-	    "FL-HMAC-SHA256 box=b1,ts=1,nonce=0123456789abcdef,sig="
-	    "0000000000000000000000000000000000000000000000000000000000000000,x=1",
+	    "FL-HMAC-SHA256 box=b1,ts=1,nonce=0123456789abcdef,body=" Z64 ",sig=abc",
+	    "FL-HMAC-SHA256 box=b1,ts=1,nonce=short,body=" Z64 ",sig=" Z64,
+	    "FL-HMAC-SHA256 box=b1,ts=1,nonce=0123456789ABCDEF,body=" Z64 ",sig=" Z64,
+	    "FL-HMAC-SHA256 box=b 1,ts=1,nonce=0123456789abcdef,body=" Z64 ",sig=" Z64,
+	    "FL-HMAC-SHA256 box=b1,ts=-1,nonce=0123456789abcdef,body=" Z64 ",sig=" Z64,
+	    "FL-HMAC-SHA256 box=b1,ts=1x,nonce=0123456789abcdef,body=" Z64 ",sig=" Z64,
+	    "FL-HMAC-SHA256 ts=1,box=b1,nonce=0123456789abcdef,body=" Z64 ",sig=" Z64,
+	    "FL-HMAC-SHA256 box=b1,ts=1,nonce=0123456789abcdef,body=" Z64 ",sig=" Z64 ",x=1",
+	    /* the body's hash is what lets the signature be checked before the body is read */
+	    "FL-HMAC-SHA256 box=b1,ts=1,nonce=0123456789abcdef,sig=" Z64,
+	    "FL-HMAC-SHA256 box=b1,ts=1,nonce=0123456789abcdef,body=abc,sig=" Z64,
+	    "FL-HMAC-SHA256 box=b1,ts=1,nonce=0123456789abcdef,sig=" Z64 ",body=" Z64,
 	};
-	const char *good = "FL-HMAC-SHA256 box=b1,ts=1,nonce=0123456789abcdef,sig="
-			   "0000000000000000000000000000000000000000000000000000000000000000";
+	const char *good =
+	    "FL-HMAC-SHA256 box=b1,ts=1,nonce=0123456789abcdef,body=" Z64 ",sig=" Z64;
 	struct fl_auth_fields f;
 	char why[256];
 
@@ -151,6 +152,7 @@ static void test_parse_refuses(void **state)
 	}
 	assert_int_equal(fl_auth_parse(good, &f, why, sizeof(why)), 0);
 	assert_int_equal(f.ts, 1);
+	assert_string_equal(f.body, Z64);
 	assert_true(fl_auth_name_ok("box-1.lab_2"));
 	assert_false(fl_auth_name_ok("box/1"));
 	assert_false(fl_auth_name_ok(""));

@@ -338,6 +338,41 @@ static void test_mail_addresses(void **state)
 		     "'Name <user@host>')");
 }
 
+/* The servers' limits: defaults that keep one client from locking out the rest. */
+static void test_server_limits(void **state)
+{
+	struct fl_config *cfg;
+
+	(void)state;
+	assert_int_equal(fl_config_defaults(&cfg), 0);
+	assert_int_equal(cfg->web.limits.connections, 256);
+	assert_int_equal(cfg->web.limits.per_client, 32);
+	assert_int_equal(cfg->web.limits.header_timeout_ms, 10000);
+	assert_int_equal(cfg->web.limits.body_max, 0);
+	assert_int_equal(cfg->agent_api.limits.connections, 64);
+	assert_int_equal(cfg->agent_api.limits.per_client, 8);
+	assert_int_equal(cfg->agent_api.limits.header_timeout_ms, 10000);
+	assert_int_equal(cfg->agent_api.limits.body_timeout_ms, 60000);
+	assert_int_equal(cfg->agent_api.limits.body_max, 8 << 20);
+	fl_config_free(cfg);
+	assert_int_equal(load("web: { max_per_client: 4, header_timeout: 3s }\n"
+			      "agent_api: { max_body: 64K, body_timeout: 5s }\n",
+			      &cfg),
+			 0);
+	assert_int_equal(cfg->web.limits.per_client, 4);
+	assert_int_equal(cfg->web.limits.header_timeout_ms, 3000);
+	assert_int_equal(cfg->agent_api.limits.body_max, 65536);
+	assert_int_equal(cfg->agent_api.limits.body_timeout_ms, 5000);
+	fl_config_free(cfg);
+	expect_error("web: { header_timeout: 500ms }\n",
+		     "1:24: web.header_timeout: a header timeout is at least 1s");
+	expect_error(
+	    "agent_api: { max_body: 1K }\n",
+	    "1:24: agent_api.max_body: at least 64K: a box's facts and batches of records");
+	expect_error("web: { max_connections: 0 }\n",
+		     "1:25: web.max_connections: expected an integer from 1 to 100000, got '0'");
+}
+
 static void test_print_roundtrip(void **state)
 {
 	struct fl_config *cfg, *again;
@@ -376,6 +411,7 @@ int main(void)
 		cmocka_unit_test(test_print_roundtrip),
 		cmocka_unit_test(test_hostile_yaml),
 		cmocka_unit_test(test_mail_addresses),
+		cmocka_unit_test(test_server_limits),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
