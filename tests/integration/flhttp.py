@@ -10,6 +10,7 @@ import hmac
 import os
 import re
 import secrets
+import shutil
 import socket
 import subprocess
 import sys
@@ -177,6 +178,19 @@ class Server:
 
 def run(args, **kw):
     return subprocess.run([FAULTLINE] + args, capture_output=True, text=True, **kw)
+
+
+def end(checks, tmp, logs):
+    """The exit status; on a failure the tails of the servers' logs (files
+    in tmp), which is removed unless FL_KEEP is set."""
+    code = checks.finish()
+    for name in logs if code else ():
+        with open(os.path.join(tmp, name), "rb") as f:
+            sys.stdout.write("--- %s (tail)\n%s\n" % (
+                name, f.read()[-4000:].decode("utf-8", "replace")))
+    if not os.environ.get("FL_KEEP"):
+        shutil.rmtree(tmp, ignore_errors=True)
+    return code
 
 
 def log(*a):
