@@ -453,8 +453,7 @@ static int save_artifacts(struct build_ctx *x, uint64_t *size)
 		{".config", "config"},
 	};
 	struct fl_build_result *res = x->res;
-	char *to;
-	FILE *f;
+	char *to, *text;
 	int r;
 
 	res->artifact = fl_xasprintf("%s/artifacts/%s-%s-%s", x->req->cfg->var, res->sha,
@@ -474,9 +473,10 @@ static int save_artifacts(struct build_ctx *x, uint64_t *size)
 		r = copy_file(x->log, to, size);
 	free(to);
 	to = fl_xasprintf("%s/duration_ms", res->artifact);
-	if (!r && (!(f = fopen(to, "w")) || fprintf(f, "%lld\n", (long long)res->duration_ms) < 0 ||
-		   fclose(f)))
-		r = fl_error_set(FL_EIO, "cannot write %s", to);
+	text = fl_xasprintf("%lld\n", (long long)res->duration_ms);
+	if (!r)
+		r = fl_write_file(to, text);
+	free(text);
 	free(to);
 	if (r)
 		fl_remove_tree(res->artifact);
