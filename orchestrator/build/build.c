@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -578,28 +579,61 @@ static int compile(struct build_ctx *x, int64_t build_id, int64_t start)
 	return r;
 }
 
+static int64_t tv_ms(struct timeval tv)
+{
+	return tv.tv_sec * 1000LL + tv.tv_usec / 1000;
+}
+
+/*
+ * CPU ms (user + sys) of this thread and of the children waited for so far.
+ * Children are counted per process: in the service, a child another thread
+ * reaps during a build counts for the build too.
+ */
+static int64_t cpu_ms(void)
+{
+	struct rusage self, kids;
+
+	if (getrusage(RUSAGE_THREAD, &self) || getrusage(RUSAGE_CHILDREN, &kids))
+		return 0;
+	return tv_ms(self.ru_utime) + tv_ms(self.ru_stime) + tv_ms(kids.ru_utime) +
+	       tv_ms(kids.ru_stime);
+}
+
 static int build_locked(struct build_ctx *x, int64_t build_id, int64_t start)
 {
+	struct fl_build_result *res = x->res;
 	char *head = fl_xasprintf("%s/HEAD", x->slot_dir);
+	int64_t t = fl_mono_ms(), cpu = cpu_ms();
 	int r, fd;
 
-	fl_info("build: slot %u: checking out %.12s", x->slot, x->res->sha);
-	r = fl_checkout(x->req->repo, x->src, head, x->res->sha, &x->res->files_written);
+	fl_info("build: slot %u: checking out %.12s", x->slot, res->sha);
+	r = fl_checkout(x->req->repo, x->src, head, res->sha, &res->files_written);
 	free(head);
+	res->checkout_ms = fl_mono_ms() - t;
 	if (!r)
-		fl_info("build: slot %u: %u files written", x->slot, x->res->files_written);
+		fl_info("build: slot %u: %u files written", x->slot, res->files_written);
 	if (!r)
 		r = fl_mkdir_p(x->obj);
 	if (!r && (fd = open(x->log, O_WRONLY | O_CREAT | O_TRUNC, 0644)) >= 0)
 		close(fd);
+	t = fl_mono_ms();
 	if (!r)
 		r = kconfig(x);
+	res->kconfig_ms = fl_mono_ms() - t;
 	if (!r) {
 		free(x->first_error);
 		x->first_error = NULL;
 		x->objects = 0;
+		t = fl_mono_ms();
 		r = compile(x, build_id, start);
+		res->make_ms = fl_mono_ms() - t;
 	}
+	res->cpu_ms = cpu_ms() - cpu;
+	if (!r)
+		fl_info("build: slot %u: checkout %.1f s (%u files), kconfig %.1f s, "
+			"make %.1f s (%u objects), %.1f s CPU",
+			x->slot, res->checkout_ms / 1e3, res->files_written, res->kconfig_ms / 1e3,
+			res->make_ms / 1e3, res->objects, res->cpu_ms / 1e3);
 	return r;
 }
 

@@ -37,7 +37,12 @@ struct fl_build_result {
 	char *error;	 /* first error line of a failed build */
 	unsigned objects; /* objects make built (kbuild's "  CC  x.o" lines) */
 	unsigned files_written; /* source files the slot move wrote or removed */
+	int kconfig_kept;	/* no kconfig input changed: the slot's .config was kept */
 	int64_t duration_ms;
+	/* where a build's time went (0 for a cache hit): wall ms of the slot's
+	 * checkout, of the kconfig steps and of make bzImage, and the CPU ms
+	 * (user + sys) of the build's thread and of the processes it waited for */
+	int64_t checkout_ms, kconfig_ms, make_ms, cpu_ms;
 	char *config_hash;
 };
 
