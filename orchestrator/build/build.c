@@ -341,13 +341,64 @@ int fl_kconfig_check(const char *config, const char *const *fragments, size_t n,
 	return lost;
 }
 
-/* base, then merge_config.sh -m with the fragments, then olddefconfig, then the check. */
-static int kconfig(struct build_ctx *x)
+/*
+ * A path whose change can change what the kconfig steps make of the same
+ * base and fragments: the Kconfig files, scripts/ (kconfig itself and the
+ * scripts Kconfig runs), defconfigs and config fragments (tinyconfig merges
+ * kernel/configs/tiny.config), the top Makefile (the version, the targets).
+ */
+static int kconfig_input(const char *path)
+{
+	const char *name = strrchr(path, '/');
+
+	name = name ? name + 1 : path;
+	return !strncmp(name, "Kconfig", 7) || !strncmp(path, "scripts/", 8) ||
+	       strstr(path, "configs/") || !strcmp(path, "Makefile");
+}
+
+/*
+ * 1 when the object directory's .config can be kept: the kconfig steps ran
+ * in it for commit <stamp> with the same compiler (its version decides
+ * options too) and no kconfig input differs from that commit to this one.
+ * The config itself is the directory's: obj-<config hash>.
+ */
+static int kconfig_current(struct build_ctx *x, const char *stamp, const char *dotconfig)
+{
+	fl_buf b = FL_BUF_INIT;
+	char **paths = NULL, *nl;
+	size_t n = 0;
+	struct stat st;
+	int keep = 0;
+
+	if (stat(dotconfig, &st) || fl_read_file(stamp, &b)) {
+		fl_error_clear();
+		goto out;
+	}
+	nl = strchr(fl_buf_str(&b), '\n');
+	if (!nl || nl - b.ptr != 40 || strcmp(nl + 1, x->compiler))
+		goto out;
+	*nl = '\0'; /* b.ptr: the commit */
+	if (fl_repo_changed_paths(x->req->repo, b.ptr, x->res->sha, &paths, &n)) {
+		fl_error_clear(); /* another tree's commit, say: run the steps */
+		goto out;
+	}
+	keep = 1;
+	for (size_t i = 0; keep && i < n; i++)
+		keep = !kconfig_input(paths[i]);
+	if (keep)
+		fl_info("build: slot %u: no kconfig input changed since %.12s: .config kept",
+			x->slot, b.ptr);
+	fl_repo_strv_free(paths, n);
+out:
+	fl_buf_free(&b);
+	return keep;
+}
+
+/* base, then merge_config.sh -m with the fragments, then olddefconfig. */
+static int kconfig_make(struct build_ctx *x, char *const *abs, const char *dotconfig)
 {
 	const struct fl_kernel_conf *k = x->req->kernel;
-	char *dotconfig = fl_xasprintf("%s/.config", x->obj), *report = NULL;
-	char **abs = fl_xcalloc(k->nfragments + 1, sizeof(*abs));
-	int status = 0, r = 0, lost;
+	int status = 0, r = 0;
 	struct stat st;
 
 	if (!stat(k->base, &st)) {
@@ -358,8 +409,6 @@ static int kconfig(struct build_ctx *x)
 		fl_info("build: slot %u: make %s", x->slot, k->base);
 		r = make_target(x, k->base, &status);
 	}
-	for (size_t i = 0; i < k->nfragments; i++)
-		abs[i] = realpath(k->fragments[i], NULL);
 	if (!r && !status && k->nfragments) {
 		char *script = fl_xasprintf("%s/scripts/kconfig/merge_config.sh", x->src);
 		const char **argv = fl_xcalloc(k->nfragments + 7, sizeof(*argv));
@@ -384,6 +433,31 @@ static int kconfig(struct build_ctx *x)
 	if (!r && status)
 		r = fl_error_set(FL_EINVAL, "kernel '%s': configuration failed (exit %d): %s",
 				 k->name, status, x->first_error ? x->first_error : "see the log");
+	return r;
+}
+
+/*
+ * The object directory's .config: made by the kconfig steps, or kept when
+ * nothing they read changed (they cost seconds on every build), then
+ * checked against the fragments either way. The stamp
+ * (obj-<hash>/.faultline-kconfig: the commit, the compiler) is removed
+ * while the steps run, so a failed or interrupted run is redone.
+ */
+static int kconfig(struct build_ctx *x)
+{
+	const struct fl_kernel_conf *k = x->req->kernel;
+	char *dotconfig = fl_xasprintf("%s/.config", x->obj), *report = NULL;
+	char *stamp = fl_xasprintf("%s/.faultline-kconfig", x->obj);
+	char **abs = fl_xcalloc(k->nfragments + 1, sizeof(*abs));
+	int r = 0, lost;
+
+	for (size_t i = 0; i < k->nfragments; i++)
+		abs[i] = realpath(k->fragments[i], NULL);
+	x->res->kconfig_kept = kconfig_current(x, stamp, dotconfig);
+	if (!x->res->kconfig_kept) {
+		unlink(stamp);
+		r = kconfig_make(x, abs, dotconfig);
+	}
 	if (r)
 		goto out;
 	lost = fl_kconfig_check(dotconfig, (const char *const *)abs, k->nfragments, &report);
@@ -402,11 +476,18 @@ static int kconfig(struct build_ctx *x)
 				report);
 		}
 	}
+	if (!r && !x->res->kconfig_kept) {
+		char *text = fl_xasprintf("%s\n%s", x->res->sha, x->compiler);
+
+		r = fl_write_file(stamp, text);
+		free(text);
+	}
 out:
 	for (size_t i = 0; i < k->nfragments; i++)
 		free(abs[i]);
 	free(abs);
 	free(report);
+	free(stamp);
 	free(dotconfig);
 	return r;
 }

@@ -3,7 +3,8 @@
  *
  * A slot is var/slots/<n>/src, a source directory moved from commit to
  * commit by checkout.c (only the files that differ are written), plus one object directory (O=) per kernel config,
- * var/slots/<n>/obj-<config hash>, so make rebuilds only what changed.
+ * var/slots/<n>/obj-<config hash>, so make rebuilds only what changed
+ * (and its .config is kept while no kconfig input changes: build.c).
  * Artifacts live in var/artifacts/<sha>-<config hash>-<compiler hash>/
  * (bzImage, System.map, config, build.log, duration_ms) and are indexed
  * by the store, which evicts the least recently used past the size cap.
