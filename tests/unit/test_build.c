@@ -6,7 +6,8 @@
  * second request is a cache hit, a commit that does not compile is
  * classified build-failed, a fragment option that does not survive
  * olddefconfig is reported (also when a Kconfig change makes it so), the
- * size cap evicts the LRU artifact.
+ * size cap evicts the LRU artifact, make runs with ccache in depend mode
+ * unless the environment says otherwise.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -62,6 +63,9 @@ static int setup(void **state)
 	FILE *f;
 
 	(void)state;
+	unsetenv("CCACHE_DIR");
+	unsetenv("CCACHE_DEPEND");
+	unsetenv("CCACHE_NODEPEND");
 	snprintf(dir, sizeof(dir), "/tmp/fl-test-build-XXXXXX");
 	if (!mkdtemp(dir))
 		return -1;
@@ -227,6 +231,54 @@ static void test_eviction(void **state)
 	fl_build_result_release(&res);
 }
 
+/* The CCACHE_* settings the fake kernel's make ran with (its ccache.env). */
+static char *ccache_env(const struct fl_build_result *res)
+{
+	char path[512], *text = malloc(4096);
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/var/slots/0/obj-%s/ccache.env", dir, res->config_hash);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	n = fread(text, 1, 4095, f);
+	text[n] = 0;
+	fclose(f);
+	return text;
+}
+
+/*
+ * Depend mode (no second preprocessing on a miss) unless CCACHE_NODEPEND
+ * asks for ccache's default; the cache is the var's.
+ */
+static void test_ccache_depend_mode(void **state)
+{
+	struct fl_build_result res;
+	char *env, want[128];
+
+	(void)state;
+	sh("rm -rf %s/var/artifacts/*", dir);
+	assert_int_equal(build(sha[0], "ok", &res), 0);
+	assert_false(res.cached);
+	env = ccache_env(&res);
+	assert_non_null(strstr(env, "CCACHE_DEPEND=1\n"));
+	snprintf(want, sizeof(want), "CCACHE_DIR=%s/var/ccache\n", dir);
+	assert_non_null(strstr(env, want));
+	free(env);
+	fl_build_result_release(&res);
+
+	sh("rm -rf %s/var/artifacts/*", dir);
+	setenv("CCACHE_NODEPEND", "1", 1);
+	assert_int_equal(build(sha[0], "ok", &res), 0);
+	unsetenv("CCACHE_NODEPEND");
+	assert_false(res.cached);
+	env = ccache_env(&res);
+	assert_null(strstr(env, "CCACHE_DEPEND"));
+	assert_non_null(strstr(env, "CCACHE_NODEPEND=1\n"));
+	free(env);
+	fl_build_result_release(&res);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -235,6 +287,7 @@ int main(void)
 		cmocka_unit_test(test_lost_option),
 		cmocka_unit_test(test_kconfig_input_changed),
 		cmocka_unit_test(test_eviction),
+		cmocka_unit_test(test_ccache_depend_mode),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
