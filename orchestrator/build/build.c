@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -220,7 +221,7 @@ static int slot_run(struct build_ctx *x, const char *const *argv, const char *di
 	time_t t = (time_t)x->commit_time;
 	struct tm tm;
 	char *tsenv;
-	const char *env[6];
+	const char *env[7];
 	size_t n = 0;
 	struct fl_child c = {.argv = argv, .env = env, .dir = dir, .out_path = x->log,
 			     .on_line = on_make_line, .data = x, .timeout_ms = cfg->build.timeout_ms};
@@ -235,6 +236,17 @@ static int slot_run(struct build_ctx *x, const char *const *argv, const char *di
 	env[n++] = "KBUILD_BUILD_HOST=faultline";
 	if (!getenv("CCACHE_DIR"))
 		env[n++] = ccache_dir;
+	/*
+	 * ccache's depend mode: a miss compiles once, as plain make does,
+	 * where the default mode runs the preprocessor first to hash its
+	 * output (a quarter more CPU on a cold kernel build); the include
+	 * list comes from the .d file kbuild asks gcc for (-Wp,-MMD). What
+	 * it gives up: a hit after a change that leaves the preprocessed text
+	 * alone (a comment edit that keeps line numbers). CCACHE_NODEPEND=1
+	 * in faultline's environment keeps the default mode.
+	 */
+	if (!getenv("CCACHE_DEPEND") && !getenv("CCACHE_NODEPEND"))
+		env[n++] = "CCACHE_DEPEND=1";
 	env[n] = NULL;
 	r = fl_run_command(&c, status);
 	free(tsenv);
@@ -340,13 +352,64 @@ int fl_kconfig_check(const char *config, const char *const *fragments, size_t n,
 	return lost;
 }
 
-/* base, then merge_config.sh -m with the fragments, then olddefconfig, then the check. */
-static int kconfig(struct build_ctx *x)
+/*
+ * A path whose change can change what the kconfig steps make of the same
+ * base and fragments: the Kconfig files, scripts/ (kconfig itself and the
+ * scripts Kconfig runs), defconfigs and config fragments (tinyconfig merges
+ * kernel/configs/tiny.config), the top Makefile (the version, the targets).
+ */
+static int kconfig_input(const char *path)
+{
+	const char *name = strrchr(path, '/');
+
+	name = name ? name + 1 : path;
+	return !strncmp(name, "Kconfig", 7) || !strncmp(path, "scripts/", 8) ||
+	       strstr(path, "configs/") || !strcmp(path, "Makefile");
+}
+
+/*
+ * 1 when the object directory's .config can be kept: the kconfig steps ran
+ * in it for commit <stamp> with the same compiler (its version decides
+ * options too) and no kconfig input differs from that commit to this one.
+ * The config itself is the directory's: obj-<config hash>.
+ */
+static int kconfig_current(struct build_ctx *x, const char *stamp, const char *dotconfig)
+{
+	fl_buf b = FL_BUF_INIT;
+	char **paths = NULL, *nl;
+	size_t n = 0;
+	struct stat st;
+	int keep = 0;
+
+	if (stat(dotconfig, &st) || fl_read_file(stamp, &b)) {
+		fl_error_clear();
+		goto out;
+	}
+	nl = strchr(fl_buf_str(&b), '\n');
+	if (!nl || nl - b.ptr != 40 || strcmp(nl + 1, x->compiler))
+		goto out;
+	*nl = '\0'; /* b.ptr: the commit */
+	if (fl_repo_changed_paths(x->req->repo, b.ptr, x->res->sha, &paths, &n)) {
+		fl_error_clear(); /* another tree's commit, say: run the steps */
+		goto out;
+	}
+	keep = 1;
+	for (size_t i = 0; keep && i < n; i++)
+		keep = !kconfig_input(paths[i]);
+	if (keep)
+		fl_info("build: slot %u: no kconfig input changed since %.12s: .config kept",
+			x->slot, b.ptr);
+	fl_repo_strv_free(paths, n);
+out:
+	fl_buf_free(&b);
+	return keep;
+}
+
+/* base, then merge_config.sh -m with the fragments, then olddefconfig. */
+static int kconfig_make(struct build_ctx *x, char *const *abs, const char *dotconfig)
 {
 	const struct fl_kernel_conf *k = x->req->kernel;
-	char *dotconfig = fl_xasprintf("%s/.config", x->obj), *report = NULL;
-	char **abs = fl_xcalloc(k->nfragments + 1, sizeof(*abs));
-	int status = 0, r = 0, lost;
+	int status = 0, r = 0;
 	struct stat st;
 
 	if (!stat(k->base, &st)) {
@@ -357,8 +420,6 @@ static int kconfig(struct build_ctx *x)
 		fl_info("build: slot %u: make %s", x->slot, k->base);
 		r = make_target(x, k->base, &status);
 	}
-	for (size_t i = 0; i < k->nfragments; i++)
-		abs[i] = realpath(k->fragments[i], NULL);
 	if (!r && !status && k->nfragments) {
 		char *script = fl_xasprintf("%s/scripts/kconfig/merge_config.sh", x->src);
 		const char **argv = fl_xcalloc(k->nfragments + 7, sizeof(*argv));
@@ -383,6 +444,31 @@ static int kconfig(struct build_ctx *x)
 	if (!r && status)
 		r = fl_error_set(FL_EINVAL, "kernel '%s': configuration failed (exit %d): %s",
 				 k->name, status, x->first_error ? x->first_error : "see the log");
+	return r;
+}
+
+/*
+ * The object directory's .config: made by the kconfig steps, or kept when
+ * nothing they read changed (they cost seconds on every build), then
+ * checked against the fragments either way. The stamp
+ * (obj-<hash>/.faultline-kconfig: the commit, the compiler) is removed
+ * while the steps run, so a failed or interrupted run is redone.
+ */
+static int kconfig(struct build_ctx *x)
+{
+	const struct fl_kernel_conf *k = x->req->kernel;
+	char *dotconfig = fl_xasprintf("%s/.config", x->obj), *report = NULL;
+	char *stamp = fl_xasprintf("%s/.faultline-kconfig", x->obj);
+	char **abs = fl_xcalloc(k->nfragments + 1, sizeof(*abs));
+	int r = 0, lost;
+
+	for (size_t i = 0; i < k->nfragments; i++)
+		abs[i] = realpath(k->fragments[i], NULL);
+	x->res->kconfig_kept = kconfig_current(x, stamp, dotconfig);
+	if (!x->res->kconfig_kept) {
+		unlink(stamp);
+		r = kconfig_make(x, abs, dotconfig);
+	}
 	if (r)
 		goto out;
 	lost = fl_kconfig_check(dotconfig, (const char *const *)abs, k->nfragments, &report);
@@ -401,11 +487,18 @@ static int kconfig(struct build_ctx *x)
 				report);
 		}
 	}
+	if (!r && !x->res->kconfig_kept) {
+		char *text = fl_xasprintf("%s\n%s", x->res->sha, x->compiler);
+
+		r = fl_write_file(stamp, text);
+		free(text);
+	}
 out:
 	for (size_t i = 0; i < k->nfragments; i++)
 		free(abs[i]);
 	free(abs);
 	free(report);
+	free(stamp);
 	free(dotconfig);
 	return r;
 }
@@ -453,8 +546,7 @@ static int save_artifacts(struct build_ctx *x, uint64_t *size)
 		{".config", "config"},
 	};
 	struct fl_build_result *res = x->res;
-	char *to;
-	FILE *f;
+	char *to, *text;
 	int r;
 
 	res->artifact = fl_xasprintf("%s/artifacts/%s-%s-%s", x->req->cfg->var, res->sha,
@@ -474,9 +566,10 @@ static int save_artifacts(struct build_ctx *x, uint64_t *size)
 		r = copy_file(x->log, to, size);
 	free(to);
 	to = fl_xasprintf("%s/duration_ms", res->artifact);
-	if (!r && (!(f = fopen(to, "w")) || fprintf(f, "%lld\n", (long long)res->duration_ms) < 0 ||
-		   fclose(f)))
-		r = fl_error_set(FL_EIO, "cannot write %s", to);
+	text = fl_xasprintf("%lld\n", (long long)res->duration_ms);
+	if (!r)
+		r = fl_write_file(to, text);
+	free(text);
 	free(to);
 	if (r)
 		fl_remove_tree(res->artifact);
@@ -578,28 +671,61 @@ static int compile(struct build_ctx *x, int64_t build_id, int64_t start)
 	return r;
 }
 
+static int64_t tv_ms(struct timeval tv)
+{
+	return tv.tv_sec * 1000LL + tv.tv_usec / 1000;
+}
+
+/*
+ * CPU ms (user + sys) of this thread and of the children waited for so far.
+ * Children are counted per process: in the service, a child another thread
+ * reaps during a build counts for the build too.
+ */
+static int64_t cpu_ms(void)
+{
+	struct rusage self, kids;
+
+	if (getrusage(RUSAGE_THREAD, &self) || getrusage(RUSAGE_CHILDREN, &kids))
+		return 0;
+	return tv_ms(self.ru_utime) + tv_ms(self.ru_stime) + tv_ms(kids.ru_utime) +
+	       tv_ms(kids.ru_stime);
+}
+
 static int build_locked(struct build_ctx *x, int64_t build_id, int64_t start)
 {
+	struct fl_build_result *res = x->res;
 	char *head = fl_xasprintf("%s/HEAD", x->slot_dir);
+	int64_t t = fl_mono_ms(), cpu = cpu_ms();
 	int r, fd;
 
-	fl_info("build: slot %u: checking out %.12s", x->slot, x->res->sha);
-	r = fl_checkout(x->req->repo, x->src, head, x->res->sha, &x->res->files_written);
+	fl_info("build: slot %u: checking out %.12s", x->slot, res->sha);
+	r = fl_checkout(x->req->repo, x->src, head, res->sha, &res->files_written);
 	free(head);
+	res->checkout_ms = fl_mono_ms() - t;
 	if (!r)
-		fl_info("build: slot %u: %u files written", x->slot, x->res->files_written);
+		fl_info("build: slot %u: %u files written", x->slot, res->files_written);
 	if (!r)
 		r = fl_mkdir_p(x->obj);
 	if (!r && (fd = open(x->log, O_WRONLY | O_CREAT | O_TRUNC, 0644)) >= 0)
 		close(fd);
+	t = fl_mono_ms();
 	if (!r)
 		r = kconfig(x);
+	res->kconfig_ms = fl_mono_ms() - t;
 	if (!r) {
 		free(x->first_error);
 		x->first_error = NULL;
 		x->objects = 0;
+		t = fl_mono_ms();
 		r = compile(x, build_id, start);
+		res->make_ms = fl_mono_ms() - t;
 	}
+	res->cpu_ms = cpu_ms() - cpu;
+	if (!r)
+		fl_info("build: slot %u: checkout %.1f s (%u files), kconfig %.1f s, "
+			"make %.1f s (%u objects), %.1f s CPU",
+			x->slot, res->checkout_ms / 1e3, res->files_written, res->kconfig_ms / 1e3,
+			res->make_ms / 1e3, res->objects, res->cpu_ms / 1e3);
 	return r;
 }
 

@@ -3,7 +3,8 @@
  *
  * A slot is var/slots/<n>/src, a source directory moved from commit to
  * commit by checkout.c (only the files that differ are written), plus one object directory (O=) per kernel config,
- * var/slots/<n>/obj-<config hash>, so make rebuilds only what changed.
+ * var/slots/<n>/obj-<config hash>, so make rebuilds only what changed
+ * (and its .config is kept while no kconfig input changes: build.c).
  * Artifacts live in var/artifacts/<sha>-<config hash>-<compiler hash>/
  * (bzImage, System.map, config, build.log, duration_ms) and are indexed
  * by the store, which evicts the least recently used past the size cap.
@@ -37,7 +38,12 @@ struct fl_build_result {
 	char *error;	 /* first error line of a failed build */
 	unsigned objects; /* objects make built (kbuild's "  CC  x.o" lines) */
 	unsigned files_written; /* source files the slot move wrote or removed */
+	int kconfig_kept;	/* no kconfig input changed: the slot's .config was kept */
 	int64_t duration_ms;
+	/* where a build's time went (0 for a cache hit): wall ms of the slot's
+	 * checkout, of the kconfig steps and of make bzImage, and the CPU ms
+	 * (user + sys) of the build's thread and of the processes it waited for */
+	int64_t checkout_ms, kconfig_ms, make_ms, cpu_ms;
 	char *config_hash;
 };
 

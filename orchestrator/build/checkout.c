@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <git2.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,39 +23,53 @@ static const char *git_msg(void)
 	return e && e->message ? e->message : "unknown libgit2 error";
 }
 
-static int write_blob(git_repository *git, const git_diff_file *f, const char *path)
+/* Creates path's file or symlink, making its directory when missing. */
+static int create(const char *path, const git_diff_file *f, const void *data, size_t len)
+{
+	int fd = -1, r = 0;
+
+	for (int tries = 0; tries < 2; tries++) {
+		if (f->mode == GIT_FILEMODE_LINK) {
+			char *target = fl_xstrndup(data, len);
+
+			fd = symlink(target, path) ? -1 : 0;
+			free(target);
+		} else {
+			fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+				  f->mode == GIT_FILEMODE_BLOB_EXECUTABLE ? 0755 : 0644);
+		}
+		/* the directory exists for most files: make it only when it does not */
+		if (fd >= 0 || errno != ENOENT || fl_mkdir_parent(path))
+			break;
+	}
+	if (fd < 0)
+		return fl_error_set(FL_EIO, "cannot write %s: %s", path, strerror(errno));
+	if (f->mode == GIT_FILEMODE_LINK)
+		return 0;
+	if (write(fd, data, len) != (ssize_t)len)
+		r = fl_error_set(FL_EIO, "%s: %s", path,
+				 errno == ENOSPC ? "disk full" : strerror(errno));
+	if (close(fd) && !r)
+		r = fl_error_set(FL_EIO, "%s: %s", path, strerror(errno));
+	return r;
+}
+
+/* Writes a blob at path; replaces what was there unless the directory started empty. */
+static int write_blob(git_repository *git, const git_diff_file *f, const char *path, int fresh)
 {
 	git_blob *blob;
-	const void *data;
-	size_t len;
-	int fd, r = 0;
+	int r;
 
 	if (git_blob_lookup(&blob, git, &f->id))
 		return fl_error_set(FL_EIO, "blob %s: %s", f->path, git_msg());
-	data = git_blob_rawcontent(blob);
-	len = (size_t)git_blob_rawsize(blob);
-	unlink(path);
-	if (f->mode == GIT_FILEMODE_LINK) {
-		char *target = fl_xstrndup(data, len);
-
-		if (symlink(target, path))
-			r = fl_error_set(FL_EIO, "symlink %s: %s", path, strerror(errno));
-		free(target);
-	} else if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC,
-			      f->mode == GIT_FILEMODE_BLOB_EXECUTABLE ? 0755 : 0644)) < 0) {
-		r = fl_error_set(FL_EIO, "cannot write %s: %s", path, strerror(errno));
-	} else {
-		if (write(fd, data, len) != (ssize_t)len)
-			r = fl_error_set(FL_EIO, "%s: %s", path,
-					 errno == ENOSPC ? "disk full" : strerror(errno));
-		if (close(fd) && !r)
-			r = fl_error_set(FL_EIO, "%s: %s", path, strerror(errno));
-	}
+	if (!fresh)
+		unlink(path); /* a symlink is replaced, not written through; a mode is renewed */
+	r = create(path, f, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
 	git_blob_free(blob);
 	return r;
 }
 
-static int apply_delta(git_repository *git, const char *dir, const git_diff_delta *d,
+static int apply_delta(git_repository *git, const char *dir, const git_diff_delta *d, int fresh,
 		       unsigned *written)
 {
 	char *path;
@@ -71,12 +86,91 @@ static int apply_delta(git_repository *git, const char *dir, const git_diff_delt
 		return r;
 	}
 	path = fl_xasprintf("%s/%s", dir, d->new_file.path);
-	*strrchr(path, '/') = '\0';
-	r = fl_mkdir_p(path);
-	path[strlen(path)] = '/';
-	if (!r)
-		r = write_blob(git, &d->new_file, path);
+	r = write_blob(git, &d->new_file, path, fresh);
 	free(path);
+	return r;
+}
+
+/*
+ * A share of a move into an empty directory, for one thread: every delta
+ * adds a file, so shares cannot touch the same path (a directory two of
+ * them make is fine: mkdir tolerates EEXIST). Each thread opens the
+ * repository itself: libgit2 objects are not shared between threads.
+ */
+struct share {
+	const char *gitdir, *dir;
+	const git_diff_delta **deltas;
+	size_t n;
+	unsigned written;
+	int r;
+	char *error;
+	pthread_t thread;
+};
+
+static void *write_share(void *arg)
+{
+	struct share *s = arg;
+	git_repository *git;
+
+	if (git_repository_open(&git, s->gitdir)) {
+		s->r = fl_error_set(FL_EIO, "%s: %s", s->gitdir, git_msg());
+	} else {
+		for (size_t i = 0; !s->r && i < s->n; i++)
+			s->r = apply_delta(git, s->dir, s->deltas[i], 1, &s->written);
+		git_repository_free(git);
+	}
+	if (s->r)
+		s->error = fl_xstrdup(fl_error_last());
+	return NULL;
+}
+
+/* Threads for a first checkout (tens of thousands of files), up to 4. */
+static unsigned share_count(size_t deltas)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (deltas < 1024 || cpus < 2)
+		return 1;
+	return cpus > 4 ? 4 : (unsigned)cpus;
+}
+
+/* Writes every delta of diff into the empty dir, in shares of consecutive paths. */
+static int write_fresh(git_repository *git, const char *dir, git_diff *diff, unsigned *count)
+{
+	size_t n = git_diff_num_deltas(diff);
+	unsigned k = share_count(n);
+	const git_diff_delta **deltas = fl_xcalloc(n + 1, sizeof(*deltas));
+	struct share *shares = fl_xcalloc(k, sizeof(*shares));
+	int r = 0;
+
+	for (size_t i = 0; i < n; i++)
+		deltas[i] = git_diff_get_delta(diff, i);
+	for (unsigned t = 0; t < k; t++) {
+		shares[t] = (struct share){.gitdir = git_repository_path(git),
+					   .dir = dir,
+					   .deltas = deltas + n * t / k,
+					   .n = n * (t + 1) / k - n * t / k};
+		if (t > 0 && pthread_create(&shares[t].thread, NULL, write_share, &shares[t])) {
+			shares[t].r = fl_error_set(FL_EIO, "checkout: cannot start a thread");
+			shares[t].error = fl_xstrdup(fl_error_last());
+			shares[t].thread = 0;
+		}
+	}
+	/* the first share in this thread, with its repository */
+	for (size_t i = 0; !shares[0].r && i < shares[0].n; i++)
+		shares[0].r = apply_delta(git, dir, shares[0].deltas[i], 1, &shares[0].written);
+	if (shares[0].r)
+		shares[0].error = fl_xstrdup(fl_error_last());
+	for (unsigned t = 0; t < k; t++) {
+		if (t > 0 && shares[t].thread)
+			pthread_join(shares[t].thread, NULL);
+		*count += shares[t].written;
+		if (shares[t].r && !r)
+			r = fl_error_set(shares[t].r, "%s", shares[t].error);
+		free(shares[t].error);
+	}
+	free(shares);
+	free(deltas);
 	return r;
 }
 
@@ -112,7 +206,6 @@ int fl_checkout(fl_repo *repo, const char *dir, const char *state, const char *s
 	git_diff *diff = NULL;
 	unsigned count = 0;
 	git_oid oid;
-	FILE *f;
 	int r = 0;
 
 	if (git_oid_fromstr(&oid, sha) || git_commit_lookup(&to, git, &oid))
@@ -135,10 +228,16 @@ int fl_checkout(fl_repo *repo, const char *dir, const char *state, const char *s
 		r = fl_error_set(FL_EIO, "diff to %.12s: %s", sha, git_msg());
 		goto out;
 	}
-	for (size_t i = 0; !r && i < git_diff_num_deltas(diff); i++)
-		r = apply_delta(git, dir, git_diff_get_delta(diff, i), &count);
-	if (!r && (!(f = fopen(state, "w")) || fprintf(f, "%s\n", sha) < 0 || fclose(f)))
-		r = fl_error_set(FL_EIO, "cannot write %s: %s", state, strerror(errno));
+	if (!old_tree)
+		r = write_fresh(git, dir, diff, &count);
+	for (size_t i = 0; old_tree && !r && i < git_diff_num_deltas(diff); i++)
+		r = apply_delta(git, dir, git_diff_get_delta(diff, i), 0, &count);
+	if (!r) {
+		char *line = fl_xasprintf("%s\n", sha);
+
+		r = fl_write_file(state, line);
+		free(line);
+	}
 out:
 	if (written)
 		*written = count;

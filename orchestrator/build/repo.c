@@ -306,6 +306,55 @@ out:
 	return e;
 }
 
+static int commit_tree(fl_repo *r, const char *sha, git_tree **tree)
+{
+	git_commit *c;
+	git_oid oid;
+	int e;
+
+	if (git_oid_fromstr(&oid, sha) || git_commit_lookup(&c, r->git, &oid))
+		return fl_error_set(FL_ENOTFOUND, "tree '%s': no commit %s", r->name, sha);
+	e = git_commit_tree(tree, c);
+	git_commit_free(c);
+	if (e)
+		return fl_error_set(FL_EIO, "tree '%s': tree of %.12s: %s", r->name, sha,
+				    git_msg());
+	return 0;
+}
+
+int fl_repo_changed_paths(fl_repo *r, const char *from, const char *to, char ***paths, size_t *n)
+{
+	git_tree *a = NULL, *b = NULL;
+	git_diff *diff = NULL;
+	git_diff_options opts;
+	char **v;
+	size_t k = 0;
+	int e;
+
+	if ((e = commit_tree(r, from, &a)) || (e = commit_tree(r, to, &b)))
+		goto out;
+	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
+	if (git_diff_tree_to_tree(&diff, r->git, a, b, &opts)) {
+		e = fl_error_set(FL_EIO, "tree '%s': diff %.12s..%.12s: %s", r->name, from, to,
+				 git_msg());
+		goto out;
+	}
+	v = fl_xcalloc(git_diff_num_deltas(diff) + 1, sizeof(*v));
+	for (size_t i = 0; i < git_diff_num_deltas(diff); i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+
+		v[k++] = fl_xstrdup(d->status == GIT_DELTA_DELETED ? d->old_file.path
+								   : d->new_file.path);
+	}
+	*paths = v;
+	*n = k;
+out:
+	git_diff_free(diff);
+	git_tree_free(a);
+	git_tree_free(b);
+	return e;
+}
+
 int fl_repo_commit(fl_repo *r, const char *rev, struct fl_repo_commit *c)
 {
 	const git_signature *sig;

@@ -52,6 +52,13 @@ int fl_repo_version_cmp(const char *a, const char *b);
 /* 1 when commit ancestor (full hex) is reachable from descendant (or is it), else 0. */
 int fl_repo_is_ancestor(fl_repo *r, const char *ancestor, const char *descendant);
 
+/*
+ * The paths that differ between the trees of commits from and to (full hex):
+ * added, removed or changed files, in git's path order.
+ * Free with fl_repo_strv_free.
+ */
+int fl_repo_changed_paths(fl_repo *r, const char *from, const char *to, char ***paths, size_t *n);
+
 /* First-parent commits in (from, to], oldest first, as hex shas. */
 int fl_repo_first_parents(fl_repo *r, const char *from, const char *to, char ***shas,
 			  size_t *n);

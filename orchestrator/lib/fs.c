@@ -96,3 +96,18 @@ int fl_read_file(const char *path, fl_buf *out)
 		return fl_error_set(FL_EIO, "%s: cannot read: %s", path, strerror(errno));
 	return 0;
 }
+
+int fl_write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "we");
+	int failed;
+
+	if (!f)
+		return fl_error_set(FL_EIO, "cannot write %s: %s", path, strerror(errno));
+	failed = fputs(text, f) == EOF;
+	failed |= fclose(f) != 0;
+	if (failed)
+		return fl_error_set(FL_EIO, "cannot write %s: %s", path,
+				    errno == ENOSPC ? "disk full" : strerror(errno));
+	return 0;
+}

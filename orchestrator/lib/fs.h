@@ -23,5 +23,10 @@ char *fl_path_component(const char *s);
  * 0, or FL_EIO with "PATH: cannot open: REASON" (or "cannot read").
  */
 int fl_read_file(const char *path, fl_buf *out);
+/*
+ * Replaces the file at path with text (state files, stamps): 0, or FL_EIO
+ * with "cannot write PATH: REASON" ("disk full" for ENOSPC).
+ */
+int fl_write_file(const char *path, const char *text);
 
 #endif

@@ -4,7 +4,7 @@
 # commit with a fixed author and date (the same tarball gives the same
 # commit id). Without --import-only a second commit edits mm/memcontrol.c (a
 # comment before memcg_check_events). Kept when DIR already is one.
-# Used by tests/kernel/real.sh, bench/build and kernels/demo/make-history.sh.
+# Used by tests/kernel/real.sh and kernels/demo/make-history.sh.
 set -eu
 import_only=
 [ "${1:-}" = --import-only ] && { import_only=1; shift; }

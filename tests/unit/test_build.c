@@ -2,9 +2,12 @@
  * test_build.c - the builder on a small synthetic kernel tree
  * (data/fake-kernel, whose Makefile takes the kbuild targets the builder
  * uses): a slot move writes only changed files and make rebuilds only
- * their objects, a second request is a cache hit, a commit that does not
- * compile is classified build-failed, a fragment option that does not
- * survive olddefconfig is reported, the size cap evicts the LRU artifact.
+ * their objects and keeps the .config when no kconfig input changed, a
+ * second request is a cache hit, a commit that does not compile is
+ * classified build-failed, a fragment option that does not survive
+ * olddefconfig is reported (also when a Kconfig change makes it so), the
+ * size cap evicts the LRU artifact, make runs with ccache in depend mode
+ * unless the environment says otherwise.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,7 +28,7 @@
 #include "store/store.h"
 
 static char dir[64];
-static char sha[4][41]; /* good, b.c changed, broken, a.c changed */
+static char sha[5][41]; /* good, b.c changed, broken, a.c changed, Kconfig without PRINTK */
 static struct fl_config *cfg;
 static fl_repo *repo;
 static fl_store *store;
@@ -60,6 +63,9 @@ static int setup(void **state)
 	FILE *f;
 
 	(void)state;
+	unsetenv("CCACHE_DIR");
+	unsetenv("CCACHE_DEPEND");
+	unsetenv("CCACHE_NODEPEND");
 	snprintf(dir, sizeof(dir), "/tmp/fl-test-build-XXXXXX");
 	if (!mkdtemp(dir))
 		return -1;
@@ -90,6 +96,7 @@ static int setup(void **state)
 	commit(2, "echo 'int broken(void) { return }' > c.c");
 	sh("cd %s/src && " GIT "reset -q --hard HEAD~1", dir, dir);
 	commit(3, "sed -i 's/1/4/' a.c");
+	commit(4, "sed -i '/PRINTK/d' Kconfig.known");
 	return 0;
 }
 
@@ -130,6 +137,7 @@ static void test_slot_reuse_and_cache(void **state)
 	assert_int_equal(build(sha[0], "ok", &res), 0);
 	assert_false(res.failed);
 	assert_false(res.cached);
+	assert_false(res.kconfig_kept);
 	assert_int_equal(res.objects, 2);
 	snprintf(path, sizeof(path), "%s/bzImage", res.artifact);
 	assert_int_equal(access(path, F_OK), 0);
@@ -143,6 +151,7 @@ static void test_slot_reuse_and_cache(void **state)
 	assert_false(res.cached);
 	assert_int_equal(res.files_written, 1);
 	assert_int_equal(res.objects, 1);
+	assert_true(res.kconfig_kept); /* b.c is no kconfig input */
 	assert_int_equal(mtime("a.c"), a);
 	fl_build_result_release(&res);
 
@@ -185,6 +194,18 @@ static void test_lost_option(void **state)
 	fl_build_result_release(&res);
 }
 
+/* A Kconfig change runs the kconfig steps again: PRINTK is gone, so is the option. */
+static void test_kconfig_input_changed(void **state)
+{
+	struct fl_build_result res;
+
+	(void)state;
+	assert_int_equal(build(sha[4], "ok", &res), FL_EINVAL);
+	assert_false(res.kconfig_kept);
+	assert_non_null(strstr(fl_error_last(), "CONFIG_PRINTK=y requested, got 'is not set'"));
+	fl_build_result_release(&res);
+}
+
 static void test_eviction(void **state)
 {
 	struct fl_build_result res, old;
@@ -196,6 +217,8 @@ static void test_eviction(void **state)
 	cfg->build.cache_size = 1; /* keeps only the newest */
 	assert_int_equal(build(sha[3], "ok", &res), 0);
 	assert_false(res.cached);
+	/* the failed kconfig run before left no stamp: it runs again */
+	assert_false(res.kconfig_kept);
 	assert_int_equal(access(res.artifact, F_OK), 0);
 	assert_int_equal(access(old.artifact, F_OK), -1);
 	fl_build_result_release(&res);
@@ -208,13 +231,63 @@ static void test_eviction(void **state)
 	fl_build_result_release(&res);
 }
 
+/* The CCACHE_* settings the fake kernel's make ran with (its ccache.env). */
+static char *ccache_env(const struct fl_build_result *res)
+{
+	char path[512], *text = malloc(4096);
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/var/slots/0/obj-%s/ccache.env", dir, res->config_hash);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	n = fread(text, 1, 4095, f);
+	text[n] = 0;
+	fclose(f);
+	return text;
+}
+
+/*
+ * Depend mode (no second preprocessing on a miss) unless CCACHE_NODEPEND
+ * asks for ccache's default; the cache is the var's.
+ */
+static void test_ccache_depend_mode(void **state)
+{
+	struct fl_build_result res;
+	char *env, want[128];
+
+	(void)state;
+	sh("rm -rf %s/var/artifacts/*", dir);
+	assert_int_equal(build(sha[0], "ok", &res), 0);
+	assert_false(res.cached);
+	env = ccache_env(&res);
+	assert_non_null(strstr(env, "CCACHE_DEPEND=1\n"));
+	snprintf(want, sizeof(want), "CCACHE_DIR=%s/var/ccache\n", dir);
+	assert_non_null(strstr(env, want));
+	free(env);
+	fl_build_result_release(&res);
+
+	sh("rm -rf %s/var/artifacts/*", dir);
+	setenv("CCACHE_NODEPEND", "1", 1);
+	assert_int_equal(build(sha[0], "ok", &res), 0);
+	unsetenv("CCACHE_NODEPEND");
+	assert_false(res.cached);
+	env = ccache_env(&res);
+	assert_null(strstr(env, "CCACHE_DEPEND"));
+	assert_non_null(strstr(env, "CCACHE_NODEPEND=1\n"));
+	free(env);
+	fl_build_result_release(&res);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_slot_reuse_and_cache),
 		cmocka_unit_test(test_failing_commit),
 		cmocka_unit_test(test_lost_option),
+		cmocka_unit_test(test_kconfig_input_changed),
 		cmocka_unit_test(test_eviction),
+		cmocka_unit_test(test_ccache_depend_mode),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

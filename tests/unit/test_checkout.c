@@ -4,7 +4,8 @@
  * the next writes only what differs and removes deleted files, untracked
  * files stay, a lost state file starts over from an empty directory, an
  * unknown commit is named, and the repository's own HEAD, index and work
- * tree are never touched.
+ * tree are never touched. A first move of thousands of files (written by
+ * several threads) gives the tree git archive gives.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -125,10 +126,45 @@ static void test_moves(void **state)
 	assert_string_equal(buf, "mine\n");
 }
 
+/* 3000 files in nested directories, an executable and a symlink among them. */
+static void test_first_move_in_shares(void **state)
+{
+	char big[128], co[128], st[128], sha[41], p[256];
+	unsigned written;
+	struct stat sb;
+	fl_repo *r;
+
+	(void)state;
+	snprintf(big, sizeof(big), "%s/big", dir);
+	snprintf(co, sizeof(co), "%s/co-big/src", dir);
+	snprintf(st, sizeof(st), "%s/co-big/HEAD", dir);
+	assert_int_equal(
+	    fl_test_sh("mkdir -p %s && cd %s && for d in $(seq 30); do "
+		       "mkdir -p d$d/sub; for f in $(seq 50); do echo $d.$f > d$d/f$f; "
+		       "echo $f > d$d/sub/g$f; done; done && printf '#!/bin/sh\n' > "
+		       "d7/sub/run && chmod +x d7/sub/run && ln -s ../d1/f1 d30/link && "
+		       "git init -q && git add -A && " FL_TEST_GIT "commit -qm big",
+		       big, big),
+	    0);
+	assert_int_equal(fl_test_out(sha, sizeof(sha), "git -C %s rev-parse HEAD", big), 0);
+	assert_int_equal(fl_repo_open(&r, "big", big), 0);
+	assert_int_equal(fl_checkout(r, co, st, sha, &written), 0);
+	fl_repo_free(r);
+	assert_int_equal(written, 3002);
+	snprintf(p, sizeof(p), "%s/d7/sub/run", co);
+	assert_int_equal(stat(p, &sb), 0);
+	assert_true(sb.st_mode & S_IXUSR);
+	assert_int_equal(fl_test_sh("mkdir %s/ref && git -C %s archive HEAD | tar -x -C %s/ref && "
+				    "diff -r --no-dereference %s/ref %s",
+				    dir, big, dir, dir, co),
+			 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_moves),
+	    cmocka_unit_test(test_first_move_in_shares),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

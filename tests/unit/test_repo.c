@@ -1,8 +1,9 @@
 /*
  * test_repo.c - trees through libgit2 on real repositories the test makes
  * with git(1): revisions (annotated tags, short shas), tags in version
- * order, first-parent walks, commit metadata, bare clone and fetch, and
- * the error that names the tree and the revision.
+ * order, first-parent walks, commit metadata, the paths two commits'
+ * trees differ in, bare clone and fetch, and the error that names the tree
+ * and the revision.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -152,6 +153,40 @@ static void test_first_parents(void **state)
 	fl_repo_free(r);
 }
 
+/* Added, changed and removed files between two commits, nothing for the same one. */
+static void test_changed_paths(void **state)
+{
+	char cmd[256], one[64], two[64];
+	fl_repo *r = open_src();
+	char **paths;
+	size_t n;
+
+	(void)state;
+	sh(GIT "checkout -q -b files && mkdir -p d && echo a > a.txt && echo k > d/Kconfig && "
+	       "echo b > d/b.c && " GIT "add -A && " GIT "commit -q -m one",
+	   dir, dir, dir, dir);
+	snprintf(cmd, sizeof(cmd), "git -C %s/src rev-parse HEAD", dir);
+	out_of(cmd, one, sizeof(one));
+	sh(GIT "rm -q a.txt && echo c > d/b.c && mkdir e && echo n > e/new.c && " GIT
+	       "add -A && " GIT "commit -q -m two && " GIT "checkout -q master",
+	   dir, dir, dir, dir);
+	snprintf(cmd, sizeof(cmd), "git -C %s/src rev-parse files", dir);
+	out_of(cmd, two, sizeof(two));
+	assert_int_equal(fl_repo_changed_paths(r, one, two, &paths, &n), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(paths[0], "a.txt");
+	assert_string_equal(paths[1], "d/b.c");
+	assert_string_equal(paths[2], "e/new.c");
+	fl_repo_strv_free(paths, n);
+	assert_int_equal(fl_repo_changed_paths(r, two, two, &paths, &n), 0);
+	assert_int_equal(n, 0);
+	fl_repo_strv_free(paths, n);
+	memset(one, '0', 40);
+	assert_int_equal(fl_repo_changed_paths(r, one, two, &paths, &n), FL_ENOTFOUND);
+	assert_non_null(strstr(fl_error_last(), "tree 'mainline': no commit 0000000000"));
+	fl_repo_free(r);
+}
+
 static void test_clone_fetch(void **state)
 {
 	char url[128], var[128], sha[41];
@@ -204,11 +239,9 @@ static void test_open_tree(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_resolve),
-		cmocka_unit_test(test_tags),
-		cmocka_unit_test(test_first_parents),
-		cmocka_unit_test(test_clone_fetch),
-		cmocka_unit_test(test_open_tree),
+	    cmocka_unit_test(test_resolve),	  cmocka_unit_test(test_tags),
+	    cmocka_unit_test(test_first_parents), cmocka_unit_test(test_changed_paths),
+	    cmocka_unit_test(test_clone_fetch),	  cmocka_unit_test(test_open_tree),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
