@@ -14,17 +14,26 @@
  * samples are worth little more than one. Everything is seeded: the same
  * arguments print the same table.
  *
- *   bisect-sim [-t TRIALS] [-v]                     the table (default 200 trials)
+ *   bisect-sim [-t TRIALS] [-v] [-L|-M|-P]          the tables (default 200 trials):
+ *                                                   all, or linear, merge-shaped or
+ *                                                   pass/fail only
  *   bisect-sim [-t TRIALS] [-v] -n N [-z gauss|t3|outl|skew] [-s STEP]
  *              [-k SKIP_FRACTION] [-r SAMPLES_PER_RUN] [-c BETWEEN_RUN_VARIANCE]
  *              [-m MIN_CHANGE_PCT]                  one scenario of your own
  *
  * -v prints every trial the engine got wrong. A baseline run of several
  * samples counts as their mean.
+ *
+ * Merge-shaped histories (dag_build) run the merge descent (descent.h) and,
+ * beside it, the first-parent-only search it replaced; flaky pass/fail
+ * tests run the pass/fail model next to git bisect's one believed run per
+ * commit.
  */
 #include "analysis/bisect.h"
-#include "lib/buf.h"
+#include "analysis/descent.h"
 #include "analysis/stats.h"
+#include "lib/buf.h"
+#include "lib/error.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -335,10 +344,408 @@ static void step_and_null(struct scenario *sc)
 	scenario(sc);
 }
 
+/* ---- merge-shaped histories: the merge descent (descent.h) ------------------- */
+
+/*
+ * Mainline's shape between two tags: a first-parent line of topic branches
+ * of 5-10 commits merged by maintainers, 1-3 direct commits between merges,
+ * each branch forked from the line's tip or a commit or two before it.
+ * "nested": a third of the branches merge a sub-branch of 3-6 commits of
+ * their own first. "skip10%": 10% of the commits inside branches (not their
+ * tips) are untestable. The culprit is a uniformly drawn non-merge commit
+ * (inside a branch for most), or for "evil" a merge of the line whose
+ * branch alone does not regress (a semantic conflict): only the merge and
+ * what follows it are slow. A commit is slow when it reaches the culprit.
+ */
+enum shape { FLAT, NESTED, SKIPS, EVIL, NULLH };
+static const char *shape_names[] = {"merges", "nested merges", "merges skip10%", "evil merge",
+				    "merges null"};
+
+struct dag_history {
+	struct fl_dag g;
+	char *slow, *skip, *merge;
+	size_t culprit; /* g.n: none */
+	uint64_t rng;
+	size_t runs;
+};
+
+static size_t dag_commit(struct dag_history *h, size_t parent)
+{
+	char sha[41];
+	size_t x;
+
+	snprintf(sha, sizeof(sha), "c%05zu", h->g.n);
+	x = fl_dag_add(&h->g, sha, 0);
+	fl_dag_add_parent(&h->g, x, parent);
+	return x;
+}
+
+static size_t dag_merge(struct dag_history *h, size_t first, size_t second)
+{
+	size_t m = dag_commit(h, first);
+
+	fl_dag_add_parent(&h->g, m, second);
+	return m;
+}
+
+static size_t uniform_in(uint64_t *rng, size_t lo, size_t hi)
+{
+	return lo + fl_rand_next(rng) % (hi - lo + 1);
+}
+
+/* A branch of k commits from base; its tip. */
+static size_t dag_branch(struct dag_history *h, size_t base, size_t k)
+{
+	size_t t = base;
+
+	while (k--)
+		t = dag_commit(h, t);
+	return t;
+}
+
+static void dag_build(struct dag_history *h, enum shape sh, size_t merges)
+{
+	size_t tip, *line = fl_xmalloc((merges * 4 + 8) * sizeof(size_t)), nline = 0;
+	size_t nodes_max;
+
+	memset(&h->g, 0, sizeof(h->g));
+	tip = fl_dag_add(&h->g, "c00000", 1); /* the good tag */
+	line[nline++] = tip;
+	for (size_t m = 0; m < merges; m++) {
+		size_t base, t, direct = uniform_in(&h->rng, 1, 3);
+
+		while (direct--)
+			line[nline++] = tip = dag_commit(h, tip);
+		base = line[nline - 1 - uniform_in(&h->rng, 0, nline > 2 ? 2 : nline - 1)];
+		t = dag_branch(h, base, uniform_in(&h->rng, 5, 10));
+		if (sh == NESTED && fl_rand_uniform(&h->rng) < 1.0 / 3) {
+			size_t sub = dag_branch(h, t, uniform_in(&h->rng, 3, 6));
+
+			t = dag_commit(h, t);
+			t = dag_merge(h, t, sub);
+			t = dag_commit(h, t);
+		}
+		line[nline++] = tip = dag_merge(h, tip, t);
+	}
+	line[nline++] = tip = dag_commit(h, tip);
+	h->g.bad = tip;
+	nodes_max = h->g.n;
+	h->slow = fl_xcalloc(nodes_max, 1);
+	h->skip = fl_xcalloc(nodes_max, 1);
+	h->merge = fl_xcalloc(nodes_max, 1);
+	for (size_t i = 0; i < h->g.n; i++)
+		h->merge[i] = h->g.nodes[i].nparents > 1;
+	h->culprit = h->g.n;
+	if (sh == EVIL) { /* a merge of the line, not the first */
+		size_t k = 0, want;
+
+		for (size_t i = 0; i < nline; i++)
+			k += h->merge[line[i]];
+		want = uniform_in(&h->rng, 1, k - 1);
+		for (size_t i = 0, j = 0; i < nline; i++)
+			if (h->merge[line[i]] && j++ == want)
+				h->culprit = line[i];
+	} else if (sh != NULLH) {
+		do
+			h->culprit = uniform_in(&h->rng, 1, h->g.n - 1);
+		while (h->merge[h->culprit]);
+	}
+	/* nodes come after their parents: slowness flows forward in index order */
+	for (size_t i = 1; i < h->g.n; i++) {
+		const struct fl_dag_node *nd = &h->g.nodes[i];
+
+		h->slow[i] = i == h->culprit;
+		for (size_t p = 0; p < nd->nparents; p++)
+			h->slow[i] |= h->slow[nd->parents[p]];
+	}
+	if (sh == SKIPS) { /* inside branches: not on the line, not a branch tip */
+		char *on_line = fl_xcalloc(h->g.n, 1), *tipc = fl_xcalloc(h->g.n, 1);
+
+		for (size_t i = 0; i < nline; i++)
+			on_line[line[i]] = 1;
+		for (size_t i = 0; i < h->g.n; i++)
+			for (size_t p = 1; p < h->g.nodes[i].nparents; p++)
+				tipc[h->g.nodes[i].parents[p]] = 1;
+		for (size_t i = 1; i < h->g.n; i++)
+			h->skip[i] = !on_line[i] && !tipc[i] && !h->merge[i] &&
+				     fl_rand_uniform(&h->rng) < 0.1;
+		free(on_line);
+		free(tipc);
+	}
+	free(line);
+}
+
+static size_t node_of(const char *sha)
+{
+	return strtoul(sha + 1, NULL, 10);
+}
+
+static int dag_sample(void *ctx, const char *sha, size_t seq, double **v, size_t *n)
+{
+	struct dag_history *h = ctx;
+	size_t x = node_of(sha);
+
+	(void)seq;
+	h->runs++;
+	if (h->skip[x])
+		return FL_BISECT_SKIP;
+	*v = fl_xmalloc(sizeof(double));
+	(*v)[0] = 100 - (h->slow[x] ? 2 : 0) + fl_rand_normal(&h->rng);
+	*n = 1;
+	return 0;
+}
+
+/* Whether a range first..last of one line holds x: last's first parents down to first. */
+static int range_holds(const struct fl_dag *g, size_t first, size_t last, size_t x)
+{
+	for (size_t y = last;; y = g->nodes[y].parents[0]) {
+		if (y == x)
+			return 1;
+		if (y == first || !g->nodes[y].nparents || g->nodes[y].outside)
+			return 0;
+	}
+}
+
+struct first_parent_ctx {
+	struct dag_history *h;
+	size_t *line;
+};
+
+static int fp_sample(void *ctx, size_t idx, double **v, size_t *n)
+{
+	struct first_parent_ctx *f = ctx;
+
+	return dag_sample(f->h, f->h->g.nodes[f->line[idx]].sha, 0, v, n);
+}
+
+/* The old search, bad's first-parent line only: whether it names the culprit. */
+static int first_parent_only(struct dag_history *h, const struct fl_bisect_opts *o)
+{
+	size_t *line = fl_xmalloc(h->g.n * sizeof(size_t)), k = 0;
+	struct first_parent_ctx f = {h, line};
+	struct fl_bisect_result r;
+	fl_bisect *b;
+	int right;
+
+	for (size_t y = h->g.bad;; y = h->g.nodes[y].parents[0]) {
+		line[k++] = y;
+		if (h->g.nodes[y].outside)
+			break;
+	}
+	for (size_t i = 0; i < k / 2; i++) {
+		size_t t = line[i];
+
+		line[i] = line[k - 1 - i];
+		line[k - 1 - i] = t;
+	}
+	if (fl_bisect_new(&b, k, o) || fl_bisect_run(b, fp_sample, NULL, &f, &r))
+		exit(1);
+	right = r.kind == FL_BISECT_CULPRIT && line[r.first] == h->culprit;
+	fl_bisect_free(b);
+	free(line);
+	return right;
+}
+
+static void dag_scenario(enum shape sh, size_t merges, int trials)
+{
+	struct tally t = {0};
+	size_t fp_right = 0, merge_named = 0, beside = 0, commits = 0, depth = 0;
+	uint64_t seed = 4242 + sh * 131 + merges;
+
+	t.runs = fl_xcalloc(trials, sizeof(double));
+	t.tested = fl_xcalloc(trials, sizeof(double));
+	for (int i = 0; i < trials; i++) {
+		struct dag_history h = {.rng = seed * 7919 + i};
+		struct fl_descent_result r;
+		struct fl_bisect_opts o;
+		struct outcome oc = {0};
+		fl_descent *d;
+		size_t first, last;
+
+		dag_build(&h, sh, merges);
+		commits += fl_dag_range_size(&h.g);
+		fl_bisect_opts_init(&o);
+		o.min_change = 0.005;
+		if (fl_descent_new(&d, &h.g, &o) ||
+		    fl_descent_run(d, &(struct fl_descent_ops){dag_sample, NULL, NULL}, &h, &r)) {
+			fprintf(stderr, "bisect-sim: descent error: %s\n", fl_error_last());
+			exit(1);
+		}
+		first = r.first ? node_of(r.first) : 0;
+		last = r.last ? node_of(r.last) : 0;
+		oc.kind = r.kind == FL_BISECT_CULPRIT ? 0 : r.kind == FL_BISECT_RANGE ? 1 : 2;
+		oc.culprit = first;
+		oc.runs = r.runs;
+		oc.tested = r.commits_tested;
+		if (oc.kind == 1) { /* a range: right when it holds the culprit */
+			int holds = range_holds(&h.g, first, last, h.culprit);
+
+			oc.first = holds ? h.culprit : 1;
+			oc.culprit = holds ? h.culprit : 0;
+		}
+		tally_add(&t, &(struct history){.culprit = h.culprit}, oc);
+		merge_named += oc.kind == 0 && h.merge[first] && first != h.culprit;
+		depth += oc.kind == 0 && first == h.culprit ? r.depth : 0;
+		if (h.culprit < h.g.n) {
+			const struct fl_dag_node *c = &h.g.nodes[h.culprit];
+
+			beside += h.skip[c->parents[0]];
+			for (size_t x = 0; x < h.g.n; x++)
+				beside += h.skip[x] && h.g.nodes[x].nparents &&
+					  h.g.nodes[x].parents[0] == h.culprit;
+		}
+		h.rng = seed * 31 + i;
+		fp_right += sh != NULLH && first_parent_only(&h, &o);
+		fl_descent_free(d);
+		fl_dag_release(&h.g);
+		free(h.slow);
+		free(h.skip);
+		free(h.merge);
+	}
+	printf("%-15s %2zu merges, %3.0f commits (%d trials; runs, commits: median / p90)\n",
+	       shape_names[sh], merges, (double)commits / trials, trials);
+	if (sh == SKIPS)
+		printf("  the culprit is next to an untestable commit in %.1f%% of trials\n",
+		       100.0 * beside / trials);
+	tally_print("descent", &t, sh == NULLH);
+	if (sh != NULLH)
+		printf("  a merge named instead %.1f%%; first-parent search only: exact %.1f%%; "
+		       "mean depth of exact answers %.2f\n",
+		       100.0 * merge_named / trials, 100.0 * fp_right / trials,
+		       t.exact ? (double)depth / t.exact : 0);
+	free(t.runs);
+	free(t.tested);
+	fflush(stdout);
+}
+
+/* ---- flaky pass/fail tests: the pass/fail model ---------------------------------- */
+
+struct pf_history {
+	size_t culprit;
+	double false_pass, false_fail;
+	uint64_t rng;
+	size_t runs;
+};
+
+static int pf_outcome(struct pf_history *h, size_t idx)
+{
+	double u = fl_rand_uniform(&h->rng);
+
+	h->runs++;
+	return idx >= h->culprit ? u >= h->false_pass : u < h->false_fail;
+}
+
+static int pf_sample(void *ctx, size_t idx, double **v, size_t *n)
+{
+	*v = fl_xmalloc(sizeof(double));
+	(*v)[0] = pf_outcome(ctx, idx);
+	*n = 1;
+	return 0;
+}
+
+/* git bisect run: one run per commit, believed. */
+static size_t git_bisect(struct pf_history *h, size_t n)
+{
+	size_t lo = 0, hi = n - 1;
+
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pf_outcome(h, mid))
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return hi;
+}
+
+/* stated: the rates the engine is told, as a multiple of the true ones (0: not stated) */
+static void pf_scenario(size_t n, double fp, double ff, double stated, int trials)
+{
+	struct tally t = {0}, g = {0};
+	uint64_t seed =
+	    n * 977 + (uint64_t)(fp * 1000) + (uint64_t)(ff * 100) + (uint64_t)(stated * 10);
+	double rate_p = 0, rate_f = 0;
+
+	t.runs = fl_xcalloc(trials, sizeof(double));
+	t.tested = fl_xcalloc(trials, sizeof(double));
+	g.runs = fl_xcalloc(trials, sizeof(double));
+	g.tested = fl_xcalloc(trials, sizeof(double));
+	for (int i = 0; i < trials; i++) {
+		uint64_t hs = seed * 7919 + i;
+		struct pf_history h = {.culprit = 1 + fl_rand_next(&hs) % (n - 1),
+				       .false_pass = fp,
+				       .false_fail = ff,
+				       .rng = hs};
+		struct fl_bisect_opts o;
+		struct fl_bisect_result r;
+		struct outcome oc = {0};
+		fl_bisect *b;
+		size_t c;
+
+		fl_bisect_opts_init(&o);
+		o.model = FL_MODEL_PASS_FAIL;
+		o.false_pass = stated * fp;
+		o.false_fail = stated * ff;
+		if (fl_bisect_new(&b, n, &o) || fl_bisect_run(b, pf_sample, NULL, &h, &r))
+			exit(1);
+		fl_bisect_free(b);
+		oc.kind = r.kind == FL_BISECT_CULPRIT ? 0 : r.kind == FL_BISECT_RANGE ? 1 : 2;
+		oc.culprit = r.first;
+		oc.runs = r.runs;
+		oc.tested = r.commits_tested;
+		tally_add(&t, &(struct history){.culprit = h.culprit}, oc);
+		rate_p += r.false_pass;
+		rate_f += r.false_fail;
+		h.runs = 0;
+		c = git_bisect(&h, n);
+		tally_add(
+		    &g, &(struct history){.culprit = h.culprit},
+		    (struct outcome){.kind = 0, .culprit = c, .runs = h.runs, .tested = h.runs});
+	}
+	printf("n=%-4zu pass/fail, false pass %g%%, false fail %g%%, ", n, 100 * fp, 100 * ff);
+	if (stated > 0)
+		printf("rates stated as %g%% and %g%%", 100 * stated * fp, 100 * stated * ff);
+	else
+		printf("rates not stated");
+	printf(" (%d trials)\n", trials);
+	tally_print("engine", &t, 0);
+	tally_print("git", &g, 0);
+	printf("  estimated rates (mean): false pass %.1f%%, false fail %.1f%%\n",
+	       100 * rate_p / trials, 100 * rate_f / trials);
+	free(t.runs);
+	free(t.tested);
+	free(g.runs);
+	free(g.tested);
+	fflush(stdout);
+}
+
+static void merge_tables(int trials)
+{
+	static const size_t merges[] = {4, 12};
+
+	for (size_t k = 0; k < 2; k++)
+		for (int sh = FLAT; sh <= NULLH; sh++)
+			dag_scenario(sh, merges[k], trials);
+}
+
+static void flaky_tables(int trials)
+{
+	static const size_t sizes[] = {32, 256, 1024};
+
+	for (size_t k = 0; k < 3; k++) {
+		pf_scenario(sizes[k], 0, 0, 0, trials);
+		pf_scenario(sizes[k], 0.2, 0.05, 1, trials);
+		pf_scenario(sizes[k], 0.2, 0.05, 0.5, trials);
+		pf_scenario(sizes[k], 0.2, 0.05, 0, trials);
+	}
+}
+
 static int usage(void)
 {
-	fprintf(stderr, "usage: bisect-sim [-t TRIALS] [-v] [-n N [-z gauss|t3|outl|skew] "
-			"[-s STEP] [-k SKIP] [-r PER_RUN] [-c BETWEEN] [-m MIN_CHANGE_PCT]]\n");
+	fprintf(stderr,
+		"usage: bisect-sim [-t TRIALS] [-v] [-L | -M | -P] [-n N [-z gauss|t3|outl|skew] "
+		"[-s STEP] [-k SKIP] [-r PER_RUN] [-c BETWEEN] [-m MIN_CHANGE_PCT]]\n");
 	return 2;
 }
 
@@ -353,10 +760,12 @@ int main(int argc, char **argv)
 			      .min_change = 0.005,
 			      .trials = 200,
 			      .only = -1};
-	int c;
+	int c, tables = 'A';
 
-	while ((c = getopt(argc, argv, "t:vn:z:s:k:r:c:m:T:")) != -1) {
-		if (c == 't')
+	while ((c = getopt(argc, argv, "t:vn:z:s:k:r:c:m:T:LMP")) != -1) {
+		if (c == 'L' || c == 'M' || c == 'P')
+			tables = c;
+		else if (c == 't')
 			sc.trials = atoi(optarg);
 		else if (c == 'T')
 			sc.only = atoi(optarg);
@@ -394,7 +803,11 @@ int main(int argc, char **argv)
 		scenario(&sc);
 		return 0;
 	}
-	for (size_t s = 0; s < 3; s++) {
+	if (tables == 'A' || tables == 'M')
+		merge_tables(sc.trials);
+	if (tables == 'A' || tables == 'P')
+		flaky_tables(sc.trials);
+	for (size_t s = 0; s < 3 && (tables == 'A' || tables == 'L'); s++) {
 		sc.n = sizes[s];
 		for (int nz = GAUSS; nz <= OUTLIERS; nz++)
 			for (size_t k = 0; k < 4; k++) {

@@ -16,10 +16,11 @@ const char *fl_opt_config = "faultline.yaml";
 
 static const struct fl_command commands[] = {
 	{"bisect", cmd_bisect,
-	 "bisect run [--repo DIR] --good REV --bad REV [--direction higher|lower] "
-	 "[--min-change PCT] [--confidence P] [--max-runs N] [--timeout SECONDS] [--json] "
-	 "[--db PATH] -- CMD [ARGS...]",
-	 "find the commit that made a noisy benchmark slower"},
+	 "bisect run [--repo DIR] --good REV [--good REV]... --bad REV [--mode values|exit-code] "
+	 "[--direction higher|lower] [--min-change PCT] [--false-pass RATE] [--false-fail RATE] "
+	 "[--confidence P] [--max-runs N] [--timeout SECONDS] [--json] [--db PATH] "
+	 "-- CMD [ARGS...]",
+	 "find the commit that made a noisy benchmark worse or a flaky test fail"},
 	{"build", cmd_build, "build [--config F] [--tree T] --rev REV [--kernel K]",
 	 "build a kernel, or find it in the artifact cache; prints the artifact directory"},
 	{"compare", cmd_compare,
@@ -146,6 +147,17 @@ int fl_store_opts_path(struct fl_store_opts *o, const char **path)
 	return 0;
 }
 
+/* -h or --help among a command's options (not in what follows "--", a
+ * command of its own): its usage on standard output, exit 0, as every
+ * command-line tool answers it. "bisect" prints its own, longer help. */
+static int wants_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return 1;
+	return 0;
+}
+
 static int main_usage(void)
 {
 	fprintf(stderr, "usage: faultline [-v | -q] [--config PATH] <command> [options]\n"
@@ -182,5 +194,7 @@ int main(int argc, char **argv)
 			argv[i]);
 		return FL_EXIT_USAGE;
 	}
+	if (wants_help(argc - i, argv + i) && c->run != cmd_bisect)
+		return cmd_help(2, (char *[]){"help", argv[i], NULL});
 	return c->run(argc - i, argv + i);
 }

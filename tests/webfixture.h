@@ -526,7 +526,7 @@ static inline int wf_step(fl_store *st, struct wf_store *w, int64_t bisection, s
 	double v[5];
 	struct fl_bisect_step_rec rec = {
 	    seq,  w->sha[c], !strcmp(verdict, "skip"),	      v,    5, verdict,
-	    conf, left,	     best >= 0 ? w->sha[best] : NULL, phase};
+	    conf, left,	     best >= 0 ? w->sha[best] : NULL, phase, NULL};
 
 	if (rec.skipped)
 		rec.n = 0;
@@ -573,7 +573,8 @@ static inline int wf_bisection1(fl_store *st, struct wf_store *w)
 	       fl_store_bisection_summary(
 		   st, w->bisect1,
 		   "{\"result\":\"culprit\",\"confidence\":0.97,\"change_pct\":25.0,\"runs\":7,"
-		   "\"commits_tested\":5,\"commits\":5}") ||
+		   "\"commits_tested\":5,\"commits\":5,"
+		   "\"path\":[{\"merge\":\"<b>cafe</b>\",\"parent\":1}]}") ||
 	       wf_done(st, job, "culprit");
 }
 
@@ -634,9 +635,11 @@ static inline int wf_reports(fl_store *st, struct wf_store *w)
 /* Bisection 2, started by hand: measured its ends and one commit, 2 left. */
 static inline int wf_bisection2(fl_store *st, struct wf_store *w)
 {
+	int64_t other;
 	int resumed;
 
-	return fl_store_bisection_open(st, w->sha[1], w->sha[3], &w->bisect2, &resumed) ||
+	return fl_store_bisection_open(st, w->sha[1], w->sha[3], NULL, &w->bisect2, &resumed,
+				       &other) ||
 	       wf_step(st, w, w->bisect2, 0, 1, "", "confirm", 0, -1, 0) ||
 	       wf_step(st, w, w->bisect2, 1, 3, "", "confirm", 0, -1, 0) ||
 	       wf_step(st, w, w->bisect2, 2, 2, "good", "search", 2, 3, 0.55);

@@ -1,6 +1,8 @@
 /*
- * bisect.c - the bisection engine: end point confirmation, posterior search
- * over the culprit position, skip ranges and verification. See bisect.h.
+ * bisect.c - the bisection engine: what both models share (runs, priors,
+ * skipped blocks, the credible set) and the values model: end point
+ * confirmation, posterior search over the culprit position, skip ranges and
+ * verification. See bisect.h; the pass/fail model is passfail.c.
  *
  * The unit of evidence is a run (one callback call), summarised by the 20%
  * trimmed mean of its samples: the samples of one run share the state of one
@@ -8,7 +10,7 @@
  * has the variance between runs plus the within-run variance over its sample
  * count, so runs of different lengths are weighed accordingly.
  */
-#include "analysis/bisect.h"
+#include "analysis/bisect-priv.h"
 #include "lib/buf.h"
 #include "lib/error.h"
 
@@ -18,55 +20,6 @@
 
 #define T_DOF 4.0
 #define TRIM  0.2
-
-struct runs {
-	double *y; /* each run's summary */
-	size_t *k; /* its number of samples */
-	size_t n, alloc;
-};
-
-struct commit {
-	struct runs r;
-	int skipped, tried;
-};
-
-/* Split j of the tested commits t_0 < ... < t_m: t_0..t_{j-1} good, the rest
- * bad, i.e. the culprit is one of the positions lo+1..at. With it, what a
- * new run would look like on either side ([0] good, [1] bad): the centre
- * and the scale of its predictive distribution. */
-struct split {
-	size_t lo, at;
-	double mass;
-	double mu[2], spread[2];
-};
-
-struct replayed {
-	size_t idx, n;
-	double *v;
-	int skipped;
-};
-
-struct fl_bisect {
-	size_t n;
-	struct fl_bisect_opts o;
-	struct commit *c;
-	double *post; /* post[c] = P(culprit = c), positions 1..n-1 */
-	int have_post;
-	/* the noise model: class centres, the scale of a typical run's summary,
-	 * the within-run share of that variance and the typical sample count */
-	double mu_good, mu_bad, scale, within, kbar;
-	double *wres; /* |deviation| of every sample from its run's summary */
-	size_t nwres, awres;
-	struct split *split; /* split[1..nsplit) of the last posterior */
-	size_t nsplit;
-	size_t vfirst, vlast; /* the block being verified */
-	size_t runs, seq;
-	struct replayed *rq;
-	size_t nrq, rq_next;
-	fl_bisect_sample_fn sample;
-	fl_bisect_step_fn step;
-	void *ctx;
-};
 
 const char *fl_bisect_phase_name(enum fl_bisect_phase p)
 {
@@ -92,6 +45,9 @@ void fl_bisect_opts_init(struct fl_bisect_opts *o)
 	o->max_verify_fails = 3;
 	o->verify_alpha = 0.05;
 	o->verify_samples = 5;
+	o->model = FL_MODEL_VALUES;
+	o->false_pass = o->false_fail = 0;
+	o->bad_known = 1;
 }
 
 int fl_bisect_new(fl_bisect **out, size_t n, const struct fl_bisect_opts *o)
@@ -104,14 +60,16 @@ int fl_bisect_new(fl_bisect **out, size_t n, const struct fl_bisect_opts *o)
 	if (o->confidence <= 0 || o->confidence >= 1 || o->alpha <= 0 || o->alpha >= 0.5 ||
 	    o->init_samples < 2 || o->max_end_samples < o->init_samples || o->verify_alpha <= 0 ||
 	    o->verify_alpha >= 0.5 || o->verify_samples < 2 ||
-	    o->verify_samples > o->max_end_samples)
+	    o->verify_samples > o->max_end_samples || o->false_pass < 0 || o->false_pass >= 1 ||
+	    o->false_fail < 0 || o->false_fail >= 1)
 		return fl_error_set(FL_EINVAL, "bisection options out of range");
 	b = fl_xcalloc(1, sizeof(*b));
 	b->n = n;
 	b->o = *o;
+	b->npos = o->model == FL_MODEL_PASS_FAIL && !o->bad_known ? n : n - 1;
 	b->c = fl_xcalloc(n, sizeof(*b->c));
-	b->post = fl_xcalloc(n, sizeof(*b->post));
-	b->split = fl_xcalloc(n, sizeof(*b->split));
+	b->post = fl_xcalloc(n + 1, sizeof(*b->post));
+	b->split = fl_xcalloc(n + 1, sizeof(*b->split));
 	*out = b;
 	return 0;
 }
@@ -128,32 +86,11 @@ void fl_bisect_free(fl_bisect *b)
 		return;
 	for (size_t i = 0; i < b->n; i++)
 		runs_free(&b->c[i].r);
-	for (size_t i = 0; i < b->nrq; i++)
-		free(b->rq[i].v);
-	free(b->rq);
 	free(b->c);
 	free(b->post);
 	free(b->split);
 	free(b->wres);
 	free(b);
-}
-
-void fl_bisect_replay(fl_bisect *b, size_t idx, const double *v, size_t n, int skipped)
-{
-	struct replayed *r;
-
-	b->rq = fl_xrealloc(b->rq, (b->nrq + 1) * sizeof(*b->rq));
-	r = &b->rq[b->nrq++];
-	r->idx = idx;
-	r->skipped = skipped;
-	r->n = skipped ? 0 : n;
-	r->v = fl_xmalloc((r->n ? r->n : 1) * sizeof(double));
-	memcpy(r->v, v, r->n * sizeof(double));
-}
-
-size_t fl_bisect_seq(const fl_bisect *b)
-{
-	return b->seq;
 }
 
 static void runs_add(struct runs *r, double y, size_t k)
@@ -457,7 +394,7 @@ static size_t block_end(const fl_bisect *b, size_t a)
 	return a;
 }
 
-static double best_block(const fl_bisect *b, size_t *first, size_t *last)
+double fl_bisect_best_block(const fl_bisect *b, size_t *first, size_t *last)
 {
 	double best = -1, m;
 	size_t a, e;
@@ -485,34 +422,15 @@ static int cmp_desc(const void *x, const void *y)
 
 static size_t credible_size(const fl_bisect *b)
 {
-	double *p = fl_xmalloc(b->n * sizeof(double)), acc = 0;
+	double *p = fl_xmalloc(b->npos * sizeof(double)), acc = 0;
 	size_t k = 0;
 
-	memcpy(p, b->post + 1, (b->n - 1) * sizeof(double));
-	qsort(p, b->n - 1, sizeof(double), cmp_desc);
-	while (k < b->n - 1 && acc < b->o.confidence)
+	memcpy(p, b->post + 1, b->npos * sizeof(double));
+	qsort(p, b->npos, sizeof(double), cmp_desc);
+	while (k < b->npos && acc < b->o.confidence)
 		acc += p[k++];
 	free(p);
 	return k;
-}
-
-static int take_replayed(fl_bisect *b, size_t idx, double **v, size_t *n)
-{
-	struct replayed *r;
-
-	if (b->rq_next >= b->nrq)
-		return -1;
-	r = &b->rq[b->rq_next];
-	if (r->idx != idx) {
-		/* the record diverged from this engine's choices: run for real from here */
-		b->rq_next = b->nrq;
-		return -1;
-	}
-	b->rq_next++;
-	*n = r->n;
-	*v = fl_xmalloc((r->n ? r->n : 1) * sizeof(double));
-	memcpy(*v, r->v, r->n * sizeof(double));
-	return r->skipped ? FL_BISECT_SKIP : 0;
 }
 
 /* Drops NaN and infinite samples, which no statistic survives; the count left. */
@@ -526,26 +444,71 @@ static size_t keep_finite(double *v, size_t n)
 	return k;
 }
 
-/* One run of commit idx; its samples join the commit's evidence and are
- * also added to fresh (when given) for a verification. */
-static int run_one(fl_bisect *b, enum fl_bisect_phase phase, size_t idx, struct runs *fresh)
+/* A run's samples join commit idx's evidence (and fresh, when given): its
+ * summary, and for the pass/fail model its outcomes. */
+static void take_run(fl_bisect *b, size_t idx, struct runs *fresh, const double *v, size_t n)
+{
+	add_run(b, &b->c[idx].r, fresh, v, n);
+	for (size_t i = 0; i < n; i++)
+		if (v[i] != 0)
+			b->c[idx].fail++;
+		else
+			b->c[idx].pass++;
+}
+
+void fl_bisect_prior(fl_bisect *b, size_t idx, const double *v, size_t n, int skipped)
+{
+	double *w = fl_xmalloc((n ? n : 1) * sizeof(double));
+
+	n = skipped ? 0 : n;
+	if (n)
+		memcpy(w, v, n * sizeof(double));
+	n = keep_finite(w, n);
+	if (n)
+		take_run(b, idx, NULL, w, n);
+	else
+		b->c[idx].skipped = 1;
+	free(w);
+}
+
+static void update(fl_bisect *b)
+{
+	if (b->o.model == FL_MODEL_PASS_FAIL)
+		fl_passfail_posterior(b);
+	else
+		update_posterior(b);
+}
+
+/* After a run of idx: the posterior's view, for the step callback. */
+static void step_view(fl_bisect *b, size_t idx, struct fl_bisect_step *st)
+{
+	size_t first = 0, last = 0;
+	double bad = 0;
+
+	update(b);
+	st->confidence = fl_bisect_best_block(b, &first, &last);
+	st->best = first;
+	st->left = credible_size(b);
+	for (size_t c = 1; c <= idx; c++)
+		bad += b->post[c];
+	st->verdict = st->skipped ? "skip" : bad > 0.5 ? "bad" : "good";
+}
+
+int fl_bisect_run_one(fl_bisect *b, enum fl_bisect_phase phase, size_t idx, struct runs *fresh)
 {
 	struct fl_bisect_step st = {.phase = phase, .idx = idx, .verdict = ""};
 	double *v = NULL;
-	size_t n = 0, first = 0, last = 0;
-	int r, replayed = 1;
+	size_t n = 0;
+	int r;
 
-	if ((r = take_replayed(b, idx, &v, &n)) < 0) {
-		replayed = 0;
-		r = b->sample(b->ctx, idx, &v, &n);
-		if (r < 0) {
-			free(v);
-			return r;
-		}
-		n = keep_finite(v, r == 0 ? n : 0);
-		if (r == 0 && !n)
-			r = FL_BISECT_SKIP; /* a run that printed nothing tells nothing */
+	r = b->sample(b->ctx, idx, &v, &n);
+	if (r < 0) {
+		free(v);
+		return r;
 	}
+	n = keep_finite(v, r == 0 ? n : 0);
+	if (r == 0 && !n)
+		r = FL_BISECT_SKIP; /* a run that printed nothing tells nothing */
 	b->runs++;
 	b->c[idx].tried = 1;
 	if (r == FL_BISECT_SKIP) {
@@ -554,33 +517,20 @@ static int run_one(fl_bisect *b, enum fl_bisect_phase phase, size_t idx, struct 
 		v = NULL;
 		n = 0;
 	} else
-		add_run(b, &b->c[idx].r, fresh, v, n);
+		take_run(b, idx, fresh, v, n);
 	st.seq = b->seq++;
 	st.v = v;
 	st.n = n;
 	st.skipped = r == FL_BISECT_SKIP;
-	if (phase != FL_PHASE_CONFIRM) {
-		update_posterior(b);
-		st.confidence = best_block(b, &first, &last);
-		st.best = first;
-		st.left = credible_size(b);
-		if (st.skipped)
-			st.verdict = "skip";
-		else {
-			double bad = 0;
-
-			for (size_t c = 1; c <= idx; c++)
-				bad += b->post[c];
-			st.verdict = bad > 0.5 ? "bad" : "good";
-		}
-	}
-	if (!replayed && b->step)
+	if (phase != FL_PHASE_CONFIRM)
+		step_view(b, idx, &st);
+	if (b->step)
 		b->step(b->ctx, &st);
 	free(v);
 	return 0;
 }
 
-static int budget_left(const fl_bisect *b)
+int fl_bisect_budget_left(const fl_bisect *b)
 {
 	return b->runs < b->o.max_runs;
 }
@@ -629,7 +579,7 @@ static int still_best(const fl_bisect *b)
 {
 	size_t first = 0, last = 0;
 
-	best_block(b, &first, &last);
+	fl_bisect_best_block(b, &first, &last);
 	return first == b->vfirst && last == b->vlast;
 }
 
@@ -645,14 +595,14 @@ static int sample_to(fl_bisect *b, enum fl_bisect_phase ph, size_t xi, size_t yi
 
 	*stopped = 0;
 	while (xs->n < m || ys->n < m) {
-		if (!budget_left(b) || b->c[xi].skipped || b->c[yi].skipped) {
+		if (!fl_bisect_budget_left(b) || b->c[xi].skipped || b->c[yi].skipped) {
 			*stopped = 1;
 			return 0;
 		}
 		if (xs->n <= ys->n && xs->n < m)
-			r = run_one(b, ph, xi, xs == &b->c[xi].r ? NULL : xs);
+			r = fl_bisect_run_one(b, ph, xi, xs == &b->c[xi].r ? NULL : xs);
 		else
-			r = run_one(b, ph, yi, ys == &b->c[yi].r ? NULL : ys);
+			r = fl_bisect_run_one(b, ph, yi, ys == &b->c[yi].r ? NULL : ys);
 		if (r)
 			return r;
 		if (ph == FL_PHASE_VERIFY && !still_best(b)) {
@@ -664,14 +614,23 @@ static int sample_to(fl_bisect *b, enum fl_bisect_phase ph, size_t xi, size_t yi
 	return 0;
 }
 
+/* A change of d (bad - good) as a worsening relative to base: > 0 is
+ * worse. From a base of 0 any change is an infinite fraction: a count that
+ * goes from 0 to 5 is worse by more than any min_change. */
+static double relative_worsening(const fl_bisect *b, double base, double d)
+{
+	double w = b->o.dir == FL_HIGHER_BETTER ? -d : d;
+
+	base = fabs(base);
+	if (base > 0)
+		return w / base;
+	return w > 0 ? INFINITY : w < 0 ? -INFINITY : 0;
+}
+
 /* Worsening from x to y as a fraction of x's median: > 0 is worse. */
 static double worsening(const fl_bisect *b, const struct runs *x, double shift)
 {
-	double base = fabs(fl_stats_median(x->y, x->n));
-
-	if (!(base > 0))
-		return 0;
-	return (b->o.dir == FL_HIGHER_BETTER ? -shift : shift) / base;
+	return relative_worsening(b, fl_stats_median(x->y, x->n), shift);
 }
 
 /* One look of a one-sided comparison of y against x, on run summaries:
@@ -749,7 +708,7 @@ static int confirm(fl_bisect *b, struct fl_bisect_result *res, int *go_on)
 		*go_on = 1;
 		return 0;
 	}
-	res->kind = budget_left(b) && change < b->o.min_change ? FL_BISECT_NO_REGRESSION
+	res->kind = fl_bisect_budget_left(b) && change < b->o.min_change ? FL_BISECT_NO_REGRESSION
 							       : FL_BISECT_INCONCLUSIVE;
 	return 0;
 }
@@ -834,9 +793,8 @@ static double info_gain(const fl_bisect *b, const struct predictive *pd, size_t 
 	return h - cond;
 }
 
-/* The untested commit that splits positions lo+1..at (posterior mass from
- * acc on) nearest the target mass, skipped ones left out; n if none. */
-static size_t split_untested(const fl_bisect *b, size_t lo, size_t at, double acc, double target)
+size_t fl_bisect_split_untested(const fl_bisect *b, size_t lo, size_t at, double acc,
+				double target)
 {
 	double best = INFINITY;
 	size_t pick = b->n;
@@ -851,6 +809,27 @@ static size_t split_untested(const fl_bisect *b, size_t lo, size_t at, double ac
 	return pick;
 }
 
+size_t fl_bisect_candidates(const fl_bisect *b, size_t *cand)
+{
+	double acc = 0;
+	size_t nc = 0;
+
+	for (size_t j = 1; j < b->nsplit; j++) {
+		const struct split *sp = &b->split[j];
+		size_t at = sp->at < b->n ? sp->at : b->n; /* position n: no culprit */
+		size_t mid = fl_bisect_split_untested(b, sp->lo, at, 0, sp->mass / 2);
+		size_t med = fl_bisect_split_untested(b, sp->lo, at, acc, 0.5);
+
+		acc += sp->mass;
+		cand[nc++] = sp->lo;
+		if (mid < b->n)
+			cand[nc++] = mid;
+		if (med < b->n)
+			cand[nc++] = med;
+	}
+	return nc;
+}
+
 /*
  * The commit to run next: the one whose run is expected to tell the most
  * about the culprit position. Candidates are the commits already run
@@ -862,21 +841,10 @@ static size_t split_untested(const fl_bisect *b, size_t lo, size_t at, double ac
 static size_t choose(const fl_bisect *b)
 {
 	struct predictive pd;
-	double best = -1, acc = 0;
-	size_t pick = b->n, *cand = fl_xmalloc(3 * b->n * sizeof(size_t)), nc = 0;
+	double best = -1;
+	size_t pick = b->n, *cand = fl_xmalloc((3 * b->nsplit + 2) * sizeof(size_t)), nc = 0;
 
-	for (size_t j = 1; j < b->nsplit; j++) {
-		const struct split *sp = &b->split[j];
-		size_t mid = split_untested(b, sp->lo, sp->at, 0, sp->mass / 2), med;
-
-		med = split_untested(b, sp->lo, sp->at, acc, 0.5);
-		acc += sp->mass;
-		cand[nc++] = sp->lo;
-		if (mid < b->n)
-			cand[nc++] = mid;
-		if (med < b->n)
-			cand[nc++] = med;
-	}
+	nc = fl_bisect_candidates(b, cand);
 	cand[nc++] = b->n - 1;
 	predictive_init(b, &pd);
 	for (size_t k = 0; k < nc; k++) {
@@ -908,9 +876,7 @@ static size_t last_testable_below(const fl_bisect *b, size_t i)
  * commits, it is more precise than any one pair of commits. */
 static double model_change(const fl_bisect *b)
 {
-	double d = b->o.dir == FL_HIGHER_BETTER ? b->mu_good - b->mu_bad : b->mu_bad - b->mu_good;
-
-	return b->mu_good ? d / fabs(b->mu_good) : 0;
+	return relative_worsening(b, b->mu_good, b->mu_bad - b->mu_good);
 }
 
 /*
@@ -926,8 +892,11 @@ static int verify(fl_bisect *b, size_t first, size_t last, int *ok)
 {
 	struct runs px = {0}, cy = {0};
 	size_t parent = last_testable_below(b, first - 1);
-	double change;
+	double change, futile = fabs(model_change(b)) / 2;
 	int r;
+
+	/* from a good centre of 0 the model's step is infinite: no half of it */
+	futile = isfinite(futile) ? fmax(futile, b->o.min_change) : b->o.min_change;
 
 	*ok = parent == 0 && last == b->n - 1;
 	if (*ok)
@@ -935,8 +904,7 @@ static int verify(fl_bisect *b, size_t first, size_t last, int *ok)
 	b->vfirst = first;
 	b->vlast = last;
 	r = sequential(b, FL_PHASE_VERIFY, parent, last, &px, &cy, b->o.verify_samples,
-		       b->o.verify_alpha, 0, fmax(fabs(model_change(b)) / 2, b->o.min_change), ok,
-		       &change);
+		       b->o.verify_alpha, 0, futile, ok, &change);
 	runs_free(&px);
 	runs_free(&cy);
 	return r;
@@ -950,7 +918,7 @@ static int search(fl_bisect *b, struct fl_bisect_result *res)
 
 	for (;;) {
 		update_posterior(b);
-		conf = best_block(b, &first, &last);
+		conf = fl_bisect_best_block(b, &first, &last);
 		res->first = first;
 		res->last = last;
 		res->confidence = conf;
@@ -958,12 +926,14 @@ static int search(fl_bisect *b, struct fl_bisect_result *res)
 			if ((r = verify(b, first, last, &ok)))
 				return r;
 			update_posterior(b);
-			conf = best_block(b, &res->first, &res->last);
+			conf = fl_bisect_best_block(b, &res->first, &res->last);
 			if (ok && res->first == first && res->last == last &&
 			    conf >= b->o.confidence) {
 				res->kind = first == last ? FL_BISECT_CULPRIT : FL_BISECT_RANGE;
 				res->confidence = conf;
 				res->change_pct = 100 * model_change(b);
+				res->good_value = b->mu_good;
+				res->bad_value = b->mu_bad;
 				return 0;
 			}
 			/* every verification is a chance for a wrong candidate to
@@ -971,35 +941,57 @@ static int search(fl_bisect *b, struct fl_bisect_result *res)
 			if (++fails >= b->o.max_verify_fails)
 				break;
 		}
-		if (!budget_left(b))
+		if (!fl_bisect_budget_left(b))
 			break;
 		pick = choose(b);
 		if (pick == b->n) /* cannot happen: the end points are never skipped */
 			break;
-		if ((r = run_one(b, FL_PHASE_SEARCH, pick, NULL)))
+		if ((r = fl_bisect_run_one(b, FL_PHASE_SEARCH, pick, NULL)))
 			return r;
 	}
 	res->kind = FL_BISECT_INCONCLUSIVE;
 	return 0;
 }
 
+/* The ends' medians, what the change between the ends is a change of. */
+static void end_values(const fl_bisect *b, struct fl_bisect_result *res)
+{
+	const struct runs *g = &b->c[0].r, *d = &b->c[b->n - 1].r;
+
+	res->good_value = g->n ? fl_stats_median(g->y, g->n) : NAN;
+	res->bad_value = d->n ? fl_stats_median(d->y, d->n) : NAN;
+}
+
+static int values_run(fl_bisect *b, struct fl_bisect_result *res)
+{
+	int go_on, r = confirm(b, res, &go_on);
+
+	end_values(b, res);
+	if (!r && go_on) {
+		double endpoints = res->change_pct;
+
+		r = search(b, res);
+		if (res->kind != FL_BISECT_CULPRIT && res->kind != FL_BISECT_RANGE) {
+			res->change_pct = endpoints;
+			end_values(b, res);
+		}
+	}
+	return r;
+}
+
 int fl_bisect_run(fl_bisect *b, fl_bisect_sample_fn sample, fl_bisect_step_fn step, void *ctx,
 		  struct fl_bisect_result *res)
 {
-	int go_on, r;
+	int r;
 
 	memset(res, 0, sizeof(*res));
 	b->sample = sample;
 	b->step = step;
 	b->ctx = ctx;
-	r = confirm(b, res, &go_on);
-	if (!r && go_on) {
-		double endpoints = res->change_pct;
-
-		r = search(b, res);
-		if (res->kind != FL_BISECT_CULPRIT && res->kind != FL_BISECT_RANGE)
-			res->change_pct = endpoints;
-	}
+	if (b->o.model == FL_MODEL_PASS_FAIL)
+		r = fl_passfail_search(b, res);
+	else
+		r = values_run(b, res);
 	res->runs = b->runs;
 	for (size_t i = 0; i < b->n; i++)
 		res->commits_tested += b->c[i].tried;

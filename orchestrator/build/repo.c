@@ -262,47 +262,133 @@ int fl_repo_is_ancestor(fl_repo *r, const char *ancestor, const char *descendant
 	return git_oid_equal(&a, &d) || git_graph_descendant_of(r->git, &d, &a) == 1;
 }
 
-int fl_repo_first_parents(fl_repo *r, const char *from, const char *to, char ***shas,
-			  size_t *n)
+/* Each good an ancestor of bad (and not bad itself), or FL_EINVAL naming it. */
+static int check_goods(fl_repo *r, const git_oid *bad, const char *bad_rev,
+		       const char *const *goods, size_t ngoods, git_oid *oids)
 {
-	git_commit *a, *b;
+	for (size_t i = 0; i < ngoods; i++) {
+		git_commit *c;
+		int e;
+
+		if ((e = lookup_commit(r, goods[i], &c)))
+			return e;
+		git_oid_cpy(&oids[i], git_commit_id(c));
+		git_commit_free(c);
+		if (git_oid_equal(&oids[i], bad))
+			return fl_error_set(FL_EINVAL, "tree '%s': good '%s' is bad '%s' itself",
+					    r->name, goods[i], bad_rev);
+		if (git_graph_descendant_of(r->git, bad, &oids[i]) != 1)
+			return fl_error_set(FL_EINVAL,
+					    "tree '%s': good '%s' is not an ancestor of bad '%s'",
+					    r->name, goods[i], bad_rev);
+	}
+	return 0;
+}
+
+/* The commits bad reaches and no good reaches, in walk order, into *ids. */
+static int walk_range(fl_repo *r, const git_oid *bad, const git_oid *goods, size_t ngoods,
+		      git_oid **ids, size_t *n)
+{
 	git_revwalk *walk;
 	git_oid oid;
-	char **v = NULL;
-	size_t k = 0, alloc = 0;
+	size_t alloc = 64;
+	int e = 0;
+
+	if (git_revwalk_new(&walk, r->git))
+		return fl_error_set(FL_EIO, "tree '%s': %s", r->name, git_msg());
+	git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL);
+	e = git_revwalk_push(walk, bad);
+	for (size_t i = 0; i < ngoods && !e; i++)
+		e = git_revwalk_hide(walk, &goods[i]);
+	if (e) {
+		git_revwalk_free(walk);
+		return fl_error_set(FL_EIO, "tree '%s': %s", r->name, git_msg());
+	}
+	*ids = fl_xmalloc(alloc * sizeof(git_oid));
+	*n = 0;
+	while (!git_revwalk_next(&oid, walk)) {
+		if (*n == alloc)
+			*ids = fl_xrealloc(*ids, (alloc *= 2) * sizeof(git_oid));
+		git_oid_cpy(&(*ids)[(*n)++], &oid);
+	}
+	git_revwalk_free(walk);
+	return 0;
+}
+
+struct oid_index {
+	git_oid oid;
+	size_t idx;
+};
+
+static int cmp_oid_index(const void *a, const void *b)
+{
+	return git_oid_cmp(&((const struct oid_index *)a)->oid, &((const struct oid_index *)b)->oid);
+}
+
+/* The node of a parent: in the range (sorted lookup) or an outside node,
+ * added the first time it is seen. */
+static size_t parent_node(struct fl_dag *g, const struct oid_index *sorted, size_t nin,
+			  const git_oid *p)
+{
+	struct oid_index key = {.idx = 0};
+	const struct oid_index *hit;
+	char sha[41];
+
+	git_oid_cpy(&key.oid, p);
+	hit = bsearch(&key, sorted, nin, sizeof(*sorted), cmp_oid_index);
+	if (hit)
+		return hit->idx;
+	git_oid_tostr(sha, sizeof(sha), p);
+	for (size_t i = nin; i < g->n; i++)
+		if (!strcmp(g->nodes[i].sha, sha))
+			return i;
+	return fl_dag_add(g, sha, 1);
+}
+
+int fl_repo_range(fl_repo *r, const char *bad, const char *const *goods, size_t ngoods,
+		  struct fl_dag *g)
+{
+	git_oid *ids = NULL, *good_ids = fl_xcalloc(ngoods + 1, sizeof(git_oid)), bad_id;
+	struct oid_index *sorted = NULL;
+	git_commit *c;
+	size_t n = 0;
 	int e;
 
-	if ((e = lookup_commit(r, from, &a)))
-		return e;
-	if ((e = lookup_commit(r, to, &b))) {
-		git_commit_free(a);
-		return e;
-	}
-	if (git_revwalk_new(&walk, r->git)) {
-		e = fl_error_set(FL_EIO, "tree '%s': %s", r->name, git_msg());
+	memset(g, 0, sizeof(*g));
+	if ((e = lookup_commit(r, bad, &c)))
 		goto out;
+	git_oid_cpy(&bad_id, git_commit_id(c));
+	git_commit_free(c);
+	if ((e = check_goods(r, &bad_id, bad, goods, ngoods, good_ids)) ||
+	    (e = walk_range(r, &bad_id, good_ids, ngoods, &ids, &n)))
+		goto out;
+	sorted = fl_xmalloc((n + 1) * sizeof(*sorted));
+	for (size_t i = 0; i < n; i++) {
+		char sha[41];
+
+		git_oid_tostr(sha, sizeof(sha), &ids[i]);
+		fl_dag_add(g, sha, 0);
+		git_oid_cpy(&sorted[i].oid, &ids[i]);
+		sorted[i].idx = i;
+		if (git_oid_equal(&ids[i], &bad_id))
+			g->bad = i;
 	}
-	git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
-	git_revwalk_simplify_first_parent(walk);
-	if (git_revwalk_push(walk, git_commit_id(b)) || git_revwalk_hide(walk, git_commit_id(a))) {
-		e = fl_error_set(FL_EIO, "tree '%s': %s..%s: %s", r->name, from, to, git_msg());
-		goto walked;
-	}
-	while (!git_revwalk_next(&oid, walk)) {
-		if (k == alloc) {
-			alloc = alloc ? 2 * alloc : 64;
-			v = fl_xrealloc(v, alloc * sizeof(*v));
+	qsort(sorted, n, sizeof(*sorted), cmp_oid_index);
+	for (size_t i = 0; i < n && !e; i++) {
+		if (git_commit_lookup(&c, r->git, &ids[i])) {
+			e = fl_error_set(FL_EIO, "tree '%s': %s", r->name, git_msg());
+			break;
 		}
-		v[k] = fl_xmalloc(41);
-		git_oid_tostr(v[k++], 41, &oid);
+		for (unsigned p = 0; p < git_commit_parentcount(c); p++)
+			fl_dag_add_parent(g, i, parent_node(g, sorted, n, git_commit_parent_id(c, p)));
+		git_commit_free(c);
 	}
-	*shas = v;
-	*n = k;
-walked:
-	git_revwalk_free(walk);
 out:
-	git_commit_free(a);
-	git_commit_free(b);
+	if (e)
+		fl_dag_release(g);
+	free(sorted);
+	free(ids);
+	free(good_ids);
 	return e;
 }
 

@@ -1,13 +1,16 @@
 /*
  * repo.h - kernel trees as git repositories (libgit2): open a local one or
  * keep a bare clone under var/trees/<name>, fetch with tags, resolve
- * revisions to commits, list tags in version order, walk first parents and
- * read commit metadata. Every error names the tree and the revision:
+ * revisions to commits, list tags in version order, the range of a
+ * bisection as a graph, and read commit metadata. Every error names the
+ * tree and the revision:
  *
  *   tree 'mainline': unknown revision 'v6.1-rc9'
  */
 #ifndef FL_REPO_H
 #define FL_REPO_H
+
+#include "lib/dag.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -59,9 +62,15 @@ int fl_repo_is_ancestor(fl_repo *r, const char *ancestor, const char *descendant
  */
 int fl_repo_changed_paths(fl_repo *r, const char *from, const char *to, char ***paths, size_t *n);
 
-/* First-parent commits in (from, to], oldest first, as hex shas. */
-int fl_repo_first_parents(fl_repo *r, const char *from, const char *to, char ***shas,
-			  size_t *n);
+/*
+ * The range git bisect searches, bad ^goods, as a graph (lib/dag.h):
+ * the commits bad reaches and no good reaches, each with its parents; a
+ * parent a good reaches is an outside node. Any revisions; every good must
+ * be an ancestor of bad (FL_EINVAL naming it), FL_ENOTFOUND for an unknown
+ * one. fl_dag_release() frees it.
+ */
+int fl_repo_range(fl_repo *r, const char *bad, const char *const *goods, size_t ngoods,
+		  struct fl_dag *g);
 void fl_repo_strv_free(char **v, size_t n);
 
 struct fl_repo_commit {

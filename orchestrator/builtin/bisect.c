@@ -1,21 +1,29 @@
 /*
  * builtin/bisect.c - "faultline bisect run": a noise-aware "git bisect run"
- * for any repository, on the engine of bisect.c.
+ * for any repository, on the merge descent (descent.h) and its engine.
  *
- * The commits under test are checked out in a private detached worktree
- * (git worktree add --detach in a temporary directory), so the user's own
- * working tree, index and HEAD are never touched; the worktree is removed
- * at the end. git is run as a program: its CLI is the stable interface for
- * worktrees, and running it keeps this file free of libgit2 state.
+ * The range is what bad reaches and no good reaches (build/repo.c, libgit2),
+ * searched line by line into merged branches. The commits under test are
+ * checked out in a private detached worktree (git worktree add --detach in
+ * a temporary directory), so the user's own working tree, index and HEAD
+ * are never touched; the worktree is removed at the end, also when a signal
+ * (SIGPIPE included: a reader that went away) stops the bisection. git is
+ * run as a program for the worktree: its CLI is the stable interface there.
+ *
+ * Two modes: values (every number CMD prints is a sample of a benchmark)
+ * and exit-code (git bisect run's convention, 0 good, 1-127 bad but 125
+ * skip, each run one observation of a test that may be flaky).
  */
-#include "analysis/bisect.h"
+#include "analysis/descent.h"
+#include "build/repo.h"
+#include "builtin/builtin.h"
 #include "lib/buf.h"
 #include "lib/cancel.h"
-#include "builtin/builtin.h"
 #include "lib/error.h"
 #include "lib/log.h"
 #include "lib/run-command.h"
 #include "store/bisect.h"
+#include "store/watch.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -27,17 +35,64 @@
 #include <string.h>
 #include <unistd.h>
 
-#define MAX_ATTEMPTS 3 /* a failing run is retried this many times in all */
+#define MAX_ATTEMPTS 3 /* values mode: a failing run is retried this many times in all */
+#define MAX_GOODS    32
+
+static const char help_text[] =
+    "usage: faultline bisect run [--repo DIR] --good REV [--good REV]... --bad REV\n"
+    "                            [options] -- CMD [ARGS...]\n"
+    "\n"
+    "Finds the commit between the good and the bad revisions that made CMD worse,\n"
+    "running CMD in a private worktree once per step (the user's checkout is not\n"
+    "touched). The range is what bad reaches and no good reaches; a culprit inside\n"
+    "a merged branch is found inside it.\n"
+    "\n"
+    "  --repo DIR          the repository (default: the current directory)\n"
+    "  --good REV          a good revision, an ancestor of bad; may be repeated\n"
+    "  --bad REV           the bad revision\n"
+    "  --mode MODE         values (default): every line of CMD's output that is one\n"
+    "                      number is a sample; exit-code: git bisect run's exit\n"
+    "                      codes (0 good, 125 untestable, 1-127 bad), and the test\n"
+    "                      may be flaky\n"
+    "  --direction D       values: higher (default, throughput) or lower is better\n"
+    "  --min-change PCT    values: the smallest worsening that counts (default 5)\n"
+    "  --false-pass RATE   exit-code: how often a bad commit's test passes, if known\n"
+    "  --false-fail RATE   exit-code: how often a good commit's test fails, if known\n"
+    "  --confidence P      stop when the culprit is this likely (default 0.95)\n"
+    "  --max-runs N        at most N runs of CMD in all (default 200)\n"
+    "  --timeout SECONDS   a longer run of CMD is killed and fails\n"
+    "  --json              print the result as one JSON object\n"
+    "  --db PATH           record every run in a store; the same bisection started\n"
+    "                      again (same revisions, command and options) resumes\n"
+    "  -h, --help          this help\n"
+    "\n"
+    "CMD runs with FAULTLINE_COMMIT set to the commit's sha, in the worktree's top\n"
+    "directory. A relative CMD path is taken from the current directory when it\n"
+    "is there, else from each commit's checkout.\n"
+    "Exit: 0 culprit or range, 1 no regression, 2 usage or repository error,\n"
+    "3 inconclusive, 4 runtime failure (an untestable end, a signal).\n";
+
+struct run_opts {
+	const char *repo, *bad, *db;
+	const char *goods[MAX_GOODS];
+	size_t ngoods;
+	struct fl_bisect_opts bo;
+	double timeout;
+	int json, help;
+};
 
 struct bisect_ctx {
-	const char *repo;
+	const char *repo; /* as given */
+	fl_repo *git;
+	struct fl_dag dag;
+	fl_descent *search;
 	char *wt; /* the private worktree */
-	char **shas;
-	size_t n;
 	char **cmd;
-	size_t current;	    /* the commit checked out in wt, n when unknown */
-	int64_t timeout_ms; /* --timeout: a longer run of CMD is killed and failed */
-	fl_store *st;	    /* --db: every step is recorded here */
+	int cmd_in_checkout; /* a relative CMD path not in the current directory */
+	const char *current; /* the commit checked out in wt, NULL when unknown */
+	int64_t timeout_ms;  /* --timeout: a longer run of CMD is killed and failed */
+	enum fl_bisect_model model;
+	fl_store *st; /* --db: every step is recorded here */
 	int64_t id;
 	size_t replayed;
 };
@@ -47,11 +102,11 @@ static void add_line(void *data, const char *line)
 	fl_buf_addf(data, "%s\n", line);
 }
 
-/* git -C repo ARGS... (NULL-terminated), its standard output (trimmed of
+/* git -C dir ARGS... (NULL-terminated), its standard output (trimmed of
  * the last newline) in out, its standard error discarded; 0 or FL_ENOTFOUND. */
-static int git(const char *repo, fl_buf *out, ...)
+static int git(const char *dir, fl_buf *out, ...)
 {
-	const char *argv[12] = {"git", "-C", repo};
+	const char *argv[12] = {"git", "-C", dir};
 	struct fl_child c = {.argv = argv, .on_line = add_line, .data = out, .err = FL_ERR_NULL};
 	size_t k = 3;
 	va_list ap;
@@ -69,54 +124,92 @@ static int git(const char *repo, fl_buf *out, ...)
 	return r || st ? FL_ENOTFOUND : 0;
 }
 
-static int resolve(const char *repo, const char *rev, char **sha)
+/* ---- the repository and the range ------------------------------------------ */
+
+/* The repository DIR is in (git finds it from a subdirectory too). */
+static int open_repo(struct bisect_ctx *bc)
 {
 	fl_buf out = FL_BUF_INIT;
-	char *spec = fl_xasprintf("%s^{commit}", rev);
-	int r = git(repo, &out, "rev-parse", "--verify", "--quiet", spec, NULL);
+	int r = git(bc->repo, &out, "rev-parse", "--absolute-git-dir", NULL);
 
-	free(spec);
-	if (r || out.len != 40) {
-		fl_buf_free(&out);
-		return fl_error_set(FL_ENOTFOUND, "%s: bad revision '%s'", repo, rev);
+	if (r || !out.len)
+		r = fl_error_set(FL_ENOTFOUND, "%s is not a git repository (--repo)", bc->repo);
+	else
+		r = fl_repo_open(&bc->git, bc->repo, out.ptr);
+	fl_buf_free(&out);
+	return r;
+}
+
+/* Every revision names a commit, or the message names the one that does not. */
+static int check_revs(struct bisect_ctx *bc, const struct run_opts *ro)
+{
+	char sha[41];
+
+	for (size_t i = 0; i <= ro->ngoods; i++) {
+		const char *rev = i < ro->ngoods ? ro->goods[i] : ro->bad;
+
+		if (fl_repo_resolve(bc->git, rev, sha))
+			return fl_error_set(FL_ENOTFOUND, "%s: bad revision '%s'", bc->repo, rev);
 	}
-	*sha = fl_buf_detach(&out);
 	return 0;
 }
 
-/* The first-parent chain from good (index 0) to bad (index n-1). */
-static int first_parent_list(struct bisect_ctx *bc, const char *good, const char *bad)
+static int make_range(struct bisect_ctx *bc, const struct run_opts *ro)
 {
-	fl_buf out = FL_BUF_INIT;
-	char *line, *save = NULL;
-	size_t k = 0, alloc = 16;
-	char **rev;
+	int r;
 
-	if (git(bc->repo, &out, "rev-list", "--first-parent", bad, NULL))
-		return fl_error_set(FL_ENOTFOUND, "%s: cannot list the history of %s", bc->repo,
-				    bad);
-	rev = fl_xmalloc(alloc * sizeof(*rev));
-	for (line = strtok_r(out.ptr, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (k == alloc)
-			rev = fl_xrealloc(rev, (alloc *= 2) * sizeof(*rev));
-		rev[k++] = fl_xstrdup(line);
-		if (!strcmp(line, good))
-			break;
+	if ((r = open_repo(bc)) || (r = check_revs(bc, ro)) ||
+	    (r = fl_repo_range(bc->git, ro->bad, ro->goods, ro->ngoods, &bc->dag)))
+		return r;
+	return fl_descent_new(&bc->search, &bc->dag, &ro->bo);
+}
+
+static char *subject(struct bisect_ctx *bc, const char *sha)
+{
+	struct fl_repo_commit c;
+	char *s;
+
+	if (fl_repo_commit(bc->git, sha, &c))
+		return fl_xstrdup("");
+	s = fl_xstrdup(c.subject ? c.subject : "");
+	fl_repo_commit_release(&c);
+	return s;
+}
+
+/* ---- the command ----------------------------------------------------------------- */
+
+/*
+ * A relative CMD path ("./bench.sh", "scripts/x") is the caller's file when
+ * it is there, as a git user means it: made absolute, and said so. Else it
+ * is a file of each checkout. A command that cannot be run at all is
+ * refused before anything starts.
+ */
+static int resolve_cmd(struct bisect_ctx *bc)
+{
+	const char *p = bc->cmd[0], *rel;
+	char cwd[4096];
+
+	if (!strchr(p, '/')) {
+		if (!fl_which(p))
+			return fl_error_set(FL_ENOTFOUND, "cannot run '%s': not found in PATH", p);
+		return 0;
 	}
-	fl_buf_free(&out);
-	if (!k || strcmp(rev[k - 1], good)) {
-		while (k)
-			free(rev[--k]);
-		free(rev);
-		return fl_error_set(
-		    FL_EINVAL, "%s: good %.12s is not on the first-parent history of bad %.12s",
-		    bc->repo, good, bad);
+	if (*p != '/' && access(p, F_OK)) {
+		bc->cmd_in_checkout = 1;
+		fl_info("bisect: %s is not in the current directory: it is run from each commit's "
+			"checkout",
+			p);
+		return 0;
 	}
-	bc->n = k;
-	bc->shas = fl_xmalloc(k * sizeof(char *));
-	for (size_t i = 0; i < k; i++)
-		bc->shas[i] = rev[k - 1 - i];
-	free(rev);
+	if (access(p, X_OK))
+		return fl_error_set(FL_ENOTFOUND, "cannot run '%s': %s", p, strerror(errno));
+	if (*p == '/' || !getcwd(cwd, sizeof(cwd)))
+		return 0;
+	rel = p;
+	while (rel[0] == '.' && rel[1] == '/')
+		rel += 2; /* "./bench.sh" is cwd/bench.sh */
+	bc->cmd[0] = fl_xasprintf("%s/%s", cwd, rel);
+	fl_info("bisect: running %s (%s, from the current directory)", bc->cmd[0], p);
 	return 0;
 }
 
@@ -144,10 +237,14 @@ static size_t parse_samples(char *text, double **v)
 	return n;
 }
 
+/* How one run of CMD ended. */
+enum outcome { RAN, NOT_STARTED, TIMED_OUT };
+
 /* One run of CMD in the worktree: its standard output in out, its standard
- * error passed through; *st its exit status. A run that cannot be started
- * or that timed out is a failed run (*why says how); a signal stops it. */
-static int run_cmd(struct bisect_ctx *bc, const char *sha, fl_buf *out, int *st, char **why)
+ * error passed through; *st its exit status; *why says how a run that did
+ * not end by itself ended. A signal to us stops it. */
+static int run_cmd(struct bisect_ctx *bc, const char *sha, fl_buf *out, int *st,
+		   enum outcome *how, char **why)
 {
 	char *env_commit = fl_xasprintf("FAULTLINE_COMMIT=%s", sha);
 	const char *env[] = {env_commit, NULL};
@@ -163,7 +260,9 @@ static int run_cmd(struct bisect_ctx *bc, const char *sha, fl_buf *out, int *st,
 
 	free(env_commit);
 	*why = NULL;
+	*how = RAN;
 	if (r == FL_ENOTFOUND || r == FL_ETIMEOUT) {
+		*how = r == FL_ENOTFOUND ? NOT_STARTED : TIMED_OUT;
 		*why = fl_xstrdup(fl_error_last());
 		*st = -1;
 		r = 0;
@@ -173,144 +272,500 @@ static int run_cmd(struct bisect_ctx *bc, const char *sha, fl_buf *out, int *st,
 	return r;
 }
 
-static int sample_commit(void *ctx, size_t idx, double **v, size_t *n)
+/* The commit checked out in the worktree (the search often asks for the
+ * same one again: the checkout is kept). */
+static int checkout(struct bisect_ctx *bc, const char *sha)
 {
-	struct bisect_ctx *bc = ctx;
-	const char *sha = bc->shas[idx];
+	fl_buf out = FL_BUF_INIT;
+	int r = 0;
+
+	if (fl_cancel_requested())
+		return fl_error_set(FL_EIO, "interrupted by signal %d", fl_cancel_requested());
+	if (!bc->current || strcmp(bc->current, sha)) {
+		if (git(bc->wt, &out, "checkout", "--quiet", "--detach", "--force", sha, NULL))
+			r = fl_error_set(FL_EIO, "%s: cannot check out %.12s", bc->wt, sha);
+		else
+			bc->current = sha;
+	}
+	fl_buf_free(&out);
+	return r;
+}
+
+/* A CMD that could not start: untestable when it is a file of the checkout
+ * (this commit lacks it), else the end of the bisection. */
+static int not_started(struct bisect_ctx *bc, const char *sha, const char *why)
+{
+	if (!bc->cmd_in_checkout)
+		return fl_error_set(FL_ENOTFOUND, "%s", why);
+	fl_info("bisect: %.12s: %s; skipping it", sha, why);
+	return FL_BISECT_SKIP;
+}
+
+/* exit-code mode: one run is one outcome, as git bisect run reads it. */
+static int sample_exit_code(struct bisect_ctx *bc, const char *sha, double **v, size_t *n)
+{
+	fl_buf out = FL_BUF_INIT;
+	enum outcome how;
+	char *why;
+	int st, r = run_cmd(bc, sha, &out, &st, &how, &why);
+
+	fl_buf_free(&out);
+	if (!r && how == NOT_STARTED)
+		r = not_started(bc, sha, why);
+	else if (!r && how == TIMED_OUT) {
+		fl_info("bisect: %.12s: %s; skipping it", sha, why);
+		r = FL_BISECT_SKIP;
+	} else if (!r && st == 125)
+		r = FL_BISECT_SKIP;
+	else if (!r && (st < 0 || st > 127))
+		r = fl_error_set(FL_EIO, "%.12s: exit code %d from %s is not one of git bisect "
+					 "run's (0-127)",
+				 sha, st, bc->cmd[0]);
+	else if (!r) {
+		*v = fl_xmalloc(sizeof(double));
+		(*v)[0] = st != 0;
+		*n = 1;
+	}
+	free(why);
+	return r;
+}
+
+/* values mode: one run that printed samples; a failed one is retried. */
+static int sample_values(struct bisect_ctx *bc, const char *sha, double **v, size_t *n)
+{
 	fl_buf out = FL_BUF_INIT;
 	int st, r = 0;
 
-	*v = NULL;
-	*n = 0;
-	if (fl_cancel_requested())
-		return fl_error_set(FL_EIO, "interrupted by signal %d", fl_cancel_requested());
-	/* the engine often asks for the same commit again: keep the checkout */
-	if (bc->current != idx &&
-	    git(bc->wt, &out, "checkout", "--quiet", "--detach", "--force", sha, NULL))
-		return fl_error_set(FL_EIO, "%s: cannot check out %.12s", bc->wt, sha);
-	bc->current = idx;
-	for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+	for (int attempt = 1; attempt <= MAX_ATTEMPTS && !*n; attempt++) {
+		enum outcome how;
 		char *why;
 
 		fl_buf_reset(&out);
-		if ((r = run_cmd(bc, sha, &out, &st, &why)))
+		if ((r = run_cmd(bc, sha, &out, &st, &how, &why)))
 			break;
+		if (how == NOT_STARTED) {
+			r = not_started(bc, sha, why);
+			free(why);
+			break;
+		}
 		if (st == 125) {
-			fl_info("bisect: %.7s cannot be tested (exit 125), skipping", sha);
+			fl_info("bisect: %.12s cannot be tested (exit 125), skipping it", sha);
+			r = FL_BISECT_SKIP;
 			break;
 		}
 		if (!st && (*n = parse_samples(out.ptr ? out.ptr : (char *)"", v)))
 			break;
 		free(*v);
 		*v = NULL;
-		*n = 0;
 		if (why)
-			fl_info("bisect: %.7s run %d of %d failed (%s)", sha, attempt, MAX_ATTEMPTS,
-				why);
+			fl_info("bisect: %.12s run %d of %d failed (%s)", sha, attempt,
+				MAX_ATTEMPTS, why);
 		else
-			fl_info("bisect: %.7s run %d of %d failed (%s %d)", sha, attempt,
+			fl_info("bisect: %.12s run %d of %d failed (%s %d)", sha, attempt,
 				MAX_ATTEMPTS, st ? "exit" : "no samples, exit", st);
 		free(why);
 	}
 	fl_buf_free(&out);
-	if (r) {
-		free(*v);
-		*v = NULL;
-		return r;
-	}
-	return *n ? 0 : FL_BISECT_SKIP;
+	return r ? r : *n ? 0 : FL_BISECT_SKIP;
 }
 
-static void show_step(void *ctx, const struct fl_bisect_step *st)
+static int sample_commit(void *ctx, const char *sha, size_t seq, double **v, size_t *n)
 {
 	struct bisect_ctx *bc = ctx;
-	int steps = 0;
+	int r;
 
-	if (bc->st) {
-		struct fl_bisect_step_rec rec = {
-		    .seq = st->seq,
-		    .sha = bc->shas[st->idx],
-		    .skipped = st->skipped,
-		    .v = st->v,
-		    .n = st->n,
-		    .verdict = st->verdict,
-		    .confidence = st->confidence,
-		    .remaining = st->left,
-		    .best = st->phase != FL_PHASE_CONFIRM ? bc->shas[st->best] : NULL,
-		    .phase = fl_bisect_phase_name(st->phase),
-		};
-
-		if (fl_store_bisect_step_add(bc->st, bc->id, &rec)) {
-			fl_warn("bisect: %s; no longer recording", fl_error_last());
-			fl_store_free(bc->st);
-			bc->st = NULL;
-		}
+	(void)seq;
+	*v = NULL;
+	*n = 0;
+	if ((r = checkout(bc, sha)))
+		return r;
+	r = bc->model == FL_MODEL_PASS_FAIL ? sample_exit_code(bc, sha, v, n)
+					    : sample_values(bc, sha, v, n);
+	if (r < 0 || r == FL_BISECT_SKIP) {
+		free(*v);
+		*v = NULL;
+		*n = 0;
 	}
-	if (st->phase == FL_PHASE_CONFIRM) {
-		fl_verbose("bisect: measuring %s end %.7s", st->idx ? "bad" : "good",
-			   bc->shas[st->idx]);
+	return r;
+}
+
+/* ---- progress and the record ------------------------------------------------------- */
+
+static void record_step(struct bisect_ctx *bc, const struct fl_descent_step *st)
+{
+	struct fl_bisect_step_rec rec = {
+	    .seq = st->seq,
+	    .sha = st->sha,
+	    .skipped = st->skipped,
+	    .v = st->v,
+	    .n = st->n,
+	    .verdict = st->verdict,
+	    .confidence = st->confidence,
+	    .remaining = st->left,
+	    .best = st->best,
+	    .phase = fl_bisect_phase_name(st->phase),
+	    .branch = st->line->merge,
+	};
+
+	if (fl_store_bisect_step_add(bc->st, bc->id, &rec)) {
+		fl_warn("bisect: %s; no longer recording", fl_error_last());
+		fl_store_free(bc->st);
+		bc->st = NULL;
+	}
+}
+
+static void show_step(void *ctx, const struct fl_descent_step *st)
+{
+	struct bisect_ctx *bc = ctx;
+	fl_buf line = FL_BUF_INIT;
+
+	if (bc->st)
+		record_step(bc, st);
+	fl_descent_step_text(&line, st);
+	fl_info("bisect: %s", line.ptr);
+	fl_buf_free(&line);
+}
+
+static void show_line(void *ctx, const struct fl_descent_line *ln)
+{
+	struct bisect_ctx *bc = ctx;
+	fl_buf text = FL_BUF_INIT;
+	char *subj = ln->merge ? subject(bc, ln->merge) : NULL;
+
+	fl_descent_line_text(&text, ln);
+	if (subj)
+		fl_info("bisect: descending into %s (\"%s\")", text.ptr, subj);
+	else
+		fl_info("bisect: searching %s", text.ptr);
+	free(subj);
+	fl_buf_free(&text);
+}
+
+static int replay_step(void *ctx, const struct fl_bisect_step_rec *r)
+{
+	struct bisect_ctx *bc = ctx;
+
+	fl_descent_replay(bc->search, r->sha, r->v, r->n, r->skipped);
+	bc->replayed++;
+	return 0;
+}
+
+/* What the record is keyed by besides the revisions: the command and every
+ * option that steers the search's choices (not the budget or the timeout,
+ * so a larger --max-runs resumes). */
+static char *record_key(const struct bisect_ctx *bc, const struct run_opts *ro)
+{
+	const struct fl_bisect_opts *o = &ro->bo;
+	json_t *cmd = json_array(), *k;
+	char *s;
+
+	for (char **a = bc->cmd; *a; a++)
+		json_array_append_new(cmd, json_string(*a));
+	k = json_pack("{s:o, s:s, s:s, s:f, s:f, s:f, s:f}", "cmd", cmd, "mode",
+		      o->model == FL_MODEL_PASS_FAIL ? "exit-code" : "values", "direction",
+		      o->dir == FL_HIGHER_BETTER ? "higher" : "lower", "min_change", o->min_change,
+		      "confidence", o->confidence, "false_pass", o->false_pass, "false_fail",
+		      o->false_fail);
+	s = json_dumps(k, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(k);
+	return s;
+}
+
+/* The goods' shas, in one text (the record's good). */
+static char *goods_text(struct bisect_ctx *bc, const struct run_opts *ro)
+{
+	fl_buf b = FL_BUF_INIT;
+	char sha[41];
+
+	for (size_t i = 0; i < ro->ngoods; i++)
+		if (!fl_repo_resolve(bc->git, ro->goods[i], sha))
+			fl_buf_addf(&b, "%s%s", i ? " " : "", sha);
+	return fl_buf_detach(&b);
+}
+
+/*
+ * --db: the unfinished bisection of the same revisions, command and options
+ * is resumed by replaying its recorded runs (the search is deterministic
+ * given its samples, so it makes the same choices without running CMD
+ * again). One with other options is left as it is, and said so.
+ */
+static int open_record(struct bisect_ctx *bc, const struct run_opts *ro)
+{
+	char *key = record_key(bc, ro), *good = goods_text(bc, ro), bad[41];
+	int64_t other;
+	int resumed, r;
+
+	fl_repo_resolve(bc->git, ro->bad, bad);
+	r = fl_store_open(&bc->st, ro->db, 0) ||
+	    fl_store_bisection_open(bc->st, good, bad, key, &bc->id, &resumed, &other) ||
+	    (resumed && fl_store_bisect_steps_each(bc->st, bc->id, replay_step, bc));
+	free(key);
+	free(good);
+	if (r)
+		return FL_ERROR;
+	if (other)
+		fl_info("bisect: bisection %lld of these revisions was started with another command "
+			"or options; it is left as it is (run it with those to resume it)",
+			(long long)other);
+	if (resumed)
+		fl_info("bisect: resuming bisection %lld, %zu recorded runs", (long long)bc->id,
+			bc->replayed);
+	return 0;
+}
+
+/* The end of the record: finished with its answer, else stopped (resumable). */
+static void close_record(struct bisect_ctx *bc, const struct fl_descent_result *r)
+{
+	int e;
+
+	if (!bc->st)
 		return;
+	if (r && r->kind != FL_BISECT_INCONCLUSIVE) {
+		char *sum = fl_descent_summary(r, bc->model);
+
+		e = fl_store_bisection_finish(bc->st, bc->id, fl_bisect_kind_name(r->kind),
+					      r->kind == FL_BISECT_CULPRIT ? r->first : NULL,
+					      r->confidence) ||
+		    fl_store_bisection_summary(bc->st, bc->id, sum);
+		free(sum);
+	} else {
+		e = fl_store_bisection_stop(bc->st, bc->id);
 	}
-	while ((1u << steps) < st->left)
-		steps++;
-	fl_info("bisect: %zu commits left, ~%d steps, best candidate %.7s p=%.2f%s", st->left,
-		steps, bc->shas[st->best], st->confidence,
-		st->phase == FL_PHASE_VERIFY ? " (verifying)" : "");
+	if (e)
+		fl_warn("bisect: %s", fl_error_last());
+	fl_store_free(bc->st);
+	bc->st = NULL;
 }
 
-static char *subject(const char *repo, const char *sha)
-{
-	fl_buf out = FL_BUF_INIT;
+/* ---- the answer --------------------------------------------------------------------- */
 
-	git(repo, &out, "log", "-1", "--format=%s", sha, NULL);
-	return fl_buf_detach(&out);
+/* The measured change as a git user reads it: signed, in percent of the
+ * good value, NAN from a good value of 0 (r->change_pct is "worse > 0"). */
+static double signed_change(const struct fl_descent_result *r, enum fl_direction dir)
+{
+	if (!isfinite(r->change_pct))
+		return NAN;
+	return dir == FL_HIGHER_BETTER ? -r->change_pct : r->change_pct;
 }
 
-static void print_result(struct bisect_ctx *bc, const struct fl_bisect_result *r, int json)
+static json_t *path_json(struct bisect_ctx *bc, const struct fl_descent_result *r)
 {
-	const char *first = bc->shas[r->first], *last = bc->shas[r->last];
-	char *subj = NULL;
+	json_t *path = json_array();
 
-	if (r->kind == FL_BISECT_CULPRIT)
-		subj = subject(bc->repo, first);
-	if (json) {
-		json_t *o = json_object();
+	for (size_t i = 0; i < r->depth; i++) {
+		char *subj = subject(bc, r->path[i].merge);
 
-		json_object_set_new(o, "result", json_string(fl_bisect_kind_name(r->kind)));
-		if (r->kind == FL_BISECT_CULPRIT) {
-			json_object_set_new(o, "commit", json_string(first));
-			json_object_set_new(o, "subject", json_string(subj));
-		} else if (r->kind == FL_BISECT_RANGE) {
-			json_object_set_new(o, "first", json_string(first));
-			json_object_set_new(o, "last", json_string(last));
+		json_array_append_new(path, json_pack("{s:s, s:I, s:s}", "merge", r->path[i].merge,
+						      "parent", (json_int_t)r->path[i].parent,
+						      "subject", subj));
+		free(subj);
+	}
+	return path;
+}
+
+static json_t *num_or_null(double x)
+{
+	return isfinite(x) ? json_real(x) : json_null();
+}
+
+/* The answer as --json prints it. */
+static json_t *result_json(struct bisect_ctx *bc, const struct fl_descent_result *r)
+{
+	static const char *const merge[] = {NULL, "itself", "unsearched"};
+	json_t *o = json_object();
+
+	json_object_set_new(o, "result", json_string(fl_bisect_kind_name(r->kind)));
+	if (r->kind == FL_BISECT_CULPRIT) {
+		char *subj = subject(bc, r->first);
+
+		json_object_set_new(o, "commit", json_string(r->first));
+		json_object_set_new(o, "subject", json_string(subj));
+		free(subj);
+	}
+	json_object_set_new(o, "first", json_string(r->first));
+	json_object_set_new(o, "last", json_string(r->last));
+	json_object_set_new(o, "path", path_json(bc, r));
+	if (merge[r->merge])
+		json_object_set_new(o, "merge", json_string(merge[r->merge]));
+	if (r->why)
+		json_object_set_new(o, "why", json_string(r->why));
+	json_object_set_new(o, "confidence", json_real(r->confidence));
+	json_object_set_new(o, "runs", json_integer((json_int_t)r->runs));
+	json_object_set_new(o, "commits_tested", json_integer((json_int_t)r->commits_tested));
+	json_object_set_new(o, "commits", json_integer((json_int_t)r->commits));
+	json_object_set_new(o, "good", json_string(r->good));
+	return o;
+}
+
+static void add_values_json(json_t *o, const struct fl_descent_result *r, enum fl_direction dir)
+{
+	json_object_set_new(o, "change_pct", num_or_null(signed_change(r, dir)));
+	json_object_set_new(o, "worse", json_boolean(r->change_pct > 0));
+	json_object_set_new(o, "direction",
+			    json_string(dir == FL_HIGHER_BETTER ? "higher" : "lower"));
+	json_object_set_new(o, "good_value", num_or_null(r->good_value));
+	json_object_set_new(o, "bad_value", num_or_null(r->bad_value));
+}
+
+/* "change -9.9% (worse: 100.1 -> 90.2, higher is better)" */
+static void change_text(fl_buf *b, const struct fl_descent_result *r, enum fl_direction dir)
+{
+	double c = signed_change(r, dir);
+
+	if (isnan(c))
+		fl_buf_addf(b, "change from %.6g", r->good_value);
+	else
+		fl_buf_addf(b, "change %+.1f%%", c);
+	fl_buf_addf(b, " (%s: %.6g -> %.6g, %s is better)",
+		    r->change_pct > 0	? "worse"
+		    : r->change_pct < 0 ? "better"
+					: "no change",
+		    r->good_value, r->bad_value, dir == FL_HIGHER_BETTER ? "higher" : "lower");
+}
+
+/* Where a culprit is, and what a merge culprit means. */
+static void where_text(struct bisect_ctx *bc, const struct fl_descent_result *r)
+{
+	for (size_t i = r->depth; i-- > 0;) {
+		char *subj = subject(bc, r->path[i].merge);
+
+		printf("in the branch merged by %s (\"%s\")\n", r->path[i].merge, subj);
+		free(subj);
+	}
+	if (r->merge == FL_MERGE_ITSELF)
+		printf("the merged branch alone does not regress; the merge does\n");
+	else if (r->merge == FL_MERGE_UNSEARCHED)
+		printf("a merge whose branch was not searched: %s\n", r->why);
+}
+
+/* Defect-proof "no-regression": what was measured against what was asked. */
+static void below_text(const struct fl_descent_result *r, const struct run_opts *ro)
+{
+	fl_buf b = FL_BUF_INIT;
+	double c = fabs(r->change_pct);
+
+	change_text(&b, r, ro->bo.dir);
+	printf("measured %s", b.ptr);
+	if (r->change_pct > 0 && isfinite(c))
+		printf(", below --min-change %g%%; to bisect a change this small, lower it "
+		       "(--min-change %.2g)\n",
+		       100 * ro->bo.min_change, c / 2);
+	else
+		printf(": the bad end is not worse\n");
+	fl_buf_free(&b);
+}
+
+static void print_text(struct bisect_ctx *bc, const struct fl_descent_result *r,
+		       const struct run_opts *ro)
+{
+	fl_buf b = FL_BUF_INIT;
+
+	if (r->kind == FL_BISECT_CULPRIT) {
+		char *subj = subject(bc, r->first);
+
+		printf("culprit %s %s\n", r->first, subj);
+		free(subj);
+		where_text(bc, r);
+	} else if (r->kind == FL_BISECT_RANGE) {
+		printf("range %s %s\n", r->first, r->last);
+		where_text(bc, r);
+	} else {
+		printf("%s\n", fl_bisect_kind_name(r->kind));
+	}
+	if (ro->bo.model == FL_MODEL_PASS_FAIL)
+		printf("confidence %.3f, %zu runs, %zu commits tested; estimated flakes: a bad "
+		       "commit's test passes %.1f%% of runs, a good commit's fails %.1f%%\n",
+		       r->confidence, r->runs, r->commits_tested, 100 * r->false_pass,
+		       100 * r->false_fail);
+	else if (r->kind == FL_BISECT_NO_REGRESSION) {
+		below_text(r, ro);
+		printf("%zu runs, %zu commits tested\n", r->runs, r->commits_tested);
+	} else {
+		change_text(&b, r, ro->bo.dir);
+		printf("confidence %.3f, %s, %zu runs, %zu commits tested\n", r->confidence, b.ptr,
+		       r->runs, r->commits_tested);
+	}
+	fl_buf_free(&b);
+}
+
+static void print_result(struct bisect_ctx *bc, const struct fl_descent_result *r,
+			 const struct run_opts *ro)
+{
+	if (ro->json) {
+		json_t *o = result_json(bc, r);
+
+		json_object_set_new(o, "mode", json_string(ro->bo.model == FL_MODEL_PASS_FAIL
+								? "exit-code"
+								: "values"));
+		if (ro->bo.model == FL_MODEL_VALUES)
+			add_values_json(o, r, ro->bo.dir);
+		else {
+			json_object_set_new(o, "false_pass", json_real(r->false_pass));
+			json_object_set_new(o, "false_fail", json_real(r->false_fail));
 		}
-		json_object_set_new(o, "confidence", json_real(r->confidence));
-		json_object_set_new(o, "change_pct", json_real(r->change_pct));
-		json_object_set_new(o, "runs", json_integer((json_int_t)r->runs));
-		json_object_set_new(o, "commits_tested",
-				    json_integer((json_int_t)r->commits_tested));
 		json_dumpf(o, stdout, JSON_COMPACT);
 		putchar('\n');
 		json_decref(o);
 	} else {
-		if (r->kind == FL_BISECT_CULPRIT)
-			printf("culprit %s %s\n", first, subj);
-		else if (r->kind == FL_BISECT_RANGE)
-			printf("range %s %s\n", first, last);
-		else
-			printf("%s\n", fl_bisect_kind_name(r->kind));
-		printf("confidence %.3f, change %+.1f%%, %zu runs, %zu commits tested\n",
-		       r->confidence, r->change_pct, r->runs, r->commits_tested);
+		print_text(bc, r, ro);
 	}
-	free(subj);
+	fflush(stdout);
 }
 
-struct run_opts {
-	const char *repo, *good, *bad, *db;
-	struct fl_bisect_opts bo;
-	double timeout;
-	int json;
-};
+/* ---- options ------------------------------------------------------------------------- */
+
+static int parse_number(const char *s, double *x)
+{
+	char *end;
+
+	errno = 0;
+	*x = strtod(s, &end);
+	if (end == s || *end || errno || !isfinite(*x)) {
+		fprintf(stderr, "faultline: bad number '%s'\n", s);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_opt(int c, struct run_opts *ro)
+{
+	double x = 0;
+
+	switch (c) {
+	case 'r': ro->repo = optarg; return 0;
+	case 'b': ro->bad = optarg; return 0;
+	case 'j': ro->json = 1; return 0;
+	case 'D': ro->db = optarg; return 0;
+	case 'h': ro->help = 1; return 0;
+	case 'g':
+		if (ro->ngoods == MAX_GOODS)
+			return -1;
+		ro->goods[ro->ngoods++] = optarg;
+		return 0;
+	case 'd':
+		if (strcmp(optarg, "higher") && strcmp(optarg, "lower"))
+			return -1;
+		ro->bo.dir = !strcmp(optarg, "higher") ? FL_HIGHER_BETTER : FL_LOWER_BETTER;
+		return 0;
+	case 'M':
+		if (strcmp(optarg, "values") && strcmp(optarg, "exit-code"))
+			return -1;
+		ro->bo.model = !strcmp(optarg, "values") ? FL_MODEL_VALUES : FL_MODEL_PASS_FAIL;
+		return 0;
+	}
+	if (parse_number(optarg, &x))
+		return -1;
+	switch (c) {
+	case 'm': ro->bo.min_change = x / 100; break;
+	case 'c': ro->bo.confidence = x; break;
+	case 'n': ro->bo.max_runs = x >= 1 && x < 1e9 ? (size_t)x : 0; break;
+	case 't': ro->timeout = x; break;
+	case 'P': ro->bo.false_pass = x; break;
+	case 'F': ro->bo.false_fail = x; break;
+	default: return -1;
+	}
+	return 0;
+}
 
 static int parse_args(int argc, char **argv, struct run_opts *ro)
 {
@@ -325,51 +780,33 @@ static int parse_args(int argc, char **argv, struct run_opts *ro)
 	    {"json", no_argument, NULL, 'j'},
 	    {"db", required_argument, NULL, 'D'},
 	    {"timeout", required_argument, NULL, 't'},
+	    {"mode", required_argument, NULL, 'M'},
+	    {"false-pass", required_argument, NULL, 'P'},
+	    {"false-fail", required_argument, NULL, 'F'},
+	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	char *end;
 	int c;
 
 	ro->repo = ".";
 	fl_bisect_opts_init(&ro->bo);
 	optind = 2;
-	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
-		errno = 0;
-		end = NULL;
-		if (c == 'r')
-			ro->repo = optarg;
-		else if (c == 'g')
-			ro->good = optarg;
-		else if (c == 'b')
-			ro->bad = optarg;
-		else if (c == 'j')
-			ro->json = 1;
-		else if (c == 'D')
-			ro->db = optarg;
-		else if (c == 'd' && (!strcmp(optarg, "higher") || !strcmp(optarg, "lower")))
-			ro->bo.dir = !strcmp(optarg, "higher") ? FL_HIGHER_BETTER : FL_LOWER_BETTER;
-		else if (c == 'm')
-			ro->bo.min_change = strtod(optarg, &end) / 100;
-		else if (c == 'c')
-			ro->bo.confidence = strtod(optarg, &end);
-		else if (c == 'n')
-			ro->bo.max_runs = strtoul(optarg, &end, 10);
-		else if (c == 't')
-			ro->timeout = strtod(optarg, &end);
-		else
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1)
+		if (parse_opt(c, ro))
 			return -1;
-		if (end && (*end || errno || end == optarg)) {
-			fprintf(stderr, "faultline: bad number '%s'\n", optarg);
-			return -1;
-		}
-	}
-	if (!ro->good || !ro->bad || optind >= argc || ro->bo.min_change <= 0 ||
-	    ro->bo.confidence <= 0 || ro->bo.confidence >= 1 || !ro->bo.max_runs || ro->timeout < 0)
+	if (ro->help)
+		return optind;
+	if (!ro->ngoods || !ro->bad || optind >= argc || ro->bo.min_change <= 0 ||
+	    ro->bo.confidence <= 0 || ro->bo.confidence >= 1 || !ro->bo.max_runs ||
+	    ro->timeout < 0 || ro->bo.false_pass < 0 || ro->bo.false_pass >= 0.5 ||
+	    ro->bo.false_fail < 0 || ro->bo.false_fail >= 0.5)
 		return -1;
 	return optind;
 }
 
-static int make_worktree(struct bisect_ctx *bc, const char *good)
+/* ---- the worktree --------------------------------------------------------------------- */
+
+static int make_worktree(struct bisect_ctx *bc)
 {
 	fl_buf out = FL_BUF_INIT;
 	const char *tmp = getenv("TMPDIR");
@@ -382,12 +819,8 @@ static int make_worktree(struct bisect_ctx *bc, const char *good)
 				    strerror(errno));
 	}
 	rmdir(dir); /* git worktree add wants to create it */
-	r = git(bc->repo, &out, "worktree", "add", "--detach", dir, NULL);
-	if (!r) {
-		free(out.ptr);
-		out = (fl_buf)FL_BUF_INIT;
-		r = git(dir, &out, "checkout", "--quiet", "--detach", good, NULL);
-	}
+	r = git(bc->repo, &out, "worktree", "add", "--detach", dir, fl_descent_good_end(bc->search),
+		NULL);
 	fl_buf_free(&out);
 	bc->wt = dir;
 	return r ? fl_error_set(FL_EIO, "%s: cannot create a worktree in %s", bc->repo, dir) : 0;
@@ -405,123 +838,84 @@ static void remove_worktree(struct bisect_ctx *bc)
 	free(bc->wt);
 }
 
-struct replay_ctx {
-	struct bisect_ctx *bc;
-	fl_bisect *b;
-};
+/* ---- the command ------------------------------------------------------------------------- */
 
-static int replay_step(void *ctx, const struct fl_bisect_step_rec *r)
+static int exit_code(const struct fl_descent_result *res)
 {
-	struct replay_ctx *rc = ctx;
-
-	for (size_t i = 0; i < rc->bc->n; i++)
-		if (!strcmp(rc->bc->shas[i], r->sha)) {
-			fl_bisect_replay(rc->b, i, r->v, r->n, r->skipped);
-			rc->bc->replayed++;
-			return 0;
-		}
-	return fl_error_set(FL_EINVAL, "recorded step %zu names %.12s, not on this path", r->seq,
-			    r->sha);
+	return res->kind == FL_BISECT_CULPRIT || res->kind == FL_BISECT_RANGE ? FL_EXIT_OK
+	       : res->kind == FL_BISECT_NO_REGRESSION				 ? FL_EXIT_NO
+										 : FL_EXIT_INCONCLUSIVE;
 }
 
-/*
- * --db: the unfinished bisection of the same good..bad is resumed by
- * replaying its recorded steps (the engine is deterministic given its
- * samples, so it makes the same choices without running CMD again).
- */
-static int open_record(struct bisect_ctx *bc, fl_bisect *b, const char *db, const char *good,
-		       const char *bad)
+static int fail(int code)
 {
-	struct replay_ctx rc = {bc, b};
-	int resumed;
-
-	if (fl_store_open(&bc->st, db, 0) ||
-	    fl_store_bisection_open(bc->st, good, bad, &bc->id, &resumed) ||
-	    (resumed && fl_store_bisect_steps_each(bc->st, bc->id, replay_step, &rc)))
-		return FL_ERROR;
-	if (resumed)
-		fl_info("bisect: resuming bisection %lld, %zu recorded runs", (long long)bc->id,
-			bc->replayed);
-	return 0;
+	fprintf(stderr, "faultline: %s\n", fl_error_last());
+	return code;
 }
 
-static void close_record(struct bisect_ctx *bc, const struct fl_bisect_result *r)
+static int search(struct bisect_ctx *bc, const struct run_opts *ro)
 {
-	if (!bc->st)
-		return;
-	if (r && r->kind != FL_BISECT_INCONCLUSIVE &&
-	    fl_store_bisection_finish(bc->st, bc->id, fl_bisect_kind_name(r->kind),
-				      r->kind == FL_BISECT_CULPRIT ? bc->shas[r->first] : NULL,
-				      r->confidence))
-		fl_warn("bisect: %s", fl_error_last());
-	fl_store_free(bc->st);
-	bc->st = NULL;
+	static const struct fl_descent_ops ops = {sample_commit, show_step, show_line};
+	struct fl_descent_result res;
+	int r;
+
+	if (ro->db && open_record(bc, ro))
+		return fail(FL_EXIT_FAIL);
+	if (make_worktree(bc))
+		return fail(FL_EXIT_FAIL);
+	fl_info("bisect: %zu commit%s in the range, %zu on the first-parent line of bad",
+		fl_dag_range_size(&bc->dag), fl_dag_range_size(&bc->dag) == 1 ? "" : "s",
+		fl_descent_first_line(bc->search) - 1);
+	if ((r = fl_descent_run(bc->search, &ops, bc, &res)))
+		return fail(FL_EXIT_FAIL);
+	close_record(bc, &res);
+	print_result(bc, &res, ro);
+	return exit_code(&res);
 }
 
 static int bisect_run(int argc, char **argv)
 {
 	struct bisect_ctx bc = {0};
-	struct fl_bisect_result res;
 	struct run_opts ro = {0};
-	char *good = NULL, *bad = NULL;
-	fl_bisect *b = NULL;
-	int at, r, code;
+	int at, code;
 
 	if ((at = parse_args(argc, argv, &ro)) < 0)
 		return fl_usage("bisect");
+	if (ro.help) {
+		fputs(help_text, stdout);
+		return FL_EXIT_OK;
+	}
 	/*
-	 * SIGINT/SIGTERM/SIGHUP: stop after the current run, remove the
+	 * SIGINT/SIGTERM/SIGHUP/SIGPIPE: stop after the current run, remove the
 	 * worktree and keep what was recorded, so the bisection can be resumed
 	 * with --db. Caught from the start: one during the setup stops the
 	 * bisection at its first step the same way.
 	 */
-	fl_cancel_catch(FL_CANCEL_HUP);
+	fl_cancel_catch(FL_CANCEL_HUP | FL_CANCEL_PIPE);
 	bc.repo = ro.repo;
 	bc.cmd = argv + at;
+	bc.model = ro.bo.model;
 	bc.timeout_ms = (int64_t)(ro.timeout * 1000);
-	if (resolve(ro.repo, ro.good, &good) || resolve(ro.repo, ro.bad, &bad) ||
-	    first_parent_list(&bc, good, bad) || fl_bisect_new(&b, bc.n, &ro.bo)) {
-		fprintf(stderr, "faultline: %s\n", fl_error_last());
-		code = FL_EXIT_USAGE;
-		goto out;
-	}
-	if (ro.db && open_record(&bc, b, ro.db, good, bad)) {
-		fprintf(stderr, "faultline: %s\n", fl_error_last());
-		code = FL_EXIT_FAIL;
-		goto out;
-	}
-	if ((r = make_worktree(&bc, good))) {
-		fprintf(stderr, "faultline: %s\n", fl_error_last());
-		code = FL_EXIT_FAIL;
-		goto out;
-	}
-	bc.current = bc.n;
-	fl_info("bisect: %zu commits on the first-parent path from %.7s to %.7s", bc.n, good, bad);
-	r = fl_bisect_run(b, sample_commit, show_step, &bc, &res);
-	if (r) {
-		fprintf(stderr, "faultline: %s\n", fl_error_last());
-		code = FL_EXIT_FAIL;
-		goto out;
-	}
-	close_record(&bc, &res);
-	print_result(&bc, &res, ro.json);
-	code = res.kind == FL_BISECT_CULPRIT || res.kind == FL_BISECT_RANGE ? FL_EXIT_OK
-	       : res.kind == FL_BISECT_NO_REGRESSION			    ? FL_EXIT_NO
-									    : FL_EXIT_INCONCLUSIVE;
-out:
+	if (resolve_cmd(&bc) || make_range(&bc, &ro))
+		code = fail(FL_EXIT_USAGE);
+	else
+		code = search(&bc, &ro);
 	close_record(&bc, NULL);
 	remove_worktree(&bc);
-	fl_bisect_free(b);
-	for (size_t i = 0; i < bc.n; i++)
-		free(bc.shas[i]);
-	free(bc.shas);
-	free(good);
-	free(bad);
+	if (bc.cmd[0] != argv[at])
+		free(bc.cmd[0]);
+	fl_descent_free(bc.search);
+	fl_dag_release(&bc.dag);
+	fl_repo_free(bc.git);
 	return code;
 }
 
 int cmd_bisect(int argc, char **argv)
 {
+	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		fputs(help_text, stdout);
+		return FL_EXIT_OK;
+	}
 	if (argc < 2 || strcmp(argv[1], "run"))
 		return fl_usage("bisect");
 	return bisect_run(argc, argv);

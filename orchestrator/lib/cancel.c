@@ -25,6 +25,8 @@ void fl_cancel_catch(unsigned flags)
 	sigaction(SIGTERM, &sa, NULL);
 	if (flags & FL_CANCEL_HUP)
 		sigaction(SIGHUP, &sa, NULL);
+	if (flags & FL_CANCEL_PIPE)
+		sigaction(SIGPIPE, &sa, NULL);
 }
 
 int fl_cancel_requested(void)

@@ -1,6 +1,7 @@
 /*
  * cancel.h - the one way a command is told to stop: SIGINT and SIGTERM
- * (and SIGHUP for the commands that run unattended: watch, bisect run) set
+ * (and SIGHUP for the commands that run unattended: watch, bisect run;
+ * SIGPIPE for bisect run, whose output may be piped) set
  * a process-wide flag that everything doing long work polls, the machine
  * backends (machine.h: their runs end infra-error "interrupted", guests
  * destroyed), child processes (run-command.h: their group gets SIGTERM)
@@ -22,6 +23,13 @@ enum {
 	 * them as failed.
 	 */
 	FL_CANCEL_KEEP_RUNS = 1 << 1,
+	/*
+	 * SIGPIPE stops the command too, instead of killing it on the spot: a
+	 * reader that went away ("| head -2") then leaves what a stop leaves
+	 * (bisect run: its worktree removed, its record resumable), and the
+	 * write that met the closed pipe fails with EPIPE.
+	 */
+	FL_CANCEL_PIPE = 1 << 2,
 };
 
 /* Installs the handlers, flags as FL_CANCEL_* say. */

@@ -1,15 +1,18 @@
 /*
- * autobisect.c - the bisect step of the watch service: the engine
- * (bisect.h) between a regression's baseline and tag, on the machine where
- * it was seen, measuring a commit being one run job.
+ * autobisect.c - the bisect step of the watch service: the merge descent
+ * (descent.h, the engine on each line it searches) over the regression's
+ * range, baseline..tag, on the machine where it was seen, measuring a
+ * commit being one run job.
  *
- * The engine asks for one commit at a time and is deterministic given the
+ * The search asks for one commit at a time and is deterministic given the
  * samples it gets, so the step does not keep it between calls: each step
- * builds it, replays the recorded steps (bisect_steps, fl_bisect_replay),
+ * builds it, replays the recorded steps (bisect_steps, fl_descent_replay),
  * and lets it ask for the next run. A run that exists and is done gives
  * its samples and becomes a recorded step; one that does not exist yet is
  * queued and the step returns, waiting for it. A restart therefore replays
- * everything recorded and runs nothing twice.
+ * everything recorded and runs nothing twice. A step records the merge
+ * whose branch it searched (branch), and the summary the path to the
+ * answer.
  *
  * A run gives the engine the samples it produced at the regression's point
  * (one per measured second on kernel machines, one per number printed on
@@ -18,12 +21,13 @@
  * jobs measure only that point (a quarter of the benchmark's four).
  *
  * The comparison that found the regression ran the baseline and the tag,
- * interleaved, on the same machine: before the engine's first run those
- * runs become its first steps at the two ends (seed), so the confirmation
- * only adds runs to them. The answer's guarantee does not rest on them:
- * the culprit is verified with fresh runs.
+ * interleaved, on the same machine: before the first run those runs become
+ * the first steps at the two ends (seed) when the baseline is the first
+ * line's good end (it is on the tag's first-parent line), so the
+ * confirmation only adds runs to them. The answer's guarantee does not
+ * rest on them: the culprit is verified with fresh runs.
  */
-#include "analysis/bisect.h"
+#include "analysis/descent.h"
 #include "lib/buf.h"
 #include "config/config.h"
 #include "lib/error.h"
@@ -35,7 +39,6 @@
 #include "store/run.h"
 #include "store/watch.h"
 
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,9 +46,8 @@ struct autobisect {
 	fl_store *st;
 	const struct fl_job *job;
 	struct fl_regression reg;
-	fl_bisect *engine;
-	char **shas; /* good, then the first-parent path to bad */
-	size_t n;
+	struct fl_dag dag;
+	fl_descent *search;
 	int64_t id; /* bisections row */
 	size_t recorded, added;
 };
@@ -54,16 +56,9 @@ static int replay(void *ctx, const struct fl_bisect_step_rec *r)
 {
 	struct autobisect *a = ctx;
 
-	for (size_t i = 0; i < a->n; i++)
-		if (!strcmp(a->shas[i], r->sha)) {
-			fl_bisect_replay(a->engine, i, r->v, r->n, r->skipped);
-			a->recorded++;
-			return 0;
-		}
-	return fl_error_set(FL_EINVAL,
-			    "bisection %lld: recorded step %zu names %.12s, not on "
-			    "the path",
-			    (long long)a->id, r->seq, r->sha);
+	fl_descent_replay(a->search, r->sha, r->v, r->n, r->skipped);
+	a->recorded++;
+	return 0;
 }
 
 /* The run's samples at the regression's point; FL_BISECT_SKIP when it has none. */
@@ -85,16 +80,15 @@ static int run_samples(struct autobisect *a, int64_t run_id, double **v, size_t 
 	return *n ? 0 : FL_BISECT_SKIP;
 }
 
-static int sample(void *ctx, size_t idx, double **v, size_t *n)
+static int sample(void *ctx, const char *sha, size_t seq, double **v, size_t *n)
 {
 	struct autobisect *a = ctx;
 	char *point = fl_point_key(a->reg.mode, a->reg.tasks, a->reg.cgroup);
 	struct fl_job_spec s = {.from = a->job,
-				.rev = a->shas[idx],
+				.rev = sha,
 				.role = fl_role_name(FL_ROLE_BISECT),
 				.point = point,
-				.seq =
-				    (int)fl_bisect_seq(a->engine), /* the step this run becomes */
+				.seq = (int)seq, /* the step this run becomes */
 				.bisection_id = a->id};
 	struct fl_job j;
 	int64_t id;
@@ -125,67 +119,59 @@ static int sample(void *ctx, size_t idx, double **v, size_t *n)
 	return r;
 }
 
-static void step_done(void *ctx, const struct fl_bisect_step *s)
+static void step_done(void *ctx, const struct fl_descent_step *s)
 {
 	struct autobisect *a = ctx;
 	struct fl_bisect_step_rec rec = {.seq = s->seq,
-					 .sha = a->shas[s->idx],
+					 .sha = s->sha,
 					 .skipped = s->skipped,
 					 .v = s->v,
 					 .n = s->n,
 					 .verdict = s->verdict,
 					 .confidence = s->confidence,
 					 .remaining = s->left,
-					 .best =
-					     s->phase != FL_PHASE_CONFIRM ? a->shas[s->best] : NULL,
-					 .phase = fl_bisect_phase_name(s->phase)};
-	int steps = 0;
+					 .best = s->best,
+					 .phase = fl_bisect_phase_name(s->phase),
+					 .branch = s->line->merge};
+	fl_buf line = FL_BUF_INIT;
 
-	/* records from here on are ones the engine no longer follows (it
+	/* records from here on are ones the search no longer follows (it
 	 * diverged from them, as from seeds its confirmation did not need) */
 	if (fl_store_bisect_steps_truncate(a->st, a->id, s->seq) ||
 	    fl_store_bisect_step_add(a->st, a->id, &rec))
 		fl_err("bisect: regression %lld: cannot record step %zu: %s", (long long)a->reg.id,
 		       s->seq, fl_error_last());
 	fl_crashpoint("bisect-step");
-	if (s->phase == FL_PHASE_CONFIRM) {
-		fl_info("bisect: regression %lld: measuring the %s end %.12s (run %zu)",
-			(long long)a->reg.id, s->idx ? "bad" : "good", a->shas[s->idx], s->seq + 1);
-		return;
-	}
-	while ((1u << steps) < s->left)
-		steps++;
-	fl_info("bisect: regression %lld: %zu commits left, ~%d steps, best candidate %.12s "
-		"p=%.2f%s",
-		(long long)a->reg.id, s->left, steps, a->shas[s->best], s->confidence,
-		s->phase == FL_PHASE_VERIFY ? " (verifying)" : "");
+	fl_descent_step_text(&line, s);
+	fl_info("bisect: regression %lld: %s", (long long)a->reg.id, line.ptr);
+	fl_buf_free(&line);
 }
 
-static char *summary(const struct autobisect *a, const struct fl_bisect_result *res)
+static void line_start(void *ctx, const struct fl_descent_line *ln)
 {
-	json_t *o = json_pack("{s:s, s:s, s:s, s:f, s:f, s:I, s:I, s:I}", "result",
-			      fl_bisect_kind_name(res->kind), "first", a->shas[res->first], "last",
-			      a->shas[res->last], "confidence", res->confidence, "change_pct",
-			      res->change_pct, "runs", (json_int_t)res->runs, "commits_tested",
-			      (json_int_t)res->commits_tested, "commits", (json_int_t)a->n);
-	char *s = json_dumps(o, JSON_COMPACT);
+	struct autobisect *a = ctx;
+	fl_buf text = FL_BUF_INIT;
 
-	json_decref(o);
-	return s;
+	if (ln->resumed)
+		return;
+	fl_descent_line_text(&text, ln);
+	fl_info("bisect: regression %lld: searching %s", (long long)a->reg.id, text.ptr);
+	fl_buf_free(&text);
 }
 
 /* The result, and the next stage: the revert check for a culprit, else the report. */
-static int conclude(struct autobisect *a, const struct fl_bisect_result *res)
+static int conclude(struct autobisect *a, const struct fl_descent_result *res)
 {
 	const char *kind = fl_bisect_kind_name(res->kind);
-	char *sum = summary(a, res);
+	char *sum = fl_descent_summary(res, FL_MODEL_VALUES);
+	fl_buf where = FL_BUF_INIT;
 	int64_t id;
 	int r;
 
 	if ((r = fl_store_begin(a->st)))
 		goto out;
 	r = fl_store_bisection_finish(a->st, a->id, kind,
-				      res->kind == FL_BISECT_CULPRIT ? a->shas[res->first] : NULL,
+				      res->kind == FL_BISECT_CULPRIT ? res->first : NULL,
 				      res->confidence);
 	if (!r)
 		r = fl_store_bisection_summary(a->st, a->id, sum);
@@ -197,36 +183,35 @@ static int conclude(struct autobisect *a, const struct fl_bisect_result *res)
 		r = fl_store_job_set(a->st, a->job->id, "done", kind, NULL);
 	if (!r)
 		r = fl_store_commit(a->st);
+	fl_descent_path_text(&where, res);
 	if (r)
 		fl_store_rollback(a->st);
 	else if (res->kind == FL_BISECT_CULPRIT)
-		fl_info(
-		    "bisect: regression %lld: culprit %s (confidence %.3f, %.1f%% worse, %zu runs, "
-		    "%zu commits tested)",
-		    (long long)a->reg.id, a->shas[res->first], res->confidence, res->change_pct,
-		    res->runs, res->commits_tested);
+		fl_info("bisect: regression %lld: culprit %s%s%s (confidence %.3f, %.1f%% worse, "
+			"%zu runs, %zu commits tested)",
+			(long long)a->reg.id, res->first, where.ptr ? where.ptr : "",
+			res->merge == FL_MERGE_ITSELF ? ": the merged branch alone does not "
+							"regress; the merge does"
+							: "",
+			res->confidence, res->change_pct, res->runs, res->commits_tested);
 	else
 		fl_info("bisect: regression %lld: %s after %zu runs", (long long)a->reg.id, kind,
 			res->runs);
 out:
+	fl_buf_free(&where);
 	free(sum);
 	return r;
 }
 
-static int path(struct autobisect *a, fl_repo *repo)
+/* The range baseline..tag as a graph, and the search over it. */
+static int range(struct autobisect *a, fl_repo *repo, const struct fl_bisect_opts *o)
 {
-	char **mid;
-	size_t k;
+	const char *goods[] = {a->reg.good};
 	int r;
 
-	if ((r = fl_repo_first_parents(repo, a->reg.good, a->reg.bad, &mid, &k)))
+	if ((r = fl_repo_range(repo, a->reg.bad, goods, 1, &a->dag)))
 		return r;
-	a->n = k + 1;
-	a->shas = fl_xmalloc((k + 1) * sizeof(*a->shas));
-	a->shas[0] = fl_xstrdup(a->reg.good);
-	memcpy(a->shas + 1, mid, k * sizeof(*mid));
-	free(mid);
-	return 0;
+	return fl_descent_new(&a->search, &a->dag, o);
 }
 
 static void engine_opts(const struct fl_config *cfg, const struct fl_benchmark_conf *b,
@@ -242,10 +227,10 @@ static void engine_opts(const struct fl_config *cfg, const struct fl_benchmark_c
 	o->init_samples = b->repeat > 2 ? b->repeat : 2;
 }
 
-/* One seed: a comparison's run as a recorded step at an end. */
-static int seed_one(struct autobisect *a, size_t idx, int64_t run_id, size_t *seq)
+/* One seed: a comparison's run of sha as a recorded step. */
+static int seed_one(struct autobisect *a, const char *sha, int64_t run_id, size_t *seq)
 {
-	struct fl_bisect_step_rec rec = {.sha = a->shas[idx], .verdict = "", .phase = "confirm"};
+	struct fl_bisect_step_rec rec = {.sha = sha, .verdict = "", .phase = "confirm"};
 	double *v;
 	size_t n;
 	int r = run_samples(a, run_id, &v, &n);
@@ -257,7 +242,7 @@ static int seed_one(struct autobisect *a, size_t idx, int64_t run_id, size_t *se
 		rec.v = v;
 		rec.n = n;
 		if (!(r = fl_store_bisect_step_add(a->st, a->id, &rec)))
-			fl_bisect_replay(a->engine, idx, v, n, 0);
+			fl_descent_replay(a->search, sha, v, n, 0);
 	}
 	free(v);
 	return r;
@@ -266,7 +251,9 @@ static int seed_one(struct autobisect *a, size_t idx, int64_t run_id, size_t *se
 /*
  * The comparison's runs of the baseline and the tag as the first steps, in
  * the order the engine's confirmation asks for them (good, bad, good, bad,
- * ..., one more good at most), so that replaying takes them all.
+ * ..., one more good at most), so that replaying takes them all. Only when
+ * the baseline is the first line's good end: otherwise the search starts
+ * elsewhere and would not take them.
  */
 static int seed(struct autobisect *a)
 {
@@ -275,6 +262,8 @@ static int seed(struct autobisect *a)
 	size_t nkids, seq = 0, pairs;
 	int r;
 
+	if (strcmp(fl_descent_good_end(a->search), a->reg.good))
+		return 0;
 	if ((r = fl_store_jobs_children(a->st, a->reg.job_id, &kids, &nkids)))
 		return r;
 	fl_role_runs(kids, nkids, FL_ROLE_BASE, &g);
@@ -282,10 +271,10 @@ static int seed(struct autobisect *a)
 	pairs = g.n < b.n ? g.n : b.n;
 	r = fl_store_begin(a->st);
 	for (size_t i = 0; i < pairs && !r; i++)
-		if (!(r = seed_one(a, 0, g.ids[i], &seq)))
-			r = seed_one(a, a->n - 1, b.ids[i], &seq);
+		if (!(r = seed_one(a, a->reg.good, g.ids[i], &seq)))
+			r = seed_one(a, a->reg.bad, b.ids[i], &seq);
 	if (!r && g.n > pairs)
-		r = seed_one(a, 0, g.ids[pairs], &seq);
+		r = seed_one(a, a->reg.good, g.ids[pairs], &seq);
 	if (!r)
 		r = fl_store_commit(a->st);
 	else
@@ -293,7 +282,7 @@ static int seed(struct autobisect *a)
 	if (!r && seq)
 		fl_info("bisect: regression %lld: the comparison's %zu runs are the first runs "
 			"of the ends %.12s and %.12s",
-			(long long)a->reg.id, seq, a->shas[0], a->shas[a->n - 1]);
+			(long long)a->reg.id, seq, a->reg.good, a->reg.bad);
 	a->recorded = seq;
 	fl_role_runs_release(&g);
 	fl_role_runs_release(&b);
@@ -303,10 +292,11 @@ static int seed(struct autobisect *a)
 
 int fl_autobisect_step(void *ctx, fl_store *st, const struct fl_job *job)
 {
+	static const struct fl_descent_ops ops = {sample, step_done, line_start};
 	struct fl_service *svc = ctx;
 	struct autobisect a = {.st = st, .job = job};
 	const struct fl_benchmark_conf *bench;
-	struct fl_bisect_result res;
+	struct fl_descent_result res;
 	struct fl_bisect_opts o;
 	fl_repo *repo;
 	int resumed, r;
@@ -320,18 +310,18 @@ int fl_autobisect_step(void *ctx, fl_store *st, const struct fl_job *job)
 		goto out;
 	}
 	engine_opts(svc->cfg, bench, &o);
-	if ((r = fl_service_repo(svc, a.reg.tree, &repo, NULL)) || (r = path(&a, repo)) ||
+	if ((r = fl_service_repo(svc, a.reg.tree, &repo, NULL)) || (r = range(&a, repo, &o)) ||
 	    (r = fl_store_regression_bisection(st, a.reg.id, a.reg.good, a.reg.bad, &a.id,
 					       &resumed)) ||
-	    (r = fl_bisect_new(&a.engine, a.n, &o)) ||
 	    (r = fl_store_bisect_steps_each(st, a.id, replay, &a)) ||
 	    (!a.recorded && (r = seed(&a))))
 		goto out;
 	if (!resumed)
-		fl_info("bisect: regression %lld: %zu commits on the first-parent path from %.12s "
-			"to %.12s on %s",
-			(long long)a.reg.id, a.n, a.reg.good, a.reg.bad, a.reg.machine);
-	r = fl_bisect_run(a.engine, sample, step_done, &a, &res);
+		fl_info("bisect: regression %lld: %zu commits in %.12s..%.12s on %s, %zu of them "
+			"on the first-parent line",
+			(long long)a.reg.id, fl_dag_range_size(&a.dag), a.reg.good, a.reg.bad,
+			a.reg.machine, fl_descent_first_line(a.search) - 1);
+	r = fl_descent_run(a.search, &ops, &a, &res);
 	if (r == FL_EAGAIN)
 		r = fl_store_job_wait(st, job->id);
 	else if (!r)
@@ -339,10 +329,8 @@ int fl_autobisect_step(void *ctx, fl_store *st, const struct fl_job *job)
 	else
 		fl_store_bisection_finish(st, a.id, "error", NULL, 0);
 out:
-	fl_bisect_free(a.engine);
-	for (size_t i = 0; i < a.n; i++)
-		free(a.shas[i]);
-	free(a.shas);
+	fl_descent_free(a.search);
+	fl_dag_release(&a.dag);
 	fl_regression_release(&a.reg);
 	return r;
 }

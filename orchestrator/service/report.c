@@ -3,6 +3,7 @@
  * watch service (see report.h).
  */
 #include "service/report.h"
+#include "analysis/descent.h"
 #include "lib/buf.h"
 #include "config/config.h"
 #include "lib/error.h"
@@ -396,9 +397,12 @@ static void add_bisection(struct report *x)
 	json_t *s = x->summary;
 	struct log_ctx l = {x, 0};
 
+	fl_buf where = FL_BUF_INIT;
+	json_t *change = json_object_get(s, "change_pct");
+
 	fl_buf_addf(&x->b,
-		    "Bisection (good %s = %.12s, bad %s = %.12s, %lld commits on the first-parent "
-		    "path):\n\n   run  commit        verdict  p(best) samples\n",
+		    "Bisection (good %s = %.12s, bad %s = %.12s, %lld commits in the range, "
+		    "merged branches included):\n\n   run  commit        verdict  p(best) samples\n",
 		    x->reg.baseline, x->reg.good, x->reg.tag, x->reg.bad,
 		    (long long)json_integer_value(json_object_get(s, "commits")));
 	fl_store_bisect_steps_each(x->st, x->bis.id, log_step, &l);
@@ -408,11 +412,23 @@ static void add_bisection(struct report *x)
 	else if (!strcmp(sj(s, "result"), "range"))
 		fl_buf_addf(&x->b, " %.12s..%.12s (the commits in between cannot be tested)",
 			    sj(s, "first"), sj(s, "last"));
-	fl_buf_addf(&x->b,
-		    ", confidence %.3f (required %.2f), %.1f%% worse %s, %lld runs, %lld commits "
-		    "tested\n\n",
-		    x->bis.confidence, x->cfg->regression.confidence,
-		    json_real_value(json_object_get(s, "change_pct")),
+	/* where it is: "in the branch merged by M", an evil merge said so */
+	fl_descent_summary_where(&where, x->bis.summary);
+	if (where.len) {
+		const char *w = where.ptr;
+
+		while (*w == ' ' || *w == ';')
+			w++;
+		fl_buf_addf(&x->b, "\n        %s\n       ", w);
+	}
+	fl_buf_free(&where);
+	fl_buf_addf(&x->b, ", confidence %.3f (required %.2f), ", x->bis.confidence,
+		    x->cfg->regression.confidence);
+	if (json_is_number(change))
+		fl_buf_addf(&x->b, "%.1f%% worse", json_number_value(change));
+	else
+		fl_buf_addf(&x->b, "worse from a good value of 0");
+	fl_buf_addf(&x->b, " %s, %lld runs, %lld commits tested\n\n",
 		    is_culprit(x) ? "verified against the parent with fresh runs"
 				  : "between the ends",
 		    (long long)json_integer_value(json_object_get(s, "runs")),

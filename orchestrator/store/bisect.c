@@ -12,37 +12,77 @@
 #include <stdlib.h>
 #include <string.h>
 
-int fl_store_bisection_open(fl_store *st, const char *good, const char *bad, int64_t *id,
-			    int *resumed)
+/* An UPDATE of bisection id (?1). */
+static int update_one(fl_store *st, const char *sql, int64_t id, const char *what)
+{
+	sqlite3_stmt *stmt;
+
+	if (fl_store_prepare(st, &stmt, sql))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, id);
+	return fl_store_step_done(st, stmt, what);
+}
+
+/* The newest unfinished bisection of good..bad, with options or with any
+ * other (same 0 / 1); 0 in *id when there is none. */
+static int find_unfinished(fl_store *st, const char *good, const char *bad, const char *options,
+			   int same, int64_t *id)
 {
 	sqlite3_stmt *stmt;
 	int rc;
 
 	if (fl_store_prepare(st, &stmt,
-			     "SELECT id FROM bisections WHERE good = ?1 AND bad = ?2 "
-			     "AND state = 'running' ORDER BY id DESC LIMIT 1"))
+			     same ? "SELECT id FROM bisections WHERE good = ?1 AND bad = ?2 AND "
+				    "state IN ('running', 'stopped') AND coalesce(options, '') = "
+				    "coalesce(?3, '') ORDER BY id DESC LIMIT 1"
+				  : "SELECT id FROM bisections WHERE good = ?1 AND bad = ?2 AND "
+				    "state IN ('running', 'stopped') AND coalesce(options, '') <> "
+				    "coalesce(?3, '') ORDER BY id DESC LIMIT 1"))
 		return FL_ESTORE;
 	sqlite3_bind_text(stmt, 1, good, -1, SQLITE_STATIC);
 	sqlite3_bind_text(stmt, 2, bad, -1, SQLITE_STATIC);
+	fl_store_bind_opt(stmt, 3, options);
 	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW) {
-		*id = sqlite3_column_int64(stmt, 0);
-		*resumed = 1;
-		sqlite3_finalize(stmt);
-		return 0;
-	}
+	*id = rc == SQLITE_ROW ? sqlite3_column_int64(stmt, 0) : 0;
 	sqlite3_finalize(stmt);
-	if (rc != SQLITE_DONE)
-		return fl_store_sqlerr(st, "find bisection");
-	*resumed = 0;
-	if (fl_store_prepare(st, &stmt, "INSERT INTO bisections(good, bad) VALUES (?1, ?2)"))
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : fl_store_sqlerr(st, "find bisection");
+}
+
+int fl_store_bisection_open(fl_store *st, const char *good, const char *bad, const char *options,
+			    int64_t *id, int *resumed, int64_t *other)
+{
+	sqlite3_stmt *stmt;
+	int r;
+
+	if ((r = find_unfinished(st, good, bad, options, 0, other)) ||
+	    (r = find_unfinished(st, good, bad, options, 1, id)))
+		return r;
+	*resumed = *id != 0;
+	if (*resumed)
+		return update_one(st, "UPDATE bisections SET state = 'running' WHERE id = ?1",
+					*id, "resume bisection");
+	if (fl_store_prepare(st, &stmt,
+			     "INSERT INTO bisections(good, bad, options) VALUES (?1, ?2, ?3) "
+			     "RETURNING id"))
 		return FL_ESTORE;
 	sqlite3_bind_text(stmt, 1, good, -1, SQLITE_STATIC);
 	sqlite3_bind_text(stmt, 2, bad, -1, SQLITE_STATIC);
-	if (fl_store_step_done(st, stmt, "create bisection"))
-		return FL_ESTORE;
-	*id = sqlite3_last_insert_rowid(st->db);
+	fl_store_bind_opt(stmt, 3, options);
+	if (sqlite3_step(stmt) != SQLITE_ROW) {
+		sqlite3_finalize(stmt);
+		return fl_store_sqlerr(st, "create bisection");
+	}
+	*id = sqlite3_column_int64(stmt, 0);
+	sqlite3_finalize(stmt);
 	return 0;
+}
+
+int fl_store_bisection_stop(fl_store *st, int64_t id)
+{
+	return update_one(st,
+				"UPDATE bisections SET state = 'stopped' WHERE id = ?1 AND "
+				"state = 'running'",
+				id, "stop bisection");
 }
 
 int fl_store_bisect_step_add(fl_store *st, int64_t id, const struct fl_bisect_step_rec *r)
@@ -57,8 +97,8 @@ int fl_store_bisect_step_add(fl_store *st, int64_t id, const struct fl_bisect_st
 	fl_buf_addch(&json, ']');
 	if (fl_store_prepare(st, &stmt,
 			     "INSERT INTO bisect_steps(bisection_id, seq, commit_sha, status, "
-			     "samples, verdict, confidence, remaining, best, phase) VALUES (?1, ?2, "
-			     "?3, ?4, ?5, ?6, ?7, nullif(?8, 0), ?9, ?10)")) {
+			     "samples, verdict, confidence, remaining, best, phase, branch) VALUES "
+			     "(?1, ?2, ?3, ?4, ?5, ?6, ?7, nullif(?8, 0), ?9, ?10, ?11)")) {
 		fl_buf_free(&json);
 		return FL_ESTORE;
 	}
@@ -72,6 +112,7 @@ int fl_store_bisect_step_add(fl_store *st, int64_t id, const struct fl_bisect_st
 	sqlite3_bind_int64(stmt, 8, (sqlite3_int64)r->remaining);
 	sqlite3_bind_text(stmt, 9, r->best, -1, SQLITE_STATIC);
 	sqlite3_bind_text(stmt, 10, r->phase, -1, SQLITE_STATIC);
+	fl_store_bind_opt(stmt, 11, r->branch);
 	ret = fl_store_step_done(st, stmt, "record bisect step");
 	fl_buf_free(&json);
 	return ret;
@@ -105,8 +146,8 @@ int fl_store_bisect_steps_each(fl_store *st, int64_t id, fl_store_step_fn fn, vo
 
 	if (fl_store_prepare(st, &stmt,
 			     "SELECT seq, commit_sha, status, samples, coalesce(verdict, ''), "
-			     "coalesce(confidence, 0) FROM bisect_steps WHERE bisection_id = ?1 "
-			     "ORDER BY seq"))
+			     "coalesce(confidence, 0), branch, phase FROM bisect_steps WHERE "
+			     "bisection_id = ?1 ORDER BY seq"))
 		return FL_ESTORE;
 	sqlite3_bind_int64(stmt, 1, id);
 	while (!r && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
@@ -120,6 +161,8 @@ int fl_store_bisect_steps_each(fl_store *st, int64_t id, fl_store_step_fn fn, vo
 		rec.v = v;
 		rec.verdict = (const char *)sqlite3_column_text(stmt, 4);
 		rec.confidence = sqlite3_column_double(stmt, 5);
+		rec.branch = (const char *)sqlite3_column_text(stmt, 6);
+		rec.phase = (const char *)sqlite3_column_text(stmt, 7);
 		r = fn(ctx, &rec);
 		free(v);
 	}

@@ -11,9 +11,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The unfinished bisection of good..bad (*resumed = 1), or a new one. */
-int fl_store_bisection_open(fl_store *st, const char *good, const char *bad, int64_t *id,
-			    int *resumed);
+/*
+ * The unfinished bisection (running or stopped) of good..bad started with
+ * options (a text the caller makes of what steers the bisection; NULL:
+ * none), *resumed = 1, or a new one. *other: an unfinished bisection of the
+ * same good..bad with other options, left as it is (0: none).
+ */
+int fl_store_bisection_open(fl_store *st, const char *good, const char *bad, const char *options,
+			    int64_t *id, int *resumed, int64_t *other);
+/* A running bisection no process runs any more (interrupted, out of
+ * budget): 'stopped', still resumable. */
+int fl_store_bisection_stop(fl_store *st, int64_t id);
 
 struct fl_bisect_step_rec {
 	size_t seq;
@@ -27,6 +35,7 @@ struct fl_bisect_step_rec {
 	size_t remaining; /* commits left (fl_bisect_step.left) */
 	const char *best; /* the best candidate's sha */
 	const char *phase; /* confirm, search, verify (fl_bisect_phase_name) */
+	const char *branch; /* the merge whose merged branch it searched; NULL: none */
 };
 int fl_store_bisect_step_add(fl_store *st, int64_t id, const struct fl_bisect_step_rec *r);
 

@@ -516,7 +516,17 @@ static const char *const migrations[] = {
 	"  CHECK (patch IS NOT NULL OR rev_sha IS NOT NULL));"
 	"CREATE INDEX tries_by_regression ON tries(regression_id) WHERE regression_id IS NOT NULL;"
 	"ALTER TABLE jobs ADD COLUMN try_id INTEGER REFERENCES tries(id);"
-	"CREATE INDEX jobs_by_try ON jobs(try_id) WHERE try_id IS NOT NULL;"
+	"CREATE INDEX jobs_by_try ON jobs(try_id) WHERE try_id IS NOT NULL;",
+	/*
+	 * 13: bisections over merged branches and their resume key
+	 * (store/bisect.c): the merge whose merged branch a step searched
+	 * (NULL on bad's first-parent line), and what a "bisect run" was
+	 * started with (its command, mode and the options that steer its
+	 * choices), so a record is resumed only by the same bisection. An
+	 * unfinished bisection no process runs any more is 'stopped'.
+	 */
+	"ALTER TABLE bisect_steps ADD COLUMN branch TEXT;"
+	"ALTER TABLE bisections ADD COLUMN options TEXT;"
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

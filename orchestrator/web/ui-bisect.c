@@ -9,6 +9,7 @@
 #include "web/ui.h"
 #include "lib/error.h"
 #include "lib/html.h"
+#include "analysis/descent.h"
 #include "analysis/stats.h"
 #include "service/pipeline.h"
 #include "web/svg.h"
@@ -219,6 +220,16 @@ static void bisect_html(fl_buf *out, fl_pool *p, const struct bisect_page *bp)
 		if (b->culprit.author)
 			fl_html_addf(out, " <span class='author'>by %s</span>", b->culprit.author);
 		fl_buf_adds(out, "</p>\n");
+	}
+	/* a culprit inside merged branches, or a merge that is the culprit itself */
+	fl_descent_summary_where(&v, b->summary);
+	if (v.len) {
+		const char *w = v.ptr;
+
+		while (*w == ' ' || *w == ';')
+			w++;
+		fl_html_addf(out, "<p class='where'>%s</p>\n", w);
+		fl_buf_reset(&v);
 	}
 	fl_buf_adds(out, "<dl class='facts'>\n");
 	if (!strcmp(b->state, "running")) {

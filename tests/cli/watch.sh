@@ -9,7 +9,8 @@
 #      nothing is scheduled twice;
 #   3. a culprit whose lines were changed again: the revert conflicts and
 #      the report names the file; a culprit next to an untestable commit is
-#      reported as a range;
+#      reported as a range; a culprit inside a merged topic branch is found
+#      there (not the merge), and the report says where;
 #   4. crash safety: the service is killed (SIGKILL) at fixed points and
 #      during a run, then started again: same culprit, no run repeated or
 #      counted twice, exactly one mail;
@@ -132,7 +133,7 @@ expect_exit 0 "v1.2: regression, bisection, revert, report" "$FAULTLINE" watch -
 cp "$tmp/err" "$tmp/main.err"
 expect_grep "$tmp/err" "v1.2 scheduled against v1.1" "v1.2 against v1.1"
 expect_grep "$tmp/err" "regression of demo.value" "the regression is found"
-expect_grep "$tmp/err" "commits left" "bisection progress on stderr"
+expect_grep "$tmp/err" "the culprit is one of" "bisection progress on stderr"
 expect_grep "$tmp/err" "bisect: regression 1: culprit $culprit" "bisects to the injected commit"
 expect_grep "$tmp/err" "revert: regression 1: restores" "the revert brings the throughput back"
 expect_grep "$tmp/err" "report 1: sent" "the report is sent"
@@ -254,6 +255,41 @@ grep -l "since v1.1" "$maildir"/new/* >"$tmp/rmail" 2>/dev/null
 if [ -s "$tmp/rmail" ] && grep -q "the bisection did not single out one commit (range)" "$(cat "$tmp/rmail")" &&
 	grep -q "result: range ${skipped%${skipped#????????????}}..${crash_culprit%${crash_culprit#????????????}}" "$(cat "$tmp/rmail")"; then
 	ok "the report names the range"; else fail "the report names the range"; fi
+
+# ---- 3b. a merge-shaped history: the culprit inside a merged topic branch ----
+# v1.0, a direct commit, topic-a (6 commits, its 4th adds "slow") merged, a
+# direct commit, topic-b (5 clean commits) merged, v1.1
+mrepo="$tmp/mrepo"
+make_repo "$mrepo" clean 5
+mcommit() { echo "$1" >"$mrepo/$1.txt"; [ -n "${2:-}" ] && echo slow >"$mrepo/slow"; git_in "$mrepo" add -A; git_in "$mrepo" commit -qm "$1"; }
+mcommit direct-1
+git_in "$mrepo" checkout -q -b topic-a
+for i in 1 2 3 4 5 6; do mcommit "topic-a $i" $([ "$i" = 4 ] && echo slow); done
+mculprit=$(git_in "$mrepo" rev-parse HEAD~2)
+git_in "$mrepo" checkout -q master
+git_in "$mrepo" merge -q --no-ff -m "Merge branch 'topic-a'" topic-a
+mmerge=$(git_in "$mrepo" rev-parse HEAD)
+mcommit direct-2
+git_in "$mrepo" checkout -q -b topic-b
+for i in 1 2 3 4 5; do mcommit "topic-b $i"; done
+git_in "$mrepo" checkout -q master
+git_in "$mrepo" merge -q --no-ff -m "Merge branch 'topic-b'" topic-b
+git_in "$mrepo" tag v1.1
+config merged "$mrepo" "$port"
+before=$(mails "$maildir")
+expect_exit 0 "a merge-shaped history: regression and bisection" "$FAULTLINE" watch --config "$tmp/merged.yaml" --once
+expect_grep "$tmp/err" "bisect: regression 1: searching the branch merged by ${mmerge%${mmerge#????????????}}" "descends into the merged branch"
+expect_grep "$tmp/err" "bisect: regression 1: culprit $mculprit in the branch merged by ${mmerge%${mmerge#????????????}}" "bisects to the commit inside it, not the merge"
+[ "$(q merged "SELECT culprit FROM bisections")" = "$mculprit" ] && ok "the store holds that culprit" ||
+	fail "the store holds that culprit (got $(q merged "SELECT culprit FROM bisections"))"
+[ "$(q merged "SELECT count(*) FROM bisect_steps WHERE branch = '$mmerge'")" -gt 0 ] &&
+	ok "the steps inside the branch name its merge" || fail "the steps inside the branch name its merge"
+[ "$(q merged "SELECT json_extract(summary, '$.path[0].merge') FROM bisections")" = "$mmerge" ] &&
+	ok "the summary holds the path" || fail "the summary holds the path"
+[ "$(mails "$maildir")" = $((before + 1)) ] && ok "one mail for it" || fail "one mail for it"
+grep -l "Subject: \[demo v1.1\] ${mculprit%${mculprit#??????????}}" "$maildir"/new/* >"$tmp/mmail" 2>/dev/null
+if [ -s "$tmp/mmail" ] && grep -q "in the branch merged by ${mmerge%${mmerge#????????????}}" "$(cat "$tmp/mmail")"; then
+	ok "the report says where the culprit is"; else fail "the report says where the culprit is"; fi
 
 # ---- 4. crash safety ---------------------------------------------------------
 # after: the culprit, no run counted twice, nothing run twice, one mail

@@ -530,6 +530,9 @@ static void test_bisect_page(void **state)
 	assert_non_null(strstr(r.body.ptr, "<p class='culprit'>Culprit: <code class='sha' "
 					   "title='05b843012335"));
 	assert_non_null(strstr(r.body.ptr, WF_CULPRIT_SUBJECT));
+	/* where the culprit is, from the summary's path, escaped */
+	assert_non_null(strstr(r.body.ptr, "<p class='where'>in the branch merged by "
+					   "&lt;b&gt;cafe&lt;/b&gt;</p>"));
 	assert_non_null(strstr(r.body.ptr, "<figure class='plot confidence'><svg"));
 	assert_non_null(strstr(r.body.ptr, "<figure class='plot strip'><svg"));
 	assert_non_null(strstr(r.body.ptr, "05b8430 bad"));

@@ -2,10 +2,12 @@
  * test_bisect.c - properties of the bisection engine on small seeded
  * histories: it finds the culprit, reports a range around skipped commits,
  * stops at the budget, says "no regression" on flat histories, follows the
- * direction, resumes from recorded steps without re-running them, treats
- * the samples of one run as one run (they share the run's offset), bounds
- * the false culprits of null histories by its error rates, and runs the end
- * points again when that is what separates two positions.
+ * direction, treats the samples of one run as one run (they share the run's
+ * offset), bounds the false culprits of null histories by its error rates,
+ * runs the end points again when that is what separates two positions, and
+ * counts a worsening from a good side of 0. The pass/fail model: git
+ * bisect's runs on a deterministic test, the exact culprit of a flaky one,
+ * a bad end that may be good, skips. Resuming is test_descent.c's.
  * Histories are Gaussian (splitmix64 + Box-Muller) around 100, sigma 1;
  * the culprit is placed by the test, so the expected answer is known.
  */
@@ -35,10 +37,7 @@ struct sim {
 	uint64_t rng;
 	size_t calls;
 	int fail;
-	/* a record of the steps, for the replay test */
-	size_t nrec, rec_idx[512], rec_n[512];
-	double rec_v[512], rec_vv[512][8];
-	int rec_skip[512];
+	size_t nrec; /* steps counted by a test's step callback */
 };
 
 static int sim_sample(void *ctx, size_t idx, double **v, size_t *n)
@@ -66,28 +65,13 @@ static int sim_sample(void *ctx, size_t idx, double **v, size_t *n)
 	return 0;
 }
 
-static void sim_record(void *ctx, const struct fl_bisect_step *st)
-{
-	struct sim *s = ctx;
-
-	if (s->nrec < 512) {
-		s->rec_idx[s->nrec] = st->idx;
-		s->rec_skip[s->nrec] = st->skipped;
-		s->rec_v[s->nrec] = st->n ? st->v[0] : 0;
-		s->rec_n[s->nrec] = st->n < 8 ? st->n : 8;
-		for (size_t k = 0; k < s->rec_n[s->nrec]; k++)
-			s->rec_vv[s->nrec][k] = st->v[k];
-		s->nrec++;
-	}
-}
-
 static void run_with(struct sim *s, size_t n, const struct fl_bisect_opts *o,
 		     fl_bisect_sample_fn fn, struct fl_bisect_result *res)
 {
 	fl_bisect *b;
 
 	assert_int_equal(fl_bisect_new(&b, n, o), 0);
-	assert_int_equal(fl_bisect_run(b, fn, sim_record, s, res), 0);
+	assert_int_equal(fl_bisect_run(b, fn, NULL, s, res), 0);
 	assert_int_equal(res->runs, s->calls);
 	fl_bisect_free(b);
 }
@@ -214,37 +198,6 @@ static void test_errors(void **state)
 	assert_int_equal(fl_bisect_run(b, sim_sample, NULL, &s, &res), FL_EINVAL);
 	assert_string_equal(fl_error_last(), "the good commit cannot be tested");
 	fl_bisect_free(b);
-}
-
-static void test_resume(void **state)
-{
-	struct fl_bisect_opts o;
-	struct fl_bisect_result full, resumed;
-	struct sim s = {.step = 2, .rng = 77, .culprit = 41}, s2;
-	size_t keep;
-	fl_bisect *b;
-
-	(void)state;
-	fl_bisect_opts_init(&o);
-	o.min_change = 0.01;
-	run(&s, 64, &o, &full);
-	assert_int_equal(full.kind, FL_BISECT_CULPRIT);
-	assert_true(s.nrec == full.runs && s.nrec > 10);
-	/* "crash" after two thirds of the steps; the rest must run for real and
-	 * the answer is the same because the remaining samples are the same */
-	keep = s.nrec * 2 / 3;
-	s2 = (struct sim){.step = 2, .rng = 77, .culprit = 41};
-	for (size_t i = 0; i < keep; i++) /* advance the noise stream past the kept steps */
-		fl_rand_normal(&s2.rng);
-	assert_int_equal(fl_bisect_new(&b, 64, &o), 0);
-	for (size_t i = 0; i < keep; i++)
-		fl_bisect_replay(b, s.rec_idx[i], &s.rec_v[i], 1, s.rec_skip[i]);
-	assert_int_equal(fl_bisect_run(b, sim_sample, NULL, &s2, &resumed), 0);
-	fl_bisect_free(b);
-	assert_int_equal(s2.calls, full.runs - keep);
-	assert_int_equal(resumed.kind, full.kind);
-	assert_int_equal(resumed.first, full.first);
-	assert_int_equal(resumed.runs, full.runs);
 }
 
 /*
@@ -426,37 +379,183 @@ static void test_quantised(void **state)
 	expect_culprits(quantised_sample, 30, 0.01, (struct sim){.step = 5, .within = 1.5});
 }
 
-/* Resuming works with runs of several samples too: replaying the first
- * half of a recorded bisection gives the same answer with the same runs. */
-static void test_resume_multi(void **state)
+/*
+ * A count that goes from 0 to 5 (errors, lower better): a good side whose
+ * median is 0 makes any worsening an infinite fraction, which is a
+ * regression at any min_change (it was "no-regression", change +0.0%).
+ */
+static int count_sample(void *ctx, size_t idx, double **v, size_t *n)
+{
+	struct sim *s = ctx;
+
+	s->calls++;
+	*v = fl_xmalloc(sizeof(double));
+	(*v)[0] = idx >= s->culprit ? 5 + (double)(fl_rand_next(&s->rng) % 3) : 0;
+	*n = 1;
+	return 0;
+}
+
+static void test_zero_baseline(void **state)
 {
 	struct fl_bisect_opts o;
-	struct fl_bisect_result full, resumed;
-	struct sim s = {
-	    .step = 2, .rng = 5, .culprit = 9, .per_run = 3, .between = 1, .within = 0.3};
-	struct sim s2 = s;
-	size_t keep;
-	fl_bisect *b;
+	struct fl_bisect_result res;
 
 	(void)state;
 	fl_bisect_opts_init(&o);
-	o.min_change = 0.005;
-	run(&s, 20, &o, &full);
-	assert_int_equal(full.kind, FL_BISECT_CULPRIT);
-	assert_int_equal(full.first, 9);
-	keep = s.nrec / 2;
-	for (size_t i = 0; i < keep * (1 + s.per_run); i++)
-		fl_rand_normal(&s2.rng);
-	assert_int_equal(fl_bisect_new(&b, 20, &o), 0);
-	for (size_t i = 0; i < keep; i++)
-		fl_bisect_replay(b, s.rec_idx[i], s.rec_vv[i], s.rec_n[i], s.rec_skip[i]);
-	assert_int_equal(fl_bisect_run(b, sim_sample, NULL, &s2, &resumed), 0);
-	fl_bisect_free(b);
-	assert_int_equal(s2.calls, full.runs - keep);
-	assert_int_equal(resumed.kind, full.kind);
-	assert_int_equal(resumed.first, full.first);
-	assert_int_equal(resumed.runs, full.runs);
-	assert_true(resumed.confidence == full.confidence);
+	o.dir = FL_LOWER_BETTER;
+	for (uint64_t seed = 1; seed <= 5; seed++) {
+		struct sim s = {.rng = seed, .culprit = 3 + seed};
+
+		run_with(&s, 20, &o, count_sample, &res);
+		assert_int_equal(res.kind, FL_BISECT_CULPRIT);
+		assert_int_equal(res.first, s.culprit);
+		assert_true(isinf(res.change_pct) && res.change_pct > 0);
+		assert_true(res.good_value == 0 && res.bad_value >= 5);
+	}
+	/* read as higher-better, the same counts improve: no regression */
+	o.dir = FL_HIGHER_BETTER;
+	{
+		struct sim s = {.rng = 9, .culprit = 7};
+
+		run_with(&s, 20, &o, count_sample, &res);
+		assert_int_equal(res.kind, FL_BISECT_NO_REGRESSION);
+	}
+}
+
+/* ---- the pass/fail model ---- */
+
+/* A test that fails from the culprit on: after it a run passes with
+ * probability `step` (false pass), before it fails with `within` (false
+ * fail); both 0: deterministic. */
+static int pf_sample(void *ctx, size_t idx, double **v, size_t *n)
+{
+	struct sim *s = ctx;
+	double u = fl_rand_uniform(&s->rng);
+
+	s->calls++;
+	if (s->skip && s->skip[idx])
+		return FL_BISECT_SKIP;
+	*v = fl_xmalloc(sizeof(double));
+	(*v)[0] = idx >= s->culprit ? u >= s->step : u < s->within;
+	*n = 1;
+	return 0;
+}
+
+static void pf_opts(struct fl_bisect_opts *o)
+{
+	fl_bisect_opts_init(o);
+	o->model = FL_MODEL_PASS_FAIL;
+}
+
+/*
+ * A deterministic test needs no more runs than git bisect: at most
+ * ceil(log2(n - 1)) for n - 1 candidate commits, every culprit position of
+ * several history lengths, and the answer is exact.
+ */
+static void test_passfail_deterministic(void **state)
+{
+	static const size_t sizes[] = {2, 3, 4, 5, 8, 9, 17, 33, 64, 100};
+	struct fl_bisect_opts o;
+	struct fl_bisect_result res;
+
+	(void)state;
+	pf_opts(&o);
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(*sizes); k++) {
+		size_t n = sizes[k], bound = 0;
+
+		while (((size_t)1 << bound) < n - 1)
+			bound++;
+		for (size_t c = 1; c < n; c++) {
+			struct sim s = {.culprit = c, .rng = c};
+
+			run_with(&s, n, &o, pf_sample, &res);
+			assert_int_equal(res.kind, FL_BISECT_CULPRIT);
+			assert_int_equal(res.first, c);
+			assert_true(res.runs <= bound);
+			assert_true(res.confidence >= 0.95);
+		}
+	}
+}
+
+/* A flaky test, 20% false passes after the culprit and 5% false fails
+ * before it, with the rates stated: the exact culprit in at least 90% of
+ * 40 seeded histories, at the confidence asked for. */
+static void test_passfail_flaky(void **state)
+{
+	struct fl_bisect_opts o;
+	struct fl_bisect_result res;
+	int exact = 0;
+
+	(void)state;
+	pf_opts(&o);
+	o.false_pass = 0.2;
+	o.false_fail = 0.05;
+	for (uint64_t seed = 1; seed <= 40; seed++) {
+		struct sim s = {.step = 0.2, .within = 0.05, .rng = seed * 77};
+
+		s.culprit = 1 + (seed * 7919) % 63;
+		run_with(&s, 64, &o, pf_sample, &res);
+		assert_true(res.kind == FL_BISECT_CULPRIT || res.kind == FL_BISECT_INCONCLUSIVE);
+		exact += res.kind == FL_BISECT_CULPRIT && res.first == s.culprit;
+		if (res.kind == FL_BISECT_CULPRIT)
+			assert_true(res.confidence >= 0.95);
+	}
+	assert_true(exact >= 36);
+}
+
+/*
+ * A branch's tip that passes, with the bad end not known: no regression;
+ * one that fails: its culprit. And one contradiction in an otherwise
+ * consistent test (the good end failed once before): the estimated false
+ * fail rate rises far above the reliable prior's, and the answer is still
+ * exact.
+ */
+static void test_passfail_unknown_bad_end(void **state)
+{
+	struct fl_bisect_opts o;
+	struct fl_bisect_result res;
+	struct sim s = {.culprit = 40, .rng = 3};
+
+	(void)state;
+	pf_opts(&o);
+	o.bad_known = 0;
+	run_with(&s, 30, &o, pf_sample, &res);
+	assert_int_equal(res.kind, FL_BISECT_NO_REGRESSION);
+	/* and one whose tip fails: its culprit */
+	s = (struct sim){.culprit = 12, .rng = 3};
+	run_with(&s, 30, &o, pf_sample, &res);
+	assert_int_equal(res.kind, FL_BISECT_CULPRIT);
+	assert_int_equal(res.first, 12);
+	pf_opts(&o);
+	s = (struct sim){.culprit = 9, .rng = 3};
+	{
+		fl_bisect *b;
+
+		assert_int_equal(fl_bisect_new(&b, 30, &o), 0);
+		fl_bisect_prior(b, 0, (double[]){1}, 1, 0);
+		assert_int_equal(fl_bisect_run(b, pf_sample, NULL, &s, &res), 0);
+		fl_bisect_free(b);
+	}
+	assert_int_equal(res.kind, FL_BISECT_CULPRIT);
+	assert_int_equal(res.first, 9);
+	assert_true(res.false_fail > 0.01);
+}
+
+/* Untestable commits next to the culprit: a range, as in the values model. */
+static void test_passfail_skips(void **state)
+{
+	int skip[30] = {0};
+	struct fl_bisect_opts o;
+	struct fl_bisect_result res;
+	struct sim s = {.culprit = 20, .rng = 1, .skip = skip};
+
+	(void)state;
+	skip[18] = skip[19] = 1;
+	pf_opts(&o);
+	run_with(&s, 30, &o, pf_sample, &res);
+	assert_int_equal(res.kind, FL_BISECT_RANGE);
+	assert_int_equal(res.first, 18);
+	assert_int_equal(res.last, 20);
 }
 
 int main(void)
@@ -467,13 +566,16 @@ int main(void)
 	    cmocka_unit_test(test_skips),
 	    cmocka_unit_test(test_budget_and_null),
 	    cmocka_unit_test(test_errors),
-	    cmocka_unit_test(test_resume),
 	    cmocka_unit_test(test_correlated_runs),
 	    cmocka_unit_test(test_mixed_run_lengths),
 	    cmocka_unit_test(test_null_false_culprits),
 	    cmocka_unit_test(test_informative_end_runs),
 	    cmocka_unit_test(test_quantised),
-	    cmocka_unit_test(test_resume_multi),
+	    cmocka_unit_test(test_zero_baseline),
+	    cmocka_unit_test(test_passfail_deterministic),
+	    cmocka_unit_test(test_passfail_flaky),
+	    cmocka_unit_test(test_passfail_unknown_bad_end),
+	    cmocka_unit_test(test_passfail_skips),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

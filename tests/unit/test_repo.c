@@ -128,28 +128,62 @@ static void test_tags(void **state)
 	fl_repo_free(r);
 }
 
-static void test_first_parents(void **state)
+/* The index of a node by its commit's subject. */
+static size_t node_of(fl_repo *r, const struct fl_dag *g, const char *subject)
 {
 	struct fl_repo_commit c;
+
+	for (size_t i = 0; i < g->n; i++) {
+		int hit;
+
+		assert_int_equal(fl_repo_commit(r, g->nodes[i].sha, &c), 0);
+		hit = !strcmp(c.subject, subject);
+		fl_repo_commit_release(&c);
+		if (hit)
+			return i;
+	}
+	fail_msg("no node '%s'", subject);
+	return 0;
+}
+
+static void test_range(void **state)
+{
+	const char *goods[] = {"v6.1-rc2"}, *two[] = {"v6.1-rc1", "side"}, *bad[] = {"v6.1"};
 	fl_repo *r = open_src();
-	char **shas;
-	size_t n;
+	struct fl_dag g;
+	size_t fourth, merge, side, second;
 
 	(void)state;
-	/* rc2 .. v6.1 on the first-parent line: the merge and fourth, not side work */
-	assert_int_equal(fl_repo_first_parents(r, "v6.1-rc2", "v6.1", &shas, &n), 0);
-	assert_int_equal(n, 2);
-	assert_int_equal(fl_repo_commit(r, shas[0], &c), 0);
-	assert_string_equal(c.subject, "Merge side");
-	fl_repo_commit_release(&c);
-	assert_int_equal(fl_repo_commit(r, shas[1], &c), 0);
-	assert_string_equal(c.subject, "mm: fourth");
-	assert_string_equal(c.author, "A U Thor <a@u.th>");
-	assert_int_equal(c.time, 1700000000);
-	fl_repo_commit_release(&c);
-	fl_repo_strv_free(shas, n);
-	assert_int_equal(fl_repo_first_parents(r, "nope", "v6.1", &shas, &n), FL_ENOTFOUND);
+	/* rc2..v6.1: the merge, fourth and the side work; rc2 (second) outside */
+	assert_int_equal(fl_repo_range(r, "v6.1", goods, 1, &g), 0);
+	assert_int_equal(g.n, 4);
+	assert_int_equal(fl_dag_range_size(&g), 3);
+	fourth = node_of(r, &g, "mm: fourth");
+	merge = node_of(r, &g, "Merge side");
+	side = node_of(r, &g, "side work");
+	second = node_of(r, &g, "mm: second");
+	assert_int_equal(g.bad, fourth);
+	assert_true(g.nodes[second].outside && !g.nodes[side].outside);
+	assert_int_equal(g.nodes[fourth].nparents, 1);
+	assert_int_equal(g.nodes[fourth].parents[0], merge);
+	assert_int_equal(g.nodes[merge].nparents, 2);
+	assert_int_equal(g.nodes[merge].parents[0], second); /* first parent first */
+	assert_int_equal(g.nodes[merge].parents[1], side);
+	assert_int_equal(g.nodes[side].parents[0], second);
+	fl_dag_release(&g);
+	/* several goods, one off the first-parent line: what side reaches is out */
+	assert_int_equal(fl_repo_range(r, "v6.1", two, 2, &g), 0);
+	assert_int_equal(fl_dag_range_size(&g), 2); /* merge, fourth */
+	assert_true(g.nodes[node_of(r, &g, "side work")].outside);
+	assert_true(g.nodes[node_of(r, &g, "mm: second")].outside);
+	fl_dag_release(&g);
+	/* a good that is not an ancestor, an unknown one, bad itself */
+	assert_int_equal(fl_repo_range(r, "v6.1-rc2", bad, 1, &g), FL_EINVAL);
+	assert_string_equal(fl_error_last(),
+			    "tree 'mainline': good 'v6.1' is not an ancestor of bad 'v6.1-rc2'");
+	assert_int_equal(fl_repo_range(r, "v6.1", (const char *[]){"nope"}, 1, &g), FL_ENOTFOUND);
 	assert_string_equal(fl_error_last(), "tree 'mainline': unknown revision 'nope'");
+	assert_int_equal(fl_repo_range(r, "v6.1", bad, 1, &g), FL_EINVAL);
 	fl_repo_free(r);
 }
 
@@ -239,9 +273,12 @@ static void test_open_tree(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_resolve),	  cmocka_unit_test(test_tags),
-	    cmocka_unit_test(test_first_parents), cmocka_unit_test(test_changed_paths),
-	    cmocka_unit_test(test_clone_fetch),	  cmocka_unit_test(test_open_tree),
+		cmocka_unit_test(test_resolve),
+		cmocka_unit_test(test_tags),
+		cmocka_unit_test(test_range),
+		cmocka_unit_test(test_changed_paths),
+		cmocka_unit_test(test_clone_fetch),
+		cmocka_unit_test(test_open_tree),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

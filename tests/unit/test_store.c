@@ -20,6 +20,7 @@
 
 #include "lib/error.h"
 #include "testlib.h"
+#include "store/bisect.h"
 #include "store/jobs.h"
 #include "store/store.h"
 
@@ -396,6 +397,41 @@ static void test_migration_11(void **state)
 	assert_int_equal(fl_test_sql_int(path, "SELECT count(*) FROM evidence_vmstat"), 0);
 }
 
+/* Migration 13 on a store with a bisection from before: its steps read
+ * back without a branch, and a bisection without options is resumed by one
+ * without options only (the service's), not by "bisect run"'s. */
+static int branch_of_step(void *ctx, const struct fl_bisect_step_rec *r)
+{
+	*(int *)ctx = r->branch == NULL && r->n == 2;
+	return 0;
+}
+
+static void test_migration_13(void **state)
+{
+	char path[128];
+	int64_t id, other;
+	int resumed, ok = 0;
+	fl_store *st;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/v12.db", dir);
+	assert_int_equal(fl_store_open(&st, path, FL_STORE_NO_MIGRATE), 0);
+	assert_int_equal(fl_store_migrate(st, 12, NULL), 0);
+	fl_store_free(st);
+	assert_int_equal(exec_fk(path, "INSERT INTO bisections(id, good, bad) VALUES (3, 'g', 'b');"
+				       "INSERT INTO bisect_steps(bisection_id, seq, commit_sha, "
+				       "status, samples) VALUES (3, 0, 'g', 'ok', '[1,2]');"),
+			 SQLITE_OK);
+	assert_int_equal(fl_store_open(&st, path, 0), 0);
+	assert_int_equal(fl_store_bisect_steps_each(st, 3, branch_of_step, &ok), 0);
+	assert_true(ok);
+	assert_int_equal(fl_store_bisection_open(st, "g", "b", "{}", &id, &resumed, &other), 0);
+	assert_true(!resumed && other == 3 && id != 3);
+	assert_int_equal(fl_store_bisection_open(st, "g", "b", NULL, &id, &resumed, &other), 0);
+	assert_true(resumed && id == 3);
+	fl_store_free(st);
+}
+
 /* Two "faultline run" on a new store: each migration is applied by one of
  * them, the other finds it done (it read the version before waiting for the
  * write lock, and used to apply the migration again). */
@@ -461,6 +497,7 @@ int main(void)
 	    cmocka_unit_test(test_failed_write_rolls_back),
 	    cmocka_unit_test(test_migration_10),
 	    cmocka_unit_test(test_migration_11),
+	    cmocka_unit_test(test_migration_13),
 	    cmocka_unit_test(test_concurrent_migrations),
 	    cmocka_unit_test(test_unwritable_place),
 	};

@@ -1,7 +1,8 @@
 /*
  * test_store_bisect.c - bisections and their steps round-trip through a real
- * SQLite file: samples come back bit for bit, an unfinished bisection is
- * found again (resume), a finished one is not.
+ * SQLite file: samples and the branch a step searched come back bit for
+ * bit, an unfinished bisection is found again (resume) by the same options
+ * only, a stopped one too, a finished one is not.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +23,7 @@ struct seen {
 	int skipped[4];
 	double v[4][3];
 	size_t nv[4];
+	char branch[4][41];
 };
 
 static int remember(void *ctx, const struct fl_bisect_step_rec *r)
@@ -32,6 +34,7 @@ static int remember(void *ctx, const struct fl_bisect_step_rec *r)
 	s->skipped[s->n] = r->skipped;
 	s->nv[s->n] = r->n;
 	memcpy(s->v[s->n], r->v, r->n * sizeof(double));
+	snprintf(s->branch[s->n], 41, "%s", r->branch ? r->branch : "-");
 	s->n++;
 	return 0;
 }
@@ -43,27 +46,38 @@ static void test_roundtrip(void **state)
 	struct fl_bisect_step_rec r = {.verdict = "", .confidence = 0.5};
 	struct seen s = {0};
 	fl_store *st;
-	int64_t id, id2;
+	int64_t id, id2, other;
 	int resumed;
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
 	snprintf(db, sizeof(db), "%s/fl.db", dir);
 	assert_int_equal(fl_store_open(&st, db, 0), 0);
-	assert_int_equal(fl_store_bisection_open(st, "aaa", "bbb", &id, &resumed), 0);
+	assert_int_equal(fl_store_bisection_open(st, "aaa", "bbb", "opts", &id, &resumed, &other),
+			 0);
 	assert_int_equal(resumed, 0);
+	assert_int_equal(other, 0);
 	r.seq = 0, r.sha = "aaa", r.v = v0, r.n = 3;
 	assert_int_equal(fl_store_bisect_step_add(st, id, &r), 0);
 	r.seq = 1, r.sha = "ccc", r.v = NULL, r.n = 0, r.skipped = 1;
 	assert_int_equal(fl_store_bisect_step_add(st, id, &r), 0);
-	r.seq = 2, r.sha = "bbb", r.v = v1, r.n = 1, r.skipped = 0;
+	r.seq = 2, r.sha = "bbb", r.v = v1, r.n = 1, r.skipped = 0, r.branch = "mmm";
 	assert_int_equal(fl_store_bisect_step_add(st, id, &r), 0);
 	/* the same seq twice is refused: a step is recorded once */
 	assert_int_equal(fl_store_bisect_step_add(st, id, &r), -6);
 	fl_store_free(st);
 
 	assert_int_equal(fl_store_open(&st, db, 0), 0);
-	assert_int_equal(fl_store_bisection_open(st, "aaa", "bbb", &id2, &resumed), 0);
+	/* other options: a bisection of its own, the unfinished one named */
+	assert_int_equal(fl_store_bisection_open(st, "aaa", "bbb", "other", &id2, &resumed, &other),
+			 0);
+	assert_int_equal(resumed, 0);
+	assert_int_equal(other, id);
+	assert_true(id2 != id);
+	/* the same options again, after a stop: resumed */
+	assert_int_equal(fl_store_bisection_stop(st, id), 0);
+	assert_int_equal(fl_store_bisection_open(st, "aaa", "bbb", "opts", &id2, &resumed, &other),
+			 0);
 	assert_int_equal(resumed, 1);
 	assert_int_equal(id2, id);
 	assert_int_equal(fl_store_bisect_steps_each(st, id, remember, &s), 0);
@@ -73,8 +87,11 @@ static void test_roundtrip(void **state)
 	assert_int_equal(s.nv[0], 3);
 	assert_memory_equal(s.v[0], v0, sizeof(v0)); /* bit for bit */
 	assert_true(s.v[2][0] == -2.5);
+	assert_string_equal(s.branch[0], "-");
+	assert_string_equal(s.branch[2], "mmm");
 	assert_int_equal(fl_store_bisection_finish(st, id, "culprit", "ccc", 0.97), 0);
-	assert_int_equal(fl_store_bisection_open(st, "aaa", "bbb", &id2, &resumed), 0);
+	assert_int_equal(fl_store_bisection_open(st, "aaa", "bbb", "opts", &id2, &resumed, &other),
+			 0);
 	assert_int_equal(resumed, 0);
 	assert_true(id2 != id);
 	fl_store_free(st);
