@@ -52,9 +52,13 @@ static void poll_trees(struct watch *w)
 {
 	int64_t now = fl_mono_ms();
 
-	for (size_t i = 0; i < w->cfg->ntrees; i++) {
+	for (size_t k = 0; k < 2 * w->cfg->ntrees; k++) {
+		size_t i = k % w->cfg->ntrees;
 		unsigned scheduled = 0;
 
+		/* trees whose bases are another tree's tags after the others */
+		if (fl_trigger_later(&w->cfg->trees[i]) != (k >= w->cfg->ntrees))
+			continue;
 		if (now < w->next_poll[i])
 			continue;
 		/* said by fl_trigger_tree; the service tries again at the next poll */

@@ -23,10 +23,15 @@
 
 #include "service/service.h"
 
+struct fl_tree_conf;
+
 #include <stddef.h>
 
 /* One pass over cfg->trees[i]; fetch 0 reads a clone as it is. Adds to *scheduled. */
 int fl_trigger_tree(struct fl_service *svc, fl_store *st, size_t i, int fetch, unsigned *scheduled);
+/* 1 for a tree whose tags' bases are another tree's tags (contained-tag
+ * with a baseline_tree): passed after the others, so those are fetched first. */
+int fl_trigger_later(const struct fl_tree_conf *t);
 /* One pass over every tree. */
 int fl_trigger_pass(struct fl_service *svc, fl_store *st, int fetch, unsigned *scheduled);
 
