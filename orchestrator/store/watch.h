@@ -99,6 +99,8 @@ struct fl_regression {
 	unsigned tasks;
 	double change, p;
 	char *cgroup; /* "" (the root) or "child" */
+	char *kind, *ref, *note; /* of its watch tag: "tag" or "head" (of branch ref); how
+				    its baseline was found, or NULL */
 };
 int fl_store_regression_get(fl_store *st, int64_t id, struct fl_regression *r);
 void fl_regression_release(struct fl_regression *r);

@@ -1,0 +1,175 @@
+# watch-trees.sh - "faultline watch --once" on trees shaped like the real
+# kernel trees, with the command backend, real git repositories, a real
+# SQLite store and a real SMTP server (python3-aiosmtpd on loopback):
+#   0. a tree cloned over a URL: the clone's progress (objects, bytes) is
+#      logged; a fetch that fails names the tree and the URL;
+#   1. mainline: topic branches merged between -rc tags; each tag against the
+#      previous one, a slowdown inside a merged branch bisected to its commit;
+#   2. linux-next in a repository of its own: next-YYYYMMDD tags rebuilt
+#      every day on a moving mainline base, none an ancestor of another; each
+#      compared with the newest mainline tag it contains (the mainline tree's
+#      tags, baseline: contained-tag), the slowdown in a merged branch
+#      bisected to its commit; then the same with one repository holding
+#      both trees as two remotes;
+#   3. a maintainer branch: each new head against the last tested head, at
+#      most one per branch_interval (the newest head; the skipped ones are in
+#      its range and the culprit among them is found), the state in the store
+#      across restarts; force-pushed onto a newer base: compared with its
+#      merge base with branch_base, and said so;
+# and nothing is scheduled twice. The benchmark prints five numbers around
+# 100, 90 once a file "slow" is in the checkout (a 10-sigma step).
+. "$(dirname "$0")/lib.sh"
+
+PY=/usr/bin/python3
+
+cat >"$tmp/bench" <<'SH'
+#!/bin/sh
+base=100
+[ -f slow ] && base=90
+awk -v seed="$$$(date +%N)" -v base="$base" 'BEGIN { srand(seed % 2147483647)
+	for (i = 0; i < 5; i++)
+		printf "%.3f\n", base + sqrt(-2 * log(1 - rand())) * cos(6.283185307 * rand()) }'
+SH
+chmod +x "$tmp/bench"
+
+g() { GIT_AUTHOR_NAME='Ada Lovelace' GIT_AUTHOR_EMAIL=ada@example.org GIT_COMMITTER_NAME=C \
+	GIT_COMMITTER_EMAIL=c@example.org git -C "$R" "$@"; }
+new_repo() { R=$1; git init -q -b master "$R"; }
+# commit NAME [slow]: a commit adding NAME.txt (and the file "slow")
+commit() {
+	echo "$1" >"$R/$(echo "$1" | tr ' /' '__').txt"
+	[ -n "${2:-}" ] && echo slow >"$R/slow"
+	g add -A
+	g commit -qm "$1"
+}
+# topic NAME N [K]: a branch NAME of N commits from HEAD (the Kth adds "slow"),
+# merged back with a merge commit; $culprit is the Kth
+topic() {
+	from=$(g rev-parse --abbrev-ref HEAD)
+	g checkout -q -b "$1"
+	for i in $(seq "$2"); do
+		commit "$1 $i" $([ "$i" = "${3:-0}" ] && echo slow)
+		[ "$i" = "${3:-0}" ] && culprit=$(g rev-parse HEAD)
+	done
+	g checkout -q "$from"
+	g merge -q --no-ff -m "Merge branch '$1'" "$1"
+	merge=$(g rev-parse HEAD)
+}
+short() { echo "$1" | cut -c1-12; }
+
+free_port() { $PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+smtp_start() { # PORT MAILDIR: a real SMTP server, up when this returns
+	$PY -m aiosmtpd -n -l "127.0.0.1:$1" -c aiosmtpd.handlers.Mailbox "$2" >/dev/null 2>&1 &
+	smtp_pid=$!
+	for _ in $(seq 100); do
+		$PY -c "import socket; socket.create_connection(('127.0.0.1', $1), 1)" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+mails() { ls "$maildir/new" 2>/dev/null | wc -l; }
+# mail_with TEXT: the file of the one mail holding TEXT
+mail_with() { grep -lF -- "$1" "$maildir"/new/* 2>/dev/null | head -1; }
+
+# config NAME TREES-YAML: a deployment with those trees and one command machine
+config() {
+	cat >"$tmp/$1.yaml" <<EOF
+var: $tmp/var-$1
+store: { path: $tmp/$1.db }
+trees:
+$2
+machines:
+  - { name: box, backend: command, command: "$tmp/bench", timeout: 1m, max_parallel: 2 }
+benchmarks:
+  - { name: demo, repeat: 3 }
+regression: { min_change: 2%, confidence: 0.95 }
+report: { smtp: "smtp://127.0.0.1:$port", from: "faultline <robot@example.org>",
+          to: [dev@example.org], url: "http://results.example", retry: 1s }
+EOF
+}
+q() { sqlite3 "$tmp/$1.db" "$2"; }
+watch() { expect_exit 0 "$2" "$FAULTLINE" watch --config "$tmp/$1.yaml" --once; cp "$tmp/err" "$tmp/$1.err"; }
+# twice DB: two more passes schedule nothing and add no job
+twice() {
+	jobs=$(q "$1" "SELECT count(*) FROM jobs") rows=$(q "$1" "SELECT count(*) FROM watch_tags")
+	"$FAULTLINE" watch --config "$tmp/$1.yaml" --once >/dev/null 2>&1
+	"$FAULTLINE" watch --config "$tmp/$1.yaml" --once >/dev/null 2>"$tmp/err"
+	[ "$(q "$1" "SELECT count(*) FROM jobs")" = "$jobs" ] && [ "$(q "$1" "SELECT count(*) FROM watch_tags")" = "$rows" ] &&
+		! grep -q "scheduled" "$tmp/err" && ok "$1: nothing scheduled twice" || fail "$1: nothing scheduled twice"
+}
+
+port=$(free_port)
+maildir="$tmp/Maildir"
+smtp_start "$port" "$maildir" || fail "the SMTP server starts"
+
+# ---- 3. a maintainer branch, force-pushed ------------------------------------
+new_repo "$tmp/maint"
+for i in 1 2 3; do commit "mainline $i"; done
+g tag v1.0
+g checkout -q -b mm
+commit "mm: first"
+commit "mm: second"
+h1=$(g rev-parse HEAD)
+g checkout -q master
+config maint "  - { name: mm, url: $tmp/maint, tags: [], branch: mm, branch_base: master, branch_interval: 1h, poll: 1s }"
+watch maint "the branch's first head against branch_base"
+expect_grep "$tmp/err" "tree 'mm': branch mm: head mm@$(short "$h1") scheduled against master (1 comparisons)" \
+	"the first head is compared with branch_base"
+expect_grep "$tmp/err" "compare: mm mm@$(short "$h1") vs master, demo on box: same" "and measured"
+[ "$(q maint "SELECT kind || ' ' || ref || ' ' || state FROM watch_tags")" = "head mm scheduled" ] &&
+	ok "the head is stored as a head of mm" || fail "the head is stored as a head of mm"
+
+# three more heads pushed at once: the second of them slows things down
+g checkout -q mm
+commit "mm: third"
+commit "mm: make it slower" slow
+mculprit=$(g rev-parse HEAD)
+commit "mm: fifth"
+h4=$(g rev-parse HEAD)
+g checkout -q master
+jobs=$(q maint "SELECT count(*) FROM jobs")
+watch maint "within branch_interval: no test"
+expect_grep "$tmp/err" "branch mm: head $(short "$h4") waits, one test every 1h (branch_interval)" "says it waits"
+[ "$(q maint "SELECT count(*) FROM jobs")" = "$jobs" ] && [ "$(q maint "SELECT count(*) FROM watch_tags")" = 1 ] &&
+	ok "nothing scheduled or recorded while it waits" || fail "nothing scheduled or recorded while it waits"
+
+# the interval over (a configuration with a shorter one, the same store): the
+# newest head against the last tested one, the culprit among the heads between
+sed 's/branch_interval: 1h/branch_interval: 1s/' "$tmp/maint.yaml" >"$tmp/maint1s.yaml"
+sed -i "s|var: .*|var: $tmp/var-maint|; s|path: .*maint.db|path: $tmp/maint.db|" "$tmp/maint1s.yaml"
+sleep 1
+before=$(mails)
+expect_exit 0 "the interval over: the newest head" "$FAULTLINE" watch --config "$tmp/maint1s.yaml" --once
+expect_grep "$tmp/err" "head mm@$(short "$h4") scheduled against mm@$(short "$h1")" \
+	"the newest head against the last tested head"
+expect_grep "$tmp/err" "bisect: regression 1: culprit $mculprit" "bisected to the skipped head's commit"
+[ "$(q maint "SELECT count(*) FROM watch_tags")" = 2 ] && ok "the skipped heads get no row of their own" ||
+	fail "the skipped heads get no row of their own"
+[ "$(mails)" = $((before + 1)) ] && ok "one mail" || fail "one mail"
+m=$(mail_with "Subject: [mm mm@$(short "$h4")]")
+[ -n "$m" ] && grep -q "branch: mm at $(short "$h4"), compared with its last tested head mm@$(short "$h1")" "$m" &&
+	ok "the report names the branch and its base" || { fail "the report names the branch and its base"; cat "$m" 2>/dev/null | head -40; }
+
+# force-pushed: mm rebuilt on a newer master, without the slowdown
+g checkout -q master
+commit "mainline 4"
+g tag v1.1
+g checkout -q -B mm v1.1
+commit "mm: first, again"
+commit "mm: second, again"
+h5=$(g rev-parse HEAD)
+newbase=$(g rev-parse v1.1)
+g checkout -q master
+commit "mainline 5"
+sleep 1
+expect_exit 0 "a force-pushed branch" "$FAULTLINE" watch --config "$tmp/maint1s.yaml" --once
+expect_grep "$tmp/err" "head mm@$(short "$h5") scheduled against $(short "$newbase") (1 comparisons): force-pushed: the last head mm@$(short "$h4") is not an ancestor of it; compared with its merge base $(short "$newbase") with master" \
+	"compared with its merge base with branch_base, and says so"
+[ "$(q maint "SELECT b.sha FROM watch_tags w JOIN commits b ON b.id = w.baseline_commit WHERE w.tag = 'mm@$(short "$h5")'")" = "$newbase" ] &&
+	ok "the merge base is the stored baseline" || fail "the merge base is the stored baseline"
+[ "$(q maint "SELECT note FROM watch_tags WHERE tag = 'mm@$(short "$h5")'")" != "" ] &&
+	ok "the force-push is noted in the store" || fail "the force-push is noted in the store"
+ln -sf "$tmp/maint.db" "$tmp/maint1s.db"
+twice maint1s
+
+finish
