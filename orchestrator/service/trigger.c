@@ -215,6 +215,10 @@ static int schedule(struct fl_service *svc, fl_store *st, const struct fl_tree_c
 	} else if (!r && b) {
 		w.state = "scheduled";
 		w.baseline = base_name;
+		if (!strcmp(t->baseline, "contained-tag"))
+			w.note = why = fl_xasprintf(
+			    "the newest tag of tree '%s' it contains",
+			    t->baseline_tree ? t->baseline_tree : t->name);
 		r = fl_service_commit_id(st, l->repo, tree_id, base_sha, &w.baseline_commit);
 	} else if (!r) {
 		w.state = "no-baseline";
@@ -229,8 +233,8 @@ static int schedule(struct fl_service *svc, fl_store *st, const struct fl_tree_c
 	if (r)
 		fl_store_rollback(st);
 	else if (!strcmp(w.state, "scheduled")) {
-		fl_info("watch: tree '%s': %s scheduled against %s (%u comparisons)", t->name,
-			l->tags[i], base_name, jobs);
+		fl_info("watch: tree '%s': %s scheduled against %s (%u comparisons)%s%s", t->name,
+			l->tags[i], base_name, jobs, why ? ": " : "", why ? why : "");
 		(*scheduled)++;
 	} else if (!strcmp(w.state, "no-baseline"))
 		fl_warn("watch: tree '%s': %s is not tested: %s", t->name, l->tags[i], why);

@@ -102,6 +102,97 @@ port=$(free_port)
 maildir="$tmp/Maildir"
 smtp_start "$port" "$maildir" || fail "the SMTP server starts"
 
+# ---- 1. mainline: merges between -rc tags -------------------------------------
+new_repo "$tmp/mainline"
+for i in 1 2 3; do commit "mainline $i"; done
+g tag v1.0
+v10=$(g rev-parse HEAD)
+g checkout -q -b stable
+commit "stable: a backport"
+g tag v1.0.1
+g checkout -q master
+topic net 3
+commit "mainline 4"
+topic fs 2
+g tag -a -m v1.1-rc1 v1.1-rc1
+rc1=$(g rev-parse HEAD)
+config mainline "  - { name: mainline, url: $tmp/mainline, tags: ['v*'], poll: 1s }"
+watch mainline "mainline: the first pass"
+expect_grep "$tmp/err" "first pass over 3 tags: testing the newest 1" "tests only the newest tag"
+expect_grep "$tmp/err" "tree 'mainline': v1.1-rc1 scheduled against v1.0 (1 comparisons)" \
+	"v1.1-rc1 against v1.0, not the stable v1.0.1 (no ancestor)"
+topic mm 5 3
+mmculprit=$culprit mmmerge=$merge
+commit "mainline 5"
+topic sched 2
+g tag -a -m v1.1-rc2 v1.1-rc2
+before=$(mails)
+watch mainline "mainline: v1.1-rc2"
+expect_grep "$tmp/err" "tree 'mainline': v1.1-rc2 scheduled against v1.1-rc1" "v1.1-rc2 against v1.1-rc1"
+expect_grep "$tmp/err" "bisect: regression 1: culprit $mmculprit in the branch merged by $(short "$mmmerge")" \
+	"a slowdown inside a merged branch bisected to its commit"
+[ "$(mails)" = $((before + 1)) ] && ok "mainline: one mail" || fail "mainline: one mail"
+m=$(mail_with "Subject: [mainline v1.1-rc2]")
+[ -n "$m" ] && grep -q "tags:   v1.1-rc2, compared with its baseline v1.1-rc1" "$m" &&
+	ok "the report names the tag and its base" || fail "the report names the tag and its base"
+twice mainline
+
+# ---- 2. linux-next: rebuilt daily on a moving mainline ------------------------
+# its own repository, holding mainline's commits but none of its tags
+new_repo "$tmp/next"
+g fetch -q --no-tags "$tmp/mainline" master:refs/remotes/mainline/master
+g checkout -q -B master "$v10"
+topic "next-20261201/x" 2
+topic "next-20261201/y" 3
+g tag next-20261201
+day1=$(g rev-parse HEAD)
+trees="  - { name: next, url: $tmp/next, tags: ['next-*'], baseline: contained-tag,
+      baseline_tree: mainline, baseline_tags: ['v*'], poll: 1s }
+  - { name: mainline, url: $tmp/mainline, tags: ['v*'], backfill: 0, poll: 1s }"
+config next "$trees"
+[ -z "$(g tag -l 'v*')" ] && ok "the next repository has no mainline tag" || fail "the next repository has no mainline tag"
+watch next "linux-next: the first day"
+expect_grep "$tmp/err" "tree 'next': next-20261201 scheduled against v1.0 (1 comparisons): the newest tag of tree 'mainline' it contains" \
+	"next-20261201 against the newest mainline tag it contains"
+# the next day: rebuilt on v1.1-rc1, the same branches again, one slower
+g checkout -q -B master "$rc1"
+topic "next-20261202/x" 2
+topic "next-20261202/y" 4 2
+nculprit=$culprit nmerge=$merge
+g tag next-20261202
+g merge-base --is-ancestor "$day1" next-20261202 && fail "the two next tags are unrelated" || ok "the two next tags are unrelated"
+before=$(mails)
+watch next "linux-next: the second day"
+expect_grep "$tmp/err" "tree 'next': next-20261202 scheduled against v1.1-rc1 (1 comparisons)" \
+	"next-20261202 against v1.1-rc1 (not v1.1-rc2, which it does not contain)"
+expect_grep "$tmp/err" "bisect: regression 1: culprit $nculprit in the branch merged by $(short "$nmerge")" \
+	"the slowdown in a merged branch bisected to its commit"
+[ "$(q next "SELECT count(*) FROM watch_tags WHERE state = 'no-baseline'")" = 0 ] &&
+	ok "no next tag without a baseline" || fail "no next tag without a baseline"
+[ "$(mails)" = $((before + 1)) ] && ok "linux-next: one mail" || fail "linux-next: one mail"
+m=$(mail_with "Subject: [next next-20261202]")
+[ -n "$m" ] && grep -q "tags:   next-20261202, compared with its baseline v1.1-rc1" "$m" &&
+	grep -q "(the newest tag of tree 'mainline' it contains)" "$m" &&
+	ok "the report names the tag, its base and where it comes from" ||
+	fail "the report names the tag, its base and where it comes from"
+twice next
+
+# one repository with both trees as remotes, read in place
+new_repo "$tmp/both"
+g remote add mainline "$tmp/mainline"
+g remote add next "$tmp/next"
+g fetch -q --tags mainline
+g fetch -q --tags next
+trees="  - { name: mainline, url: $tmp/both, tags: ['v*'], backfill: 0, poll: 1s }
+  - { name: next, url: $tmp/both, tags: ['next-*'], baseline: contained-tag, baseline_tree: mainline,
+      backfill: 2, poll: 1s }"
+config both "$trees"
+watch both "linux-next and mainline as two remotes of one repository"
+expect_grep "$tmp/err" "tree 'next': next-20261201 scheduled against v1.0" "the first day against v1.0"
+expect_grep "$tmp/err" "tree 'next': next-20261202 scheduled against v1.1-rc1" "the second against v1.1-rc1"
+expect_grep "$tmp/err" "bisect: regression 1: culprit $nculprit" "bisected to the same commit"
+twice both
+
 # ---- 3. a maintainer branch, force-pushed ------------------------------------
 new_repo "$tmp/maint"
 for i in 1 2 3; do commit "mainline $i"; done
@@ -171,5 +262,17 @@ expect_grep "$tmp/err" "head mm@$(short "$h5") scheduled against $(short "$newba
 	ok "the force-push is noted in the store" || fail "the force-push is noted in the store"
 ln -sf "$tmp/maint.db" "$tmp/maint1s.db"
 twice maint1s
+
+# ---- 0. a tree cloned over a URL: progress, a fetch that fails ------------------
+cp -r "$tmp/mainline" "$tmp/upstream"
+config up "  - { name: up, url: 'file://$tmp/upstream', tags: ['v*'], backfill: 0, poll: 1s }"
+watch up "a tree cloned over a URL"
+expect_grep "$tmp/err" "tree 'up': cloning file://$tmp/upstream into $tmp/var-up/trees/up" "says it clones"
+expect_grep "$tmp/err" "tree 'up': cloning: " "logs the clone's progress"
+if grep "tree 'up': cloning: " "$tmp/err" | grep -q "objects received (.*), .* indexed, done in"; then
+	ok "objects and bytes received, and the end"; else fail "objects and bytes received, and the end"; fi
+mv "$tmp/upstream" "$tmp/upstream.gone"
+watch up "a fetch that fails"
+expect_grep "$tmp/err" "tree 'up': fetch from file://$tmp/upstream failed:" "names the tree and the URL"
 
 finish
