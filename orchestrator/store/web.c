@@ -238,6 +238,7 @@ static void read_tag(sqlite3_stmt *s, fl_pool *p, void *row)
 	t->created = sqlite3_column_int64(s, 5);
 	read_commit(s, p, 6, &t->commit);
 	read_commit(s, p, 6 + NCOMMIT_COLS, &t->base);
+	t->kind = col_text(s, p, 6 + 2 * NCOMMIT_COLS);
 	t->tree = t->commit.tree;
 }
 
@@ -254,7 +255,7 @@ static int tree_tags(fl_store *st, fl_pool *p, struct fl_web_tree *t, size_t lat
 		st, &s,
 		"SELECT w.id, w.tag, w.state, w.note, w.baseline, w.created, " COMMIT_COLS(
 		    "c", "t") ", " COMMIT_COLS("bc",
-					       "t") " FROM watch_tags w JOIN trees t ON t.id = "
+					       "t") ", w.kind FROM watch_tags w JOIN trees t ON t.id = "
 						    "w.tree_id LEFT JOIN commits c ON c.id = "
 						    "w.commit_id LEFT JOIN commits bc ON bc.id = "
 						    "w.baseline_commit WHERE w.tree_id = ?1"))

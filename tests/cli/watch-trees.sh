@@ -263,6 +263,33 @@ expect_grep "$tmp/err" "head mm@$(short "$h5") scheduled against $(short "$newba
 ln -sf "$tmp/maint.db" "$tmp/maint1s.db"
 twice maint1s
 
+# the pages: heads after tags, with their base and how it was found
+"$FAULTLINE" serve --db "$tmp/maint.db" --listen 127.0.0.1:0 >/dev/null 2>"$tmp/serve.err" &
+serve_pid=$!
+url=
+for _ in $(seq 100); do
+	url=$(sed -n 's/.*results pages at \(http:[^ ]*\) .*/\1/p' "$tmp/serve.err")
+	url=${url%/}
+	[ -n "$url" ] && break
+	sleep 0.1
+done
+curl -sf "$url/" >"$tmp/dash.html" && curl -sf "$url/api/" >"$tmp/dash.json" &&
+	curl -sf "$url/tree/mm" >"$tmp/tree.html" || fail "serve answers ($url)"
+kill "$serve_pid"; wait "$serve_pid" 2>/dev/null
+expect_grep "$tmp/dash.html" "mm@$(short "$h5")" "the dashboard names the head"
+expect_grep "$tmp/dash.html" "<small class='note'>force-pushed: the last head mm@$(short "$h4") is not an ancestor of it" \
+	"and says it was force-pushed"
+expect_grep "$tmp/tree.html" "<td class='tag'>mm@$(short "$h4")</td>" "the tree page lists the heads"
+$PY - "$tmp/dash.json" "mm@$(short "$h5")" "mm@$(short "$h4")" "mm@$(short "$h1")" <<'PY' && ok "the JSON: heads newest first, kind and baseline" || fail "the JSON: heads newest first, kind and baseline"
+import json, sys
+d = json.load(open(sys.argv[1]))
+tree = [t for t in d["trees"] if t["name"] == "mm"][0]
+names = [t["name"] for t in tree["tags"]]
+assert names == sys.argv[2:], names
+assert all(t["kind"] == "head" for t in tree["tags"]), tree["tags"]
+assert tree["tags"][1]["baseline"] == sys.argv[4], tree["tags"][1]
+PY
+
 # ---- 0. a tree cloned over a URL: progress, a fetch that fails ------------------
 cp -r "$tmp/mainline" "$tmp/upstream"
 config up "  - { name: up, url: 'file://$tmp/upstream', tags: ['v*'], backfill: 0, poll: 1s }"
