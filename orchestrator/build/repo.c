@@ -8,12 +8,12 @@
 #include "lib/fs.h"
 #include "lib/log.h"
 #include "lib/time.h"
-#include "lib/units.h"
 #include "lib/version.h"
 
 #include <errno.h>
 #include <fnmatch.h>
 #include <git2.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -75,9 +75,13 @@ struct progress {
 
 static void progress_line(struct progress *p, const char *when)
 {
+	double b = (double)p->now.received_bytes;
 	char bytes[32];
 
-	fl_format_size((uint64_t)p->now.received_bytes, bytes, sizeof(bytes));
+	if (b >= 1024.0 * 1024.0)
+		snprintf(bytes, sizeof(bytes), "%.1f MiB", b / (1024.0 * 1024.0));
+	else
+		snprintf(bytes, sizeof(bytes), "%.1f KiB", b / 1024.0);
 	fl_info("tree '%s': %s: %u/%u objects received (%s), %u indexed%s", p->tree, p->what,
 		p->now.received_objects, p->now.total_objects, bytes, p->now.indexed_objects,
 		when);
