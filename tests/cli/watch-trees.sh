@@ -290,6 +290,23 @@ assert all(t["kind"] == "head" for t in tree["tags"]), tree["tags"]
 assert tree["tags"][1]["baseline"] == sys.argv[4], tree["tags"][1]
 PY
 
+# a branch without branch_base: its first head is the start, the next against it
+config start "  - { name: mm, url: $tmp/maint, tags: [], branch: mm, branch_interval: 0s, poll: 1s }"
+watch start "a branch without branch_base"
+expect_grep "$tmp/err" "branch mm: head mm@$(short "$h5") recorded, not tested: the first head seen" "the first head is the start"
+[ "$(q start "SELECT count(*) FROM jobs")" = 0 ] && ok "nothing is measured for it" || fail "nothing is measured for it"
+g checkout -q mm
+commit "mm: sixth"
+h6=$(g rev-parse HEAD)
+g checkout -q master
+watch start "the next head"
+expect_grep "$tmp/err" "head mm@$(short "$h6") scheduled against mm@$(short "$h5")" "against the start"
+# a branch the repository does not have
+config nobranch "  - { name: mm, url: $tmp/maint, tags: [], branch: mm-nosuch, poll: 1s }"
+expect_exit 4 "a branch that does not exist" "$FAULTLINE" watch --config "$tmp/nobranch.yaml" --once
+expect_grep "$tmp/err" "branch 'mm-nosuch' of $tmp/maint: tree 'mm': unknown revision 'mm-nosuch'" \
+	"names the tree, the branch and the URL"
+
 # ---- 0. a tree cloned over a URL: progress, a fetch that fails ------------------
 cp -r "$tmp/mainline" "$tmp/upstream"
 config up "  - { name: up, url: 'file://$tmp/upstream', tags: ['v*'], backfill: 0, poll: 1s }"
