@@ -241,13 +241,15 @@ m=$(mail_with "Subject: [mm mm@$(short "$h4")]")
 [ -n "$m" ] && grep -q "branch: mm at $(short "$h4"), compared with its last tested head mm@$(short "$h1")" "$m" &&
 	ok "the report names the branch and its base" || { fail "the report names the branch and its base"; cat "$m" 2>/dev/null | head -40; }
 
-# force-pushed: mm rebuilt on a newer master, without the slowdown
+# force-pushed: mm rebuilt on a newer master, slower at another commit
 g checkout -q master
 commit "mainline 4"
 g tag v1.1
 g checkout -q -B mm v1.1
 commit "mm: first, again"
-commit "mm: second, again"
+commit "mm: second, again, slower" slow
+fculprit=$(g rev-parse HEAD)
+commit "mm: third, again"
 h5=$(g rev-parse HEAD)
 newbase=$(g rev-parse v1.1)
 g checkout -q master
@@ -260,6 +262,12 @@ expect_grep "$tmp/err" "head mm@$(short "$h5") scheduled against $(short "$newba
 	ok "the merge base is the stored baseline" || fail "the merge base is the stored baseline"
 [ "$(q maint "SELECT note FROM watch_tags WHERE tag = 'mm@$(short "$h5")'")" != "" ] &&
 	ok "the force-push is noted in the store" || fail "the force-push is noted in the store"
+expect_grep "$tmp/err" "bisect: regression 2: culprit $fculprit" "bisected from the merge base"
+m=$(mail_with "Subject: [mm mm@$(short "$h5")]")
+[ -n "$m" ] && grep -q "branch: mm at $(short "$h5"), compared with $(short "$newbase")" "$m" &&
+	grep -q "(force-pushed: the last head mm@$(short "$h4") is not an ancestor of it; compared" "$m" &&
+	ok "the report says it was force-pushed and what it was compared with" ||
+	fail "the report says it was force-pushed and what it was compared with"
 ln -sf "$tmp/maint.db" "$tmp/maint1s.db"
 twice maint1s
 
