@@ -1,6 +1,8 @@
 /*
  * builtin/watch.c - "faultline watch": the service. Every tree is fetched
- * each poll interval and its new tags scheduled (trigger.c); the job queue
+ * each poll interval and its new tags and branch heads scheduled
+ * (trigger.c; a tree whose bases are another tree's tags after the
+ * others); the job queue
  * (queue.c) runs the comparisons, bisections, revert checks and reports;
  * the outbox mails what was stored, retrying with backoff. With baremetal
  * machines configured, the agent API (agentapi.h) serves their boxes from

@@ -10,7 +10,8 @@
 #      compared with the newest mainline tag it contains (the mainline tree's
 #      tags, baseline: contained-tag), the slowdown in a merged branch
 #      bisected to its commit; then the same with one repository holding
-#      both trees as two remotes;
+#      both trees as two remotes, and with two clones over file:// (mainline
+#      fetched first in a pass, though listed second);
 #   3. a maintainer branch: each new head against the last tested head, at
 #      most one per branch_interval (the newest head; the skipped ones are in
 #      its range and the culprit among them is found), the state in the store
@@ -192,6 +193,26 @@ expect_grep "$tmp/err" "tree 'next': next-20261201 scheduled against v1.0" "the 
 expect_grep "$tmp/err" "tree 'next': next-20261202 scheduled against v1.1-rc1" "the second against v1.1-rc1"
 expect_grep "$tmp/err" "bisect: regression 1: culprit $nculprit" "bisected to the same commit"
 twice both
+
+# two clones faultline keeps (file:// URLs), linux-next listed first: mainline
+# is fetched before next's new tag looks for its base among mainline's tags
+trees="  - { name: next, url: 'file://$tmp/next', tags: ['next-*'], baseline: contained-tag,
+      baseline_tree: mainline, backfill: 0, poll: 1s }
+  - { name: mainline, url: 'file://$tmp/mainline', tags: ['v*'], backfill: 0, poll: 1s }"
+config clones "$trees"
+watch clones "two clones: the first pass records what is there"
+R=$tmp/mainline
+commit "mainline 6"
+g tag -a -m v1.1-rc3 v1.1-rc3
+R=$tmp/next
+g fetch -q --no-tags "$tmp/mainline" master:refs/remotes/mainline/master
+g checkout -q -B master mainline/master
+topic "next-20261203/x" 2
+g tag next-20261203
+watch clones "two clones: a new mainline tag and a next tag on it"
+expect_grep "$tmp/err" "tree 'next': next-20261203 scheduled against v1.1-rc3" \
+	"against the mainline tag fetched in the same pass"
+twice clones
 
 # ---- 3. a maintainer branch, force-pushed ------------------------------------
 new_repo "$tmp/maint"
