@@ -127,8 +127,8 @@ static int contained_tag(struct fl_service *svc, const struct fl_tree_conf *t, s
 			 size_t i, char sha[41], const char **name, char ***names, size_t *nnames,
 			 char **why)
 {
-	const struct fl_tree_conf *bt = t->baseline_tree ? fl_config_tree(svc->cfg, t->baseline_tree)
-							 : t;
+	const struct fl_tree_conf *bt =
+	    t->baseline_tree ? fl_config_tree(svc->cfg, t->baseline_tree) : t;
 	struct fl_tree_conf pat = *bt;
 	fl_repo *brepo;
 	int r;
@@ -210,15 +210,15 @@ static int schedule(struct fl_service *svc, fl_store *st, const struct fl_tree_c
 	if (!r && skip) {
 		w.state = "skipped";
 		w.note = "older than the newest tags on the first pass (trees[].backfill)";
-	} else if (!r && (b = baseline(svc, t, l, i, base_sha, &base_name, &names, &nnames, &why)) < 0) {
+	} else if (!r &&
+		   (b = baseline(svc, t, l, i, base_sha, &base_name, &names, &nnames, &why)) < 0) {
 		r = b;
 	} else if (!r && b) {
 		w.state = "scheduled";
 		w.baseline = base_name;
 		if (!strcmp(t->baseline, "contained-tag"))
-			w.note = why = fl_xasprintf(
-			    "the newest tag of tree '%s' it contains",
-			    t->baseline_tree ? t->baseline_tree : t->name);
+			w.note = why = fl_xasprintf("the newest tag of tree '%s' it contains",
+						    t->baseline_tree ? t->baseline_tree : t->name);
 		r = fl_service_commit_id(st, l->repo, tree_id, base_sha, &w.baseline_commit);
 	} else if (!r) {
 		w.state = "no-baseline";
@@ -347,8 +347,12 @@ static int pass_branch(struct fl_service *svc, fl_store *st, const struct fl_tre
 	if ((r = fl_store_begin(st)))
 		goto out;
 	{
-		struct fl_watch_tag_new w = {.tree_id = tree_id, .tag = name, .state = p.state,
-					     .note = p.note, .kind = "head", .ref = t->branch};
+		struct fl_watch_tag_new w = {.tree_id = tree_id,
+					     .tag = name,
+					     .state = p.state,
+					     .note = p.note,
+					     .kind = "head",
+					     .ref = t->branch};
 
 		r = fl_service_commit_id(st, repo, tree_id, head, &w.commit_id);
 		if (!r && !strcmp(p.state, "scheduled")) {
@@ -367,7 +371,8 @@ static int pass_branch(struct fl_service *svc, fl_store *st, const struct fl_tre
 	if (r)
 		goto out;
 	if (!strcmp(p.state, "scheduled")) {
-		fl_info("watch: tree '%s': branch %s: head %s scheduled against %s (%u comparisons)%s%s",
+		fl_info("watch: tree '%s': branch %s: head %s scheduled against %s (%u "
+			"comparisons)%s%s",
 			t->name, t->branch, name, p.base_name, jobs, p.note ? ": " : "",
 			p.note ? p.note : "");
 		(*scheduled)++;

@@ -98,7 +98,7 @@ struct fl_regression {
 	char *benchmark, *machine, *metric, *mode;
 	unsigned tasks;
 	double change, p;
-	char *cgroup; /* "" (the root) or "child" */
+	char *cgroup;		 /* "" (the root) or "child" */
 	char *kind, *ref, *note; /* of its watch tag: "tag" or "head" (of branch ref); how
 				    its baseline was found, or NULL */
 };
