@@ -406,7 +406,9 @@ static inline int wf_tag(fl_store *st, struct wf_store *w, int i)
 				     0,
 				     "skipped",
 				     "older than the newest tags on the first pass "
-				     "(trees[].backfill)"};
+				     "(trees[].backfill)",
+				     NULL,
+				     NULL};
 
 	if (i) {
 		t.baseline = wf_tags[i - 1];

@@ -7,11 +7,13 @@
 #include "lib/error.h"
 #include "lib/fs.h"
 #include "lib/log.h"
+#include "lib/time.h"
 #include "lib/version.h"
 
 #include <errno.h>
 #include <fnmatch.h>
 #include <git2.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -57,8 +59,62 @@ int fl_repo_open(fl_repo **out, const char *name, const char *path)
 	return repo_new(out, name, path, git);
 }
 
+/*
+ * Transfer progress of a clone or fetch (libgit2's callback): a line at
+ * the first objects, then at most one every FL_PROGRESS_MS, and one at the
+ * end (progress_done): objects and bytes received, objects indexed.
+ */
+#define FL_PROGRESS_MS 5000
+
+struct progress {
+	const char *tree, *what; /* "cloning", "fetching" */
+	int64_t start, last;
+	git_indexer_progress now;
+	int said;
+};
+
+static void progress_line(struct progress *p, const char *when)
+{
+	double b = (double)p->now.received_bytes;
+	char bytes[32];
+
+	if (b >= 1024.0 * 1024.0)
+		snprintf(bytes, sizeof(bytes), "%.1f MiB", b / (1024.0 * 1024.0));
+	else
+		snprintf(bytes, sizeof(bytes), "%.1f KiB", b / 1024.0);
+	fl_info("tree '%s': %s: %u/%u objects received (%s), %u indexed%s", p->tree, p->what,
+		p->now.received_objects, p->now.total_objects, bytes, p->now.indexed_objects,
+		when);
+}
+
+static int progress_cb(const git_indexer_progress *stats, void *payload)
+{
+	struct progress *p = payload;
+	int64_t now = fl_mono_ms();
+
+	p->now = *stats;
+	if (!stats->total_objects || (p->said && now - p->last < FL_PROGRESS_MS))
+		return 0;
+	p->last = now;
+	p->said = 1;
+	progress_line(p, "");
+	return 0;
+}
+
+static void progress_done(struct progress *p)
+{
+	char *when;
+
+	if (!p->now.total_objects)
+		return;
+	when = fl_xasprintf(", done in %.1f s", (double)(fl_mono_ms() - p->start) / 1000.0);
+	progress_line(p, when);
+	free(when);
+}
+
 int fl_repo_clone(fl_repo **out, const char *name, const char *url, const char *var)
 {
+	struct progress prog = {.tree = name, .what = "cloning", .start = fl_mono_ms()};
 	git_clone_options opts;
 	git_repository *git;
 	char *dir = fl_xasprintf("%s/trees", var);
@@ -77,12 +133,15 @@ int fl_repo_clone(fl_repo **out, const char *name, const char *url, const char *
 	/* the _INIT macros leave fields out, which -Wextra rejects */
 	git_clone_options_init(&opts, GIT_CLONE_OPTIONS_VERSION);
 	opts.bare = 1;
+	opts.fetch_opts.callbacks.transfer_progress = progress_cb;
+	opts.fetch_opts.callbacks.payload = &prog;
 	fl_info("tree '%s': cloning %s into %s", name, url, path);
 	if (git_clone(&git, url, path, &opts)) {
 		r = fl_error_set(FL_EIO, "tree '%s': cannot clone %s: %s", name, url, git_msg());
 		git_libgit2_shutdown();
 		goto out;
 	}
+	progress_done(&prog);
 	r = repo_new(out, name, path, git);
 out:
 	free(dir);
@@ -151,20 +210,26 @@ int fl_repo_fetch(fl_repo *r)
 	/* A mirror of the remote: branches and tags as the remote has them. */
 	char *specs[] = {"+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"};
 	git_strarray refspecs = {specs, 2};
+	struct progress prog = {.tree = r->name, .what = "fetching", .start = fl_mono_ms()};
 	git_remote *remote;
 	int e;
 
 	if (git_remote_lookup(&remote, r->git, "origin"))
-		return fl_error_set(FL_ENOTFOUND, "tree '%s': no remote 'origin': %s", r->name,
-				    git_msg());
+		return fl_error_set(FL_ENOTFOUND, "tree '%s': no remote 'origin' in %s: %s",
+				    r->name, r->path, git_msg());
 	git_fetch_options_init(&opts, GIT_FETCH_OPTIONS_VERSION);
 	opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_ALL;
 	opts.prune = GIT_FETCH_PRUNE;
+	opts.callbacks.transfer_progress = progress_cb;
+	opts.callbacks.payload = &prog;
 	e = git_remote_fetch(remote, &refspecs, &opts, "faultline fetch");
-	git_remote_free(remote);
 	if (e)
-		return fl_error_set(FL_EIO, "tree '%s': fetch failed: %s", r->name, git_msg());
-	return 0;
+		fl_error_set(FL_EIO, "tree '%s': fetch from %s failed: %s", r->name,
+			     git_remote_url(remote) ? git_remote_url(remote) : "?", git_msg());
+	else
+		progress_done(&prog);
+	git_remote_free(remote);
+	return e ? FL_EIO : 0;
 }
 
 void fl_repo_free(fl_repo *r)
@@ -251,6 +316,31 @@ void fl_repo_strv_free(char **v, size_t n)
 	for (size_t i = 0; i < n; i++)
 		free(v[i]);
 	free(v);
+}
+
+int fl_repo_merge_base(fl_repo *r, const char *a, const char *b, char sha[41])
+{
+	git_commit *ca, *cb;
+	git_oid base;
+	int e;
+
+	if ((e = lookup_commit(r, a, &ca)))
+		return e;
+	if ((e = lookup_commit(r, b, &cb))) {
+		git_commit_free(ca);
+		return e;
+	}
+	e = git_merge_base(&base, r->git, git_commit_id(ca), git_commit_id(cb));
+	git_commit_free(ca);
+	git_commit_free(cb);
+	if (e == GIT_ENOTFOUND)
+		return fl_error_set(FL_ENOTFOUND, "tree '%s': %s and %s have no common ancestor",
+				    r->name, a, b);
+	if (e)
+		return fl_error_set(FL_EIO, "tree '%s': merge base of %s and %s: %s", r->name, a,
+				    b, git_msg());
+	git_oid_tostr(sha, 41, &base);
+	return 0;
 }
 
 int fl_repo_is_ancestor(fl_repo *r, const char *ancestor, const char *descendant)

@@ -37,7 +37,9 @@ int fl_repo_open_tree(fl_repo **out, const char *name, const char *url, const ch
 int fl_repo_open_existing(fl_repo **out, const char *name, const char *url, const char *var);
 /* The same, and a bare clone is fetched first: what one-shot commands want. */
 int fl_repo_open_current(fl_repo **out, const char *name, const char *url, const char *var);
-/* Fetches every branch and tag from origin into the bare clone. */
+/* Fetches every branch and tag from origin into the bare clone. A clone
+ * or fetch logs its progress (objects and bytes received) at most every
+ * 5 s, and its end; errors name the tree and the URL. */
 int fl_repo_fetch(fl_repo *r);
 void fl_repo_free(fl_repo *r);
 
@@ -51,6 +53,9 @@ int fl_repo_resolve(fl_repo *r, const char *rev, char sha[41]);
 int fl_repo_tags(fl_repo *r, const char *pattern, char ***tags, size_t *n);
 /* Version order, v6.1-rc1 < v6.1-rc2 < v6.1 < v6.10: fl_version_cmp (lib/version.h). */
 int fl_repo_version_cmp(const char *a, const char *b);
+
+/* The best common ancestor of two revisions (git merge-base), FL_ENOTFOUND for none. */
+int fl_repo_merge_base(fl_repo *r, const char *a, const char *b, char sha[41]);
 
 /* 1 when commit ancestor (full hex) is reachable from descendant (or is it), else 0. */
 int fl_repo_is_ancestor(fl_repo *r, const char *ancestor, const char *descendant);

@@ -1,6 +1,8 @@
 /*
  * builtin/watch.c - "faultline watch": the service. Every tree is fetched
- * each poll interval and its new tags scheduled (trigger.c); the job queue
+ * each poll interval and its new tags and branch heads scheduled
+ * (trigger.c; a tree whose bases are another tree's tags after the
+ * others); the job queue
  * (queue.c) runs the comparisons, bisections, revert checks and reports;
  * the outbox mails what was stored, retrying with backoff. With baremetal
  * machines configured, the agent API (agentapi.h) serves their boxes from
@@ -52,9 +54,13 @@ static void poll_trees(struct watch *w)
 {
 	int64_t now = fl_mono_ms();
 
-	for (size_t i = 0; i < w->cfg->ntrees; i++) {
+	for (size_t k = 0; k < 2 * w->cfg->ntrees; k++) {
+		size_t i = k % w->cfg->ntrees;
 		unsigned scheduled = 0;
 
+		/* trees whose bases are another tree's tags after the others */
+		if (fl_trigger_later(&w->cfg->trees[i]) != (k >= w->cfg->ntrees))
+			continue;
 		if (now < w->next_poll[i])
 			continue;
 		/* said by fl_trigger_tree; the service tries again at the next poll */

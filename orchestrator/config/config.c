@@ -85,10 +85,15 @@ static const char *const cgroup_versions[] = {"v2", "v1", NULL};
 static const struct field tree_fields[] = {
 	{"name", F_STR, OFF(T, name), 0, REQUIRED, NULL, NULL, 0, 0, NULL},
 	{"url", F_STR, OFF(T, url), 0, REQUIRED, NULL, NULL, 0, 0, NULL},
-	{"branch", F_STR, OFF(T, branch), 0, 0, "master", NULL, 0, 0, NULL},
-	{"tags", F_STRLIST, OFF(T, tags), OFF(T, ntags), NONEMPTY, "v*", NULL, 0, 0, NULL},
+	{"branch", F_STR, OFF(T, branch), 0, 0, NULL, NULL, 0, 0, NULL},
+	{"branch_base", F_STR, OFF(T, branch_base), 0, 0, NULL, NULL, 0, 0, NULL},
+	{"branch_interval", F_DURATION, OFF(T, branch_interval_ms), 0, 0, "1h", NULL, 0, 0, NULL},
+	{"tags", F_STRLIST, OFF(T, tags), OFF(T, ntags), 0, "v*", NULL, 0, 0, NULL},
 	{"poll", F_DURATION, OFF(T, poll_ms), 0, 0, "10m", NULL, 0, 0, NULL},
 	{"baseline", F_STR, OFF(T, baseline), 0, 0, "previous-tag", NULL, 0, 0, NULL},
+	{"baseline_tree", F_STR, OFF(T, baseline_tree), 0, 0, NULL, NULL, 0, 0, NULL},
+	{"baseline_tags", F_STRLIST, OFF(T, baseline_tags), OFF(T, nbaseline_tags), 0, NULL, NULL,
+	 0, 0, NULL},
 	{"backfill", F_UINT, OFF(T, backfill), 0, 0, "1", NULL, 0, 100000, NULL},
 	END,
 };
@@ -994,11 +999,29 @@ static const char *glob_problem(const char *p)
 
 static void check_tree(struct loader *L, struct fl_tree_conf *t)
 {
+	int contained = t->baseline && !strcmp(t->baseline, "contained-tag");
 	const char *why;
 
 	for (size_t i = 0; i < t->ntags; i++)
 		if (t->tags[i] && (why = glob_problem(t->tags[i])))
 			report_at(L, &t->tags[i], "'%s' is not a tag pattern: %s", t->tags[i], why);
+	for (size_t i = 0; i < t->nbaseline_tags; i++)
+		if (t->baseline_tags[i] && (why = glob_problem(t->baseline_tags[i])))
+			report_at(L, &t->baseline_tags[i], "'%s' is not a tag pattern: %s",
+				  t->baseline_tags[i], why);
+	if (!t->ntags && !t->branch)
+		report_at(L, &t->tags, "tree '%s' watches nothing: no tag pattern and no 'branch'",
+			  t->name);
+	if (t->baseline_tree && !contained)
+		report_at(L, &t->baseline_tree,
+			  "'baseline_tree' is for 'baseline: contained-tag' (baseline is '%s')",
+			  t->baseline);
+	if (t->nbaseline_tags && !contained)
+		report_at(L, &t->baseline_tags,
+			  "'baseline_tags' is for 'baseline: contained-tag' (baseline is '%s')",
+			  t->baseline);
+	if (t->branch_base && !t->branch)
+		report_at(L, &t->branch_base, "'branch_base' is for a watched 'branch'");
 }
 
 static void check_address(struct loader *L, char **addr)
@@ -1053,8 +1076,14 @@ static void check_whole(struct loader *L)
 	CHECK_UNIQUE(L, cfg->kernels, cfg->nkernels, "kernel");
 	CHECK_UNIQUE(L, cfg->machines, cfg->nmachines, "machine");
 	CHECK_UNIQUE(L, cfg->benchmarks, cfg->nbenchmarks, "benchmark");
-	for (size_t i = 0; i < cfg->ntrees; i++)
-		check_tree(L, &cfg->trees[i]);
+	for (size_t i = 0; i < cfg->ntrees; i++) {
+		struct fl_tree_conf *t = &cfg->trees[i];
+
+		check_tree(L, t);
+		if (t->baseline_tree && !fl_config_tree(cfg, t->baseline_tree))
+			report_at(L, &t->baseline_tree, "no tree '%s' (baseline_tree)",
+				  t->baseline_tree);
+	}
 	for (size_t i = 0; i < cfg->nkernels; i++)
 		check_kernel(L, &cfg->kernels[i]);
 	for (size_t i = 0; i < cfg->nmachines; i++)

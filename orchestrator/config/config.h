@@ -30,11 +30,16 @@ struct fl_task_count {
 struct fl_tree_conf {
 	char *name;
 	char *url; /* git URL or local path */
-	char *branch;
-	char **tags; /* fnmatch(3) patterns */
+	char *branch;	      /* a branch whose heads are tested; NULL: none */
+	char *branch_base;    /* a revision: the first head's base, a force-push's merge base */
+	int64_t branch_interval_ms; /* at most one head tested per interval */
+	char **tags; /* fnmatch(3) patterns; may be empty when a branch is watched */
 	size_t ntags;
 	int64_t poll_ms;
-	char *baseline; /* "previous-tag", or a fixed revision */
+	char *baseline; /* "previous-tag", "contained-tag", or a fixed revision */
+	char *baseline_tree;  /* contained-tag: the tree whose tags are bases; NULL: this one */
+	char **baseline_tags; /* contained-tag: their patterns; empty: that tree's tags */
+	size_t nbaseline_tags;
 	unsigned backfill; /* first pass over a tree: test only this many of the newest tags */
 };
 

@@ -61,6 +61,32 @@ static int is_culprit(const struct report *x)
 	return x->culprit.sha[0] != '\0';
 }
 
+static int is_head(const struct report *x)
+{
+	return x->reg.kind && !strcmp(x->reg.kind, "head") && x->reg.ref;
+}
+
+/* What was tested and what with: a tag and its baseline, or a head of a
+ * branch and the last tested head (or its base), with how it was found. */
+static void add_what(struct report *x)
+{
+	size_t n = x->reg.ref ? strlen(x->reg.ref) : 0;
+
+	fl_buf_addf(&x->b, "tree:   %s (%s)\n", x->reg.tree, x->tree->url);
+	if (!is_head(x))
+		fl_buf_addf(&x->b, "tags:   %s, compared with its baseline %s\n", x->reg.tag,
+			    x->reg.baseline);
+	else if (!strncmp(x->reg.baseline, x->reg.ref, n) && x->reg.baseline[n] == '@')
+		fl_buf_addf(&x->b, "branch: %s at %.12s, compared with its last tested head %s\n",
+			    x->reg.ref, x->reg.bad, x->reg.baseline);
+	else
+		fl_buf_addf(&x->b, "branch: %s at %.12s, compared with %s\n", x->reg.ref,
+			    x->reg.bad, x->reg.baseline);
+	if (x->reg.note && *x->reg.note)
+		fl_buf_addf(&x->b, "        (%s)\n", x->reg.note);
+	fl_buf_adds(&x->b, "\n");
+}
+
 /* ---- the comparison tables ------------------------------------------- */
 
 /* compare.c's comparison of two sides, the service's options; NULL when a
@@ -550,12 +576,12 @@ static void add_body(struct report *x)
 			    "the bisection did not single out one commit (%s).\n\n",
 			    x->reg.change, metric, x->reg.baseline, x->reg.tag,
 			    x->bis.result ? x->bis.result : "not finished");
-	fl_buf_addf(&x->b, "tree:   %s (%s)\ntags:   %s, compared with its baseline %s\n\n",
-		    x->reg.tree, x->tree->url, x->reg.tag, x->reg.baseline);
+	add_what(x);
 	fl_buf_addf(&x->b, "in testcase: %s\n", x->reg.benchmark);
 	add_machine(x);
 	add_params(x);
-	fl_buf_addf(&x->b, "The tag was %+.1f%% on %s", x->reg.change, metric);
+	fl_buf_addf(&x->b, "The %s was %+.1f%% on %s", is_head(x) ? "head" : "tag", x->reg.change,
+		    metric);
 	if (*x->reg.mode)
 		fl_buf_addf(&x->b, " at %u task%s", x->reg.tasks, x->reg.tasks == 1 ? "" : "s");
 	if (*x->reg.cgroup)

@@ -5,7 +5,7 @@
  *   trigger -> compare -> bisect -> revert -> report
  *   (run jobs under compare, bisect and revert)
  *
- *   trigger.c    new tags of a tree -> one compare job per (benchmark, machine)
+ *   trigger.c    new tags and branch heads of a tree -> one compare job per (benchmark, machine)
  *   detect.c     compare: tag and baseline interleaved -> regressions, improvements
  *   autobisect.c bisect: the engine (bisect.h) between baseline and tag, one run job a step
  *   revert.c     revert: the culprit reverted on the tag (libgit2), measured

@@ -10,9 +10,23 @@
  * Baseline: "previous-tag" (the default) is the closest earlier tag in
  * version order that is an ancestor of the tag (v6.2-rc3 -> v6.2-rc2,
  * v6.2-rc1 -> v6.1; a stable v6.1.5 is not an ancestor of v6.2-rc1 and is
- * passed over), so a bisection has a path from good to bad; any other
- * value is a revision every tag is compared with. A tag without one is
- * recorded as no-baseline.
+ * passed over), so a bisection has a path from good to bad;
+ * "contained-tag" is the newest tag (version order) of baseline_tree
+ * matching baseline_tags whose commit the tag contains (linux-next's
+ * next-YYYYMMDD -> the mainline tag it is built on), the baseline tree's
+ * tags read from its repository and their commits looked for in this
+ * tree's (one repository or two); any other value is a revision every tag
+ * is compared with. A tag without one is recorded as no-baseline.
+ *
+ * Branch heads (trees[].branch): the branch's head, when not recorded
+ * yet, is recorded as "<branch>@<sha12>" (kind head) and compared with the
+ * last head of the branch recorded, or for the first with branch_base
+ * (without one the first is recorded untested, as the start). At most one
+ * head is scheduled per branch_interval, from the time of the last
+ * scheduled one in the store: the newest head then, those pushed in
+ * between inside its range. A last head that is not an ancestor of the new
+ * one (force-pushed) gives way to the merge base of the new head and
+ * branch_base (the old head without one), said in the row's note.
  *
  * The first pass over a tree (no tag of it in the store) schedules only the
  * newest trees[].backfill tags (default 1) and records the older ones as
@@ -23,10 +37,15 @@
 
 #include "service/service.h"
 
+struct fl_tree_conf;
+
 #include <stddef.h>
 
 /* One pass over cfg->trees[i]; fetch 0 reads a clone as it is. Adds to *scheduled. */
 int fl_trigger_tree(struct fl_service *svc, fl_store *st, size_t i, int fetch, unsigned *scheduled);
+/* 1 for a tree whose tags' bases are another tree's tags (contained-tag
+ * with a baseline_tree): passed after the others, so those are fetched first. */
+int fl_trigger_later(const struct fl_tree_conf *t);
 /* One pass over every tree. */
 int fl_trigger_pass(struct fl_service *svc, fl_store *st, int fetch, unsigned *scheduled);
 

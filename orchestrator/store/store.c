@@ -536,7 +536,18 @@ static const char *const migrations[] = {
 	 * still serves "job_id = x", and its statistics are the jobs' own.
 	 */
 	"DROP INDEX runs_by_job;"
-	"CREATE INDEX runs_by_job ON runs(job_id) WHERE job_id IS NOT NULL;"
+	"CREATE INDEX runs_by_job ON runs(job_id) WHERE job_id IS NOT NULL;",
+	/*
+	 * 15: heads of watched branches next to tags (store/watch.c): a row of
+	 * watch_tags is a tag (every row from before) or a head of the branch
+	 * in ref, named "<branch>@<sha12>"; the newest head of a branch is
+	 * what its next head is compared with, and the time of its newest
+	 * tested head keeps one test per branch_interval across restarts.
+	 */
+	"ALTER TABLE watch_tags ADD COLUMN kind TEXT NOT NULL DEFAULT 'tag'"
+	"  CHECK (kind IN ('tag', 'head'));"
+	"ALTER TABLE watch_tags ADD COLUMN ref TEXT;"
+	"CREATE INDEX watch_tags_heads ON watch_tags(tree_id, ref, id) WHERE kind = 'head';"
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -37,9 +37,14 @@ int fl_store_watch_tag_add(fl_store *st, const struct fl_watch_tag_new *t, int64
 	sqlite3_stmt *stmt;
 	int rc;
 
+	/* a tag's row names neither kind nor ref (their defaults), as before migration 14 */
 	if (fl_store_prepare(st, &stmt,
-			     "INSERT INTO watch_tags(tree_id, tag, commit_id, baseline, "
-			     "baseline_commit, state, note) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"))
+			     t->kind ? "INSERT INTO watch_tags(tree_id, tag, commit_id, baseline, "
+				       "baseline_commit, state, note, kind, ref) VALUES (?1, ?2, ?3, "
+				       "?4, ?5, ?6, ?7, ?8, ?9)"
+				     : "INSERT INTO watch_tags(tree_id, tag, commit_id, baseline, "
+				       "baseline_commit, state, note) VALUES (?1, ?2, ?3, ?4, ?5, "
+				       "?6, ?7)"))
 		return FL_ESTORE;
 	sqlite3_bind_int64(stmt, 1, t->tree_id);
 	sqlite3_bind_text(stmt, 2, t->tag, -1, SQLITE_TRANSIENT);
@@ -48,6 +53,10 @@ int fl_store_watch_tag_add(fl_store *st, const struct fl_watch_tag_new *t, int64
 	bind_id(stmt, 5, t->baseline_commit);
 	sqlite3_bind_text(stmt, 6, t->state, -1, SQLITE_TRANSIENT);
 	fl_store_bind_opt(stmt, 7, t->note);
+	if (t->kind) {
+		fl_store_bind_opt(stmt, 8, t->kind);
+		fl_store_bind_opt(stmt, 9, t->ref);
+	}
 	rc = sqlite3_step(stmt);
 	sqlite3_finalize(stmt);
 	if (rc == SQLITE_CONSTRAINT)
@@ -80,7 +89,8 @@ int fl_store_watch_tags_count(fl_store *st, int64_t tree_id, size_t *count)
 	sqlite3_stmt *stmt;
 	int r;
 
-	if (fl_store_prepare(st, &stmt, "SELECT count(*) FROM watch_tags WHERE tree_id = ?1"))
+	if (fl_store_prepare(st, &stmt, "SELECT count(*) FROM watch_tags WHERE tree_id = ?1 AND "
+				 "kind = 'tag'"))
 		return FL_ESTORE;
 	sqlite3_bind_int64(stmt, 1, tree_id);
 	if ((r = row(st, stmt, "count watched tags")) <= 0)
@@ -88,6 +98,54 @@ int fl_store_watch_tags_count(fl_store *st, int64_t tree_id, size_t *count)
 	*count = (size_t)sqlite3_column_int64(stmt, 0);
 	sqlite3_finalize(stmt);
 	return 0;
+}
+
+int fl_store_watch_head_last(fl_store *st, int64_t tree_id, const char *branch,
+			     struct fl_watch_head *h, int *found, int64_t *tested)
+{
+	sqlite3_stmt *stmt;
+	int r;
+
+	memset(h, 0, sizeof(*h));
+	*found = 0;
+	*tested = 0;
+	if (fl_store_prepare(st, &stmt,
+			     "SELECT w.tag, c.sha, w.state, w.commit_id FROM watch_tags w JOIN "
+			     "commits c ON c.id = w.commit_id WHERE w.tree_id = ?1 AND w.kind = "
+			     "'head' AND w.ref = ?2 AND w.state IN ('scheduled', 'skipped') "
+			     "ORDER BY w.id DESC LIMIT 1"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, tree_id);
+	sqlite3_bind_text(stmt, 2, branch, -1, SQLITE_TRANSIENT);
+	if ((r = row(st, stmt, "last head")) < 0)
+		return r;
+	if (r) {
+		*found = 1;
+		h->name = fl_store_column_dup(stmt, 0);
+		h->sha = fl_store_column_dup(stmt, 1);
+		h->state = fl_store_column_dup(stmt, 2);
+		h->commit_id = sqlite3_column_int64(stmt, 3);
+		sqlite3_finalize(stmt);
+	}
+	if (fl_store_prepare(st, &stmt,
+			     "SELECT coalesce(max(created), 0) FROM watch_tags WHERE tree_id = ?1 "
+			     "AND kind = 'head' AND ref = ?2 AND state = 'scheduled'"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, tree_id);
+	sqlite3_bind_text(stmt, 2, branch, -1, SQLITE_TRANSIENT);
+	if ((r = row(st, stmt, "last tested head")) <= 0)
+		return r ? r : fl_store_sqlerr(st, "last tested head");
+	*tested = sqlite3_column_int64(stmt, 0);
+	sqlite3_finalize(stmt);
+	return 0;
+}
+
+void fl_watch_head_release(struct fl_watch_head *h)
+{
+	free(h->name);
+	free(h->sha);
+	free(h->state);
+	memset(h, 0, sizeof(*h));
 }
 
 int fl_store_watch_tag_get(fl_store *st, int64_t id, struct fl_watch_tag *t)
@@ -99,7 +157,8 @@ int fl_store_watch_tag_get(fl_store *st, int64_t id, struct fl_watch_tag *t)
 	if (fl_store_prepare(st, &stmt,
 			     "SELECT w.id, w.tree_id, coalesce(w.commit_id, 0), "
 			     "coalesce(w.baseline_commit, 0), t.name, w.tag, c.sha, w.baseline, "
-			     "b.sha, w.state FROM watch_tags w JOIN trees t ON t.id = w.tree_id "
+			     "b.sha, w.state, w.kind, w.ref, w.note FROM watch_tags w JOIN trees t "
+			     "ON t.id = w.tree_id "
 			     "LEFT JOIN commits c ON c.id = w.commit_id LEFT JOIN commits b ON "
 			     "b.id = w.baseline_commit WHERE w.id = ?1"))
 		return FL_ESTORE;
@@ -116,6 +175,9 @@ int fl_store_watch_tag_get(fl_store *st, int64_t id, struct fl_watch_tag *t)
 	t->baseline = fl_store_column_dup(stmt, 7);
 	t->baseline_sha = fl_store_column_dup(stmt, 8);
 	t->state = fl_store_column_dup(stmt, 9);
+	t->kind = fl_store_column_dup(stmt, 10);
+	t->ref = fl_store_column_dup(stmt, 11);
+	t->note = fl_store_column_dup(stmt, 12);
 	sqlite3_finalize(stmt);
 	return 0;
 }
@@ -128,6 +190,9 @@ void fl_watch_tag_release(struct fl_watch_tag *t)
 	free(t->baseline);
 	free(t->baseline_sha);
 	free(t->state);
+	free(t->kind);
+	free(t->ref);
+	free(t->note);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -235,7 +300,7 @@ int fl_store_regression_get(fl_store *st, int64_t id, struct fl_regression *g)
 		"SELECT g.id, coalesce(g.job_id, 0), g.tree_id, g.machine_id, t.name, t.url, "
 		"coalesce(w.tag, bc.sha), coalesce(w.baseline, gc.sha), gc.sha, bc.sha, "
 		"g.benchmark, m.name, g.metric, g.mode, g.tasks, g.change, coalesce(g.p_value, 1), "
-		"g.cgroup FROM regressions g JOIN trees t ON t.id = g.tree_id JOIN commits gc ON gc.id = "
+		"g.cgroup, coalesce(w.kind, 'tag'), w.ref, w.note FROM regressions g JOIN trees t ON t.id = g.tree_id JOIN commits gc ON gc.id = "
 		"g.good_commit JOIN commits bc ON bc.id = g.bad_commit JOIN machines m ON m.id = "
 		"g.machine_id LEFT JOIN jobs j ON j.id = g.job_id" FL_JOB_TAG("j",
 									      "w") "WHERE "
@@ -262,6 +327,9 @@ int fl_store_regression_get(fl_store *st, int64_t id, struct fl_regression *g)
 	g->change = sqlite3_column_double(stmt, 15);
 	g->p = sqlite3_column_double(stmt, 16);
 	g->cgroup = fl_store_column_dup(stmt, 17);
+	g->kind = fl_store_column_dup(stmt, 18);
+	g->ref = fl_store_column_dup(stmt, 19);
+	g->note = fl_store_column_dup(stmt, 20);
 	sqlite3_finalize(stmt);
 	return 0;
 }
@@ -279,6 +347,9 @@ void fl_regression_release(struct fl_regression *g)
 	free(g->metric);
 	free(g->mode);
 	free(g->cgroup);
+	free(g->kind);
+	free(g->ref);
+	free(g->note);
 	memset(g, 0, sizeof(*g));
 }
 

@@ -25,16 +25,32 @@ struct fl_watch_tag_new {
 	int64_t baseline_commit;
 	const char *state; /* scheduled, skipped, no-baseline */
 	const char *note;  /* why, for the log and the pages */
+	const char *kind;  /* NULL or "tag"; "head": a head of the branch in ref */
+	const char *ref;
 };
 /* FL_EEXISTS when the tree already has the tag. */
 int fl_store_watch_tag_add(fl_store *st, const struct fl_watch_tag_new *t, int64_t *id);
-/* *seen: the tree has a row for the tag; *count: rows of the tree. */
+/* *seen: the tree has a row for the tag (or head); *count: tag rows of the tree. */
 int fl_store_watch_tag_seen(fl_store *st, int64_t tree_id, const char *tag, int *seen);
 int fl_store_watch_tags_count(fl_store *st, int64_t tree_id, size_t *count);
+
+/*
+ * The newest recorded head of a branch (scheduled or skipped: what its next
+ * head is compared with) and when the branch's newest head was scheduled
+ * (*tested, seconds since the epoch; 0 for never). *found 0: no head yet.
+ */
+struct fl_watch_head {
+	char *name, *sha, *state;
+	int64_t commit_id;
+};
+int fl_store_watch_head_last(fl_store *st, int64_t tree_id, const char *branch,
+			     struct fl_watch_head *h, int *found, int64_t *tested);
+void fl_watch_head_release(struct fl_watch_head *h);
 
 struct fl_watch_tag {
 	int64_t id, tree_id, commit_id, baseline_commit;
 	char *tree, *tag, *sha, *baseline, *baseline_sha, *state;
+	char *kind, *ref, *note; /* "tag" or "head" (of the branch ref); why, or NULL */
 };
 int fl_store_watch_tag_get(fl_store *st, int64_t id, struct fl_watch_tag *t);
 void fl_watch_tag_release(struct fl_watch_tag *t);
@@ -82,7 +98,9 @@ struct fl_regression {
 	char *benchmark, *machine, *metric, *mode;
 	unsigned tasks;
 	double change, p;
-	char *cgroup; /* "" (the root) or "child" */
+	char *cgroup;		 /* "" (the root) or "child" */
+	char *kind, *ref, *note; /* of its watch tag: "tag" or "head" (of branch ref); how
+				    its baseline was found, or NULL */
 };
 int fl_store_regression_get(fl_store *st, int64_t id, struct fl_regression *r);
 void fl_regression_release(struct fl_regression *r);

@@ -238,6 +238,7 @@ static void read_tag(sqlite3_stmt *s, fl_pool *p, void *row)
 	t->created = sqlite3_column_int64(s, 5);
 	read_commit(s, p, 6, &t->commit);
 	read_commit(s, p, 6 + NCOMMIT_COLS, &t->base);
+	t->kind = col_text(s, p, 6 + 2 * NCOMMIT_COLS);
 	t->tree = t->commit.tree;
 }
 
@@ -253,11 +254,12 @@ static int tree_tags(fl_store *st, fl_pool *p, struct fl_web_tree *t, size_t lat
 	if (fl_store_prepare(
 		st, &s,
 		"SELECT w.id, w.tag, w.state, w.note, w.baseline, w.created, " COMMIT_COLS(
-		    "c", "t") ", " COMMIT_COLS("bc",
-					       "t") " FROM watch_tags w JOIN trees t ON t.id = "
-						    "w.tree_id LEFT JOIN commits c ON c.id = "
-						    "w.commit_id LEFT JOIN commits bc ON bc.id = "
-						    "w.baseline_commit WHERE w.tree_id = ?1"))
+		    "c",
+		    "t") ", " COMMIT_COLS("bc",
+					  "t") ", w.kind FROM watch_tags w JOIN trees t ON t.id = "
+					       "w.tree_id LEFT JOIN commits c ON c.id = "
+					       "w.commit_id LEFT JOIN commits bc ON bc.id = "
+					       "w.baseline_commit WHERE w.tree_id = ?1"))
 		return FL_ESTORE;
 	sqlite3_bind_int64(s, 1, t->id);
 	if ((r = collect(st, p, s, sizeof(*t->tags), read_tag, (void **)&t->tags, &t->ntags, 0,

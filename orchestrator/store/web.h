@@ -69,7 +69,8 @@ struct fl_web_tag {
 	int64_t id;
 	const char *tree, *name;
 	const char *state;		   /* scheduled, skipped, no-baseline */
-	const char *note;		   /* why it is not tested, or NULL */
+	const char *note;		   /* why it is not tested, how its base was found */
+	const char *kind;		   /* "tag", or "head" of a watched branch */
 	const char *baseline;		   /* its name, NULL for skipped and no-baseline tags */
 	struct fl_web_commit commit, base; /* base.sha NULL without a baseline */
 	int64_t created;

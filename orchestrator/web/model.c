@@ -14,10 +14,23 @@
 
 /* ---- trees and their tags ---- */
 
+static int is_head(const struct fl_web_tag *t)
+{
+	return t->kind && !strcmp(t->kind, "head");
+}
+
+/* Tags newest first in version order, then heads of branches newest first
+ * (their names, "<branch>@<sha>", have no version order). */
 static int cmp_tag_newest(const void *a, const void *b)
 {
-	return fl_version_cmp(((const struct fl_web_tag *)b)->name,
-			      ((const struct fl_web_tag *)a)->name);
+	const struct fl_web_tag *x = a, *y = b;
+
+	if (is_head(x) != is_head(y))
+		return is_head(x) - is_head(y);
+	if (is_head(x))
+		return x->created != y->created ? (y->created > x->created) - (y->created < x->created)
+						: (y->id > x->id) - (y->id < x->id);
+	return fl_version_cmp(y->name, x->name);
 }
 
 void fl_model_tags_newest(struct fl_web_tag *tags, size_t *n, size_t latest)

@@ -157,7 +157,7 @@ static void tags_table(fl_buf *out, fl_pool *p, const struct fl_web_tree *t)
 
 	if (!t->ntags)
 		return;
-	fl_buf_adds(out, "<table class='tags'>\n<thead><tr><th>tag</th><th>baseline</th>");
+	fl_buf_adds(out, "<table class='tags'>\n<thead><tr><th>tag or head</th><th>baseline</th>");
 	for (size_t c = 0; c < ncols; c++)
 		fl_html_addf(out, "<th>%s on %s</th>", cols[c].benchmark, cols[c].machine);
 	fl_buf_adds(out, "</tr></thead>\n<tbody>\n");
@@ -166,7 +166,10 @@ static void tags_table(fl_buf *out, fl_pool *p, const struct fl_web_tree *t)
 
 		fl_html_addf(out, "<tr><td><span class='tag'>%s</span> ", tag->name);
 		fl_web_commit_html(out, tag->commit.sha, NULL);
-		if (tag->baseline)
+		if (tag->baseline && tag->note)
+			fl_html_addf(out, "</td><td>%s <small class='note'>%s</small></td>",
+				     tag->baseline, tag->note);
+		else if (tag->baseline)
 			fl_html_addf(out, "</td><td>%s</td>", tag->baseline);
 		else
 			fl_html_addf(out, "</td><td class='empty' title='%s'>%s</td>",

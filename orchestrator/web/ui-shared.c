@@ -553,10 +553,11 @@ json_t *fl_ui_tags_json(const struct fl_web_tag *t, size_t n)
 		for (size_t k = 0; k < t[i].nverdicts; k++)
 			json_array_append_new(v, verdict_json(&t[i].verdicts[k]));
 		json_array_append_new(
-		    a, json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o}", "name",
-				 fl_web_json_str(t[i].name), "state", fl_web_json_str(t[i].state),
-				 "note", fl_web_json_str(t[i].note), "baseline",
-				 fl_web_json_str(t[i].baseline), "commit",
+		    a, json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o}", "name",
+				 fl_web_json_str(t[i].name), "kind",
+				 fl_web_json_str(t[i].kind ? t[i].kind : "tag"), "state",
+				 fl_web_json_str(t[i].state), "note", fl_web_json_str(t[i].note),
+				 "baseline", fl_web_json_str(t[i].baseline), "commit",
 				 fl_ui_commit_json(&t[i].commit), "baseline_commit",
 				 fl_ui_commit_json(&t[i].base), "created", (json_int_t)t[i].created,
 				 "verdicts", v));

@@ -222,7 +222,8 @@ static void tags_html(fl_buf *out, const struct fl_web_tree *t)
 {
 	if (!t->ntags)
 		return;
-	fl_buf_adds(out, "<h2>Tested tags</h2>\n<table class='tags'>\n<thead><tr><th>tag</th>"
+	fl_buf_adds(out, "<h2>Tested tags and heads</h2>\n<table class='tags'>\n<thead><tr><th>tag "
+			 "or head</th>"
 			 "<th>commit</th><th>baseline</th><th>verdicts</th></tr></thead>\n"
 			 "<tbody>\n");
 	for (size_t i = 0; i < t->ntags; i++) {
@@ -230,8 +231,10 @@ static void tags_html(fl_buf *out, const struct fl_web_tree *t)
 
 		fl_html_addf(out, "<tr><td class='tag'>%s</td><td>", tag->name);
 		fl_web_commit_html(out, tag->commit.sha, tag->commit.subject);
-		fl_html_addf(out, "</td><td>%s</td><td>",
-			     tag->baseline ? tag->baseline : tag->state);
+		fl_html_addf(out, "</td><td>%s", tag->baseline ? tag->baseline : tag->state);
+		if (tag->note)
+			fl_html_addf(out, " <small class='note'>%s</small>", tag->note);
+		fl_buf_adds(out, "</td><td>");
 		for (size_t k = 0; k < tag->nverdicts; k++) {
 			const struct fl_web_verdict *v = &tag->verdicts[k];
 			const char *word = fl_verdict_word(v->state, v->result);

@@ -4,6 +4,11 @@
 expect_exit 0 "example config checks" "$FAULTLINE" config check configs/example.yaml
 expect_grep "$tmp/out" 'name: "numa8"' "normalised output lists the machines"
 expect_grep "$tmp/out" 'memory_per_node: 256M' "sizes are printed in their unit"
+for f in mainline linux-next maintainer; do
+	expect_exit 0 "configs/$f.yaml checks" "$FAULTLINE" config check "configs/$f.yaml"
+done
+expect_grep "$tmp/out" 'branch: "mm-unstable"' "the maintainer's branch is printed"
+expect_grep "$tmp/out" 'branch_interval: 1d' "with its interval"
 
 cat >"$tmp/typo.yaml" <<'YAML'
 machines:

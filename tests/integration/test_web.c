@@ -1265,7 +1265,7 @@ static void test_tag_in_two_trees(void **state)
 {
 	struct fl_commit_info c = {"5ab1e00000000000000000000000000000000017", "stable: a backport",
 				   "B. Maintainer", WF_T0};
-	struct fl_watch_tag_new t = {0, "v3.17", 0, NULL, 0, "skipped", NULL};
+	struct fl_watch_tag_new t = {0, "v3.17", 0, NULL, 0, "skipped", NULL, NULL, NULL};
 	int64_t tree, id;
 	char db[300];
 	fl_store *st;

@@ -104,7 +104,11 @@ static void test_defaults(void **state)
 	assert_int_equal(load("trees: [{ name: t, url: /srv/git/t }]\n", &cfg), 0);
 	assert_string_equal(cfg->var, "var");
 	assert_string_equal(cfg->store.path, "var/faultline.db");
-	assert_string_equal(cfg->trees[0].branch, "master");
+	assert_null(cfg->trees[0].branch);
+	assert_null(cfg->trees[0].branch_base);
+	assert_int_equal(cfg->trees[0].branch_interval_ms, 3600000);
+	assert_null(cfg->trees[0].baseline_tree);
+	assert_int_equal(cfg->trees[0].nbaseline_tags, 0);
 	assert_int_equal(cfg->trees[0].ntags, 1);
 	assert_string_equal(cfg->trees[0].tags[0], "v*");
 	assert_true(cfg->regression.confidence > 0.949 && cfg->regression.confidence < 0.951);
@@ -188,6 +192,45 @@ static void test_references(void **state)
 	expect_error("machines: [{ name: m, sockets: 2, distances: [[10]] }]\n",
 		     "1:46: machines[0].distances: 1 x 1 distances for 2 nodes (one node per "
 		     "socket)");
+}
+
+/* Trees: a branch, its base and interval; contained-tag bases from another
+ * tree; a tree that watches nothing, and keys that need another, refused. */
+static void test_tree_watch(void **state)
+{
+	struct fl_config *cfg;
+
+	(void)state;
+	assert_int_equal(load("trees:\n"
+			      "  - { name: mainline, url: /srv/m }\n"
+			      "  - { name: next, url: /srv/n, tags: ['next-*'], baseline: "
+			      "contained-tag,\n"
+			      "      baseline_tree: mainline, baseline_tags: ['v*'] }\n"
+			      "  - { name: mm, url: /srv/n, tags: [], branch: mm-unstable,\n"
+			      "      branch_base: v6.1, branch_interval: 1d }\n",
+			      &cfg),
+			 0);
+	assert_string_equal(cfg->trees[1].baseline, "contained-tag");
+	assert_string_equal(cfg->trees[1].baseline_tree, "mainline");
+	assert_int_equal(cfg->trees[1].nbaseline_tags, 1);
+	assert_int_equal(cfg->trees[2].ntags, 0);
+	assert_string_equal(cfg->trees[2].branch, "mm-unstable");
+	assert_string_equal(cfg->trees[2].branch_base, "v6.1");
+	assert_int_equal(cfg->trees[2].branch_interval_ms, 86400000);
+	fl_config_free(cfg);
+	expect_error("trees: [{ name: t, url: /srv/t, tags: [] }]\n",
+		     "1:39: trees[0].tags: tree 't' watches nothing: no tag pattern and no 'branch'");
+	expect_error("trees: [{ name: t, url: /srv/t, baseline: contained-tag, baseline_tree: m }]\n",
+		     "1:73: trees[0].baseline_tree: no tree 'm' (baseline_tree)");
+	expect_error("trees: [{ name: t, url: /srv/t, baseline_tags: ['v*'] }]\n",
+		     "1:48: trees[0].baseline_tags: 'baseline_tags' is for 'baseline: contained-tag' "
+		     "(baseline is 'previous-tag')");
+	expect_error("trees: [{ name: t, url: /srv/t, branch_base: v1 }]\n",
+		     "1:46: trees[0].branch_base: 'branch_base' is for a watched 'branch'");
+	expect_error("trees: [{ name: t, url: /srv/t, baseline: contained-tag, "
+		     "baseline_tags: ['v[1'] }]\n",
+		     "1:74: trees[0].baseline_tags[0]: 'v[1' is not a tag pattern: a '[' without "
+		     "its ']' (write '\\[' for the character)");
 }
 
 /* The cgroup contexts: the root by default; child with its hierarchy and
@@ -404,6 +447,7 @@ int main(void)
 		cmocka_unit_test(test_types_and_units),
 		cmocka_unit_test(test_missing_and_duplicates),
 		cmocka_unit_test(test_references),
+		cmocka_unit_test(test_tree_watch),
 		cmocka_unit_test(test_cgroups),
 		cmocka_unit_test(test_environment),
 		cmocka_unit_test(test_several_errors),

@@ -23,6 +23,7 @@
 #include "store/bisect.h"
 #include "store/jobs.h"
 #include "store/store.h"
+#include "store/watch.h"
 
 static char dir[64], db[96];
 
@@ -484,6 +485,65 @@ static void test_runs_by_job_planned(void **state)
 			 1);
 }
 
+/* Migration 15 on a store with a tag from before: the tag stays a tag (the
+ * first pass's count of tags sees it), heads of a branch are found newest
+ * first, skipped ones too, and the time of the last scheduled one. */
+static void test_migration_15(void **state)
+{
+	struct fl_commit_info c1 = {"1111111111111111111111111111111111111111", "one", "A", 1};
+	struct fl_commit_info c2 = {"2222222222222222222222222222222222222222", "two", "A", 2};
+	struct fl_watch_tag_new h = {.tag = "mm@111111111111", .state = "skipped", .kind = "head",
+				     .ref = "mm"};
+	struct fl_watch_head last;
+	int64_t tree, id, tested;
+	char path[128];
+	size_t n;
+	int found;
+	fl_store *st;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/v14.db", dir);
+	assert_int_equal(fl_store_open(&st, path, FL_STORE_NO_MIGRATE), 0);
+	assert_int_equal(fl_store_migrate(st, 14, NULL), 0);
+	fl_store_free(st);
+	assert_int_equal(exec_fk(path, "INSERT INTO trees(id, name, url) VALUES (1, 't', '/t');"
+				       "INSERT INTO watch_tags(tree_id, tag, state) VALUES "
+				       "(1, 'v1', 'skipped');"),
+			 SQLITE_OK);
+	assert_int_equal(fl_store_open(&st, path, 0), 0);
+	assert_int_equal(fl_test_sql_int(path, "SELECT count(*) FROM watch_tags WHERE kind = 'tag'"),
+			 1);
+	assert_int_equal(fl_store_tree_ensure(st, "t", "/t", &tree), 0);
+	assert_int_equal(tree, 1);
+	assert_int_equal(fl_store_watch_head_last(st, tree, "mm", &last, &found, &tested), 0);
+	assert_true(!found && !tested);
+	h.tree_id = tree;
+	assert_int_equal(fl_store_commit_ensure(st, tree, &c1, &h.commit_id), 0);
+	assert_int_equal(fl_store_watch_tag_add(st, &h, &id), 0);
+	assert_int_equal(fl_store_watch_head_last(st, tree, "mm", &last, &found, &tested), 0);
+	assert_true(found && !tested);
+	assert_string_equal(last.name, "mm@111111111111");
+	assert_string_equal(last.sha, c1.sha);
+	fl_watch_head_release(&last);
+	h.tag = "mm@222222222222";
+	h.state = "scheduled";
+	h.baseline = "mm@111111111111";
+	h.baseline_commit = h.commit_id;
+	assert_int_equal(fl_store_commit_ensure(st, tree, &c2, &h.commit_id), 0);
+	assert_int_equal(fl_store_watch_tag_add(st, &h, &id), 0);
+	assert_int_equal(fl_store_watch_head_last(st, tree, "mm", &last, &found, &tested), 0);
+	assert_true(found && tested > 0);
+	assert_string_equal(last.name, "mm@222222222222");
+	assert_string_equal(last.state, "scheduled");
+	fl_watch_head_release(&last);
+	/* another branch has none; heads are not tags */
+	assert_int_equal(fl_store_watch_head_last(st, tree, "other", &last, &found, &tested), 0);
+	assert_true(!found && !tested);
+	assert_int_equal(fl_store_watch_tags_count(st, tree, &n), 0);
+	assert_int_equal(n, 1);
+	fl_store_free(st);
+}
+
 /* Two "faultline run" on a new store: each migration is applied by one of
  * them, the other finds it done (it read the version before waiting for the
  * write lock, and used to apply the migration again). */
@@ -551,6 +611,7 @@ int main(void)
 	    cmocka_unit_test(test_migration_11),
 	    cmocka_unit_test(test_migration_13),
 	    cmocka_unit_test(test_runs_by_job_planned),
+	    cmocka_unit_test(test_migration_15),
 	    cmocka_unit_test(test_concurrent_migrations),
 	    cmocka_unit_test(test_unwritable_place),
 	};

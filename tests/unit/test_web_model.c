@@ -115,6 +115,25 @@ static void test_tags(void **state)
 	assert_int_equal(n, 0);
 }
 
+/* Heads of a branch ("mm@<sha>") after the tags, newest first by time. */
+static void test_heads(void **state)
+{
+	struct fl_web_tag t[] = {{.id = 1, .name = "mm@9aaaaaaaaaaa", .kind = "head", .created = 10},
+				 {.id = 2, .name = "v6.2", .kind = "tag", .created = 20},
+				 {.id = 3, .name = "mm@1bbbbbbbbbbb", .kind = "head", .created = 30},
+				 {.id = 4, .name = "mm@5ccccccccccc", .kind = "head", .created = 30},
+				 {.id = 5, .name = "v6.10", .created = 5}};
+	size_t n = 5;
+
+	(void)state;
+	fl_model_tags_newest(t, &n, 5);
+	assert_string_equal(t[0].name, "v6.10");
+	assert_string_equal(t[1].name, "v6.2");
+	assert_string_equal(t[2].name, "mm@5ccccccccccc");
+	assert_string_equal(t[3].name, "mm@1bbbbbbbbbbb");
+	assert_string_equal(t[4].name, "mm@9aaaaaaaaaaa");
+}
+
 static void test_tag_page(void **state)
 {
 	struct fl_web_series_point pts[] = {{.tag = "v6.3"}, {.tag = "v6.1"}, {.tag = "v6.10"},
@@ -309,6 +328,7 @@ int main(void)
 	    cmocka_unit_test(test_points),
 	    cmocka_unit_test(test_change_points),
 	    cmocka_unit_test(test_tags),
+	    cmocka_unit_test(test_heads),
 	    cmocka_unit_test(test_tag_page),
 	    cmocka_unit_test(test_choices),
 	    cmocka_unit_test(test_cmp_opts),
