@@ -31,6 +31,22 @@ static double col_num(sqlite3_stmt *s, int col)
 	"coalesce(" c ".time, 0)"
 #define NCOMMIT_COLS 6
 
+/*
+ * A tree's commits in history order, newest first: by their place on the
+ * first-parent line (commits.depth, migration 14), then, for rows stored
+ * without it, by commit time; the id breaks ties.
+ */
+#define HISTORY_DESC(c) " ORDER BY " c ".depth IS NULL, " c ".depth DESC, " c ".time DESC, " c ".id DESC"
+/*
+ * Commit c (SQL) is in its tree's history: not a commit faultline made
+ * itself, kept alive by a private ref (a revert check's
+ * refs/faultline/revert/N, a try's refs/faultline/try/N), which would
+ * otherwise pass for the tree's newest commit.
+ */
+#define IN_HISTORY(c)                                                                              \
+	"NOT EXISTS (SELECT 1 FROM reverts v WHERE v.commit_sha = " c ".sha) AND NOT EXISTS "    \
+	"(SELECT 1 FROM tries y WHERE y.commit_sha = " c ".sha)"
+
 static void read_commit(sqlite3_stmt *s, fl_pool *p, int col, struct fl_web_commit *c)
 {
 	c->id = sqlite3_column_int64(s, col);
@@ -137,8 +153,8 @@ static int tree_latest(fl_store *st, fl_pool *p, struct fl_web_tree *t, size_t l
 		"SELECT " COMMIT_COLS(
 		    "c",
 		    "t") " FROM commits c JOIN trees t ON "
-			 "t.id = c.tree_id WHERE c.tree_id = ?1 ORDER BY c.time DESC, c.id DESC "
-			 "LIMIT ?2"))
+			 "t.id = c.tree_id WHERE c.tree_id = ?1 AND " IN_HISTORY("c") HISTORY_DESC("c")
+			 " LIMIT ?2"))
 		return FL_ESTORE;
 	sqlite3_bind_int64(s, 1, t->id);
 	sqlite3_bind_int64(s, 2, (sqlite3_int64)latest);
@@ -412,8 +428,8 @@ static int rev_one(const char *rev, const char *hint, const struct fl_web_commit
 }
 
 /* The commits a tag names, as a tested tag or as a baseline, in any tree. */
-static int rev_tag(fl_store *st, fl_pool *p, const char *rev, struct fl_web_commit **rows,
-		   size_t *n)
+static int rev_tag(fl_store *st, fl_pool *p, const char *tree, const char *rev,
+		   struct fl_web_commit **rows, size_t *n)
 {
 	sqlite3_stmt *s;
 
@@ -421,18 +437,22 @@ static int rev_tag(fl_store *st, fl_pool *p, const char *rev, struct fl_web_comm
 			     "SELECT " COMMIT_COLS(
 				 "c", "t") " FROM watch_tags w JOIN commits c ON c.id = "
 					   "w.commit_id JOIN trees t ON t.id = c.tree_id "
-					   "WHERE w.tag = ?1 UNION SELECT " COMMIT_COLS(
+					   "WHERE w.tag = ?1 AND (?2 IS NULL OR t.name = ?2) "
+					   "UNION SELECT " COMMIT_COLS(
 					       "c", "t") " FROM watch_tags w JOIN commits c "
 							 "ON c.id = w.baseline_commit JOIN "
 							 "trees t ON t.id = c.tree_id WHERE "
-							 "w.baseline = ?1 ORDER BY 3 LIMIT 16"))
+							 "w.baseline = ?1 AND (?2 IS NULL OR "
+							 "t.name = ?2) ORDER BY 3 LIMIT 16"))
 		return FL_ESTORE;
 	sqlite3_bind_text(s, 1, rev, -1, SQLITE_STATIC);
+	fl_store_bind_opt(s, 2, tree);
 	return collect(st, p, s, sizeof(**rows), read_commit_row, (void **)rows, n, 0, NULL,
 		       "resolve tag");
 }
 
-int fl_web_rev_resolve(fl_store *st, fl_pool *p, const char *rev, struct fl_web_commit *out)
+int fl_web_rev_resolve(fl_store *st, fl_pool *p, const char *tree, const char *rev,
+		       struct fl_web_commit *out)
 {
 	struct fl_web_commit *rows;
 	sqlite3_stmt *s;
@@ -440,32 +460,53 @@ int fl_web_rev_resolve(fl_store *st, fl_pool *p, const char *rev, struct fl_web_
 	size_t n;
 	int r;
 
-	if ((r = rev_check(rev)) || (r = rev_tag(st, p, rev, &rows, &n)))
+	if ((r = rev_check(rev)) || (r = rev_tag(st, p, tree, rev, &rows, &n)))
 		return r;
 	if (n)
-		return rev_one(rev, "the tag is on both: name the commit by its sha", rows, n, out);
+		return rev_one(rev, "the tag is on both: name the tree (tree=) or the commit by its sha",
+			       rows, n, out);
 	if (!rev_hex(rev, hex))
 		return fl_error_set(FL_ENOTFOUND,
-				    "unknown revision '%s': no tested tag has this name; name a "
+				    "unknown revision '%s'%s%s: no tested tag has this name; name a "
 				    "stored commit by its sha (at least 4 hex digits) or a release "
 				    "name ending in -g<sha>",
-				    rev);
+				    rev, tree ? " in tree " : "", tree ? tree : "");
 	if (fl_store_prepare(
 		st, &s,
 		"SELECT " COMMIT_COLS(
 		    "c", "t") " FROM commits c JOIN trees t ON "
 			      "t.id = c.tree_id WHERE c.sha >= ?1 AND c.sha < ?1 || 'g' "
-			      "ORDER BY c.sha, c.id LIMIT 16"))
+			      "AND (?2 IS NULL OR t.name = ?2) ORDER BY c.sha, c.id LIMIT 16"))
 		return FL_ESTORE;
 	sqlite3_bind_text(s, 1, hex, -1, SQLITE_STATIC);
+	fl_store_bind_opt(s, 2, tree);
 	if ((r = collect(st, p, s, sizeof(*rows), read_commit_row, (void **)&rows, &n, 0, NULL,
 			 "resolve revision")))
 		return r;
 	if (!n)
 		return fl_error_set(FL_ENOTFOUND,
-				    "unknown revision '%s': no tested tag or stored commit matches",
-				    rev);
+				    "unknown revision '%s'%s%s: no tested tag or stored commit matches",
+				    rev, tree ? " in tree " : "", tree ? tree : "");
 	return rev_one(rev, "give more digits", rows, n, out);
+}
+
+static void read_name(sqlite3_stmt *s, fl_pool *p, void *row)
+{
+	*(const char **)row = col_text(s, p, 0);
+}
+
+int fl_web_commit_tags(fl_store *st, fl_pool *p, int64_t commit_id, const char ***out, size_t *n)
+{
+	sqlite3_stmt *s;
+
+	if (fl_store_prepare(st, &s,
+			     "SELECT tag FROM watch_tags WHERE commit_id = ?1 UNION SELECT "
+			     "baseline FROM watch_tags WHERE baseline_commit = ?1 AND baseline "
+			     "IS NOT NULL"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(s, 1, commit_id);
+	return collect(st, p, s, sizeof(**out), read_name, (void **)out, n, 0, NULL,
+		       "commit tags");
 }
 
 /* ---- runs ---- */
@@ -1210,8 +1251,8 @@ int fl_web_newest_run(fl_store *st, fl_pool *p, int64_t tree_id, const char *ben
 	if (fl_store_prepare(
 		st, &s,
 		"WITH newest(id) AS (SELECT c.id FROM commits c WHERE c.tree_id = ?1 AND EXISTS "
-		"(" FL_RUNS_OF_COMMIT("c.id", NEWEST_RUN_OK) ") ORDER BY c.time DESC, c.id DESC "
-							     "LIMIT 1) SELECT r.id, r.benchmark, "
+		"(" FL_RUNS_OF_COMMIT("c.id", NEWEST_RUN_OK) ") AND " IN_HISTORY("c") HISTORY_DESC("c")
+							     " LIMIT 1) SELECT r.id, r.benchmark, "
 							     "m.name FROM runs r JOIN machines m "
 							     "ON m.id = r.machine_id WHERE r.id "
 							     "IN (" FL_RUNS_OF_COMMIT(
@@ -1256,8 +1297,8 @@ int fl_web_commit_positions(fl_store *st, fl_pool *p, int64_t tree_id, int64_t m
 		st, &s,
 		"SELECT " COMMIT_COLS("c", "t") " FROM commits c JOIN trees t ON t.id = "
 						"c.tree_id WHERE c.tree_id = ?1 AND " HAS_RUNS(
-						    "c.id") " ORDER BY c.time DESC, "
-							    "c.id DESC LIMIT ?4 OFFSET ?5"))
+						    "c.id") " AND " IN_HISTORY("c") HISTORY_DESC("c")
+						    " LIMIT ?4 OFFSET ?5"))
 		return FL_ESTORE;
 	sqlite3_bind_int64(s, 1, tree_id);
 	sqlite3_bind_text(s, 2, benchmark, -1, SQLITE_STATIC);

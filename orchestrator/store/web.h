@@ -106,9 +106,15 @@ int fl_web_tag_verdicts(fl_store *st, fl_pool *p, struct fl_web_tag *tags, size_
  * (the form "3.16.0-rc4-g67b9d76" kernel developers paste). A tag wins over
  * a sha prefix of the same spelling. FL_EINVAL for a malformed or ambiguous
  * one (a tag on different commits in two trees), FL_ENOTFOUND for one no
- * stored tag or commit matches.
+ * stored tag or commit matches. tree (NULL: any) keeps to that tree's tags
+ * and commits: two trees may share tag names ("v6.1" in mainline and in
+ * stable), so a link the pages make names its tree.
  */
-int fl_web_rev_resolve(fl_store *st, fl_pool *p, const char *rev, struct fl_web_commit *out);
+int fl_web_rev_resolve(fl_store *st, fl_pool *p, const char *tree, const char *rev,
+		       struct fl_web_commit *out);
+/* The names the watch service saw a commit under (a tested tag or a
+ * baseline), each once, in no order; *n 0 for none. */
+int fl_web_commit_tags(fl_store *st, fl_pool *p, int64_t commit_id, const char ***out, size_t *n);
 /* 1 when a revision of this spelling may be put in a URL (a tag name can be
  * anything git allows, such as "<b>": such a tag is linked by its sha). */
 int fl_web_rev_ok(const char *rev);

@@ -73,12 +73,14 @@ void fl_model_cmp_opts(const struct fl_config *cfg, const char *benchmark, struc
  * empty (a_runs or b_runs says which).
  */
 struct fl_model_compare_req {
+	const char *tree;  /* NULL: any; as for fl_web_rev_resolve */
 	const char *a, *b; /* revisions, as for fl_web_rev_resolve */
 	const char *benchmark, *machine;
 	struct fl_cmp_opts opts;
 };
 struct fl_model_compare {
 	struct fl_web_commit a, b;
+	const char *a_name, *b_name; /* a tag on the commit (the plots' labels), else the sha */
 	int64_t machine_id;
 	size_t a_runs, b_runs; /* the ok runs the rows are made of */
 	struct fl_cmp_row *rows;

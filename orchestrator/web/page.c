@@ -9,6 +9,7 @@
 #include "lib/error.h"
 #include "lib/html.h"
 #include "service/measure.h"
+#include "store/web.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -233,6 +234,19 @@ void fl_web_url(fl_buf *out, const char *path, const char *const *kv)
 		fl_html_url_component(out, kv[1]);
 		sep = '&';
 	}
+}
+
+void fl_web_compare_url(fl_buf *out, const char *tree, const char *a, const char *b,
+			const char *benchmark, const char *machine)
+{
+	fl_web_url(out, "/compare",
+		   (const char *const[]){"tree", tree, "a", a, "b", b, "benchmark", benchmark,
+					 "machine", machine, NULL});
+}
+
+const char *fl_web_link_rev(const char *tag, const char *sha)
+{
+	return tag && fl_web_rev_ok(tag) ? tag : sha;
 }
 
 void fl_web_pager(fl_buf *out, const char *base, unsigned page, int more)

@@ -33,7 +33,7 @@ static void confidence_plot(fl_buf *out, fl_pool *p, const struct bisect_page *b
 {
 	double *x = fl_pool_alloc(p, (bp->nsteps + 1) * sizeof(double));
 	double *y = fl_pool_alloc(p, (bp->nsteps + 1) * sizeof(double));
-	struct fl_svg_series s = {"confidence", x, y, NULL, bp->nsteps};
+	struct fl_svg_series s = {"confidence", x, y, NULL, bp->nsteps, 0};
 	struct fl_svg_plot plot = {.title = "confidence of the best candidate",
 				   .xlabel = "step",
 				   .ylabel = "confidence",

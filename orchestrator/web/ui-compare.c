@@ -44,12 +44,20 @@ static void form(fl_buf *out, const struct fl_web *web, const struct fl_model_co
 
 	fl_html_addf(out,
 		     "<form class='compare' method='get' action='/compare'>\n"
+		     "<label>tree <input name='tree' value='%s' placeholder='any'></label>\n"
 		     "<label>base <input name='a' value='%s' required></label>\n"
 		     "<label>new <input name='b' value='%s' required></label>\n"
 		     "<label>benchmark <input name='benchmark' value='%s' required></label>\n"
 		     "<label>machine <input name='machine' value='%s' required></label>\n"
 		     "<button>compare</button>\n</form>\n",
-		     q->a ? q->a : "", q->b ? q->b : "", bench, machine);
+		     q->tree ? q->tree : "", q->a ? q->a : "", q->b ? q->b : "", bench, machine);
+}
+
+/* will-it-scale's headline is operations per task: a throughput metric is
+ * plotted divided by the task count, so linear scaling is a flat line. */
+static int per_task(const char *metric)
+{
+	return !strncmp(metric, "ops", 3);
 }
 
 /* The metric rows of the plotted metric in one mode and context as a series of one kernel. */
@@ -64,17 +72,39 @@ static size_t mode_series(fl_pool *p, const struct compare_page *cp, const struc
 	for (size_t i = 0; i < cp->c.nmetric; i++) {
 		const struct fl_cmp_row *r = &cp->c.rows[i];
 		const struct fl_cmp_value *v = base ? &r->base : &r->new_;
+		double div = per_task(cp->metric) && r->tasks ? r->tasks : 1;
 
 		if (strcmp(r->what, cp->metric) || strcmp(r->mode, at->mode) ||
 		    strcmp(r->cgroup, at->cgroup) || !v->n)
 			continue;
 		x[n] = r->tasks;
-		y[n] = v->value;
-		e[n] = v->stddev;
+		y[n] = v->value / div;
+		e[n] = v->stddev / div;
 		n++;
 	}
-	*s = (struct fl_svg_series){base ? cp->q.a : cp->q.b, x, y, e, n};
+	*s = (struct fl_svg_series){base ? cp->c.a_name : cp->c.b_name, x, y, e, n, 0};
 	return n;
+}
+
+/* Linear scaling from the base's fewest tasks: per task, a flat line across the task counts. */
+static int linear_series(fl_pool *p, const struct fl_svg_series *base, struct fl_svg_series *s)
+{
+	double *x = fl_pool_alloc(p, 2 * sizeof(double)), *y = fl_pool_alloc(p, 2 * sizeof(double));
+	char *label = fl_pool_alloc(p, 128);
+	size_t lo = 0, hi = 0;
+
+	if (!base->n)
+		return 0;
+	for (size_t i = 1; i < base->n; i++) {
+		lo = base->x[i] < base->x[lo] ? i : lo;
+		hi = base->x[i] > base->x[hi] ? i : hi;
+	}
+	x[0] = base->x[lo];
+	x[1] = base->x[hi];
+	y[0] = y[1] = base->y[lo];
+	snprintf(label, 128, "linear scaling from %s at %.0f", base->label, base->x[lo]);
+	*s = (struct fl_svg_series){label, x, y, NULL, 2, 1};
+	return 1;
 }
 
 /* Whether row i is the first of the plotted metric in its mode and context
@@ -95,11 +125,13 @@ static int first_of_plot(const struct compare_page *cp, size_t i)
 
 static void scalability_plots(fl_buf *out, fl_pool *p, const struct compare_page *cp)
 {
+	const char *unit = per_task(cp->metric) ? " per task" : "";
+
 	for (size_t i = 0; i < cp->c.nmetric; i++) {
 		const struct fl_cmp_row *r = &cp->c.rows[i];
-		struct fl_svg_series s[2];
-		struct fl_svg_plot plot = {.xlabel = "tasks", .ylabel = cp->metric, .series = s};
-		char *title;
+		struct fl_svg_series s[3];
+		struct fl_svg_plot plot = {.xlabel = "tasks", .series = s};
+		char *title, *ylabel;
 
 		/* one plot per mode and context: at their first row of the plotted metric */
 		if (strcmp(r->what, cp->metric) || !first_of_plot(cp, i))
@@ -108,16 +140,27 @@ static void scalability_plots(fl_buf *out, fl_pool *p, const struct compare_page
 			plot.nseries++;
 		if (mode_series(p, cp, r, 0, &s[plot.nseries]))
 			plot.nseries++;
+		if (per_task(cp->metric) && plot.nseries &&
+		    linear_series(p, &s[0], &s[plot.nseries]))
+			plot.nseries++;
 		title = fl_pool_alloc(p, 256);
-		snprintf(title, 256, "%s %s%s%s %s", cp->q.benchmark, r->mode,
-			 *r->cgroup ? " in " : "", r->cgroup, cp->metric);
+		ylabel = fl_pool_alloc(p, 128);
+		snprintf(title, 256, "%s %s%s%s %s%s", cp->q.benchmark, r->mode,
+			 *r->cgroup ? " in " : "", r->cgroup, cp->metric, unit);
+		snprintf(ylabel, 128, "%s%s", cp->metric, unit);
 		plot.title = title;
+		plot.ylabel = ylabel;
 		fl_html_addf(out, "<figure class='plot scalability' data-mode='%s' data-cgroup='%s'>",
 			     r->mode, fl_cgroup_word(r->cgroup));
 		fl_svg_lines(out, &plot);
-		fl_html_addf(out, "<figcaption>%s%s%s, %s: %s against %s</figcaption></figure>\n",
+		fl_html_addf(out,
+			     "<figcaption>%s%s%s, %s%s: %s against %s%S</figcaption></figure>\n",
 			     *r->mode ? r->mode : "-", *r->cgroup ? " in a " : "",
-			     *r->cgroup ? r->cgroup : "", cp->metric, cp->q.b, cp->q.a);
+			     *r->cgroup ? r->cgroup : "", cp->metric, unit, cp->c.b_name,
+			     cp->c.a_name,
+			     per_task(cp->metric) ? "; the dashed line is linear scaling (the "
+						    "same per task at every count)"
+						  : "");
 	}
 }
 
@@ -250,9 +293,8 @@ static void compare_html(fl_buf *out, fl_pool *p, const struct fl_web *web,
 	fl_html_addf(out, "<h1>%s on %s: %s against %s</h1>\n", cp->q.benchmark, cp->q.machine,
 		     cp->q.b, cp->q.a);
 	form(out, web, &cp->q);
-	fl_web_url(&link, "/compare",
-		   (const char *const[]){"a", cp->c.a.sha, "b", cp->c.b.sha, "benchmark",
-					 cp->q.benchmark, "machine", cp->q.machine, NULL});
+	fl_web_compare_url(&link, cp->c.a.tree, cp->c.a.sha, cp->c.b.sha, cp->q.benchmark,
+			   cp->q.machine);
 	fl_html_addf(out, "<p class='permalink'><a href='%s'>link to this comparison</a></p>\n",
 		     link.ptr);
 	fl_buf_free(&link);
@@ -354,7 +396,7 @@ void fl_ui_compare(struct fl_web_req *req, struct fl_web_resp *resp)
 	fl_buf b = FL_BUF_INIT;
 	int r;
 
-	if (!req->json && !fl_web_arg(req, "a") && !fl_web_arg(req, "b") &&
+	if (!req->json && !fl_web_arg(req, "a") && !fl_web_arg(req, "b") && !fl_web_arg(req, "tree") &&
 	    !fl_web_arg(req, "benchmark") && !fl_web_arg(req, "machine")) {
 		fl_buf_adds(&b, "<h1>Compare two kernels</h1>\n");
 		form(&b, req->web, q);
@@ -367,6 +409,7 @@ void fl_ui_compare(struct fl_web_req *req, struct fl_web_resp *resp)
 	    fl_web_need_arg(req, resp, "machine", &q->machine) ||
 	    fl_web_name_arg(req, resp, "benchmark", &q->benchmark) ||
 	    fl_web_name_arg(req, resp, "machine", &q->machine) ||
+	    fl_web_name_arg(req, resp, "tree", &q->tree) ||
 	    fl_web_name_arg(req, resp, "metric", &cp.metric))
 		return;
 	fl_model_cmp_opts(req->web->cfg, q->benchmark, &q->opts);

@@ -35,12 +35,6 @@ struct regression_page {
 	size_t ntries;
 };
 
-/* A revision for a compare link: the tag's name when a URL may carry it, else the sha. */
-static const char *link_rev(const char *tag, const char *sha)
-{
-	return tag && fl_web_rev_ok(tag) ? tag : sha;
-}
-
 static void regression_html(fl_buf *out, const struct regression_page *rp)
 {
 	const struct fl_web_regression *g = &rp->g;
@@ -78,10 +72,8 @@ static void regression_html(fl_buf *out, const struct regression_page *rp)
 	fl_web_time(&v, g->created);
 	fl_ui_dl_row(out, "found", v.ptr);
 	fl_buf_reset(&v);
-	fl_web_url(&v, "/compare",
-		   (const char *const[]){"a", link_rev(g->baseline, g->good.sha), "b",
-					 link_rev(g->tag, g->bad.sha), "benchmark", g->benchmark,
-					 "machine", g->machine, NULL});
+	fl_web_compare_url(&v, g->tree, fl_web_link_rev(g->baseline, g->good.sha),
+			   fl_web_link_rev(g->tag, g->bad.sha), g->benchmark, g->machine);
 	fl_buf_adds(out, "</dl>\n");
 	fl_html_addf(out, "<p><a href='%s'>compare good and bad</a>", v.ptr);
 	if (g->bisection_id)

@@ -185,7 +185,7 @@ static void points_plot(fl_buf *out, fl_pool *p, const struct run_page *rp)
 			y[k] = rp->pts[m].mean;
 			e[k] = rp->pts[m].sd;
 		}
-		s[ns++] = (struct fl_svg_series){label, x, y, e, k};
+		s[ns++] = (struct fl_svg_series){label, x, y, e, k, 0};
 	}
 	if (!ns)
 		return;

@@ -56,7 +56,7 @@ static void series_plot(fl_buf *out, fl_pool *p, const struct tree_page *tp)
 	const char **names = fl_pool_alloc(p, s->n * sizeof(char *));
 	size_t every = s->n / 10 + 1;
 	char *title = fl_pool_alloc(p, 256);
-	struct fl_svg_series se = {tp->tree.name, x, y, e, s->n};
+	struct fl_svg_series se = {tp->tree.name, x, y, e, s->n, 0};
 	struct fl_svg_plot plot = {.title = title,
 				   .xlabel = strcmp(s->by, "tag") ? "commit" : "tag",
 				   .ylabel = s->metric,
@@ -205,10 +205,8 @@ static void points_table(fl_buf *out, const struct tree_page *tp)
 		if (i) {
 			fl_buf url = FL_BUF_INIT;
 
-			fl_web_url(&url, "/compare",
-				   (const char *const[]){
-				       "a", position_rev(&s->pts[i - 1]), "b", position_rev(pt),
-				       "benchmark", s->benchmark, "machine", s->machine, NULL});
+			fl_web_compare_url(&url, tp->tree.name, position_rev(&s->pts[i - 1]),
+					   position_rev(pt), s->benchmark, s->machine);
 			fl_html_addf(out, "<a href='%s'>compare with previous</a>", url.ptr);
 			fl_buf_free(&url);
 		}

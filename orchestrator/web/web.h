@@ -99,6 +99,15 @@ void fl_web_commit_html(fl_buf *out, const char *sha, const char *subject);
  * into an attribute (fl_html_addf's %s does).
  */
 void fl_web_url(fl_buf *out, const char *path, const char *const *kv);
+/*
+ * A /compare link: revisions a and b (a tag's name when a URL may carry it,
+ * else the sha: fl_web_link_rev) in tree (NULL: any), on benchmark and
+ * machine. Two trees may share tag names: a link names its tree.
+ */
+void fl_web_compare_url(fl_buf *out, const char *tree, const char *a, const char *b,
+			const char *benchmark, const char *machine);
+/* A revision for a link: the tag's name when a URL may carry it, else the sha. */
+const char *fl_web_link_rev(const char *tag, const char *sha);
 /* "newer / page N / older" links to base (a URL from fl_web_url) with page=N added. */
 void fl_web_pager(fl_buf *out, const char *base, unsigned page, int more);
 /* A number with 4 significant digits, or "-" for NAN. */
