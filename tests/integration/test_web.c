@@ -1288,6 +1288,124 @@ static void test_tag_in_two_trees(void **state)
 		    "ambiguous revision &#39;v3.17&#39;");
 	expect_page("/compare?a=v3.17-rc7&b=v3.18-rc1&benchmark=page_fault2&machine=numa2", 200,
 		    "<table class='compare'>");
+	/* the tree named: mainline's tags, whatever stable calls its commits (issue 23) */
+	expect_page("/compare?tree=mainline&a=v3.17-rc7&b=v3.17&benchmark=page_fault2&machine=numa2",
+		    200, "<table class='compare'>");
+	expect_page("/compare?tree=stable&a=v3.17-rc7&b=v3.17&benchmark=page_fault2&machine=numa2",
+		    404, "unknown revision &#39;v3.17-rc7&#39; in tree stable");
+	/* and the links the pages make name it */
+	expect_page("/", 200, "href='/compare?tree=mainline&amp;a=v3.17-rc7&amp;b=v3.17&amp;");
+	expect_page("/regression/1", 200,
+		    "href='/compare?tree=mainline&amp;a=v3.17-rc7&amp;b=v3.17&amp;");
+}
+
+/* Runs of commit id on numa2, ok, the fixture's samples of commit i. */
+static void ok_runs(fl_store *st, int64_t commit, int i)
+{
+	struct fl_run_info ri = {.machine_id = env.w.numa2,
+				 .benchmark = "page_fault2",
+				 .params = "{}",
+				 .commit_id = commit};
+
+	for (int run = 0; run < 2; run++) {
+		struct fl_sample s[18];
+		size_t n = wf_samples(s, i, run);
+		int64_t id;
+
+		assert_int_equal(fl_store_run_create(st, &ri, &id), 0);
+		assert_int_equal(fl_store_samples_add(st, id, s, n), 0);
+		assert_int_equal(fl_store_run_finish(st, id, "ok", NULL), 0);
+	}
+}
+
+/*
+ * A tree whose commits share one commit time (a series applied in one
+ * second) is shown in history order, by the first-parent line's length,
+ * not by time or by the order the store saw them; the revert check's
+ * commit (refs/faultline/revert/N), newer than all and measured, is
+ * neither the tree's newest commit nor a point of its graph (issue 23).
+ */
+static void test_history_order_and_revert_ref(void **state)
+{
+	/* stored in this order; their history is 2, 0, 3, 1 */
+	static const int64_t depth[4] = {2, 4, 1, 3};
+	static const int order[4] = {2, 0, 3, 1};
+	char sha[4][41], db[300];
+	const char *revert = "4157eeee00000000000000000000000000000000";
+	struct fl_commit_info rc = {revert, "Revert \"x\"", "faultline", WF_T0 + 7200};
+	struct fl_revert v = {.culprit = sha[1], .state = "applied", .ref = "refs/faultline/revert/3"};
+	struct fl_regression_new g = {0};
+	int64_t tree, id[4], rid, job;
+	json_t *j, *pts, *latest;
+	fl_store *st;
+
+	(void)state;
+	snprintf(db, sizeof(db), "%s/fl.db", env.dir);
+	assert_int_equal(fl_store_open(&st, db, 0), 0);
+	assert_int_equal(fl_store_tree_ensure(st, "history", "/srv/history.git", &tree), 0);
+	for (int i = 0; i < 4; i++) {
+		struct fl_commit_info c = {sha[i], "mm: one of a series", "A. Developer", WF_T0};
+
+		snprintf(sha[i], sizeof(sha[i]), "41570%d%034d", i, 0);
+		assert_int_equal(fl_store_commit_ensure(st, tree, &c, &id[i]), 0);
+		assert_int_equal(fl_store_commit_needs_depth(st, id[i]), 1);
+		assert_int_equal(fl_store_commit_depth(st, id[i], depth[i]), 0);
+		assert_int_equal(fl_store_commit_needs_depth(st, id[i]), 0);
+		ok_runs(st, id[i], i);
+	}
+	/* the revert of the newest one: newer, further along, measured */
+	assert_int_equal(fl_store_commit_ensure(st, tree, &rc, &rid), 0);
+	assert_int_equal(fl_store_commit_depth(st, rid, 5), 0);
+	ok_runs(st, rid, 0);
+	assert_int_equal(wf_job(st, FL_JOB_COMPARE, "compare:history", 0, "numa2", NULL, "", 0, 0,
+				&job),
+			 0);
+	g = (struct fl_regression_new){job,	    tree,	    id[2], id[1], env.w.numa2,
+				       "page_fault2", "ops_per_sec", "threads", 4,	    -25.0,
+				       0.001,	    NULL};
+	assert_int_equal(fl_store_regression_add(st, &g, &v.regression_id), 0);
+	v.onto = sha[1];
+	v.commit_sha = (char *)revert;
+	assert_int_equal(fl_store_revert_add(st, &v), 0);
+	fl_store_free(st);
+
+	j = api("/api/tree/history?by=commit&benchmark=page_fault2&machine=numa2", 200);
+	pts = json_object_get(j, "points");
+	assert_int_equal(json_array_size(pts), 4);
+	for (size_t i = 0; i < 4; i++)
+		assert_string_equal(json_string_value(json_object_get(
+					json_object_get(json_array_get(pts, i), "commit"), "sha")),
+				    sha[order[i]]);
+	json_decref(j);
+	j = api("/api", 200);
+	for (size_t i = 0; i < json_array_size(json_object_get(j, "trees")); i++) {
+		json_t *t = json_array_get(json_object_get(j, "trees"), i);
+
+		if (strcmp(json_string_value(json_object_get(t, "name")), "history"))
+			continue;
+		latest = json_object_get(t, "latest");
+		assert_true(json_array_size(latest) >= 1);
+		assert_string_equal(
+		    json_string_value(json_object_get(json_array_get(latest, 0), "sha")),
+		    sha[order[3]]);
+	}
+	json_decref(j);
+	expect_page("/tree/history?by=commit", 200, "415701000000");
+	{
+		struct reply r;
+
+		request(NULL, "/tree/history?by=commit", &r);
+		assert_int_equal(r.status, 200);
+		assert_null(strstr(r.body.ptr, "4157eeee"));
+		done(&r);
+		/* the trees' section; the latest runs may show the revert's runs */
+		request(NULL, "/", &r);
+		assert_non_null(strstr(r.body.ptr, "<section class='trees'>"));
+		*strstr(strstr(r.body.ptr, "<section class='trees'>"), "</section>") = '\0';
+		assert_non_null(strstr(r.body.ptr, "415701000000"));
+		assert_null(strstr(r.body.ptr, "4157eeee"));
+		done(&r);
+	}
 }
 
 static void test_access_log_and_shutdown(void **state)
@@ -1370,6 +1488,7 @@ int main(void)
 	    cmocka_unit_test(test_methods_and_unknown_paths),
 	    cmocka_unit_test(test_writer_not_blocked),
 	    cmocka_unit_test(test_tag_in_two_trees),
+	    cmocka_unit_test(test_history_order_and_revert_ref),
 	    cmocka_unit_test(test_access_log_and_shutdown),
 	    cmocka_unit_test(test_refuses_to_start),
 	};
