@@ -43,7 +43,7 @@ static size_t add_bytes(char *p, size_t size, size_t n, void *buf)
 	return size * n;
 }
 
-/* method: NULL for GET, "HEAD", or "POST". */
+/* method: NULL for GET, "HEAD", "POST" (with a body), or any other (without). */
 static void request(const char *method, const char *path, struct reply *r)
 {
 	CURL *c = curl_easy_init();
@@ -63,6 +63,8 @@ static void request(const char *method, const char *path, struct reply *r)
 		curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
 	if (method && !strcmp(method, "POST"))
 		curl_easy_setopt(c, CURLOPT_POSTFIELDS, "x=1");
+	else if (method && strcmp(method, "HEAD"))
+		curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
 	assert_int_equal(curl_easy_perform(c), CURLE_OK);
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
 	curl_easy_getinfo(c, CURLINFO_CONTENT_TYPE, &type);
@@ -1234,6 +1236,27 @@ static void test_methods_and_unknown_paths(void **state)
 	assert_int_equal(r.status, 405);
 	assert_non_null(strstr(r.head.ptr, "Allow: GET, HEAD"));
 	done(&r);
+	/* under /api/ every answer is JSON, errors too (issue 23) */
+	for (int i = 0; i < 4; i++) {
+		static const char *const method[] = {"POST", "DELETE", NULL, NULL};
+		static const char *const path[] = {"/api/runs", "/api/regression/1", "/api/nothing",
+						   "/api/run/x"};
+		static const long status[] = {405, 405, 404, 400};
+		json_error_t e;
+		json_t *j;
+
+		request(method[i], path[i], &r);
+		assert_int_equal(r.status, status[i]);
+		assert_non_null(strstr(r.head.ptr, "Content-Type: application/json"));
+		j = json_loads(r.body.ptr, 0, &e);
+		if (!j)
+			print_error("%s %s: not JSON: %s\n", method[i] ? method[i] : "GET", path[i],
+				    r.body.ptr);
+		assert_non_null(j);
+		assert_non_null(json_string_value(json_object_get(j, "error")));
+		json_decref(j);
+		done(&r);
+	}
 }
 
 /* The server holds read-only connections; a writer still writes, and pages show it at once. */
@@ -1297,6 +1320,49 @@ static void test_tag_in_two_trees(void **state)
 	expect_page("/", 200, "href='/compare?tree=mainline&amp;a=v3.17-rc7&amp;b=v3.17&amp;");
 	expect_page("/regression/1", 200,
 		    "href='/compare?tree=mainline&amp;a=v3.17-rc7&amp;b=v3.17&amp;");
+}
+
+/* A bare-metal box's run: no guest was created, and its memory has a unit (issue 23). */
+static void test_baremetal_run_page(void **state)
+{
+	int64_t t0 = (WF_T0 + 3600 * 20) * 1000, box, id;
+	struct fl_run_guest g = {NULL, NULL,
+				 "{\"hostname\":\"box1\",\"cpus\":8,\"nodes\":2,"
+				 "\"memory\":25276071936}",
+				 NULL, t0};
+	struct fl_run_end e = {"timeout", "no records", NULL, 2, 8, "6.1.0-box", t0 + 30000, 0,
+			       t0 + 60000, NULL, 0};
+	struct fl_run_new rn = {0,    0,    env.w.commit[19], "page_fault2", "{}",
+				NULL, NULL, "box run",	      0};
+	char db[300], path[64];
+	fl_store *st;
+
+	(void)state;
+	snprintf(db, sizeof(db), "%s/fl.db", env.dir);
+	assert_int_equal(fl_store_open(&st, db, 0), 0);
+	assert_int_equal(fl_store_machine_ensure(st, "box1", "baremetal", &box), 0);
+	rn.machine_id = box;
+	assert_int_equal(fl_store_run_start(st, &rn, &id), 0);
+	assert_int_equal(fl_store_run_guest(st, id, &g), 0);
+	assert_int_equal(fl_store_run_end(st, id, &e), 0);
+	fl_store_free(st);
+	snprintf(path, sizeof(path), "/run/%lld", (long long)id);
+	expect_page(path, 200, "<tr><th>job handed to the box</th>");
+	expect_page(path, 200, "<tr><th>to the agent&#39;s first record</th><td>30.0 s</td>");
+	expect_page(path, 200, "<h3>Machine</h3>");
+	expect_page(path, 200, "<td class='size'>23.5 GiB (25276071936 bytes)</td>");
+	{
+		struct reply r;
+
+		request(NULL, path, &r);
+		assert_null(strstr(r.body.ptr, "guest created"));
+		assert_null(strstr(r.body.ptr, "<td>25276071936</td>"));
+		done(&r);
+	}
+	/* a guest's run still says so, and its memory_mib has a unit too */
+	snprintf(path, sizeof(path), "/run/%lld", (long long)env.w.env_run);
+	expect_page(path, 200, "<tr><th>guest created</th>");
+	expect_page(path, 200, "<td class='size'>4.00 GiB (4294967296 bytes)</td>");
 }
 
 /* Runs of commit id on numa2, ok, the fixture's samples of commit i. */
@@ -1489,6 +1555,7 @@ int main(void)
 	    cmocka_unit_test(test_writer_not_blocked),
 	    cmocka_unit_test(test_tag_in_two_trees),
 	    cmocka_unit_test(test_history_order_and_revert_ref),
+	    cmocka_unit_test(test_baremetal_run_page),
 	    cmocka_unit_test(test_access_log_and_shutdown),
 	    cmocka_unit_test(test_refuses_to_start),
 	};
