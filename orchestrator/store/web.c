@@ -765,10 +765,14 @@ int fl_web_run_samples(fl_store *st, fl_pool *p, int64_t id, unsigned page, unsi
 	"SELECT g.id, t.name, " COMMIT_COLS("gc", "t") ", " COMMIT_COLS(                           \
 	    "bc", "t") ", g.benchmark, m.name, g.metric, g.mode, g.tasks, g.change, g.p_value, "   \
 		       "g.state, g.created, coalesce(g.job_id, 0), w.tag, w.baseline, "            \
-		       "coalesce((SELECT id FROM bisections x WHERE x.regression_id = g.id), 0) "  \
+		       "coalesce(xb.id, 0), coalesce(cc.id, 0), ct.name, xb.culprit, cc.subject, " \
+		       "cc.author, coalesce(cc.time, 0) "                                          \
 		       "FROM regressions g JOIN trees t ON t.id = g.tree_id JOIN commits gc ON "   \
 		       "gc.id = g.good_commit JOIN commits bc ON bc.id = g.bad_commit JOIN "       \
-		       "machines m ON m.id = g.machine_id LEFT JOIN jobs j ON j.id = "             \
+		       "machines m ON m.id = g.machine_id LEFT JOIN bisections xb ON "             \
+		       "xb.regression_id = g.id LEFT JOIN commits cc ON cc.id = (SELECT id FROM "  \
+		       "commits WHERE sha = xb.culprit ORDER BY id LIMIT 1) "                      \
+		       "LEFT JOIN trees ct ON ct.id = cc.tree_id LEFT JOIN jobs j ON j.id = "      \
 		       "g.job_id" FL_JOB_TAG("j", "w")
 
 static void read_regression(sqlite3_stmt *s, fl_pool *p, void *row)
@@ -793,6 +797,7 @@ static void read_regression(sqlite3_stmt *s, fl_pool *p, void *row)
 	g->tag = col_text(s, p, c + 10);
 	g->baseline = col_text(s, p, c + 11);
 	g->bisection_id = sqlite3_column_int64(s, c + 12);
+	read_commit(s, p, c + 13, &g->culprit);
 }
 
 int fl_web_regressions(fl_store *st, fl_pool *p, const char *state, unsigned page,

@@ -197,6 +197,7 @@ struct fl_web_regression {
 	int64_t job_id;		    /* the compare job that found it, 0: none */
 	const char *tag, *baseline; /* the tags compared, NULL when not from a tag */
 	int64_t bisection_id;	    /* 0: none yet */
+	struct fl_web_commit culprit; /* its bisection's culprit; sha NULL while none */
 };
 /* state NULL: every regression. */
 int fl_web_regressions(fl_store *st, fl_pool *p, const char *state, unsigned page,

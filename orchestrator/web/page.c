@@ -215,9 +215,21 @@ void fl_web_commit_html(fl_buf *out, const char *sha, const char *subject)
 		return;
 	}
 	snprintf(abbrev, sizeof(abbrev), "%s", sha);
-	fl_html_addf(out, "<code class='sha' title='%s'>%s</code>", sha, abbrev);
+	if (strlen(sha) >= 40 && strspn(sha, "0123456789abcdef") == strlen(sha))
+		fl_html_addf(out, "<a class='sha' href='/commit/%s' title='%s'><code>%s</code></a>",
+			     sha, sha, abbrev);
+	else
+		fl_html_addf(out, "<code class='sha' title='%s'>%s</code>", sha, abbrev);
 	if (subject && *subject)
 		fl_html_addf(out, " <span class='subject'>%s</span>", subject);
+}
+
+void fl_web_rev_html(fl_buf *out, const char *rev)
+{
+	if (rev && strlen(rev) >= 40 && strspn(rev, "0123456789abcdef") == strlen(rev))
+		fl_web_commit_html(out, rev, NULL);
+	else
+		fl_html_addf(out, "<code>%s</code>", rev ? rev : "-");
 }
 
 void fl_web_url(fl_buf *out, const char *path, const char *const *kv)

@@ -237,10 +237,10 @@ static void bisect_html(fl_buf *out, fl_pool *p, const struct bisect_page *bp)
 		fl_ui_dl_row(out, "progress", v.ptr);
 		fl_buf_reset(&v);
 	}
-	fl_html_addf(&v, "<code>%s</code>", b->good);
+	fl_web_rev_html(&v, b->good);
 	fl_ui_dl_row(out, "good", v.ptr);
 	fl_buf_reset(&v);
-	fl_html_addf(&v, "<code>%s</code>", b->bad);
+	fl_web_rev_html(&v, b->bad);
 	fl_ui_dl_row(out, "bad", v.ptr);
 	fl_buf_reset(&v);
 	fl_html_addf(&v, "<span class='status status-%s'>%s</span>", b->state, b->state);

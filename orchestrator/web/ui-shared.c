@@ -78,8 +78,8 @@ void fl_ui_regressions_table(fl_buf *out, const struct fl_web_regression *g, siz
 	if (!table_open(out, n, "No regressions.",
 			"<table class='regressions'>\n<thead><tr><th>regression</th>"
 			"<th>tree</th><th>tags</th><th>benchmark</th><th>metric</th>"
-			"<th>change</th><th>good</th><th>bad</th><th>machine</th><th>state</th>"
-			"<th>bisection</th><th>found</th></tr></thead>\n<tbody>\n"))
+			"<th>change</th><th>good</th><th>bad</th><th>culprit</th><th>machine</th>"
+			"<th>state</th><th>bisection</th><th>found</th></tr></thead>\n<tbody>\n"))
 		return;
 	for (size_t i = 0; i < n; i++) {
 		fl_html_addf(out, "<tr><td><a href='/regression/%lld'>%lld</a></td><td>%s</td>",
@@ -94,6 +94,11 @@ void fl_ui_regressions_table(fl_buf *out, const struct fl_web_regression *g, siz
 		fl_html_addf(out, "<td class='num'>%.1f%%</td>", g[i].change);
 		cell_commit(out, &g[i].good);
 		cell_commit(out, &g[i].bad);
+		if (g[i].culprit.sha)
+			cell_commit(out, &g[i].culprit);
+		else
+			fl_html_addf(out, "<td class='commit empty'>%s</td>",
+				     g[i].bisection_id ? "not yet" : "-");
 		fl_html_addf(out, "<td>%s</td><td>%s</td>", g[i].machine, g[i].state);
 		if (g[i].bisection_id)
 			fl_html_addf(out, "<td><a href='/bisect/%lld'>%lld</a></td>",
@@ -118,8 +123,11 @@ void fl_ui_bisections_table(fl_buf *out, const struct fl_web_bisection *b, size_
 	for (size_t i = 0; i < n; i++) {
 		fl_html_addf(out, "<tr><td><a href='/bisect/%lld'>%lld</a></td>",
 			     (long long)b[i].id, (long long)b[i].id);
-		fl_html_addf(out, "<td><code>%s</code></td><td><code>%s</code></td>", b[i].good,
-			     b[i].bad);
+		fl_buf_adds(out, "<td class='commit'>");
+		fl_web_rev_html(out, b[i].good);
+		fl_buf_adds(out, "</td><td class='commit'>");
+		fl_web_rev_html(out, b[i].bad);
+		fl_buf_adds(out, "</td>");
 		fl_html_addf(out, "<td class='status status-%s'>%s</td><td>%s</td>", b[i].state,
 			     b[i].state, b[i].result ? b[i].result : "-");
 		cell_commit(out, &b[i].culprit);

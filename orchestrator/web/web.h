@@ -91,8 +91,12 @@ enum fl_direction fl_web_direction(const struct fl_web *web, const char *benchma
 /* ---- rendering helpers (page.c) ---- */
 /* "2014-09-04 13:27 UTC", or "-" for 0. */
 void fl_web_time(fl_buf *out, int64_t t);
-/* A commit as a short sha linked to nothing, with its subject when known. */
+/* A commit as its short sha (12 digits, the whole sha its title) linked to
+ * its page (/commit/<sha>), with its subject when known. */
 void fl_web_commit_html(fl_buf *out, const char *sha, const char *subject);
+/* A revision as given (a bisection's good and bad): a full sha as
+ * fl_web_commit_html shows it, anything else as code. */
+void fl_web_rev_html(fl_buf *out, const char *rev);
 /*
  * path?name=value&... for the pairs whose value is not NULL (kv: name,
  * value, ..., NULL), each value URL-escaped; HTML-escape it when writing it

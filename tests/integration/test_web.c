@@ -190,8 +190,9 @@ static void test_dashboard(void **state)
 	expect_page("/", 200, needle);
 	/* bisections in progress: commits left and confidence from the newest step */
 	snprintf(needle, sizeof(needle),
-		 "2 commits left, best <code class='sha' title='%s'>%.12s</code> p=0.55",
-		 env.w.sha[3], env.w.sha[3]);
+		 "2 commits left, best <a class='sha' href='/commit/%s' title='%s'><code>%.12s</code>"
+		 "</a> p=0.55",
+		 env.w.sha[3], env.w.sha[3], env.w.sha[3]);
 	expect_page("/", 200, needle);
 	/* machines out of the pool */
 	expect_page("/", 200,
@@ -530,8 +531,8 @@ static void test_bisect_page(void **state)
 	request(NULL, "/bisect/1", &r);
 	assert_int_equal(r.status, 200);
 	assert_non_null(strstr(r.body.ptr, "<h1>Bisection 1: culprit</h1>"));
-	assert_non_null(strstr(r.body.ptr, "<p class='culprit'>Culprit: <code class='sha' "
-					   "title='05b843012335"));
+	assert_non_null(strstr(r.body.ptr, "<p class='culprit'>Culprit: <a class='sha' "
+					   "href='/commit/05b843012335"));
 	assert_non_null(strstr(r.body.ptr, WF_CULPRIT_SUBJECT));
 	/* where the culprit is, from the summary's path, escaped */
 	assert_non_null(strstr(r.body.ptr, "<p class='where'>in the branch merged by "
@@ -656,6 +657,12 @@ static void test_regression_and_reports(void **state)
 		    "failed attempts");
 	expect_page("/regression/1", 200, "smtp://127.0.0.1:1: Connection refused");
 	expect_page("/regression/1", 200, "A &lt;b&gt;body&lt;/b&gt; line");
+	/* the lists show each regression's culprit, linked to its commit (issue 23) */
+	expect_page("/regressions", 200,
+		    "<th>culprit</th>");
+	expect_page("/regressions", 200,
+		    "<td class='commit'><a class='sha' href='/commit/05b843012335");
+	expect_page("/", 200, "<td class='commit'><a class='sha' href='/commit/05b843012335");
 	expect_page("/regression/1", 200, "<a href='/bisect/1'>1</a>");
 	expect_page("/regression/1", 200,
 		    "href='/compare?tree=mainline&amp;a=v3.17-rc7&amp;b=v3.17&amp;benchmark="
@@ -1365,6 +1372,39 @@ static void test_baremetal_run_page(void **state)
 	expect_page(path, 200, "<td class='size'>4.00 GiB (4294967296 bytes)</td>");
 }
 
+/* Text of 40 hex digits (a whole sha shown as text, not in a title or link): its start, or NULL. */
+static const char *full_sha_text(const char *html)
+{
+	for (const char *p = strchr(html, '>'); p; p = strchr(p + 1, '>')) {
+		size_t n = strspn(p + 1, "0123456789abcdef");
+
+		if (n >= 40)
+			return p + 1;
+	}
+	return NULL;
+}
+
+/* Tables show 12-digit shas, the whole one in the title and the link (issue 23). */
+static void test_short_shas(void **state)
+{
+	static const char *const pages[] = {"/",	   "/regressions", "/bisections", "/bisect/1",
+					    "/bisect/2", "/regression/1", "/regression/2", "/jobs",
+					    "/runs",	   "/tree/mainline?by=commit"};
+	struct reply r;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(pages) / sizeof(pages[0]); i++) {
+		const char *at;
+
+		request(NULL, pages[i], &r);
+		assert_int_equal(r.status, 200);
+		if ((at = full_sha_text(r.body.ptr)))
+			print_error("%s shows a whole sha: %.80s\n", pages[i], at);
+		assert_null(at);
+		done(&r);
+	}
+}
+
 /* Runs of commit id on numa2, ok, the fixture's samples of commit i. */
 static void ok_runs(fl_store *st, int64_t commit, int i)
 {
@@ -1556,6 +1596,7 @@ int main(void)
 	    cmocka_unit_test(test_tag_in_two_trees),
 	    cmocka_unit_test(test_history_order_and_revert_ref),
 	    cmocka_unit_test(test_baremetal_run_page),
+	    cmocka_unit_test(test_short_shas),
 	    cmocka_unit_test(test_access_log_and_shutdown),
 	    cmocka_unit_test(test_refuses_to_start),
 	};
