@@ -176,6 +176,12 @@ static void read_verdict(sqlite3_stmt *s, fl_pool *p, void *row)
 	v->runs_done = (size_t)sqlite3_column_int64(s, 7);
 	v->regression_id = sqlite3_column_int64(s, 8);
 	v->change = NAN;
+	if (v->regression_id) { /* the regression's own point and change: its headline */
+		v->metric = col_text(s, p, 9);
+		v->mode = col_text(s, p, 10);
+		v->tasks = (unsigned)sqlite3_column_int64(s, 11);
+		v->change = col_num(s, 12);
+	}
 }
 
 /* A tag's compare jobs, and the primary point that decided a finished one: prepared once for
@@ -216,7 +222,7 @@ static int tag_verdicts(fl_store *st, fl_pool *p, const struct verdict_stmts *vs
 			   (void **)&tag->verdicts, &tag->nverdicts, "tag verdicts")))
 		return r;
 	for (size_t i = 0; i < tag->nverdicts; i++)
-		if (!strcmp(tag->verdicts[i].state, "done") &&
+		if (!strcmp(tag->verdicts[i].state, "done") && !tag->verdicts[i].regression_id &&
 		    (r = verdict_point(st, p, vs, &tag->verdicts[i])))
 			return r;
 	return 0;
@@ -227,9 +233,9 @@ static int verdicts_prepare(fl_store *st, struct verdict_stmts *vs)
 	if (fl_store_prepare(st, &vs->jobs,
 			     "SELECT j.id, j.benchmark, j.machine, j.state, j.result, "
 			     "j.error, " FL_JOB_RUNS("j") ", " FL_JOB_RUNS_ENDED(
-				 "j") ", coalesce((SELECT id FROM regressions g WHERE "
-				      "g.job_id = j.id), 0) FROM jobs j WHERE j.tag_id = ?1 "
-				      "ORDER BY j.benchmark, j.machine, j.id"))
+				 "j") ", coalesce(g.id, 0), g.metric, g.mode, g.tasks, g.change "
+				      "FROM jobs j LEFT JOIN regressions g ON g.job_id = j.id "
+				      "WHERE j.tag_id = ?1 ORDER BY j.benchmark, j.machine, j.id"))
 		return FL_ESTORE;
 	if (fl_store_prepare(
 		st, &vs->point,
@@ -600,6 +606,42 @@ static void read_job_run(sqlite3_stmt *s, fl_pool *p, void *row)
 
 	read_run(s, p, r);
 	r->role = col_text(s, p, NRUN_COLS);
+}
+
+int fl_web_job_commit_runs(fl_store *st, int64_t job_id, const char *sha, const char *benchmark,
+			   const char *machine, int64_t **ids, size_t *n)
+{
+	sqlite3_stmt *s;
+	size_t cap = 0;
+	int rc;
+
+	*ids = NULL;
+	*n = 0;
+	if (fl_store_prepare(
+		st, &s,
+		"SELECT id FROM (" FL_RUNS_OF_COMMIT(
+		    "SELECT id FROM commits WHERE sha = ?2",
+		    "x.benchmark = ?3 AND x.machine_id = (SELECT id FROM machines WHERE name = "
+		    "?4) AND +x.status = 'ok' AND x.job_id IN (SELECT id FROM jobs WHERE "
+		    "parent_id = ?1)") ") ORDER BY 1"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(s, 1, job_id);
+	sqlite3_bind_text(s, 2, sha, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, benchmark, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 4, machine, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (*n == cap)
+			*ids = fl_xrealloc(*ids, (cap = cap ? 2 * cap : 16) * sizeof(**ids));
+		(*ids)[(*n)++] = sqlite3_column_int64(s, 0);
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		free(*ids);
+		*ids = NULL;
+		*n = 0;
+		return fl_store_sqlerr(st, "runs of a job's commit");
+	}
+	return 0;
 }
 
 int fl_web_job_runs(fl_store *st, fl_pool *p, int64_t parent_job, unsigned page, unsigned per_page,

@@ -54,9 +54,10 @@ struct fl_web_verdict {
 	const char *result;  /* done: the class it concluded with; NULL before */
 	const char *error;   /* failed: why; else NULL */
 	/* The primary point that decided it (done jobs with rows; metric NULL
-	 * otherwise): the largest change of the job's class when the class
-	 * decides (fl_web_tag_verdicts' decides: the worst regression, the
-	 * best improvement), else the largest change. */
+	 * otherwise): a regression's own point and change when the job found
+	 * one (the headline every page shows), else the largest change of the
+	 * job's class when the class decides (fl_web_tag_verdicts' decides: the
+	 * worst regression, the best improvement), else the largest change. */
 	const char *metric, *mode;
 	unsigned tasks;
 	double change;		      /* percent as measured, NAN without rows */
@@ -357,6 +358,12 @@ int fl_web_machine_id(fl_store *st, const char *name, int64_t *id);
 int fl_web_compare_runs(fl_store *st, fl_pool *p, int64_t commit_id, const char *benchmark,
 			int64_t machine_id, unsigned page, unsigned per_page,
 			struct fl_web_run **out, size_t *n, int *more);
+
+/* The ok runs of benchmark on the machine of the commit (full sha) that a
+ * coordinator job's run jobs made (a compare job's base and new runs), in
+ * id order; *ids malloc'ed (free()), as store/run.h's fl_store_commit_runs. */
+int fl_web_job_commit_runs(fl_store *st, int64_t job_id, const char *sha, const char *benchmark,
+			   const char *machine, int64_t **ids, size_t *n);
 
 /* The newest ok run of a tree, optionally of a benchmark and a machine (NULL:
  * any): the newest commit (by commit time) that has one, then its newest

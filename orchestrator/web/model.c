@@ -210,11 +210,16 @@ int fl_model_compare(fl_store *st, fl_pool *p, const struct fl_model_compare_req
 	    (r = commit_name(st, p, &out->a, &out->a_name)) ||
 	    (r = commit_name(st, p, &out->b, &out->b_name)))
 		return r;
-	if (!(r = fl_store_commit_runs(st, out->a.sha, q->benchmark, q->machine, &ia,
-				       &out->a_runs)) &&
-	    !(r = fl_store_commit_runs(st, out->b.sha, q->benchmark, q->machine, &ib,
-				       &out->b_runs)) &&
-	    out->a_runs && out->b_runs)
+	if (q->job) {
+		if (!(r = fl_web_job_commit_runs(st, q->job, out->a.sha, q->benchmark, q->machine,
+						 &ia, &out->a_runs)))
+			r = fl_web_job_commit_runs(st, q->job, out->b.sha, q->benchmark,
+						   q->machine, &ib, &out->b_runs);
+	} else if (!(r = fl_store_commit_runs(st, out->a.sha, q->benchmark, q->machine, &ia,
+					      &out->a_runs)))
+		r = fl_store_commit_runs(st, out->b.sha, q->benchmark, q->machine, &ib,
+					 &out->b_runs);
+	if (!r && out->a_runs && out->b_runs)
 		r = compare_sides(st, p, q, ia, ib, out);
 	free(ia);
 	free(ib);

@@ -77,6 +77,10 @@ struct fl_model_compare_req {
 	const char *a, *b; /* revisions, as for fl_web_rev_resolve */
 	const char *benchmark, *machine;
 	struct fl_cmp_opts opts;
+	/* Not 0: only the runs this coordinator job's run jobs made (a
+	 * regression's compare job: the runs its comparison and its report
+	 * were made of); 0: every ok run of each commit. */
+	int64_t job;
 };
 struct fl_model_compare {
 	struct fl_web_commit a, b;

@@ -25,6 +25,8 @@
 
 struct compare_page {
 	struct fl_model_compare_req q;
+	int has_regression; /* regression=ID: its headline, and its comparison's runs */
+	struct fl_web_regression g;
 	struct fl_model_compare c;
 	const char *metric; /* the plotted metric */
 	struct fl_web_run *a_runs, *b_runs;
@@ -282,7 +284,31 @@ static void side(fl_buf *out, const char *name, const char *rev, const struct fl
 {
 	fl_html_addf(out, "<dt>%s <code>%s</code></dt><dd>", name, rev);
 	fl_web_commit_html(out, c->sha, c->subject);
-	fl_html_addf(out, " (tree %s), %zu run%s</dd>\n", c->tree, runs, runs == 1 ? "" : "s");
+	fl_html_addf(out, " (tree %s), %zu ok run%s</dd>\n", c->tree, runs, runs == 1 ? "" : "s");
+}
+
+/* Which runs the rows pool, and the regression's headline when one is named. */
+static void pooled_html(fl_buf *out, const struct compare_page *cp)
+{
+	fl_buf_adds(out, "<p class='pooled'>");
+	if (cp->has_regression) {
+		fl_html_addf(out, "<a href='/regression/%lld'>Regression %lld</a>: ",
+			     (long long)cp->g.id, (long long)cp->g.id);
+		fl_ui_headline(out, &cp->g);
+		if (cp->q.job)
+			fl_html_addf(out,
+				     ". The rows below are made of the same runs: those of compare "
+				     "job %lld, %zu + %zu",
+				     (long long)cp->q.job, cp->c.a_runs, cp->c.b_runs);
+		fl_buf_adds(out, ".");
+	} else
+		fl_html_addf(out,
+			     "Every ok run of each commit on %s is pooled, whatever it was "
+			     "measured for (a tag's comparison, bisection steps, a revert "
+			     "check): %zu + %zu runs. A regression's page links to its "
+			     "comparison's own runs.",
+			     cp->q.machine, cp->c.a_runs, cp->c.b_runs);
+	fl_buf_adds(out, "</p>\n");
 }
 
 static void compare_html(fl_buf *out, fl_pool *p, const struct fl_web *web,
@@ -301,15 +327,17 @@ static void compare_html(fl_buf *out, fl_pool *p, const struct fl_web *web,
 	fl_buf_adds(out, "<dl class='facts'>\n");
 	side(out, "base", cp->q.a, &cp->c.a, cp->c.a_runs);
 	side(out, "new", cp->q.b, &cp->c.b, cp->c.b_runs);
-	fl_buf_adds(out, "</dl>\n<h2>Scalability</h2>\n");
+	fl_buf_adds(out, "</dl>\n");
+	pooled_html(out, cp);
+	fl_buf_adds(out, "<h2>Scalability</h2>\n");
 	scalability_plots(out, p, cp);
 	fl_buf_adds(out, "<h2>Comparison</h2>\n");
 	rows_table(out, cp);
 	fl_buf_adds(out, "<h2>vmstat and profile</h2>\n");
 	evidence_html(out, cp);
-	fl_html_addf(out, "<h2>Runs of %s</h2>\n", cp->q.a);
+	fl_html_addf(out, "<h2>Every run of %s</h2>\n", cp->q.a);
 	fl_ui_runs_table(out, cp->a_runs, cp->na);
-	fl_html_addf(out, "<h2>Runs of %s</h2>\n", cp->q.b);
+	fl_html_addf(out, "<h2>Every run of %s</h2>\n", cp->q.b);
 	fl_ui_runs_table(out, cp->b_runs, cp->nb);
 }
 
@@ -358,7 +386,9 @@ static json_t *compare_json(const struct compare_page *cp)
 
 	for (size_t i = 0; i < cp->c.nnotes; i++)
 		json_array_append_new(notes, fl_web_json_str(cp->c.notes[i]));
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:{s:I, s:I}, s:o, s:b, s:o, s:o, s:o}",
+	json_t *o;
+
+	o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:{s:I, s:I}, s:o, s:b, s:o, s:o, s:o}",
 			 "a", fl_web_json_str(cp->q.a), "b", fl_web_json_str(cp->q.b), "benchmark",
 			 fl_web_json_str(cp->q.benchmark), "machine",
 			 fl_web_json_str(cp->q.machine), "base", fl_ui_commit_json(&cp->c.a), "new",
@@ -366,6 +396,12 @@ static json_t *compare_json(const struct compare_page *cp)
 			 "new", (json_int_t)cp->c.b_runs, "rows", rows_json(cp, FL_CMP_METRIC),
 			 "evidence", cp->c.has_evidence, "vmstat", rows_json(cp, FL_CMP_VMSTAT),
 			 "profile", rows_json(cp, FL_CMP_PROFILE), "notes", notes);
+	/* which runs the rows pool: a job's (a regression's comparison), or every ok run */
+	json_object_set_new(o, "pooled", json_string(cp->q.job ? "job" : "all"));
+	json_object_set_new(o, "job", cp->q.job ? json_integer(cp->q.job) : json_null());
+	json_object_set_new(o, "regression",
+			    cp->has_regression ? fl_ui_regression_json(&cp->g) : json_null());
+	return o;
 }
 
 static int load(struct fl_web_req *req, struct compare_page *cp)
@@ -413,6 +449,20 @@ void fl_ui_compare(struct fl_web_req *req, struct fl_web_resp *resp)
 	    fl_web_name_arg(req, resp, "metric", &cp.metric))
 		return;
 	fl_model_cmp_opts(req->web->cfg, q->benchmark, &q->opts);
+	if (fl_web_arg(req, "regression")) {
+		int64_t id;
+
+		if (fl_web_id(req, resp, fl_web_arg(req, "regression"), &id))
+			return;
+		if ((r = fl_web_regression_get(req->st, &req->pool, id, &cp.g))) {
+			fl_web_fail_error(req, resp, r);
+			return;
+		}
+		cp.has_regression = 1;
+		q->job = cp.g.job_id;
+		if (!q->tree)
+			q->tree = cp.g.tree;
+	}
 	if ((r = load(req, &cp))) {
 		fl_web_fail_error(req, resp, r);
 		return;

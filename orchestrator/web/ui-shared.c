@@ -8,7 +8,26 @@
 #include "service/pipeline.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
+
+void fl_ui_headline_what(fl_buf *out, const struct fl_web_regression *g)
+{
+	char good[13], bad[13];
+
+	snprintf(good, sizeof(good), "%s", g->good.sha ? g->good.sha : "-");
+	snprintf(bad, sizeof(bad), "%s", g->bad.sha ? g->bad.sha : "-");
+	fl_html_addf(out, "%s against %s", g->tag ? g->tag : bad, g->baseline ? g->baseline : good);
+}
+
+void fl_ui_headline(fl_buf *out, const struct fl_web_regression *g)
+{
+	fl_html_addf(out, "<span class='headline'><strong class='num change regression'>%+.1f%%</strong> ",
+		     g->change);
+	fl_ui_headline_what(out, g);
+	fl_html_addf(out, ", %s.%s%S%s at %u task%S on %s</span>", g->benchmark, g->mode,
+		     *g->mode ? "." : "", g->metric, g->tasks, g->tasks == 1 ? "" : "s", g->machine);
+}
 
 void fl_ui_dl_row(fl_buf *out, const char *name, const char *html)
 {
@@ -91,7 +110,9 @@ void fl_ui_regressions_table(fl_buf *out, const struct fl_web_regression *g, siz
 			fl_buf_adds(out, "<td>-</td>");
 		fl_html_addf(out, "<td>%s</td><td>%s %s %u</td>", g[i].benchmark, g[i].metric,
 			     g[i].mode, g[i].tasks);
-		fl_html_addf(out, "<td class='num'>%.1f%%</td>", g[i].change);
+		fl_buf_adds(out, "<td class='num' title='");
+		fl_ui_headline_what(out, &g[i]);
+		fl_html_addf(out, "'>%+.1f%%</td>", g[i].change);
 		cell_commit(out, &g[i].good);
 		cell_commit(out, &g[i].bad);
 		if (g[i].culprit.sha)

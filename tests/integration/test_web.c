@@ -156,7 +156,7 @@ static void test_dashboard(void **state)
 
 	(void)state;
 	expect_page("/", 200, "<a href='/tree/mainline'>mainline</a>");
-	expect_page("/", 200, "<td class='num'>-25.0%</td>");
+	expect_page("/", 200, "<td class='num' title='v3.17 against v3.17-rc7'>-25.0%</td>");
 	expect_page("/", 200, "<a href='/regression/1'>1</a>");
 	expect_page("/", 200, "<a href='/bisect/2'>2</a>");
 	expect_page("/", 200, "<link rel=\"stylesheet\" href=\"/static/faultline.css\">");
@@ -590,7 +590,8 @@ static void test_bisect_steps_and_revert(void **state)
 	assert_non_null(strstr(r.body.ptr, "<td>verify</td>"));
 	assert_non_null(strstr(r.body.ptr,
 			       "<h2>Verification</h2>\n<p>The culprit against its "
-			       "parent: 25.0% worse; 7 runs in all over 5 of 5 commits"));
+			       "parent, on the bisection's own runs of the two: 25.0% worse; 7 runs "
+			       "in all over 5 of 5 commits"));
 	assert_non_null(strstr(r.body.ptr, "<a href='#step-6'>step 6</a>"));
 	assert_non_null(strstr(r.body.ptr, "does not revert cleanly"));
 	assert_non_null(
@@ -1405,6 +1406,58 @@ static void test_short_shas(void **state)
 	}
 }
 
+/*
+ * One regression, one headline: its stored change, the same on the
+ * dashboard (the tag's verdict and the open regressions), its page, its
+ * bisection's page and the compare page it links to, each saying what it
+ * compares; the compare page says which runs it pools (issue 23).
+ */
+static void test_one_headline(void **state)
+{
+	char db[300], path[300], needle[300];
+	json_t *j;
+
+	(void)state;
+	snprintf(db, sizeof(db), "%s/fl.db", env.dir);
+	/* a stored change no row of the comparison has */
+	assert_int_equal(wf_sql(db, "UPDATE regressions SET change = -26.4 WHERE id = 1"), 0);
+	expect_page("/", 200, ">worse</a> <span class='num'>-26.4%</span>");
+	expect_page("/", 200, "<td class='num' title='v3.17 against v3.17-rc7'>-26.4%</td>");
+	expect_page("/regressions", 200, "title='v3.17 against v3.17-rc7'>-26.4%</td>");
+	expect_page("/regression/1", 200,
+		    "<span class='headline'><strong class='num change regression'>-26.4%</strong> "
+		    "v3.17 against v3.17-rc7, page_fault2.threads.ops_per_sec at 4 tasks on numa2"
+		    "</span>");
+	expect_page("/bisect/1", 200,
+		    "Of <a href='/regression/1'>regression 1</a>: <span class='headline'><strong "
+		    "class='num change regression'>-26.4%</strong>");
+	expect_page("/bisect/1", 200, "The culprit against its parent");
+	/* the regression's compare link: its comparison's own runs, 1 + 2 of compare job N */
+	snprintf(needle, sizeof(needle),
+		 "href='/compare?tree=mainline&amp;a=v3.17-rc7&amp;b=v3.17&amp;benchmark="
+		 "page_fault2&amp;machine=numa2&amp;regression=1'>");
+	expect_page("/regression/1", 200, needle);
+	snprintf(path, sizeof(path),
+		 "/compare?tree=mainline&a=v3.17-rc7&b=v3.17&benchmark=page_fault2&machine=numa2"
+		 "&regression=1");
+	expect_page(path, 200, "<strong class='num change regression'>-26.4%</strong>");
+	snprintf(needle, sizeof(needle),
+		 "The rows below are made of the same runs: those of compare job %lld, 1 + 2",
+		 (long long)env.w.compare[WF_REG_TAG]);
+	expect_page(path, 200, needle);
+	j = api("/api/compare?a=v3.17-rc7&b=v3.17&benchmark=page_fault2&machine=numa2&tree=mainline"
+		"&regression=1",
+		200);
+	assert_string_equal(json_string_value(json_object_get(j, "pooled")), "job");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "runs"), "base")), 1);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "runs"), "new")), 2);
+	json_decref(j);
+	/* without it, every run is pooled, and the page says so */
+	expect_page("/compare?tree=mainline&a=v3.17-rc7&b=v3.17&benchmark=page_fault2&machine=numa2",
+		    200, "Every ok run of each commit on numa2 is pooled");
+	assert_int_equal(wf_sql(db, "UPDATE regressions SET change = -25.0 WHERE id = 1"), 0);
+}
+
 /* Runs of commit id on numa2, ok, the fixture's samples of commit i. */
 static void ok_runs(fl_store *st, int64_t commit, int i)
 {
@@ -1597,6 +1650,7 @@ int main(void)
 	    cmocka_unit_test(test_history_order_and_revert_ref),
 	    cmocka_unit_test(test_baremetal_run_page),
 	    cmocka_unit_test(test_short_shas),
+	    cmocka_unit_test(test_one_headline),
 	    cmocka_unit_test(test_access_log_and_shutdown),
 	    cmocka_unit_test(test_refuses_to_start),
 	};
