@@ -90,6 +90,7 @@ static const struct field tree_fields[] = {
 	{"poll", F_DURATION, OFF(T, poll_ms), 0, 0, "10m", NULL, 0, 0, NULL},
 	{"baseline", F_STR, OFF(T, baseline), 0, 0, "previous-tag", NULL, 0, 0, NULL},
 	{"backfill", F_UINT, OFF(T, backfill), 0, 0, "1", NULL, 0, 100000, NULL},
+	{"web_url", F_STR, OFF(T, web_url), 0, 0, NULL, NULL, 0, 0, NULL},
 	END,
 };
 #undef T
@@ -992,6 +993,28 @@ static const char *glob_problem(const char *p)
 	return NULL;
 }
 
+/* A commit URL template: http(s), one %s (the sha), no other conversion but %%. */
+static const char *web_url_problem(const char *u)
+{
+	int n = 0;
+
+	if (strncmp(u, "https://", 8) && strncmp(u, "http://", 7))
+		return "expected an http:// or https:// URL";
+	for (const char *p = u; *p; p++) {
+		if (*p != '%')
+			continue;
+		if (p[1] == '%') {
+			p++;
+			continue;
+		}
+		if (p[1] != 's')
+			return "only %s (the commit's sha) and %% may follow a %";
+		n++;
+		p++;
+	}
+	return n == 1 ? NULL : "expected one %s where the commit's sha goes";
+}
+
 static void check_tree(struct loader *L, struct fl_tree_conf *t)
 {
 	const char *why;
@@ -999,6 +1022,8 @@ static void check_tree(struct loader *L, struct fl_tree_conf *t)
 	for (size_t i = 0; i < t->ntags; i++)
 		if (t->tags[i] && (why = glob_problem(t->tags[i])))
 			report_at(L, &t->tags[i], "'%s' is not a tag pattern: %s", t->tags[i], why);
+	if (t->web_url && (why = web_url_problem(t->web_url)))
+		report_at(L, &t->web_url, "web_url '%s': %s", t->web_url, why);
 }
 
 static void check_address(struct loader *L, char **addr)

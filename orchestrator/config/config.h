@@ -36,6 +36,8 @@ struct fl_tree_conf {
 	int64_t poll_ms;
 	char *baseline; /* "previous-tag", or a fixed revision */
 	unsigned backfill; /* first pass over a tree: test only this many of the newest tags */
+	/* a commit's page on cgit/gitweb, "%s" the full sha; NULL: none */
+	char *web_url;
 };
 
 struct fl_kernel_conf {

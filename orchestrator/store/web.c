@@ -1438,3 +1438,177 @@ int fl_web_position_values(fl_store *st, fl_pool *p, int64_t machine_id, const c
 	sqlite3_finalize(s);
 	return 0;
 }
+
+/* ---- a commit, and finding one ---- */
+
+int fl_web_commit_rows(fl_store *st, fl_pool *p, const char *sha, const char *tree,
+		       struct fl_web_commit **out, size_t *n)
+{
+	sqlite3_stmt *s;
+
+	if (fl_store_prepare(st, &s,
+			     "SELECT " COMMIT_COLS("c", "t") " FROM commits c JOIN trees t ON t.id = "
+							     "c.tree_id WHERE c.sha = ?1 AND (?2 IS "
+							     "NULL OR t.name = ?2) ORDER BY t.name"))
+		return FL_ESTORE;
+	sqlite3_bind_text(s, 1, sha, -1, SQLITE_STATIC);
+	fl_store_bind_opt(s, 2, tree);
+	return collect(st, p, s, sizeof(**out), read_commit_row, (void **)out, n, 0, NULL,
+		       "commit");
+}
+
+int fl_web_commit_run_list(fl_store *st, fl_pool *p, const char *sha, unsigned page,
+			   unsigned per_page, struct fl_web_run **out, size_t *n, int *more)
+{
+	sqlite3_stmt *s;
+
+	if (fl_store_prepare(st, &s,
+			     "SELECT " RUN_COLS RUN_FROM "WHERE r.id IN (SELECT id FROM (" FL_RUNS_OF_COMMIT(
+				 "SELECT id FROM commits WHERE sha = ?1",
+				 "1") ") ORDER BY id DESC LIMIT ?2 OFFSET ?3) ORDER BY r.id DESC"))
+		return FL_ESTORE;
+	sqlite3_bind_text(s, 1, sha, -1, SQLITE_STATIC);
+	bind_page(s, 2, page, per_page);
+	return collect(st, p, s, sizeof(**out), read_run, (void **)out, n, per_page, more,
+		       "runs of a commit");
+}
+
+int fl_web_commit_regressions(fl_store *st, fl_pool *p, const char *sha,
+			      struct fl_web_regression **out, size_t *n)
+{
+	sqlite3_stmt *s;
+
+	if (fl_store_prepare(st, &s,
+			     REGRESSION_SELECT " WHERE gc.sha = ?1 OR bc.sha = ?1 OR xb.culprit = ?1 "
+					       "ORDER BY g.id DESC LIMIT 100"))
+		return FL_ESTORE;
+	sqlite3_bind_text(s, 1, sha, -1, SQLITE_STATIC);
+	return collect(st, p, s, sizeof(**out), read_regression, (void **)out, n, 0, NULL,
+		       "regressions of a commit");
+}
+
+int fl_web_commit_bisections(fl_store *st, fl_pool *p, const char *sha,
+			     struct fl_web_bisection **out, size_t *n)
+{
+	sqlite3_stmt *s;
+
+	if (fl_store_prepare(st, &s,
+			     BISECTION_SELECT "WHERE b.good = ?1 OR b.bad = ?1 OR b.culprit = ?1 OR "
+					      "b.id IN (SELECT bisection_id FROM bisect_steps WHERE "
+					      "commit_sha = ?1) ORDER BY b.id DESC LIMIT 100"))
+		return FL_ESTORE;
+	sqlite3_bind_text(s, 1, sha, -1, SQLITE_STATIC);
+	return collect(st, p, s, sizeof(**out), read_bisection, (void **)out, n, 0, NULL,
+		       "bisections of a commit");
+}
+
+static void read_found_tag(sqlite3_stmt *s, fl_pool *p, void *row)
+{
+	struct fl_web_found_tag *t = row;
+
+	t->name = col_text(s, p, 0);
+	read_commit(s, p, 1, &t->commit);
+	t->tree = t->commit.tree;
+}
+
+/* q with LIKE's wildcards and the escape character escaped (ESCAPE '\\'). */
+static void like_escaped(fl_buf *out, const char *q, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (q[i] == '%' || q[i] == '_' || q[i] == '\\')
+			fl_buf_addch(out, '\\');
+		fl_buf_addch(out, q[i]);
+	}
+}
+
+static int search_subject(fl_store *st, fl_pool *p, const char *q, unsigned limit,
+			  struct fl_web_search *out)
+{
+	fl_buf sql = FL_BUF_INIT, words[8];
+	sqlite3_stmt *s;
+	size_t nw = 0;
+	int r;
+
+	fl_buf_adds(&sql, "SELECT " COMMIT_COLS("c", "t") " FROM commits c JOIN trees t ON t.id = "
+							  "c.tree_id WHERE 1");
+	for (const char *w = q; *w && nw < 8;) {
+		size_t len;
+
+		w += strspn(w, " \t");
+		len = strcspn(w, " \t");
+		if (!len)
+			break;
+		words[nw] = (fl_buf)FL_BUF_INIT;
+		fl_buf_addch(&words[nw], '%');
+		like_escaped(&words[nw], w, len);
+		fl_buf_addch(&words[nw], '%');
+		fl_buf_addf(&sql, " AND c.subject LIKE ?%zu ESCAPE '\\'", nw + 1);
+		nw++;
+		w += len;
+	}
+	fl_buf_addf(&sql, " ORDER BY c.time DESC, c.id DESC LIMIT %u", limit);
+	r = nw ? fl_store_prepare(st, &s, sql.ptr) : 0;
+	fl_buf_free(&sql);
+	if (r || !nw) {
+		for (size_t i = 0; i < nw; i++)
+			fl_buf_free(&words[i]);
+		return r ? FL_ESTORE : 0;
+	}
+	for (size_t i = 0; i < nw; i++)
+		sqlite3_bind_text(s, (int)i + 1, words[i].ptr, -1, SQLITE_TRANSIENT);
+	for (size_t i = 0; i < nw; i++)
+		fl_buf_free(&words[i]);
+	return collect(st, p, s, sizeof(*out->by_subject), read_commit_row,
+		       (void **)&out->by_subject, &out->nsubject, 0, NULL, "search subjects");
+}
+
+int fl_web_search(fl_store *st, fl_pool *p, const char *q, unsigned limit,
+		  struct fl_web_search *out)
+{
+	size_t len = strlen(q);
+	sqlite3_stmt *s;
+	char hex[65];
+	fl_buf like = FL_BUF_INIT;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	if (!len || len > 200)
+		return fl_error_set(FL_EINVAL, "bad search: %s", len ? "over 200 bytes" : "empty");
+	if (len >= 4 && len <= 40 && is_hex(q, len) && rev_hex(q, hex)) {
+		if (fl_store_prepare(st, &s,
+				     "SELECT " COMMIT_COLS("c", "t") " FROM commits c JOIN trees t ON "
+								     "t.id = c.tree_id WHERE c.sha >= ?1 "
+								     "AND c.sha < ?1 || 'g' ORDER BY "
+								     "c.time DESC, c.id DESC LIMIT ?2"))
+			return FL_ESTORE;
+		sqlite3_bind_text(s, 1, hex, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(s, 2, limit);
+		if ((r = collect(st, p, s, sizeof(*out->by_sha), read_commit_row,
+				 (void **)&out->by_sha, &out->nsha, 0, NULL, "search shas")))
+			return r;
+	}
+	like_escaped(&like, q, len);
+	fl_buf_addch(&like, '%');
+	if (fl_store_prepare(st, &s,
+			     "SELECT x.name, " COMMIT_COLS("c", "t") " FROM (SELECT w.tag AS name, "
+								  "w.commit_id AS cid FROM watch_tags "
+								  "w UNION SELECT w.baseline, "
+								  "w.baseline_commit FROM watch_tags w "
+								  "WHERE w.baseline IS NOT NULL) x "
+								  "JOIN commits c ON c.id = x.cid JOIN "
+								  "trees t ON t.id = c.tree_id WHERE "
+								  "x.name LIKE ?1 ESCAPE '\\' ORDER BY "
+								  "x.name = ?2 DESC, c.time DESC LIMIT "
+								  "?3")) {
+		fl_buf_free(&like);
+		return FL_ESTORE;
+	}
+	sqlite3_bind_text(s, 1, like.ptr, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(s, 2, q, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 3, limit);
+	fl_buf_free(&like);
+	if ((r = collect(st, p, s, sizeof(*out->tags), read_found_tag, (void **)&out->tags,
+			 &out->ntags, 0, NULL, "search tags")))
+		return r;
+	return search_subject(st, p, q, limit, out);
+}

@@ -348,6 +348,45 @@ struct fl_web_machine {
 int fl_web_machines(fl_store *st, fl_pool *p, const char *state, struct fl_web_machine **out,
 		    size_t *n);
 
+/* ---- a commit, and finding one ---- */
+
+/* The stored rows of the commit with this full sha, one per tree that has
+ * it (tree NULL: every tree), by tree name; *n 0 for none. */
+int fl_web_commit_rows(fl_store *st, fl_pool *p, const char *sha, const char *tree,
+		       struct fl_web_commit **out, size_t *n);
+/* The runs of the commit (full sha, any tree), any benchmark, machine and
+ * status, newest first, a page of them. */
+int fl_web_commit_run_list(fl_store *st, fl_pool *p, const char *sha, unsigned page,
+			   unsigned per_page, struct fl_web_run **out, size_t *n, int *more);
+/* The regressions the commit is the good, the bad or the culprit of, newest first (at most
+ * 100). */
+int fl_web_commit_regressions(fl_store *st, fl_pool *p, const char *sha,
+			      struct fl_web_regression **out, size_t *n);
+/* The bisections the commit is the good, the bad, the culprit or a step of, newest first
+ * (at most 100). */
+int fl_web_commit_bisections(fl_store *st, fl_pool *p, const char *sha,
+			     struct fl_web_bisection **out, size_t *n);
+
+/*
+ * What the search box finds for q (at most limit of each, newest first):
+ * commits whose sha starts with q (4 to 40 hex digits), tags (tested tags
+ * and baselines) named q or starting with it, and commits whose subject
+ * holds every word of q (up to 8 words; LIKE's wildcards are taken
+ * literally). FL_EINVAL for an empty q or one over 200 bytes.
+ */
+struct fl_web_found_tag {
+	const char *tree, *name;
+	struct fl_web_commit commit;
+};
+struct fl_web_search {
+	struct fl_web_commit *by_sha, *by_subject;
+	size_t nsha, nsubject;
+	struct fl_web_found_tag *tags;
+	size_t ntags;
+};
+int fl_web_search(fl_store *st, fl_pool *p, const char *q, unsigned limit,
+		  struct fl_web_search *out);
+
 /* ---- what the model compares and plots (web/model.h) ---- */
 
 /* A machine's id by its name: FL_ENOTFOUND naming it when there is none. */

@@ -4,7 +4,9 @@
  * dashboard from a running "faultline serve"; the rendered DOM
  * (--dump-dom) must hold the SVG plots with both kernels' series, the strip
  * plot with every sample, the dashboard's tag table with its verdicts, and
- * the hostile commit subject and tag name as text, not as elements.
+ * the hostile commit subject and tag name as text, not as elements; the
+ * dashboard's compare link with two trees sharing tag names; a regression's
+ * and a commit's page.
  * Screenshots go to <build>/artifacts/web/ for CI to keep. Exits 77 (ctest
  * SKIP_RETURN_CODE) only when chromium is not installed.
  */
@@ -288,6 +290,32 @@ static void test_compare_link_names_its_tree(void **state)
 	screenshot(href, "compare-tags.png");
 }
 
+/* A regression's page and a commit's page as the browser built them (issue 23). */
+static void test_regression_and_commit_pages(void **state)
+{
+	char path[128], *html;
+
+	(void)state;
+	html = dom("/regression/1");
+	assert_non_null(strstr(html, "<span class=\"headline\">"));
+	assert_non_null(strstr(html, "regression=1"));
+	free(html);
+	screenshot("/regression/1", "regression.png");
+	snprintf(path, sizeof(path), "/commit/%s", env.w.sha[WF_CULPRIT]);
+	html = dom(path);
+	assert_non_null(strstr(html, "<p class=\"subject\">" WF_CULPRIT_SUBJECT "</p>"));
+	assert_non_null(strstr(html, "<table class=\"regressions\">"));
+	assert_non_null(strstr(html, "class=\"web-url\""));
+	free(html);
+	screenshot(path, "commit.png");
+	/* the hostile subject on its commit's page is text */
+	snprintf(path, sizeof(path), "/commit/%s", env.w.sha[WF_XSS]);
+	html = dom(path);
+	assert_non_null(strstr(html, "&lt;script&gt;alert(1)&lt;/script&gt;"));
+	assert_null(strstr(html, "<script"));
+	free(html);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -296,6 +324,7 @@ int main(void)
 	    cmocka_unit_test(test_escaped_in_the_browser),
 	    cmocka_unit_test(test_dashboard_page),
 	    cmocka_unit_test(test_compare_link_names_its_tree),
+	    cmocka_unit_test(test_regression_and_commit_pages),
 	};
 
 	if (!fl_which("chromium")) {

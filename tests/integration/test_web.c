@@ -1458,6 +1458,75 @@ static void test_one_headline(void **state)
 	assert_int_equal(wf_sql(db, "UPDATE regressions SET change = -25.0 WHERE id = 1"), 0);
 }
 
+/*
+ * A commit's page: subject, author, tags, its tree's web view through
+ * trees[].web_url, and the runs, regressions and bisections touching it;
+ * every sha elsewhere links to it; the search box finds commits by sha
+ * prefix, tags and subject words (issue 23).
+ */
+static void test_commit_page_and_search(void **state)
+{
+	char path[200], needle[400];
+	struct reply r;
+	json_t *j;
+
+	(void)state;
+	snprintf(path, sizeof(path), "/commit/%s", env.w.sha[WF_CULPRIT]);
+	expect_page(path, 200, "<p class='subject'>" WF_CULPRIT_SUBJECT "</p>");
+	expect_page(path, 200, "<dt>author</dt><dd>A. Developer</dd>");
+	snprintf(needle, sizeof(needle),
+		 "<a class='web-url' href='https://git.example.org/linux.git/commit/?id=%s'>",
+		 env.w.sha[WF_CULPRIT]);
+	expect_page(path, 200, needle);
+	expect_page(path, 200, "<a href='/regression/1'>1</a>");
+	expect_page(path, 200, "<a href='/regression/2'>2</a>");
+	expect_page(path, 200, "<a href='/bisect/1'>1</a>");
+	snprintf(needle, sizeof(needle), "<a href='/run/%lld'>", (long long)env.w.run[WF_CULPRIT][0]);
+	expect_page(path, 200, needle);
+	/* a tag's commit shows its tags; a prefix names it; the tree may be named */
+	snprintf(path, sizeof(path), "/commit/%.10s?tree=mainline", env.w.sha[7]);
+	expect_page(path, 200, "<span class='tag'>v3.17-rc7</span>");
+	expect_page("/commit/v3.17?tree=mainline", 200, "<span class='tag'>v3.17</span>");
+	expect_page("/commit/abcd", 400, "ambiguous revision");
+	expect_page("/commit/0123456789", 404, "unknown revision");
+	snprintf(path, sizeof(path), "/commit/%s?tree=nosuch", env.w.sha[3]);
+	expect_page(path, 404, NULL);
+	/* the hostile subject is text */
+	snprintf(path, sizeof(path), "/commit/%s", env.w.sha[WF_XSS]);
+	request(NULL, path, &r);
+	assert_int_equal(r.status, 200);
+	assert_non_null(strstr(r.body.ptr, "&lt;script&gt;alert(1)&lt;/script&gt;"));
+	assert_null(strstr(r.body.ptr, "<script"));
+	done(&r);
+	snprintf(path, sizeof(path), "/api/commit/%s", env.w.sha[WF_CULPRIT]);
+	j = api(path, 200);
+	assert_string_equal(
+	    json_string_value(json_object_get(json_object_get(j, "commit"), "subject")),
+	    WF_CULPRIT_SUBJECT);
+	assert_int_equal(json_array_size(json_object_get(j, "regressions")), 2);
+	assert_true(json_array_size(json_object_get(j, "runs")) >= WF_RUNS);
+	json_decref(j);
+
+	/* every page has the search box; it finds a sha prefix, a tag and subject words */
+	expect_page("/", 200, "<form class=\"search\" method=\"get\" action=\"/search\"");
+	snprintf(needle, sizeof(needle), "<a class='sha' href='/commit/%s'", env.w.sha[WF_CULPRIT]);
+	expect_page("/search?q=05b84301", 200, needle);
+	expect_page("/search?q=v3.18-rc", 200, "<span class='tag'>v3.18-rc1</span> in <a "
+					      "href='/tree/mainline'>mainline</a>");
+	expect_page("/search?q=res_counter%20memcontrol", 200, needle);
+	expect_page("/search?q=%3Cscript%3E", 200,
+		    "<span class='subject'>&lt;script&gt;alert(1)&lt;/script&gt;</span>");
+	request(NULL, "/search?q=%25", &r); /* LIKE's wildcard is taken literally */
+	assert_int_equal(r.status, 200);
+	assert_null(strstr(r.body.ptr, "class='sha'"));
+	done(&r);
+	j = api("/api/search?q=memcontrol", 200); /* the culprit and its revert */
+	assert_int_equal(json_array_size(json_object_get(j, "by_subject")), 2);
+	assert_int_equal(json_array_size(json_object_get(j, "by_sha")), 0);
+	json_decref(j);
+	expect_page("/api/search", 400, "missing parameter");
+}
+
 /* Runs of commit id on numa2, ok, the fixture's samples of commit i. */
 static void ok_runs(fl_store *st, int64_t commit, int i)
 {
@@ -1651,6 +1720,7 @@ int main(void)
 	    cmocka_unit_test(test_baremetal_run_page),
 	    cmocka_unit_test(test_short_shas),
 	    cmocka_unit_test(test_one_headline),
+	    cmocka_unit_test(test_commit_page_and_search),
 	    cmocka_unit_test(test_access_log_and_shutdown),
 	    cmocka_unit_test(test_refuses_to_start),
 	};
