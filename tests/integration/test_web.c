@@ -1636,22 +1636,73 @@ static void test_history_order_and_revert_ref(void **state)
 	}
 }
 
+/* A line of log in the Common Log Format for this request line and status
+ * (bytes: a count, or "-" when 0): 127.0.0.1 - - [dd/Mon/yyyy:hh:mm:ss +0000]
+ * "req" status bytes. */
+static int clf_line(const char *log, const char *req, int status, int bytes)
+{
+	for (const char *l = log; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		char day[3], mon[4], tail[5000], got[4200];
+		int y, hh, mm, ss, st, n = 0;
+		const char *q;
+
+		if (strncmp(l, "127.0.0.1 - - [", 15) ||
+		    sscanf(l + 15, "%2[0-9]/%3[A-Za-z]/%4d:%2d:%2d:%2d +0000] \"%n", day, mon, &y,
+			   &hh, &mm, &ss, &n) != 6 ||
+		    !n)
+			continue;
+		q = l + 15 + n;
+		/* the request line ends at the first '"' not escaped */
+		n = 0;
+		while (q[n] && q[n] != '\n' && q[n] != '"' && n < (int)sizeof(got) - 2) {
+			if (q[n] == '\\' && q[n + 1]) {
+				got[n] = q[n];
+				n++;
+			}
+			got[n] = q[n];
+			n++;
+		}
+		got[n] = '\0';
+		if (q[n] != '"' || strcmp(got, req))
+			continue;
+		if (sscanf(q + n + 1, " %d %4999[^\n]", &st, tail) != 2 || st != status)
+			continue;
+		if (bytes ? strspn(tail, "0123456789") == strlen(tail) && *tail != '0'
+			  : !strcmp(tail, "-"))
+			return 1;
+	}
+	print_error("no access log line \"%s\" %d among:\n", req, status);
+	for (const char *l = log; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (!strncmp(l, "127.0.0.1 - - [", 15))
+			print_error("%.*s\n", (int)strcspn(l, "\n"), l);
+	return 0;
+}
+
 static void test_access_log_and_shutdown(void **state)
 {
+	struct reply r;
 	fl_buf log = FL_BUF_INIT;
 	char line[1024];
 	FILE *f;
 
 	(void)state;
 	expect_page("/run/1?page=1", 200, NULL);
+	request("HEAD", "/runs", &r);
+	done(&r);
+	request(NULL, "/nothing\"<x>\xff", &r); /* what a log must not take as it is */
+	assert_int_equal(r.status, 404);
+	done(&r);
 	assert_int_equal(wf_stop(&env.srv), 0);
 	f = fopen(env.errlog, "r");
 	assert_non_null(f);
 	while (fgets(line, sizeof(line), f))
 		fl_buf_adds(&log, line);
 	fclose(f);
-	assert_non_null(strstr(log.ptr, "serve: 127.0.0.1 \"GET /run/1?page=1\" 200 "));
-	assert_non_null(strstr(log.ptr, "\"POST /runs\" 405 "));
+	/* Common Log Format: host ident user [time] "request line" status bytes (issue 23) */
+	assert_true(clf_line(log.ptr, "GET /run/1?page=1 HTTP/1.1", 200, 1));
+	assert_true(clf_line(log.ptr, "POST /runs HTTP/1.1", 405, 1));
+	assert_true(clf_line(log.ptr, "GET /nothing\\\"<x>%ff HTTP/1.1", 404, 1));
+	assert_true(clf_line(log.ptr, "HEAD /runs HTTP/1.1", 200, 0));
 	assert_non_null(strstr(log.ptr, "serve: Terminated, stopping"));
 	fl_buf_free(&log);
 }
