@@ -1612,3 +1612,65 @@ int fl_web_search(fl_store *st, fl_pool *p, const char *q, unsigned limit,
 		return r;
 	return search_subject(st, p, q, limit, out);
 }
+
+/* ---- what /metrics reports ---- */
+
+static void read_count(sqlite3_stmt *s, fl_pool *p, void *row)
+{
+	struct fl_web_count *c = row;
+
+	c->a = col_text(s, p, 0);
+	c->b = col_text(s, p, 1);
+	c->n = sqlite3_column_int64(s, 2);
+}
+
+int fl_web_counts(fl_store *st, fl_pool *p, enum fl_web_count_of of, struct fl_web_count **out,
+		  size_t *n)
+{
+	static const char *const sql[] = {
+	    [FL_WEB_COUNT_JOBS] = "SELECT kind, state, count(*) FROM jobs GROUP BY kind, state "
+				  "ORDER BY kind, state",
+	    [FL_WEB_COUNT_RUNS] = "SELECT status, NULL, count(*) FROM runs GROUP BY status "
+				  "ORDER BY status",
+	    [FL_WEB_COUNT_REPORTS] = "SELECT state, NULL, count(*) FROM reports GROUP BY state "
+				     "ORDER BY state",
+	    [FL_WEB_COUNT_MACHINES] = "SELECT state, NULL, count(*) FROM machines GROUP BY state "
+				      "ORDER BY state",
+	};
+	sqlite3_stmt *s;
+
+	if ((unsigned)of >= sizeof(sql) / sizeof(sql[0]))
+		return fl_error_set(FL_EINVAL, "counts: no such list %d", (int)of);
+	if (fl_store_prepare(st, &s, sql[of]))
+		return FL_ESTORE;
+	return collect(st, p, s, sizeof(**out), read_count, (void **)out, n, 0, NULL, "counts");
+}
+
+static void read_span(sqlite3_stmt *s, fl_pool *p, void *row)
+{
+	struct fl_web_span *x = row;
+
+	(void)p;
+	x->from_ms = sqlite3_column_int64(s, 0);
+	x->to_ms = sqlite3_column_int64(s, 1);
+}
+
+int fl_web_spans(fl_store *st, fl_pool *p, enum fl_web_span_of of, struct fl_web_span **out,
+		 size_t *n)
+{
+	static const char *const sql[] = {
+	    [FL_WEB_SPAN_BUILD] = "SELECT 0, duration_ms FROM builds WHERE duration_ms IS NOT "
+				  "NULL AND status IN ('ok', 'build-failed')",
+	    [FL_WEB_SPAN_BOOT] = "SELECT created_ms, agent_ms FROM runs WHERE created_ms > 0 AND "
+				 "agent_ms > 0",
+	    [FL_WEB_SPAN_MEASURE] = "SELECT first_sample_ms, ended_ms FROM runs WHERE "
+				    "first_sample_ms > 0 AND ended_ms > 0",
+	};
+	sqlite3_stmt *s;
+
+	if ((unsigned)of >= sizeof(sql) / sizeof(sql[0]))
+		return fl_error_set(FL_EINVAL, "spans: no such list %d", (int)of);
+	if (fl_store_prepare(st, &s, sql[of]))
+		return FL_ESTORE;
+	return collect(st, p, s, sizeof(**out), read_span, (void **)out, n, 0, NULL, "spans");
+}

@@ -387,6 +387,35 @@ struct fl_web_search {
 int fl_web_search(fl_store *st, fl_pool *p, const char *q, unsigned limit,
 		  struct fl_web_search *out);
 
+/* ---- what /metrics reports: counts and spans, formatted by the page ---- */
+
+/* How many rows have each value (a, and b for two columns) of: */
+enum fl_web_count_of {
+	FL_WEB_COUNT_JOBS,     /* jobs by kind (a) and state (b) */
+	FL_WEB_COUNT_RUNS,     /* runs by status (a) */
+	FL_WEB_COUNT_REPORTS,  /* mails by state (a): pending, sent, failed */
+	FL_WEB_COUNT_MACHINES, /* machines by state (a): online, broken */
+};
+struct fl_web_count {
+	const char *a, *b; /* b NULL for one column */
+	int64_t n;
+};
+int fl_web_counts(fl_store *st, fl_pool *p, enum fl_web_count_of of, struct fl_web_count **out,
+		  size_t *n);
+
+/* When something started and ended, ms (a build's: 0 and its duration). */
+enum fl_web_span_of {
+	FL_WEB_SPAN_BUILD,   /* finished builds: their make time */
+	FL_WEB_SPAN_BOOT,    /* runs: the machine's start to the agent's first record */
+	FL_WEB_SPAN_MEASURE, /* runs: the first sample to the end */
+};
+struct fl_web_span {
+	int64_t from_ms, to_ms;
+};
+/* Every finished one (both ends known), in no order. */
+int fl_web_spans(fl_store *st, fl_pool *p, enum fl_web_span_of of, struct fl_web_span **out,
+		 size_t *n);
+
 /* ---- what the model compares and plots (web/model.h) ---- */
 
 /* A machine's id by its name: FL_ENOTFOUND naming it when there is none. */

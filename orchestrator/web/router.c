@@ -26,6 +26,7 @@ static const struct route {
     {"/compare", 1, 1, fl_ui_compare},
     {"/commit/", 0, 1, fl_ui_commit},
     {"/search", 1, 1, fl_ui_search},
+    {"/metrics", 1, 0, fl_ui_metrics},
     {"/static/", 0, 0, fl_ui_static},
     {NULL, 0, 0, NULL},
 };

@@ -24,6 +24,8 @@ void fl_ui_compare(struct fl_web_req *req, struct fl_web_resp *resp);
 void fl_ui_try(struct fl_web_req *req, struct fl_web_resp *resp);
 void fl_ui_commit(struct fl_web_req *req, struct fl_web_resp *resp);
 void fl_ui_search(struct fl_web_req *req, struct fl_web_resp *resp);
+/* /metrics: Prometheus's text format (ui-metrics.c). */
+void fl_ui_metrics(struct fl_web_req *req, struct fl_web_resp *resp);
 /* Files under web/static/ (static.c). */
 void fl_ui_static(struct fl_web_req *req, struct fl_web_resp *resp);
 

@@ -1527,6 +1527,76 @@ static void test_commit_page_and_search(void **state)
 	expect_page("/api/search", 400, "missing parameter");
 }
 
+/* A sample of promcheck.py's output ("name{k=v,...} value") is there. */
+static void expect_sample(const char *parsed, const char *line)
+{
+	char needle[300];
+
+	snprintf(needle, sizeof(needle), "%s\n", line);
+	if (!strstr(parsed, needle)) {
+		print_error("/metrics lacks %s in:\n", line);
+		for (const char *l = parsed; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != 0))
+			if (!strstr(l, "_bucket") || strstr(l, "le=60"))
+				print_error("  %.*s\n", (int)strcspn(l, "\n"), l);
+	}
+	assert_non_null(strstr(parsed, needle));
+}
+
+/*
+ * /metrics in Prometheus's text format 0.0.4, read back by prometheus_client's
+ * parser: the queue by kind and state, runs by status, build, boot and
+ * measure durations, mails pending and failed, machines broken (issue 23).
+ */
+static void test_metrics(void **state)
+{
+	char path[300], cmd[900], *parsed;
+	struct reply r;
+	FILE *f;
+
+	(void)state;
+	request(NULL, "/metrics", &r);
+	assert_int_equal(r.status, 200);
+	assert_string_equal(r.type, "text/plain; version=0.0.4; charset=utf-8");
+	snprintf(path, sizeof(path), "%s/metrics.txt", env.dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(r.body.ptr, f);
+	fclose(f);
+	done(&r);
+	/* Debian's python, whose python3-prometheus-client it is (as smtpsink.h's aiosmtpd) */
+	snprintf(cmd, sizeof(cmd), "/usr/bin/python3 %s/tests/integration/promcheck.py %s >%s.parsed",
+		 FL_SOURCE_DIR, path, path);
+	assert_int_equal(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "%s.parsed", path);
+	parsed = wf_slurp(cmd, NULL);
+	assert_non_null(parsed);
+	/* the last tag's compare job waits for its runs; one run job queued, one running */
+	expect_sample(parsed, "faultline_jobs{kind=compare,state=waiting} 1");
+	expect_sample(parsed, "faultline_jobs{kind=run,state=queued} 3");
+	expect_sample(parsed, "faultline_jobs{kind=try,state=running} 0");
+	/* the fixture's run in progress and test_writer_not_blocked's */
+	expect_sample(parsed, "faultline_runs{status=running} 2");
+	expect_sample(parsed, "faultline_runs{status=panic} 1");
+	expect_sample(parsed, "faultline_mails{state=pending} 1");
+	expect_sample(parsed, "faultline_mails{state=sent} 1");
+	expect_sample(parsed, "faultline_mails{state=failed} 0");
+	expect_sample(parsed, "faultline_machines{state=broken} 1");
+	expect_sample(parsed, "faultline_machines_broken 1");
+	/* the environment run: 41.0 s to the agent, 47.7 s of samples; builds of 1 s */
+	expect_sample(parsed, "faultline_boot_duration_seconds_bucket{le=30} 0");
+	expect_sample(parsed, "faultline_boot_duration_seconds_bucket{le=60} 1");
+	expect_sample(parsed, "faultline_boot_duration_seconds_sum 41");
+	expect_sample(parsed, "faultline_measure_duration_seconds_sum 47.7");
+	expect_sample(parsed, "faultline_build_duration_seconds_bucket{le=1} 20");
+	expect_sample(parsed, "faultline_build_info{version=0.1.0} 1");
+	free(parsed);
+	/* not under /api/, and only GET and HEAD */
+	expect_page("/api/metrics", 404, NULL);
+	request("POST", "/metrics", &r);
+	assert_int_equal(r.status, 405);
+	done(&r);
+}
+
 /* Runs of commit id on numa2, ok, the fixture's samples of commit i. */
 static void ok_runs(fl_store *st, int64_t commit, int i)
 {
@@ -1766,6 +1836,7 @@ int main(void)
 	    cmocka_unit_test(test_static_files),
 	    cmocka_unit_test(test_methods_and_unknown_paths),
 	    cmocka_unit_test(test_writer_not_blocked),
+	    cmocka_unit_test(test_metrics),
 	    cmocka_unit_test(test_tag_in_two_trees),
 	    cmocka_unit_test(test_history_order_and_revert_ref),
 	    cmocka_unit_test(test_baremetal_run_page),
