@@ -172,15 +172,22 @@ static void series(fl_buf *out, const struct fl_svg_series *s, const struct fram
 		fl_html_addf(out, "<circle cx='%.1f' cy='%.1f' r='3' fill='%s'/>", px(f, s->x[i]),
 			     py(f, s->y[i]), color);
 	}
-	fl_html_addf(out, "<text x='%d' y='%d' font-size='11' fill='%s'>%s</text></g>",
-		     f->right - 200, f->top + 12 + 14 * (int)index, color, s->label);
+	/* the legend under the plot, where no line runs */
+	fl_html_addf(out,
+		     "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='%s' stroke-width='2'%S/>"
+		     "<text x='%d' y='%d' font-size='11' fill='%s'>%s</text></g>",
+		     f->left, f->bottom + 44 + 14 * (int)index - 4, f->left + 18,
+		     f->bottom + 44 + 14 * (int)index - 4, color,
+		     s->dashed ? " stroke-dasharray='6 4'" : "", f->left + 24,
+		     f->bottom + 44 + 14 * (int)index, color, s->label);
 }
 
 void fl_svg_lines(fl_buf *out, const struct fl_svg_plot *p)
 {
-	int w = p->width ? p->width : 640, h = p->height ? p->height : 360;
+	int legend = 14 * (int)p->nseries + 8;
+	int w = p->width ? p->width : 640, h = p->height ? p->height : 360 + legend;
 	struct frame f = {.left = 60, .right = w - (p->ref != 0 ? 50 : 10), .top = 24,
-			  .bottom = h - 40};
+			  .bottom = h - 40 - legend};
 
 	data_range(p, &f);
 	fl_html_addf(out,

@@ -81,6 +81,11 @@ static void series_plot(fl_buf *out, fl_pool *p, const struct tree_page *tp)
 		marks[i] = (double)s->cps[i].index - 0.5;
 	plot.marks = marks;
 	plot.nmarks = s->ncps;
+	/* the right axis: each level against the page's first position */
+	if (s->n > 1) {
+		plot.ref = y[0];
+		plot.reflabel = s->pts[0].tag ? s->pts[0].tag : names[0];
+	}
 	snprintf(title, 256, "%s %s %s %u tasks on %s", s->benchmark, s->metric, s->mode, s->tasks,
 		 s->machine);
 	fl_buf_adds(out, "<figure class='plot trend'>");
