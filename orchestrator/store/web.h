@@ -87,7 +87,7 @@ struct fl_web_tree {
 	size_t ntags;
 };
 
-/* Every tree with its 'latest' newest commits (by commit time) and, when
+/* Every tree with its 'latest' newest commits (in history order: store/web.c's HISTORY_DESC, by commits.depth; never a revert's or a try's commit) and, when
  * latest is not 0, every tag the watch service saw in it, in no order and
  * without verdicts (the model orders them by version: web/model.h). */
 int fl_web_trees(fl_store *st, fl_pool *p, size_t latest, struct fl_web_tree **out, size_t *n);
@@ -434,7 +434,7 @@ int fl_web_job_commit_runs(fl_store *st, int64_t job_id, const char *sha, const 
 			   const char *machine, int64_t **ids, size_t *n);
 
 /* The newest ok run of a tree, optionally of a benchmark and a machine (NULL:
- * any): the newest commit (by commit time) that has one, then its newest
+ * any): the newest commit (in history order, not a revert's or try's) that has one, then its newest
  * run; *run 0 when there is none, else its benchmark and machine. */
 int fl_web_newest_run(fl_store *st, fl_pool *p, int64_t tree_id, const char *benchmark,
 		      const char *machine, int64_t *run, const char **benchmark_out,
@@ -454,7 +454,8 @@ struct fl_web_series_point {
 int fl_web_tag_positions(fl_store *st, fl_pool *p, int64_t tree_id, int64_t machine_id,
 			 const char *benchmark, struct fl_web_series_point **out, size_t *n);
 /* The commits of the tree with ok runs of benchmark on the machine, a page
- * of them, newest first (by commit time), without values. */
+ * of them, newest first in history order (commits.depth, then commit time for rows
+ * without it), never a revert's or a try's commit, without values. */
 int fl_web_commit_positions(fl_store *st, fl_pool *p, int64_t tree_id, int64_t machine_id,
 			    const char *benchmark, unsigned page, unsigned per_page,
 			    struct fl_web_series_point **out, size_t *n, int *more);
