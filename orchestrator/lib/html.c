@@ -81,7 +81,8 @@ void fl_html_addf(fl_buf *out, const char *fmt, ...)
 		} else if (p[0] == '.' && p[1] >= '0' && p[1] <= '9' && p[2] == 'f') {
 			fl_buf_addf(out, "%.*f", p[1] - '0', va_arg(ap, double));
 			p += 2;
-		} else if (p[0] == '+' && p[1] == '.' && p[2] >= '0' && p[2] <= '9' && p[3] == 'f') {
+		} else if (p[0] == '+' && p[1] == '.' && p[2] >= '0' && p[2] <= '9' &&
+			   p[3] == 'f') {
 			fl_buf_addf(out, "%+.*f", p[2] - '0', va_arg(ap, double));
 			p += 3;
 		} else if (*p == '%')

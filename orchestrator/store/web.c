@@ -36,7 +36,8 @@ static double col_num(sqlite3_stmt *s, int col)
  * first-parent line (commits.depth, migration 14), then, for rows stored
  * without it, by commit time; the id breaks ties.
  */
-#define HISTORY_DESC(c) " ORDER BY " c ".depth IS NULL, " c ".depth DESC, " c ".time DESC, " c ".id DESC"
+#define HISTORY_DESC(c)                                                                            \
+	" ORDER BY " c ".depth IS NULL, " c ".depth DESC, " c ".time DESC, " c ".id DESC"
 /*
  * Commit c (SQL) is in its tree's history: not a commit faultline made
  * itself, kept alive by a private ref (a revert check's
@@ -44,7 +45,7 @@ static double col_num(sqlite3_stmt *s, int col)
  * otherwise pass for the tree's newest commit.
  */
 #define IN_HISTORY(c)                                                                              \
-	"NOT EXISTS (SELECT 1 FROM reverts v WHERE v.commit_sha = " c ".sha) AND NOT EXISTS "    \
+	"NOT EXISTS (SELECT 1 FROM reverts v WHERE v.commit_sha = " c ".sha) AND NOT EXISTS "      \
 	"(SELECT 1 FROM tries y WHERE y.commit_sha = " c ".sha)"
 
 static void read_commit(sqlite3_stmt *s, fl_pool *p, int col, struct fl_web_commit *c)
@@ -148,13 +149,11 @@ static int tree_latest(fl_store *st, fl_pool *p, struct fl_web_tree *t, size_t l
 {
 	sqlite3_stmt *s;
 
-	if (fl_store_prepare(
-		st, &s,
-		"SELECT " COMMIT_COLS(
-		    "c",
-		    "t") " FROM commits c JOIN trees t ON "
-			 "t.id = c.tree_id WHERE c.tree_id = ?1 AND " IN_HISTORY("c") HISTORY_DESC("c")
-			 " LIMIT ?2"))
+	if (fl_store_prepare(st, &s,
+			     "SELECT " COMMIT_COLS(
+				 "c", "t") " FROM commits c JOIN trees t ON "
+					   "t.id = c.tree_id WHERE c.tree_id = ?1 AND " IN_HISTORY(
+					       "c") HISTORY_DESC("c") " LIMIT ?2"))
 		return FL_ESTORE;
 	sqlite3_bind_int64(s, 1, t->id);
 	sqlite3_bind_int64(s, 2, (sqlite3_int64)latest);
@@ -439,17 +438,17 @@ static int rev_tag(fl_store *st, fl_pool *p, const char *tree, const char *rev,
 {
 	sqlite3_stmt *s;
 
-	if (fl_store_prepare(st, &s,
-			     "SELECT " COMMIT_COLS(
-				 "c", "t") " FROM watch_tags w JOIN commits c ON c.id = "
-					   "w.commit_id JOIN trees t ON t.id = c.tree_id "
-					   "WHERE w.tag = ?1 AND (?2 IS NULL OR t.name = ?2) "
-					   "UNION SELECT " COMMIT_COLS(
-					       "c", "t") " FROM watch_tags w JOIN commits c "
-							 "ON c.id = w.baseline_commit JOIN "
-							 "trees t ON t.id = c.tree_id WHERE "
-							 "w.baseline = ?1 AND (?2 IS NULL OR "
-							 "t.name = ?2) ORDER BY 3 LIMIT 16"))
+	if (fl_store_prepare(
+		st, &s,
+		"SELECT " COMMIT_COLS("c", "t") " FROM watch_tags w JOIN commits c ON c.id = "
+						"w.commit_id JOIN trees t ON t.id = c.tree_id "
+						"WHERE w.tag = ?1 AND (?2 IS NULL OR t.name = ?2) "
+						"UNION SELECT " COMMIT_COLS(
+						    "c", "t") " FROM watch_tags w JOIN commits c "
+							      "ON c.id = w.baseline_commit JOIN "
+							      "trees t ON t.id = c.tree_id WHERE "
+							      "w.baseline = ?1 AND (?2 IS NULL OR "
+							      "t.name = ?2) ORDER BY 3 LIMIT 16"))
 		return FL_ESTORE;
 	sqlite3_bind_text(s, 1, rev, -1, SQLITE_STATIC);
 	fl_store_bind_opt(s, 2, tree);
@@ -469,14 +468,16 @@ int fl_web_rev_resolve(fl_store *st, fl_pool *p, const char *tree, const char *r
 	if ((r = rev_check(rev)) || (r = rev_tag(st, p, tree, rev, &rows, &n)))
 		return r;
 	if (n)
-		return rev_one(rev, "the tag is on both: name the tree (tree=) or the commit by its sha",
+		return rev_one(rev,
+			       "the tag is on both: name the tree (tree=) or the commit by its sha",
 			       rows, n, out);
 	if (!rev_hex(rev, hex))
-		return fl_error_set(FL_ENOTFOUND,
-				    "unknown revision '%s'%s%s: no tested tag has this name; name a "
-				    "stored commit by its sha (at least 4 hex digits) or a release "
-				    "name ending in -g<sha>",
-				    rev, tree ? " in tree " : "", tree ? tree : "");
+		return fl_error_set(
+		    FL_ENOTFOUND,
+		    "unknown revision '%s'%s%s: no tested tag has this name; name a "
+		    "stored commit by its sha (at least 4 hex digits) or a release "
+		    "name ending in -g<sha>",
+		    rev, tree ? " in tree " : "", tree ? tree : "");
 	if (fl_store_prepare(
 		st, &s,
 		"SELECT " COMMIT_COLS(
@@ -490,9 +491,10 @@ int fl_web_rev_resolve(fl_store *st, fl_pool *p, const char *tree, const char *r
 			 "resolve revision")))
 		return r;
 	if (!n)
-		return fl_error_set(FL_ENOTFOUND,
-				    "unknown revision '%s'%s%s: no tested tag or stored commit matches",
-				    rev, tree ? " in tree " : "", tree ? tree : "");
+		return fl_error_set(
+		    FL_ENOTFOUND,
+		    "unknown revision '%s'%s%s: no tested tag or stored commit matches", rev,
+		    tree ? " in tree " : "", tree ? tree : "");
 	return rev_one(rev, "give more digits", rows, n, out);
 }
 
@@ -511,8 +513,7 @@ int fl_web_commit_tags(fl_store *st, fl_pool *p, int64_t commit_id, const char *
 			     "IS NOT NULL"))
 		return FL_ESTORE;
 	sqlite3_bind_int64(s, 1, commit_id);
-	return collect(st, p, s, sizeof(**out), read_name, (void **)out, n, 0, NULL,
-		       "commit tags");
+	return collect(st, p, s, sizeof(**out), read_name, (void **)out, n, 0, NULL, "commit tags");
 }
 
 /* ---- runs ---- */
@@ -1298,15 +1299,14 @@ int fl_web_newest_run(fl_store *st, fl_pool *p, int64_t tree_id, const char *ben
 	if (fl_store_prepare(
 		st, &s,
 		"WITH newest(id) AS (SELECT c.id FROM commits c WHERE c.tree_id = ?1 AND EXISTS "
-		"(" FL_RUNS_OF_COMMIT("c.id", NEWEST_RUN_OK) ") AND " IN_HISTORY("c") HISTORY_DESC("c")
-							     " LIMIT 1) SELECT r.id, r.benchmark, "
-							     "m.name FROM runs r JOIN machines m "
-							     "ON m.id = r.machine_id WHERE r.id "
-							     "IN (" FL_RUNS_OF_COMMIT(
-								 "SELECT id FROM newest",
-								 NEWEST_RUN_OK) ") ORDER BY "
-										"r.id DESC "
-										"LIMIT 1"))
+		"(" FL_RUNS_OF_COMMIT("c.id", NEWEST_RUN_OK) ") AND " IN_HISTORY("c")
+		    HISTORY_DESC("c") " LIMIT 1) SELECT r.id, r.benchmark, "
+				      "m.name FROM runs r JOIN machines m "
+				      "ON m.id = r.machine_id WHERE r.id "
+				      "IN (" FL_RUNS_OF_COMMIT("SELECT id FROM newest",
+							       NEWEST_RUN_OK) ") ORDER BY "
+									      "r.id DESC "
+									      "LIMIT 1"))
 		return FL_ESTORE;
 	sqlite3_bind_int64(s, 1, tree_id);
 	fl_store_bind_opt(s, 2, benchmark);
@@ -1344,8 +1344,8 @@ int fl_web_commit_positions(fl_store *st, fl_pool *p, int64_t tree_id, int64_t m
 		st, &s,
 		"SELECT " COMMIT_COLS("c", "t") " FROM commits c JOIN trees t ON t.id = "
 						"c.tree_id WHERE c.tree_id = ?1 AND " HAS_RUNS(
-						    "c.id") " AND " IN_HISTORY("c") HISTORY_DESC("c")
-						    " LIMIT ?4 OFFSET ?5"))
+						    "c.id") " AND " IN_HISTORY("c")
+						    HISTORY_DESC("c") " LIMIT ?4 OFFSET ?5"))
 		return FL_ESTORE;
 	sqlite3_bind_int64(s, 1, tree_id);
 	sqlite3_bind_text(s, 2, benchmark, -1, SQLITE_STATIC);
@@ -1446,10 +1446,11 @@ int fl_web_commit_rows(fl_store *st, fl_pool *p, const char *sha, const char *tr
 {
 	sqlite3_stmt *s;
 
-	if (fl_store_prepare(st, &s,
-			     "SELECT " COMMIT_COLS("c", "t") " FROM commits c JOIN trees t ON t.id = "
-							     "c.tree_id WHERE c.sha = ?1 AND (?2 IS "
-							     "NULL OR t.name = ?2) ORDER BY t.name"))
+	if (fl_store_prepare(
+		st, &s,
+		"SELECT " COMMIT_COLS("c", "t") " FROM commits c JOIN trees t ON t.id = "
+						"c.tree_id WHERE c.sha = ?1 AND (?2 IS "
+						"NULL OR t.name = ?2) ORDER BY t.name"))
 		return FL_ESTORE;
 	sqlite3_bind_text(s, 1, sha, -1, SQLITE_STATIC);
 	fl_store_bind_opt(s, 2, tree);
@@ -1463,7 +1464,8 @@ int fl_web_commit_run_list(fl_store *st, fl_pool *p, const char *sha, unsigned p
 	sqlite3_stmt *s;
 
 	if (fl_store_prepare(st, &s,
-			     "SELECT " RUN_COLS RUN_FROM "WHERE r.id IN (SELECT id FROM (" FL_RUNS_OF_COMMIT(
+			     "SELECT " RUN_COLS RUN_FROM
+			     "WHERE r.id IN (SELECT id FROM (" FL_RUNS_OF_COMMIT(
 				 "SELECT id FROM commits WHERE sha = ?1",
 				 "1") ") ORDER BY id DESC LIMIT ?2 OFFSET ?3) ORDER BY r.id DESC"))
 		return FL_ESTORE;
@@ -1479,8 +1481,9 @@ int fl_web_commit_regressions(fl_store *st, fl_pool *p, const char *sha,
 	sqlite3_stmt *s;
 
 	if (fl_store_prepare(st, &s,
-			     REGRESSION_SELECT " WHERE gc.sha = ?1 OR bc.sha = ?1 OR xb.culprit = ?1 "
-					       "ORDER BY g.id DESC LIMIT 100"))
+			     REGRESSION_SELECT
+			     " WHERE gc.sha = ?1 OR bc.sha = ?1 OR xb.culprit = ?1 "
+			     "ORDER BY g.id DESC LIMIT 100"))
 		return FL_ESTORE;
 	sqlite3_bind_text(s, 1, sha, -1, SQLITE_STATIC);
 	return collect(st, p, s, sizeof(**out), read_regression, (void **)out, n, 0, NULL,
@@ -1493,9 +1496,10 @@ int fl_web_commit_bisections(fl_store *st, fl_pool *p, const char *sha,
 	sqlite3_stmt *s;
 
 	if (fl_store_prepare(st, &s,
-			     BISECTION_SELECT "WHERE b.good = ?1 OR b.bad = ?1 OR b.culprit = ?1 OR "
-					      "b.id IN (SELECT bisection_id FROM bisect_steps WHERE "
-					      "commit_sha = ?1) ORDER BY b.id DESC LIMIT 100"))
+			     BISECTION_SELECT
+			     "WHERE b.good = ?1 OR b.bad = ?1 OR b.culprit = ?1 OR "
+			     "b.id IN (SELECT bisection_id FROM bisect_steps WHERE "
+			     "commit_sha = ?1) ORDER BY b.id DESC LIMIT 100"))
 		return FL_ESTORE;
 	sqlite3_bind_text(s, 1, sha, -1, SQLITE_STATIC);
 	return collect(st, p, s, sizeof(**out), read_bisection, (void **)out, n, 0, NULL,
@@ -1575,11 +1579,12 @@ int fl_web_search(fl_store *st, fl_pool *p, const char *q, unsigned limit,
 	if (!len || len > 200)
 		return fl_error_set(FL_EINVAL, "bad search: %s", len ? "over 200 bytes" : "empty");
 	if (len >= 4 && len <= 40 && is_hex(q, len) && rev_hex(q, hex)) {
-		if (fl_store_prepare(st, &s,
-				     "SELECT " COMMIT_COLS("c", "t") " FROM commits c JOIN trees t ON "
-								     "t.id = c.tree_id WHERE c.sha >= ?1 "
-								     "AND c.sha < ?1 || 'g' ORDER BY "
-								     "c.time DESC, c.id DESC LIMIT ?2"))
+		if (fl_store_prepare(
+			st, &s,
+			"SELECT " COMMIT_COLS("c", "t") " FROM commits c JOIN trees t ON "
+							"t.id = c.tree_id WHERE c.sha >= ?1 "
+							"AND c.sha < ?1 || 'g' ORDER BY "
+							"c.time DESC, c.id DESC LIMIT ?2"))
 			return FL_ESTORE;
 		sqlite3_bind_text(s, 1, hex, -1, SQLITE_TRANSIENT);
 		sqlite3_bind_int64(s, 2, limit);
@@ -1589,17 +1594,18 @@ int fl_web_search(fl_store *st, fl_pool *p, const char *q, unsigned limit,
 	}
 	like_escaped(&like, q, len);
 	fl_buf_addch(&like, '%');
-	if (fl_store_prepare(st, &s,
-			     "SELECT x.name, " COMMIT_COLS("c", "t") " FROM (SELECT w.tag AS name, "
-								  "w.commit_id AS cid FROM watch_tags "
-								  "w UNION SELECT w.baseline, "
-								  "w.baseline_commit FROM watch_tags w "
-								  "WHERE w.baseline IS NOT NULL) x "
-								  "JOIN commits c ON c.id = x.cid JOIN "
-								  "trees t ON t.id = c.tree_id WHERE "
-								  "x.name LIKE ?1 ESCAPE '\\' ORDER BY "
-								  "x.name = ?2 DESC, c.time DESC LIMIT "
-								  "?3")) {
+	if (fl_store_prepare(
+		st, &s,
+		"SELECT x.name, " COMMIT_COLS("c", "t") " FROM (SELECT w.tag AS name, "
+							"w.commit_id AS cid FROM watch_tags "
+							"w UNION SELECT w.baseline, "
+							"w.baseline_commit FROM watch_tags w "
+							"WHERE w.baseline IS NOT NULL) x "
+							"JOIN commits c ON c.id = x.cid JOIN "
+							"trees t ON t.id = c.tree_id WHERE "
+							"x.name LIKE ?1 ESCAPE '\\' ORDER BY "
+							"x.name = ?2 DESC, c.time DESC LIMIT "
+							"?3")) {
 		fl_buf_free(&like);
 		return FL_ESTORE;
 	}

@@ -87,8 +87,9 @@ struct fl_web_tree {
 	size_t ntags;
 };
 
-/* Every tree with its 'latest' newest commits (in history order: store/web.c's HISTORY_DESC, by commits.depth; never a revert's or a try's commit) and, when
- * latest is not 0, every tag the watch service saw in it, in no order and
+/* Every tree with its 'latest' newest commits (in history order: by
+ * commits.depth, store/web.c's HISTORY_DESC; never a revert's or a try's
+ * commit) and, when latest is not 0, every tag the watch service saw in it, in no order and
  * without verdicts (the model orders them by version: web/model.h). */
 int fl_web_trees(fl_store *st, fl_pool *p, size_t latest, struct fl_web_tree **out, size_t *n);
 int fl_web_tree_get(fl_store *st, fl_pool *p, const char *name, size_t latest,

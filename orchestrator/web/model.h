@@ -29,8 +29,9 @@ struct fl_config;
 
 /* ---- trees and their tags ---- */
 
-/* Every tree with its 'latest' newest commits (in history order: store/web.c's HISTORY_DESC, by commits.depth; never a revert's or a try's commit) and its
- * 'latest' newest tags (by version) with their verdicts. */
+/* Every tree with its 'latest' newest commits (in history order: store/web.c's HISTORY_DESC, by
+ * commits.depth; never a revert's or a try's commit) and its 'latest' newest tags (by version) with
+ * their verdicts. */
 int fl_model_trees(fl_store *st, fl_pool *p, size_t latest, struct fl_web_tree **out, size_t *n);
 int fl_model_tree_get(fl_store *st, fl_pool *p, const char *name, size_t latest,
 		      struct fl_web_tree *out);

@@ -186,8 +186,8 @@ void fl_svg_lines(fl_buf *out, const struct fl_svg_plot *p)
 {
 	int legend = 14 * (int)p->nseries + 8;
 	int w = p->width ? p->width : 640, h = p->height ? p->height : 360 + legend;
-	struct frame f = {.left = 60, .right = w - (p->ref != 0 ? 50 : 10), .top = 24,
-			  .bottom = h - 40 - legend};
+	struct frame f = {
+	    .left = 60, .right = w - (p->ref != 0 ? 50 : 10), .top = 24, .bottom = h - 40 - legend};
 
 	data_range(p, &f);
 	fl_html_addf(out,

@@ -219,8 +219,9 @@ static void bisect_html(fl_buf *out, fl_pool *p, const struct bisect_page *bp)
 	fl_html_addf(out, "<h1>Bisection %lld: %s</h1>\n", (long long)b->id,
 		     b->result ? b->result : b->state);
 	if (b->regression_id) {
-		fl_html_addf(out, "<p class='regression'>Of <a href='/regression/%lld'>regression "
-				  "%lld</a>: ",
+		fl_html_addf(out,
+			     "<p class='regression'>Of <a href='/regression/%lld'>regression "
+			     "%lld</a>: ",
 			     (long long)b->regression_id, (long long)b->regression_id);
 		fl_ui_headline(out, &bp->g);
 		fl_buf_adds(out, " (the comparison that found it).</p>\n");

@@ -17,7 +17,7 @@
 #define RUNS 30
 
 struct commit_page {
-	const char *sha, *tree; /* tree: NULL for any */
+	const char *sha, *tree;	    /* tree: NULL for any */
 	struct fl_web_commit *rows; /* one per tree that has it */
 	size_t nrows;
 	const char **tags;
@@ -60,7 +60,6 @@ static void commit_html(fl_buf *out, const struct fl_config *cfg, const struct c
 	const struct fl_web_commit *c = &cp->rows[0];
 	fl_buf v = FL_BUF_INIT;
 	char abbrev[13];
-
 
 	snprintf(abbrev, sizeof(abbrev), "%s", c->sha);
 	fl_html_addf(out, "<h1>Commit <code title='%s'>%s</code></h1>\n", c->sha, abbrev);
@@ -132,8 +131,8 @@ static int load(struct fl_web_req *req, struct commit_page *cp)
 	cp->sha = c.sha;
 	if ((r = fl_web_commit_rows(req->st, p, cp->sha, cp->tree, &cp->rows, &cp->nrows)) ||
 	    (r = fl_web_commit_tags(req->st, p, cp->rows[0].id, &cp->tags, &cp->ntags)) ||
-	    (r = fl_web_commit_run_list(req->st, p, cp->sha, cp->page, RUNS, &cp->runs,
-					&cp->nruns, &cp->more_runs)) ||
+	    (r = fl_web_commit_run_list(req->st, p, cp->sha, cp->page, RUNS, &cp->runs, &cp->nruns,
+					&cp->more_runs)) ||
 	    (r = fl_web_commit_regressions(req->st, p, cp->sha, &cp->regs, &cp->nregs)) ||
 	    (r = fl_web_commit_bisections(req->st, p, cp->sha, &cp->bis, &cp->nbis)))
 		return r;

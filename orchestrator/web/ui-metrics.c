@@ -72,7 +72,8 @@ static void jobs(fl_buf *out, const struct fl_web_count *c, size_t n)
 {
 	const char *kinds[FL_JOB_NKINDS];
 
-	head(out, "faultline_jobs", "gauge", "Jobs in the watch service's queue by kind and state.");
+	head(out, "faultline_jobs", "gauge",
+	     "Jobs in the watch service's queue by kind and state.");
 	for (int k = 0; k < FL_JOB_NKINDS; k++) {
 		kinds[k] = fl_job_kind_name((enum fl_job_kind)k);
 		for (size_t s = 0; s < sizeof(job_states) / sizeof(job_states[0]); s++) {
@@ -80,7 +81,8 @@ static void jobs(fl_buf *out, const struct fl_web_count *c, size_t n)
 			label(out, "kind", kinds[k]);
 			fl_buf_addch(out, ',');
 			label(out, "state", job_states[s]);
-			fl_buf_addf(out, "} %lld\n", (long long)count_of(c, n, kinds[k], job_states[s]));
+			fl_buf_addf(out, "} %lld\n",
+				    (long long)count_of(c, n, kinds[k], job_states[s]));
 		}
 	}
 	/* rows of a kind or state this build does not know (an older or newer writer) */
@@ -134,8 +136,8 @@ static void histogram(fl_buf *out, const char *name, const char *help, const str
 	head(out, name, "histogram", help);
 	for (size_t b = 0; b < NBUCKETS; b++)
 		fl_buf_addf(out, "%s_bucket{le=\"%g\"} %zu\n", name, buckets[b], counts[b]);
-	fl_buf_addf(out, "%s_bucket{le=\"+Inf\"} %zu\n%s_sum %.3f\n%s_count %zu\n", name, total, name,
-		    sum, name, total);
+	fl_buf_addf(out, "%s_bucket{le=\"+Inf\"} %zu\n%s_sum %.3f\n%s_count %zu\n", name, total,
+		    name, sum, name, total);
 }
 
 static int load_counts(struct fl_web_req *req, enum fl_web_count_of of, struct fl_web_count **c,
@@ -172,7 +174,8 @@ void fl_ui_metrics(struct fl_web_req *req, struct fl_web_resp *resp)
 	histogram(&b, "faultline_build_duration_seconds", "Kernel builds, make's time.", spans[0],
 		  nspan[0]);
 	histogram(&b, "faultline_boot_duration_seconds",
-		  "Runs, from the machine's start to the agent's first record.", spans[1], nspan[1]);
+		  "Runs, from the machine's start to the agent's first record.", spans[1],
+		  nspan[1]);
 	histogram(&b, "faultline_measure_duration_seconds",
 		  "Runs, from the first sample to the run's end.", spans[2], nspan[2]);
 	head(&b, "faultline_mails", "gauge", "Report mails by delivery state.");

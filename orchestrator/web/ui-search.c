@@ -77,11 +77,10 @@ static json_t *search_json(const char *q, const struct fl_web_search *f)
 	json_t *tags = json_array();
 
 	for (size_t i = 0; i < f->ntags; i++)
-		json_array_append_new(tags,
-				      json_pack("{s:o, s:o, s:o}", "name",
-						fl_web_json_str(f->tags[i].name), "tree",
-						fl_web_json_str(f->tags[i].tree), "commit",
-						fl_ui_commit_json(&f->tags[i].commit)));
+		json_array_append_new(tags, json_pack("{s:o, s:o, s:o}", "name",
+						      fl_web_json_str(f->tags[i].name), "tree",
+						      fl_web_json_str(f->tags[i].tree), "commit",
+						      fl_ui_commit_json(&f->tags[i].commit)));
 	return json_pack("{s:o, s:o, s:o, s:o}", "q", fl_web_json_str(q), "by_sha",
 			 commits_json(f->by_sha, f->nsha), "tags", tags, "by_subject",
 			 commits_json(f->by_subject, f->nsubject));

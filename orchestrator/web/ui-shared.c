@@ -22,11 +22,13 @@ void fl_ui_headline_what(fl_buf *out, const struct fl_web_regression *g)
 
 void fl_ui_headline(fl_buf *out, const struct fl_web_regression *g)
 {
-	fl_html_addf(out, "<span class='headline'><strong class='num change regression'>%+.1f%%</strong> ",
-		     g->change);
+	fl_html_addf(
+	    out, "<span class='headline'><strong class='num change regression'>%+.1f%%</strong> ",
+	    g->change);
 	fl_ui_headline_what(out, g);
 	fl_html_addf(out, ", %s.%s%S%s at %u task%S on %s</span>", g->benchmark, g->mode,
-		     *g->mode ? "." : "", g->metric, g->tasks, g->tasks == 1 ? "" : "s", g->machine);
+		     *g->mode ? "." : "", g->metric, g->tasks, g->tasks == 1 ? "" : "s",
+		     g->machine);
 }
 
 void fl_ui_dl_row(fl_buf *out, const char *name, const char *html)

@@ -164,8 +164,9 @@ static void test_dashboard(void **state)
 	expect_page("/", 200, "<th>page_fault2 on numa2</th><th>page_fault2 on numa8</th>");
 	expect_page(
 	    "/", 200,
-	    "<td class='verdict verdict-worse'><a href='/compare?tree=mainline&amp;a=v3.17-rc7&amp;b=v3.17&amp;"
-	    "benchmark=page_fault2&amp;machine=numa2'>worse</a> <span class='num'>-25.0%</span>");
+	    "<td class='verdict verdict-worse'><a href='/compare?tree=mainline&amp;a=v3.17-rc7&amp;"
+	    "b=v3.17&amp;benchmark=page_fault2&amp;machine=numa2'>worse</a> <span "
+	    "class='num'>-25.0%</span>");
 	expect_page("/", 200, "<a href='/regression/2'>regression 2</a>");
 	expect_page("/", 200, ">better</a> <span class='num'>+4.2%</span>");
 	expect_page("/", 200, "<td class='verdict verdict-same'>");
