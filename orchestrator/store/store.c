@@ -534,7 +534,7 @@ static const char *const migrations[] = {
 	 * pages order a tree's commits by it (history, not commit time).
 	 */
 	"ALTER TABLE commits ADD COLUMN depth INTEGER;"
-	"CREATE INDEX commits_by_depth ON commits(tree_id, depth);"
+	"CREATE INDEX commits_by_depth ON commits(tree_id, depth, time);"
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

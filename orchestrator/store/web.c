@@ -34,10 +34,10 @@ static double col_num(sqlite3_stmt *s, int col)
 /*
  * A tree's commits in history order, newest first: by their place on the
  * first-parent line (commits.depth, migration 14), then, for rows stored
- * without it, by commit time; the id breaks ties.
+ * without it (NULL sorts last in DESC), by commit time; the id breaks ties.
+ * The index commits_by_depth(tree_id, depth, time) answers it in order.
  */
-#define HISTORY_DESC(c)                                                                            \
-	" ORDER BY " c ".depth IS NULL, " c ".depth DESC, " c ".time DESC, " c ".id DESC"
+#define HISTORY_DESC(c) " ORDER BY " c ".depth DESC, " c ".time DESC, " c ".id DESC"
 /*
  * Commit c (SQL) is in its tree's history: not a commit faultline made
  * itself, kept alive by a private ref (a revert check's
