@@ -259,8 +259,9 @@ static void fill(const char *path, long nruns)
 		 "INSERT INTO trees(name, url) VALUES ('mainline', '/srv/linux.git');"
 		 "INSERT INTO machines(name, backend) VALUES ('numa2', 'libvirt'), "
 		 "('numa8', 'libvirt');");
-	commit = prep(db, "INSERT INTO commits(tree_id, sha, subject, author, time) VALUES (1, ?1, "
-			  "?2, 'A. Developer', ?3)");
+	/* a commit's depth as the run path stores it (migration 14): the pages' history order */
+	commit = prep(db, "INSERT INTO commits(tree_id, sha, subject, author, time, depth) VALUES "
+			  "(1, ?1, ?2, 'A. Developer', ?3, ?4)");
 	build = prep(db, "INSERT INTO builds(commit_id, kernel, config_hash, compiler, status) "
 			 "VALUES (?1, 'guest', 'cfg', 'gcc-12', 'ok')");
 	for (int i = 0; i < NCOMMITS; i++) {
@@ -271,6 +272,7 @@ static void fill(const char *path, long nruns)
 		sqlite3_bind_text(commit, 1, sha, -1, SQLITE_TRANSIENT);
 		sqlite3_bind_text(commit, 2, subject, -1, SQLITE_TRANSIENT);
 		sqlite3_bind_int64(commit, 3, 1400000000 + 3600LL * i);
+		sqlite3_bind_int64(commit, 4, 100000 + i);
 		step(db, commit);
 		sqlite3_bind_int64(build, 1, i + 1);
 		step(db, build);
@@ -508,8 +510,12 @@ int main(int argc, char **argv)
 	     "/compare?a=v6.14&b=v6.15&benchmark=page_fault2"
 	     "&machine=numa2",
 	     1},
+	    {"/commit/SHA (50 runs, regressions)", NULL, 1},
+	    {"/search?q=SHA prefix", NULL, 1},
+	    {"/search?q=change number 1500", "/search?q=change%20number%201500", 1},
+	    {"/metrics", "/metrics", 1},
 	};
-	char paths[4][300];
+	char paths[6][300];
 
 	snprintf(paths[0], sizeof(paths[0]), "/%s", compare);
 	snprintf(paths[1], sizeof(paths[1]), "/api/%s", compare);
@@ -519,6 +525,15 @@ int main(int argc, char **argv)
 	eps[5].path = paths[1];
 	eps[10].path = paths[2];
 	eps[11].path = paths[3];
+	{
+		char sha[41];
+
+		sha_of(sha, STEP_AT);
+		snprintf(paths[4], sizeof(paths[4]), "/commit/%s", sha);
+		snprintf(paths[5], sizeof(paths[5]), "/search?q=%.8s", sha);
+		eps[19].path = paths[4];
+		eps[20].path = paths[5];
+	}
 
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	printf("store: %ld runs, %ld samples, %d commits; server: %d threads; %.0f s per "

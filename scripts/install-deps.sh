@@ -14,7 +14,8 @@ BUILD_PKGS="build-essential cmake pkg-config git clang
   libmicrohttpd-dev libjansson-dev libcmocka-dev zlib1g-dev libssl-dev
   libclang-rt-14-dev"
 RUNTIME_PKGS="sqlite3 cpio qemu-system-x86 libvirt-daemon libvirt-daemon-driver-qemu
-  libvirt-clients tini python3-aiosmtpd chromium bc flex bison libelf-dev ccache perl linux-source-6.1"
+  libvirt-clients tini python3-aiosmtpd chromium bc flex bison libelf-dev ccache perl linux-source-6.1
+  python3-prometheus-client"
 
 want=""
 [ $# -eq 0 ] && set -- all

@@ -736,7 +736,8 @@ static inline int wf_config(const char *dir, char *path, size_t n)
 	fprintf(
 	    f,
 	    "var: %s/var\nstore: { path: %s/fl.db }\n"
-	    "trees: [{ name: mainline, url: /srv/linux.git }]\n"
+	    "trees: [{ name: mainline, url: /srv/linux.git,"
+	    " web_url: \"https://git.example.org/linux.git/commit/?id=%%s\" }]\n"
 	    "machines: [{ name: numa2, backend: libvirt, uri: \"qemu:///system\", sockets: 2 }]\n"
 	    "benchmarks: [{ name: page_fault2, test: page_fault2, modes: [processes, threads],"
 	    " tasks: [1, 2, 4] }]\n"

@@ -605,6 +605,18 @@ static int cache_lookup(struct build_ctx *x, int64_t commit_id)
 	return hit;
 }
 
+int fl_build_commit_depth(fl_store *st, fl_repo *repo, const char *sha, int64_t id)
+{
+	int64_t depth;
+	int r = fl_store_commit_needs_depth(st, id);
+
+	if (r <= 0)
+		return r;
+	if ((r = fl_repo_depth(repo, sha, &depth)))
+		return r;
+	return fl_store_commit_depth(st, id, depth);
+}
+
 static int record_commit(struct build_ctx *x, int64_t *commit_id)
 {
 	struct fl_repo_commit c;
@@ -621,6 +633,8 @@ static int record_commit(struct build_ctx *x, int64_t *commit_id)
 				 x->req->tree_url ? x->req->tree_url : "", &tree_id);
 	if (!r)
 		r = fl_store_commit_ensure(x->req->store, tree_id, &ci, commit_id);
+	if (!r)
+		r = fl_build_commit_depth(x->req->store, x->req->repo, c.sha, *commit_id);
 	fl_repo_commit_release(&c);
 	return r;
 }

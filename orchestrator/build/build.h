@@ -55,6 +55,10 @@ struct fl_build_result {
  * toolchain, FL_EIO for a full disk, FL_ETIMEOUT.
  */
 int fl_build(const struct fl_build_req *req, struct fl_build_result *res);
+
+/* The stored commit id (sha in repo) gets its place in the history
+ * (fl_repo_depth, fl_store_commit_depth) unless it has it already. */
+int fl_build_commit_depth(fl_store *st, fl_repo *repo, const char *sha, int64_t id);
 void fl_build_result_release(struct fl_build_result *res);
 
 /*

@@ -551,6 +551,33 @@ int fl_repo_commit(fl_repo *r, const char *rev, struct fl_repo_commit *c)
 	return 0;
 }
 
+int fl_repo_depth(fl_repo *r, const char *rev, int64_t *depth)
+{
+	git_revwalk *w = NULL;
+	git_commit *gc;
+	git_oid oid;
+	int e, rc;
+
+	*depth = 0;
+	if ((e = lookup_commit(r, rev, &gc)))
+		return e;
+	if (git_revwalk_new(&w, r->git) || git_revwalk_push(w, git_commit_id(gc))) {
+		e = fl_error_set(FL_EIO, "tree '%s': %s: history walk: %s", r->name, rev,
+				 git_msg());
+		goto out;
+	}
+	git_revwalk_simplify_first_parent(w);
+	while (!(rc = git_revwalk_next(&oid, w)))
+		(*depth)++;
+	if (rc != GIT_ITEROVER)
+		e = fl_error_set(FL_EIO, "tree '%s': %s: history walk: %s", r->name, rev,
+				 git_msg());
+out:
+	git_revwalk_free(w);
+	git_commit_free(gc);
+	return e;
+}
+
 void fl_repo_commit_release(struct fl_repo_commit *c)
 {
 	free(c->subject);

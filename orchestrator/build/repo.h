@@ -85,6 +85,13 @@ struct fl_repo_commit {
 	int64_t time;  /* author time, seconds since the epoch */
 };
 int fl_repo_commit(fl_repo *r, const char *rev, struct fl_repo_commit *c);
+/*
+ * How many commits the first-parent line of rev holds, rev included
+ * (git rev-list --first-parent --count): its place in the history, what
+ * the pages order a tree's commits by (store.h's fl_commit_info.depth).
+ * Walks the line: on Linux's mainline about a hundred thousand commits.
+ */
+int fl_repo_depth(fl_repo *r, const char *rev, int64_t *depth);
 void fl_repo_commit_release(struct fl_repo_commit *c);
 
 #endif

@@ -95,6 +95,7 @@ static const struct field tree_fields[] = {
 	{"baseline_tags", F_STRLIST, OFF(T, baseline_tags), OFF(T, nbaseline_tags), 0, NULL, NULL,
 	 0, 0, NULL},
 	{"backfill", F_UINT, OFF(T, backfill), 0, 0, "1", NULL, 0, 100000, NULL},
+	{"web_url", F_STR, OFF(T, web_url), 0, 0, NULL, NULL, 0, 0, NULL},
 	END,
 };
 #undef T
@@ -997,6 +998,28 @@ static const char *glob_problem(const char *p)
 	return NULL;
 }
 
+/* A commit URL template: http(s), one %s (the sha), no other conversion but %%. */
+static const char *web_url_problem(const char *u)
+{
+	int n = 0;
+
+	if (strncmp(u, "https://", 8) && strncmp(u, "http://", 7))
+		return "expected an http:// or https:// URL";
+	for (const char *p = u; *p; p++) {
+		if (*p != '%')
+			continue;
+		if (p[1] == '%') {
+			p++;
+			continue;
+		}
+		if (p[1] != 's')
+			return "only %s (the commit's sha) and %% may follow a %";
+		n++;
+		p++;
+	}
+	return n == 1 ? NULL : "expected one %s where the commit's sha goes";
+}
+
 static void check_tree(struct loader *L, struct fl_tree_conf *t)
 {
 	int contained = t->baseline && !strcmp(t->baseline, "contained-tag");
@@ -1022,6 +1045,8 @@ static void check_tree(struct loader *L, struct fl_tree_conf *t)
 			  t->baseline);
 	if (t->branch_base && !t->branch)
 		report_at(L, &t->branch_base, "'branch_base' is for a watched 'branch'");
+	if (t->web_url && (why = web_url_problem(t->web_url)))
+		report_at(L, &t->web_url, "web_url '%s': %s", t->web_url, why);
 }
 
 static void check_address(struct loader *L, char **addr)

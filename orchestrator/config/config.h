@@ -41,6 +41,8 @@ struct fl_tree_conf {
 	char **baseline_tags; /* contained-tag: their patterns; empty: that tree's tags */
 	size_t nbaseline_tags;
 	unsigned backfill; /* first pass over a tree: test only this many of the newest tags */
+	/* a commit's page on cgit/gitweb, "%s" the full sha; NULL: none */
+	char *web_url;
 };
 
 struct fl_kernel_conf {

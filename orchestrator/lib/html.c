@@ -51,7 +51,7 @@ void fl_html_url_component(fl_buf *out, const char *s)
 /*
  * A small formatter rather than vsnprintf: a page author cannot forget to
  * escape, because %s always escapes. Supported: %s (escaped), %S (raw),
- * %d, %u, %lld, %zu, %.Nf (N one digit) and %%.
+ * %d, %u, %lld, %zu, %.Nf and %+.Nf (N one digit; + signs it) and %%.
  */
 void fl_html_addf(fl_buf *out, const char *fmt, ...)
 {
@@ -81,6 +81,10 @@ void fl_html_addf(fl_buf *out, const char *fmt, ...)
 		} else if (p[0] == '.' && p[1] >= '0' && p[1] <= '9' && p[2] == 'f') {
 			fl_buf_addf(out, "%.*f", p[1] - '0', va_arg(ap, double));
 			p += 2;
+		} else if (p[0] == '+' && p[1] == '.' && p[2] >= '0' && p[2] <= '9' &&
+			   p[3] == 'f') {
+			fl_buf_addf(out, "%+.*f", p[2] - '0', va_arg(ap, double));
+			p += 3;
 		} else if (*p == '%')
 			fl_buf_addch(out, '%');
 		else

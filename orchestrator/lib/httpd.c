@@ -356,7 +356,7 @@ static enum MHD_Result mhd_result(int r)
 }
 
 static enum MHD_Result on_head(fl_httpd *h, struct MHD_Connection *c, struct conn *k,
-			       const char *url, const char *method)
+			       const char *url, const char *method, const char *version)
 {
 	const struct fl_httpd_ops *ops = h->o.ops;
 	uint64_t len = body_length(c);
@@ -366,6 +366,7 @@ static enum MHD_Result on_head(fl_httpd *h, struct MHD_Connection *c, struct con
 	k->seen = 1;
 	k->req.url = url;
 	snprintf(k->req.method, sizeof(k->req.method), "%s", method);
+	snprintf(k->req.version, sizeof(k->req.version), "%s", version ? version : "");
 	if (parse_query(k)) {
 		status = MHD_HTTP_URI_TOO_LONG;
 		snprintf(msg, sizeof(msg), "more than %d query parameters", FL_HTTPD_ARGS_MAX);
@@ -392,11 +393,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	fl_httpd *h = cls;
 	struct conn *k = *con_cls;
 
-	(void)version;
 	if (!k)
 		return MHD_NO;
 	if (!k->seen)
-		return on_head(h, c, k, url, method);
+		return on_head(h, c, k, url, method, version);
 	if (*upload_size) {
 		if (k->req.body.len + *upload_size > h->limits.body_max) {
 			fl_verbose("%s: %s: closing the connection: a body of more than %llu bytes",
@@ -412,26 +412,77 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	return mhd_result(h->o.ops->handle(h->o.cls, c, &k->req));
 }
 
+/* Text of the request line as the access log quotes it: '"' and '\\' escaped,
+ * bytes outside printable ASCII as \xHH (Apache's escaping), at most max bytes of it. */
+static void log_quoted(fl_buf *out, const char *s, size_t max)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (size_t i = 0; s[i] && i < max; i++) {
+		unsigned char ch = (unsigned char)s[i];
+
+		if (ch == '"' || ch == '\\') {
+			fl_buf_addch(out, '\\');
+			fl_buf_addch(out, (char)ch);
+		} else if (ch < 0x20 || ch > 0x7e) {
+			fl_buf_adds(out, "\\x");
+			fl_buf_addch(out, hex[ch >> 4]);
+			fl_buf_addch(out, hex[ch & 15]);
+		} else
+			fl_buf_addch(out, (char)ch);
+	}
+}
+
+/*
+ * One request in the Common Log Format, on standard error in one write
+ * (lines of several threads never interleave), without the log's prefix so
+ * that log tools read it as it is:
+ *   127.0.0.1 - - [04/Dec/2026:15:08:10 +0000] "GET /run/1 HTTP/1.1" 200 5120
+ * bytes "-" for none; a request the server cut short gets no line of its own
+ * kind: its status is what was answered, or 0 when nothing was.
+ */
+static void access_log(const struct conn *k)
+{
+	char when[40];
+	struct tm tm;
+	time_t now = time(NULL);
+	fl_buf line = FL_BUF_INIT;
+	ssize_t w;
+
+	gmtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%d/%b/%Y:%H:%M:%S +0000", &tm);
+	fl_buf_addf(&line, "%s - - [%s] \"", *k->req.client ? k->req.client : "-", when);
+	log_quoted(&line, *k->req.method ? k->req.method : "-", 16);
+	fl_buf_addch(&line, ' ');
+	log_quoted(&line, k->req.uri ? k->req.uri : "-", 4096);
+	if (*k->req.version) {
+		fl_buf_addch(&line, ' ');
+		log_quoted(&line, k->req.version, 16);
+	}
+	fl_buf_addf(&line, "\" %d ", k->req.status);
+	if (k->req.bytes && strcmp(k->req.method, "HEAD")) /* a HEAD answer has no body */
+		fl_buf_addf(&line, "%llu\n", (unsigned long long)k->req.bytes);
+	else
+		fl_buf_adds(&line, "-\n");
+	for (size_t off = 0; off < line.len; off += (size_t)w)
+		if ((w = write(2, line.ptr + off, line.len - off)) <= 0)
+			break;
+	fl_buf_free(&line);
+}
+
 /* The access log (-v), and the wait for the next request on the connection. */
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 			 enum MHD_RequestTerminationCode toe)
 {
 	fl_httpd *h = cls;
 	struct conn *k = *con_cls;
-	struct timespec now;
 
 	(void)c;
+	(void)toe;
 	if (!k)
 		return;
-	if (fl_log_level() >= FL_LOG_VERBOSE) {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		fl_verbose("%s: %s \"%s %s\" %d %llu %.1fms%s", h->o.name, k->req.client,
-			   *k->req.method ? k->req.method : "-", k->req.uri ? k->req.uri : "-",
-			   k->req.status, (unsigned long long)k->req.bytes,
-			   (double)(now.tv_sec - k->start.tv_sec) * 1e3 +
-			       (double)(now.tv_nsec - k->start.tv_nsec) / 1e6,
-			   toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (not completed)");
-	}
+	if (fl_log_level() >= FL_LOG_VERBOSE)
+		access_log(k);
 	forget_request(k);
 	set_deadline(k, h->limits.header_timeout_ms, "no complete request headers in time");
 	*con_cls = NULL;

@@ -49,9 +49,10 @@ struct fl_httpd_req {
 	const char *uri; /* as the client sent it, query included */
 	const char *url; /* the path, decoded, without the query */
 	char method[16];
-	char client[48]; /* the client's address as text */
-	fl_buf body;	 /* the whole body, when handle() runs */
-	int status;	 /* the answer's, for the access log */
+	char client[48];  /* the client's address as text */
+	char version[12]; /* "HTTP/1.1", for the access log */
+	fl_buf body;	  /* the whole body, when handle() runs */
+	int status;	  /* the answer's, for the access log */
 	uint64_t bytes;
 };
 

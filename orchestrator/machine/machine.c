@@ -157,6 +157,8 @@ int fl_machine_commit_row(const struct fl_run_req *req, const char *sha, int64_t
 				 req->tree && req->tree->url ? req->tree->url : "", &tree_id);
 	if (!r)
 		r = fl_store_commit_ensure(req->store, tree_id, &ci, commit_id);
+	if (!r)
+		r = fl_build_commit_depth(req->store, req->repo, c.sha, *commit_id);
 	fl_repo_commit_release(&c);
 	return r;
 }

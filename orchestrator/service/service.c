@@ -3,6 +3,7 @@
 #include "lib/buf.h"
 #include "config/config.h"
 #include "lib/error.h"
+#include "build/build.h"
 #include "store/watch.h"
 
 #include <stdlib.h>
@@ -55,6 +56,8 @@ int fl_service_commit_id(fl_store *st, fl_repo *repo, int64_t tree_id, const cha
 		return r;
 	ci = (struct fl_commit_info){c.sha, c.subject, c.author, c.time};
 	r = fl_store_commit_ensure(st, tree_id, &ci, id);
+	if (!r)
+		r = fl_build_commit_depth(st, repo, c.sha, *id);
 	fl_repo_commit_release(&c);
 	return r;
 }

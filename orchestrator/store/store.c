@@ -547,7 +547,15 @@ static const char *const migrations[] = {
 	"ALTER TABLE watch_tags ADD COLUMN kind TEXT NOT NULL DEFAULT 'tag'"
 	"  CHECK (kind IN ('tag', 'head'));"
 	"ALTER TABLE watch_tags ADD COLUMN ref TEXT;"
-	"CREATE INDEX watch_tags_heads ON watch_tags(tree_id, ref, id) WHERE kind = 'head';"
+	"CREATE INDEX watch_tags_heads ON watch_tags(tree_id, ref, id) WHERE kind = 'head';",
+	/*
+	 * 16: a commit's place in its tree's history (store.h's
+	 * fl_commit_info.depth): how many commits its first-parent line
+	 * holds, itself included, NULL where the writer did not know. The
+	 * pages order a tree's commits by it (history, not commit time).
+	 */
+	"ALTER TABLE commits ADD COLUMN depth INTEGER;"
+	"CREATE INDEX commits_by_depth ON commits(tree_id, depth, time);"
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -872,6 +880,40 @@ int fl_store_tree_ensure(fl_store *st, const char *name, const char *url, int64_
 {
 	return ensure_row(st, "INSERT INTO trees(name, url) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
 			  "SELECT id FROM trees WHERE name = ?1", name, url, id);
+}
+
+int fl_store_commit_depth(fl_store *st, int64_t id, int64_t depth)
+{
+	sqlite3_stmt *stmt;
+	int r;
+
+	if (depth <= 0)
+		return 0;
+	if (fl_store_prepare(st, &stmt,
+			     "UPDATE commits SET depth = ?2 WHERE id = ?1 AND depth IS NULL"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, id);
+	sqlite3_bind_int64(stmt, 2, depth);
+	if ((r = fl_store_step_done(st, stmt, "commit depth")))
+		return fl_error_wrap(r, "commit %lld", (long long)id);
+	return 0;
+}
+
+int fl_store_commit_needs_depth(fl_store *st, int64_t id)
+{
+	sqlite3_stmt *stmt;
+	int rc;
+
+	if (fl_store_prepare(st, &stmt, "SELECT depth IS NULL FROM commits WHERE id = ?1"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, id);
+	rc = sqlite3_step(stmt);
+	rc = rc == SQLITE_ROW	 ? sqlite3_column_int(stmt, 0)
+	     : rc == SQLITE_DONE ? fl_error_set(FL_ENOTFOUND, "commit %lld: no such commit",
+						(long long)id)
+				 : fl_store_sqlerr(st, "commit depth");
+	sqlite3_finalize(stmt);
+	return rc;
 }
 
 int fl_store_machine_ensure(fl_store *st, const char *name, const char *backend, int64_t *id)

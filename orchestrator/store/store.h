@@ -45,6 +45,12 @@ struct fl_commit_info {
 };
 int fl_store_commit_ensure(fl_store *st, int64_t tree_id, const struct fl_commit_info *c,
 			   int64_t *id);
+/* A commit's place in its tree's history, the length of its first-parent
+ * line, itself included (build/repo.h's fl_repo_depth): the pages order a
+ * tree's commits by it. Kept once known (0: left unknown). */
+int fl_store_commit_depth(fl_store *st, int64_t id, int64_t depth);
+/* 1 when the commit's depth is not stored yet, 0 when it is. */
+int fl_store_commit_needs_depth(fl_store *st, int64_t id);
 
 int fl_store_machine_ensure(fl_store *st, const char *name, const char *backend, int64_t *id);
 

@@ -37,7 +37,7 @@ int fl_store_watch_tag_add(fl_store *st, const struct fl_watch_tag_new *t, int64
 	sqlite3_stmt *stmt;
 	int rc;
 
-	/* a tag's row names neither kind nor ref (their defaults), as before migration 14 */
+	/* a tag's row names neither kind nor ref (their defaults), as before migration 15 */
 	if (fl_store_prepare(st, &stmt,
 			     t->kind ? "INSERT INTO watch_tags(tree_id, tag, commit_id, baseline, "
 				       "baseline_commit, state, note, kind, ref) VALUES (?1, ?2, ?3, "

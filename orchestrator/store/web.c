@@ -31,6 +31,23 @@ static double col_num(sqlite3_stmt *s, int col)
 	"coalesce(" c ".time, 0)"
 #define NCOMMIT_COLS 6
 
+/*
+ * A tree's commits in history order, newest first: by their place on the
+ * first-parent line (commits.depth, migration 16), then, for rows stored
+ * without it (NULL sorts last in DESC), by commit time; the id breaks ties.
+ * The index commits_by_depth(tree_id, depth, time) answers it in order.
+ */
+#define HISTORY_DESC(c) " ORDER BY " c ".depth DESC, " c ".time DESC, " c ".id DESC"
+/*
+ * Commit c (SQL) is in its tree's history: not a commit faultline made
+ * itself, kept alive by a private ref (a revert check's
+ * refs/faultline/revert/N, a try's refs/faultline/try/N), which would
+ * otherwise pass for the tree's newest commit.
+ */
+#define IN_HISTORY(c)                                                                              \
+	"NOT EXISTS (SELECT 1 FROM reverts v WHERE v.commit_sha = " c ".sha) AND NOT EXISTS "      \
+	"(SELECT 1 FROM tries y WHERE y.commit_sha = " c ".sha)"
+
 static void read_commit(sqlite3_stmt *s, fl_pool *p, int col, struct fl_web_commit *c)
 {
 	c->id = sqlite3_column_int64(s, col);
@@ -132,13 +149,11 @@ static int tree_latest(fl_store *st, fl_pool *p, struct fl_web_tree *t, size_t l
 {
 	sqlite3_stmt *s;
 
-	if (fl_store_prepare(
-		st, &s,
-		"SELECT " COMMIT_COLS(
-		    "c",
-		    "t") " FROM commits c JOIN trees t ON "
-			 "t.id = c.tree_id WHERE c.tree_id = ?1 ORDER BY c.time DESC, c.id DESC "
-			 "LIMIT ?2"))
+	if (fl_store_prepare(st, &s,
+			     "SELECT " COMMIT_COLS(
+				 "c", "t") " FROM commits c JOIN trees t ON "
+					   "t.id = c.tree_id WHERE c.tree_id = ?1 AND " IN_HISTORY(
+					       "c") HISTORY_DESC("c") " LIMIT ?2"))
 		return FL_ESTORE;
 	sqlite3_bind_int64(s, 1, t->id);
 	sqlite3_bind_int64(s, 2, (sqlite3_int64)latest);
@@ -160,6 +175,12 @@ static void read_verdict(sqlite3_stmt *s, fl_pool *p, void *row)
 	v->runs_done = (size_t)sqlite3_column_int64(s, 7);
 	v->regression_id = sqlite3_column_int64(s, 8);
 	v->change = NAN;
+	if (v->regression_id) { /* the regression's own point and change: its headline */
+		v->metric = col_text(s, p, 9);
+		v->mode = col_text(s, p, 10);
+		v->tasks = (unsigned)sqlite3_column_int64(s, 11);
+		v->change = col_num(s, 12);
+	}
 }
 
 /* A tag's compare jobs, and the primary point that decided a finished one: prepared once for
@@ -200,7 +221,7 @@ static int tag_verdicts(fl_store *st, fl_pool *p, const struct verdict_stmts *vs
 			   (void **)&tag->verdicts, &tag->nverdicts, "tag verdicts")))
 		return r;
 	for (size_t i = 0; i < tag->nverdicts; i++)
-		if (!strcmp(tag->verdicts[i].state, "done") &&
+		if (!strcmp(tag->verdicts[i].state, "done") && !tag->verdicts[i].regression_id &&
 		    (r = verdict_point(st, p, vs, &tag->verdicts[i])))
 			return r;
 	return 0;
@@ -211,9 +232,9 @@ static int verdicts_prepare(fl_store *st, struct verdict_stmts *vs)
 	if (fl_store_prepare(st, &vs->jobs,
 			     "SELECT j.id, j.benchmark, j.machine, j.state, j.result, "
 			     "j.error, " FL_JOB_RUNS("j") ", " FL_JOB_RUNS_ENDED(
-				 "j") ", coalesce((SELECT id FROM regressions g WHERE "
-				      "g.job_id = j.id), 0) FROM jobs j WHERE j.tag_id = ?1 "
-				      "ORDER BY j.benchmark, j.machine, j.id"))
+				 "j") ", coalesce(g.id, 0), g.metric, g.mode, g.tasks, g.change "
+				      "FROM jobs j LEFT JOIN regressions g ON g.job_id = j.id "
+				      "WHERE j.tag_id = ?1 ORDER BY j.benchmark, j.machine, j.id"))
 		return FL_ESTORE;
 	if (fl_store_prepare(
 		st, &vs->point,
@@ -414,27 +435,31 @@ static int rev_one(const char *rev, const char *hint, const struct fl_web_commit
 }
 
 /* The commits a tag names, as a tested tag or as a baseline, in any tree. */
-static int rev_tag(fl_store *st, fl_pool *p, const char *rev, struct fl_web_commit **rows,
-		   size_t *n)
+static int rev_tag(fl_store *st, fl_pool *p, const char *tree, const char *rev,
+		   struct fl_web_commit **rows, size_t *n)
 {
 	sqlite3_stmt *s;
 
-	if (fl_store_prepare(st, &s,
-			     "SELECT " COMMIT_COLS(
-				 "c", "t") " FROM watch_tags w JOIN commits c ON c.id = "
-					   "w.commit_id JOIN trees t ON t.id = c.tree_id "
-					   "WHERE w.tag = ?1 UNION SELECT " COMMIT_COLS(
-					       "c", "t") " FROM watch_tags w JOIN commits c "
-							 "ON c.id = w.baseline_commit JOIN "
-							 "trees t ON t.id = c.tree_id WHERE "
-							 "w.baseline = ?1 ORDER BY 3 LIMIT 16"))
+	if (fl_store_prepare(
+		st, &s,
+		"SELECT " COMMIT_COLS("c", "t") " FROM watch_tags w JOIN commits c ON c.id = "
+						"w.commit_id JOIN trees t ON t.id = c.tree_id "
+						"WHERE w.tag = ?1 AND (?2 IS NULL OR t.name = ?2) "
+						"UNION SELECT " COMMIT_COLS(
+						    "c", "t") " FROM watch_tags w JOIN commits c "
+							      "ON c.id = w.baseline_commit JOIN "
+							      "trees t ON t.id = c.tree_id WHERE "
+							      "w.baseline = ?1 AND (?2 IS NULL OR "
+							      "t.name = ?2) ORDER BY 3 LIMIT 16"))
 		return FL_ESTORE;
 	sqlite3_bind_text(s, 1, rev, -1, SQLITE_STATIC);
+	fl_store_bind_opt(s, 2, tree);
 	return collect(st, p, s, sizeof(**rows), read_commit_row, (void **)rows, n, 0, NULL,
 		       "resolve tag");
 }
 
-int fl_web_rev_resolve(fl_store *st, fl_pool *p, const char *rev, struct fl_web_commit *out)
+int fl_web_rev_resolve(fl_store *st, fl_pool *p, const char *tree, const char *rev,
+		       struct fl_web_commit *out)
 {
 	struct fl_web_commit *rows;
 	sqlite3_stmt *s;
@@ -442,32 +467,55 @@ int fl_web_rev_resolve(fl_store *st, fl_pool *p, const char *rev, struct fl_web_
 	size_t n;
 	int r;
 
-	if ((r = rev_check(rev)) || (r = rev_tag(st, p, rev, &rows, &n)))
+	if ((r = rev_check(rev)) || (r = rev_tag(st, p, tree, rev, &rows, &n)))
 		return r;
 	if (n)
-		return rev_one(rev, "the tag is on both: name the commit by its sha", rows, n, out);
+		return rev_one(rev,
+			       "the tag is on both: name the tree (tree=) or the commit by its sha",
+			       rows, n, out);
 	if (!rev_hex(rev, hex))
-		return fl_error_set(FL_ENOTFOUND,
-				    "unknown revision '%s': no tested tag has this name; name a "
-				    "stored commit by its sha (at least 4 hex digits) or a release "
-				    "name ending in -g<sha>",
-				    rev);
+		return fl_error_set(
+		    FL_ENOTFOUND,
+		    "unknown revision '%s'%s%s: no tested tag has this name; name a "
+		    "stored commit by its sha (at least 4 hex digits) or a release "
+		    "name ending in -g<sha>",
+		    rev, tree ? " in tree " : "", tree ? tree : "");
 	if (fl_store_prepare(
 		st, &s,
 		"SELECT " COMMIT_COLS(
 		    "c", "t") " FROM commits c JOIN trees t ON "
 			      "t.id = c.tree_id WHERE c.sha >= ?1 AND c.sha < ?1 || 'g' "
-			      "ORDER BY c.sha, c.id LIMIT 16"))
+			      "AND (?2 IS NULL OR t.name = ?2) ORDER BY c.sha, c.id LIMIT 16"))
 		return FL_ESTORE;
 	sqlite3_bind_text(s, 1, hex, -1, SQLITE_STATIC);
+	fl_store_bind_opt(s, 2, tree);
 	if ((r = collect(st, p, s, sizeof(*rows), read_commit_row, (void **)&rows, &n, 0, NULL,
 			 "resolve revision")))
 		return r;
 	if (!n)
-		return fl_error_set(FL_ENOTFOUND,
-				    "unknown revision '%s': no tested tag or stored commit matches",
-				    rev);
+		return fl_error_set(
+		    FL_ENOTFOUND,
+		    "unknown revision '%s'%s%s: no tested tag or stored commit matches", rev,
+		    tree ? " in tree " : "", tree ? tree : "");
 	return rev_one(rev, "give more digits", rows, n, out);
+}
+
+static void read_name(sqlite3_stmt *s, fl_pool *p, void *row)
+{
+	*(const char **)row = col_text(s, p, 0);
+}
+
+int fl_web_commit_tags(fl_store *st, fl_pool *p, int64_t commit_id, const char ***out, size_t *n)
+{
+	sqlite3_stmt *s;
+
+	if (fl_store_prepare(st, &s,
+			     "SELECT tag FROM watch_tags WHERE commit_id = ?1 UNION SELECT "
+			     "baseline FROM watch_tags WHERE baseline_commit = ?1 AND baseline "
+			     "IS NOT NULL"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(s, 1, commit_id);
+	return collect(st, p, s, sizeof(**out), read_name, (void **)out, n, 0, NULL, "commit tags");
 }
 
 /* ---- runs ---- */
@@ -561,6 +609,42 @@ static void read_job_run(sqlite3_stmt *s, fl_pool *p, void *row)
 
 	read_run(s, p, r);
 	r->role = col_text(s, p, NRUN_COLS);
+}
+
+int fl_web_job_commit_runs(fl_store *st, int64_t job_id, const char *sha, const char *benchmark,
+			   const char *machine, int64_t **ids, size_t *n)
+{
+	sqlite3_stmt *s;
+	size_t cap = 0;
+	int rc;
+
+	*ids = NULL;
+	*n = 0;
+	if (fl_store_prepare(
+		st, &s,
+		"SELECT id FROM (" FL_RUNS_OF_COMMIT(
+		    "SELECT id FROM commits WHERE sha = ?2",
+		    "x.benchmark = ?3 AND x.machine_id = (SELECT id FROM machines WHERE name = "
+		    "?4) AND +x.status = 'ok' AND x.job_id IN (SELECT id FROM jobs WHERE "
+		    "parent_id = ?1)") ") ORDER BY 1"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(s, 1, job_id);
+	sqlite3_bind_text(s, 2, sha, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, benchmark, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 4, machine, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (*n == cap)
+			*ids = fl_xrealloc(*ids, (cap = cap ? 2 * cap : 16) * sizeof(**ids));
+		(*ids)[(*n)++] = sqlite3_column_int64(s, 0);
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		free(*ids);
+		*ids = NULL;
+		*n = 0;
+		return fl_store_sqlerr(st, "runs of a job's commit");
+	}
+	return 0;
 }
 
 int fl_web_job_runs(fl_store *st, fl_pool *p, int64_t parent_job, unsigned page, unsigned per_page,
@@ -726,10 +810,14 @@ int fl_web_run_samples(fl_store *st, fl_pool *p, int64_t id, unsigned page, unsi
 	"SELECT g.id, t.name, " COMMIT_COLS("gc", "t") ", " COMMIT_COLS(                           \
 	    "bc", "t") ", g.benchmark, m.name, g.metric, g.mode, g.tasks, g.change, g.p_value, "   \
 		       "g.state, g.created, coalesce(g.job_id, 0), w.tag, w.baseline, "            \
-		       "coalesce((SELECT id FROM bisections x WHERE x.regression_id = g.id), 0) "  \
+		       "coalesce(xb.id, 0), coalesce(cc.id, 0), ct.name, xb.culprit, cc.subject, " \
+		       "cc.author, coalesce(cc.time, 0) "                                          \
 		       "FROM regressions g JOIN trees t ON t.id = g.tree_id JOIN commits gc ON "   \
 		       "gc.id = g.good_commit JOIN commits bc ON bc.id = g.bad_commit JOIN "       \
-		       "machines m ON m.id = g.machine_id LEFT JOIN jobs j ON j.id = "             \
+		       "machines m ON m.id = g.machine_id LEFT JOIN bisections xb ON "             \
+		       "xb.regression_id = g.id LEFT JOIN commits cc ON cc.id = (SELECT id FROM "  \
+		       "commits WHERE sha = xb.culprit ORDER BY id LIMIT 1) "                      \
+		       "LEFT JOIN trees ct ON ct.id = cc.tree_id LEFT JOIN jobs j ON j.id = "      \
 		       "g.job_id" FL_JOB_TAG("j", "w")
 
 static void read_regression(sqlite3_stmt *s, fl_pool *p, void *row)
@@ -754,6 +842,7 @@ static void read_regression(sqlite3_stmt *s, fl_pool *p, void *row)
 	g->tag = col_text(s, p, c + 10);
 	g->baseline = col_text(s, p, c + 11);
 	g->bisection_id = sqlite3_column_int64(s, c + 12);
+	read_commit(s, p, c + 13, &g->culprit);
 }
 
 int fl_web_regressions(fl_store *st, fl_pool *p, const char *state, unsigned page,
@@ -1212,15 +1301,14 @@ int fl_web_newest_run(fl_store *st, fl_pool *p, int64_t tree_id, const char *ben
 	if (fl_store_prepare(
 		st, &s,
 		"WITH newest(id) AS (SELECT c.id FROM commits c WHERE c.tree_id = ?1 AND EXISTS "
-		"(" FL_RUNS_OF_COMMIT("c.id", NEWEST_RUN_OK) ") ORDER BY c.time DESC, c.id DESC "
-							     "LIMIT 1) SELECT r.id, r.benchmark, "
-							     "m.name FROM runs r JOIN machines m "
-							     "ON m.id = r.machine_id WHERE r.id "
-							     "IN (" FL_RUNS_OF_COMMIT(
-								 "SELECT id FROM newest",
-								 NEWEST_RUN_OK) ") ORDER BY "
-										"r.id DESC "
-										"LIMIT 1"))
+		"(" FL_RUNS_OF_COMMIT("c.id", NEWEST_RUN_OK) ") AND " IN_HISTORY("c")
+		    HISTORY_DESC("c") " LIMIT 1) SELECT r.id, r.benchmark, "
+				      "m.name FROM runs r JOIN machines m "
+				      "ON m.id = r.machine_id WHERE r.id "
+				      "IN (" FL_RUNS_OF_COMMIT("SELECT id FROM newest",
+							       NEWEST_RUN_OK) ") ORDER BY "
+									      "r.id DESC "
+									      "LIMIT 1"))
 		return FL_ESTORE;
 	sqlite3_bind_int64(s, 1, tree_id);
 	fl_store_bind_opt(s, 2, benchmark);
@@ -1258,8 +1346,8 @@ int fl_web_commit_positions(fl_store *st, fl_pool *p, int64_t tree_id, int64_t m
 		st, &s,
 		"SELECT " COMMIT_COLS("c", "t") " FROM commits c JOIN trees t ON t.id = "
 						"c.tree_id WHERE c.tree_id = ?1 AND " HAS_RUNS(
-						    "c.id") " ORDER BY c.time DESC, "
-							    "c.id DESC LIMIT ?4 OFFSET ?5"))
+						    "c.id") " AND " IN_HISTORY("c")
+						    HISTORY_DESC("c") " LIMIT ?4 OFFSET ?5"))
 		return FL_ESTORE;
 	sqlite3_bind_int64(s, 1, tree_id);
 	sqlite3_bind_text(s, 2, benchmark, -1, SQLITE_STATIC);
@@ -1351,4 +1439,246 @@ int fl_web_position_values(fl_store *st, fl_pool *p, int64_t machine_id, const c
 	}
 	sqlite3_finalize(s);
 	return 0;
+}
+
+/* ---- a commit, and finding one ---- */
+
+int fl_web_commit_rows(fl_store *st, fl_pool *p, const char *sha, const char *tree,
+		       struct fl_web_commit **out, size_t *n)
+{
+	sqlite3_stmt *s;
+
+	if (fl_store_prepare(
+		st, &s,
+		"SELECT " COMMIT_COLS("c", "t") " FROM commits c JOIN trees t ON t.id = "
+						"c.tree_id WHERE c.sha = ?1 AND (?2 IS "
+						"NULL OR t.name = ?2) ORDER BY t.name"))
+		return FL_ESTORE;
+	sqlite3_bind_text(s, 1, sha, -1, SQLITE_STATIC);
+	fl_store_bind_opt(s, 2, tree);
+	return collect(st, p, s, sizeof(**out), read_commit_row, (void **)out, n, 0, NULL,
+		       "commit");
+}
+
+int fl_web_commit_run_list(fl_store *st, fl_pool *p, const char *sha, unsigned page,
+			   unsigned per_page, struct fl_web_run **out, size_t *n, int *more)
+{
+	sqlite3_stmt *s;
+
+	if (fl_store_prepare(st, &s,
+			     "SELECT " RUN_COLS RUN_FROM
+			     "WHERE r.id IN (SELECT id FROM (" FL_RUNS_OF_COMMIT(
+				 "SELECT id FROM commits WHERE sha = ?1",
+				 "1") ") ORDER BY id DESC LIMIT ?2 OFFSET ?3) ORDER BY r.id DESC"))
+		return FL_ESTORE;
+	sqlite3_bind_text(s, 1, sha, -1, SQLITE_STATIC);
+	bind_page(s, 2, page, per_page);
+	return collect(st, p, s, sizeof(**out), read_run, (void **)out, n, per_page, more,
+		       "runs of a commit");
+}
+
+int fl_web_commit_regressions(fl_store *st, fl_pool *p, const char *sha,
+			      struct fl_web_regression **out, size_t *n)
+{
+	sqlite3_stmt *s;
+
+	if (fl_store_prepare(st, &s,
+			     REGRESSION_SELECT
+			     " WHERE gc.sha = ?1 OR bc.sha = ?1 OR xb.culprit = ?1 "
+			     "ORDER BY g.id DESC LIMIT 100"))
+		return FL_ESTORE;
+	sqlite3_bind_text(s, 1, sha, -1, SQLITE_STATIC);
+	return collect(st, p, s, sizeof(**out), read_regression, (void **)out, n, 0, NULL,
+		       "regressions of a commit");
+}
+
+int fl_web_commit_bisections(fl_store *st, fl_pool *p, const char *sha,
+			     struct fl_web_bisection **out, size_t *n)
+{
+	sqlite3_stmt *s;
+
+	if (fl_store_prepare(st, &s,
+			     BISECTION_SELECT
+			     "WHERE b.good = ?1 OR b.bad = ?1 OR b.culprit = ?1 OR "
+			     "b.id IN (SELECT bisection_id FROM bisect_steps WHERE "
+			     "commit_sha = ?1) ORDER BY b.id DESC LIMIT 100"))
+		return FL_ESTORE;
+	sqlite3_bind_text(s, 1, sha, -1, SQLITE_STATIC);
+	return collect(st, p, s, sizeof(**out), read_bisection, (void **)out, n, 0, NULL,
+		       "bisections of a commit");
+}
+
+static void read_found_tag(sqlite3_stmt *s, fl_pool *p, void *row)
+{
+	struct fl_web_found_tag *t = row;
+
+	t->name = col_text(s, p, 0);
+	read_commit(s, p, 1, &t->commit);
+	t->tree = t->commit.tree;
+}
+
+/* q with LIKE's wildcards and the escape character escaped (ESCAPE '\\'). */
+static void like_escaped(fl_buf *out, const char *q, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (q[i] == '%' || q[i] == '_' || q[i] == '\\')
+			fl_buf_addch(out, '\\');
+		fl_buf_addch(out, q[i]);
+	}
+}
+
+static int search_subject(fl_store *st, fl_pool *p, const char *q, unsigned limit,
+			  struct fl_web_search *out)
+{
+	fl_buf sql = FL_BUF_INIT, words[8];
+	sqlite3_stmt *s;
+	size_t nw = 0;
+	int r;
+
+	fl_buf_adds(&sql, "SELECT " COMMIT_COLS("c", "t") " FROM commits c JOIN trees t ON t.id = "
+							  "c.tree_id WHERE 1");
+	for (const char *w = q; *w && nw < 8;) {
+		size_t len;
+
+		w += strspn(w, " \t");
+		len = strcspn(w, " \t");
+		if (!len)
+			break;
+		words[nw] = (fl_buf)FL_BUF_INIT;
+		fl_buf_addch(&words[nw], '%');
+		like_escaped(&words[nw], w, len);
+		fl_buf_addch(&words[nw], '%');
+		fl_buf_addf(&sql, " AND c.subject LIKE ?%zu ESCAPE '\\'", nw + 1);
+		nw++;
+		w += len;
+	}
+	fl_buf_addf(&sql, " ORDER BY c.time DESC, c.id DESC LIMIT %u", limit);
+	r = nw ? fl_store_prepare(st, &s, sql.ptr) : 0;
+	fl_buf_free(&sql);
+	if (r || !nw) {
+		for (size_t i = 0; i < nw; i++)
+			fl_buf_free(&words[i]);
+		return r ? FL_ESTORE : 0;
+	}
+	for (size_t i = 0; i < nw; i++)
+		sqlite3_bind_text(s, (int)i + 1, words[i].ptr, -1, SQLITE_TRANSIENT);
+	for (size_t i = 0; i < nw; i++)
+		fl_buf_free(&words[i]);
+	return collect(st, p, s, sizeof(*out->by_subject), read_commit_row,
+		       (void **)&out->by_subject, &out->nsubject, 0, NULL, "search subjects");
+}
+
+int fl_web_search(fl_store *st, fl_pool *p, const char *q, unsigned limit,
+		  struct fl_web_search *out)
+{
+	size_t len = strlen(q);
+	sqlite3_stmt *s;
+	char hex[65];
+	fl_buf like = FL_BUF_INIT;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	if (!len || len > 200)
+		return fl_error_set(FL_EINVAL, "bad search: %s", len ? "over 200 bytes" : "empty");
+	if (len >= 4 && len <= 40 && is_hex(q, len) && rev_hex(q, hex)) {
+		if (fl_store_prepare(
+			st, &s,
+			"SELECT " COMMIT_COLS("c", "t") " FROM commits c JOIN trees t ON "
+							"t.id = c.tree_id WHERE c.sha >= ?1 "
+							"AND c.sha < ?1 || 'g' ORDER BY "
+							"c.time DESC, c.id DESC LIMIT ?2"))
+			return FL_ESTORE;
+		sqlite3_bind_text(s, 1, hex, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(s, 2, limit);
+		if ((r = collect(st, p, s, sizeof(*out->by_sha), read_commit_row,
+				 (void **)&out->by_sha, &out->nsha, 0, NULL, "search shas")))
+			return r;
+	}
+	like_escaped(&like, q, len);
+	fl_buf_addch(&like, '%');
+	if (fl_store_prepare(
+		st, &s,
+		"SELECT x.name, " COMMIT_COLS("c", "t") " FROM (SELECT w.tag AS name, "
+							"w.commit_id AS cid FROM watch_tags "
+							"w UNION SELECT w.baseline, "
+							"w.baseline_commit FROM watch_tags w "
+							"WHERE w.baseline IS NOT NULL) x "
+							"JOIN commits c ON c.id = x.cid JOIN "
+							"trees t ON t.id = c.tree_id WHERE "
+							"x.name LIKE ?1 ESCAPE '\\' ORDER BY "
+							"x.name = ?2 DESC, c.time DESC LIMIT "
+							"?3")) {
+		fl_buf_free(&like);
+		return FL_ESTORE;
+	}
+	sqlite3_bind_text(s, 1, like.ptr, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(s, 2, q, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 3, limit);
+	fl_buf_free(&like);
+	if ((r = collect(st, p, s, sizeof(*out->tags), read_found_tag, (void **)&out->tags,
+			 &out->ntags, 0, NULL, "search tags")))
+		return r;
+	return search_subject(st, p, q, limit, out);
+}
+
+/* ---- what /metrics reports ---- */
+
+static void read_count(sqlite3_stmt *s, fl_pool *p, void *row)
+{
+	struct fl_web_count *c = row;
+
+	c->a = col_text(s, p, 0);
+	c->b = col_text(s, p, 1);
+	c->n = sqlite3_column_int64(s, 2);
+}
+
+int fl_web_counts(fl_store *st, fl_pool *p, enum fl_web_count_of of, struct fl_web_count **out,
+		  size_t *n)
+{
+	static const char *const sql[] = {
+	    [FL_WEB_COUNT_JOBS] = "SELECT kind, state, count(*) FROM jobs GROUP BY kind, state "
+				  "ORDER BY kind, state",
+	    [FL_WEB_COUNT_RUNS] = "SELECT status, NULL, count(*) FROM runs GROUP BY status "
+				  "ORDER BY status",
+	    [FL_WEB_COUNT_REPORTS] = "SELECT state, NULL, count(*) FROM reports GROUP BY state "
+				     "ORDER BY state",
+	    [FL_WEB_COUNT_MACHINES] = "SELECT state, NULL, count(*) FROM machines GROUP BY state "
+				      "ORDER BY state",
+	};
+	sqlite3_stmt *s;
+
+	if ((unsigned)of >= sizeof(sql) / sizeof(sql[0]))
+		return fl_error_set(FL_EINVAL, "counts: no such list %d", (int)of);
+	if (fl_store_prepare(st, &s, sql[of]))
+		return FL_ESTORE;
+	return collect(st, p, s, sizeof(**out), read_count, (void **)out, n, 0, NULL, "counts");
+}
+
+static void read_span(sqlite3_stmt *s, fl_pool *p, void *row)
+{
+	struct fl_web_span *x = row;
+
+	(void)p;
+	x->from_ms = sqlite3_column_int64(s, 0);
+	x->to_ms = sqlite3_column_int64(s, 1);
+}
+
+int fl_web_spans(fl_store *st, fl_pool *p, enum fl_web_span_of of, struct fl_web_span **out,
+		 size_t *n)
+{
+	static const char *const sql[] = {
+	    [FL_WEB_SPAN_BUILD] = "SELECT 0, duration_ms FROM builds WHERE duration_ms IS NOT "
+				  "NULL AND status IN ('ok', 'build-failed')",
+	    [FL_WEB_SPAN_BOOT] = "SELECT created_ms, agent_ms FROM runs WHERE created_ms > 0 AND "
+				 "agent_ms > 0",
+	    [FL_WEB_SPAN_MEASURE] = "SELECT first_sample_ms, ended_ms FROM runs WHERE "
+				    "first_sample_ms > 0 AND ended_ms > 0",
+	};
+	sqlite3_stmt *s;
+
+	if ((unsigned)of >= sizeof(sql) / sizeof(sql[0]))
+		return fl_error_set(FL_EINVAL, "spans: no such list %d", (int)of);
+	if (fl_store_prepare(st, &s, sql[of]))
+		return FL_ESTORE;
+	return collect(st, p, s, sizeof(**out), read_span, (void **)out, n, 0, NULL, "spans");
 }

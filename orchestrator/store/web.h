@@ -54,9 +54,10 @@ struct fl_web_verdict {
 	const char *result;  /* done: the class it concluded with; NULL before */
 	const char *error;   /* failed: why; else NULL */
 	/* The primary point that decided it (done jobs with rows; metric NULL
-	 * otherwise): the largest change of the job's class when the class
-	 * decides (fl_web_tag_verdicts' decides: the worst regression, the
-	 * best improvement), else the largest change. */
+	 * otherwise): a regression's own point and change when the job found
+	 * one (the headline every page shows), else the largest change of the
+	 * job's class when the class decides (fl_web_tag_verdicts' decides: the
+	 * worst regression, the best improvement), else the largest change. */
 	const char *metric, *mode;
 	unsigned tasks;
 	double change;		      /* percent as measured, NAN without rows */
@@ -87,8 +88,9 @@ struct fl_web_tree {
 	size_t ntags;
 };
 
-/* Every tree with its 'latest' newest commits (by commit time) and, when
- * latest is not 0, every tag the watch service saw in it, in no order and
+/* Every tree with its 'latest' newest commits (in history order: by
+ * commits.depth, store/web.c's HISTORY_DESC; never a revert's or a try's
+ * commit) and, when latest is not 0, every tag the watch service saw in it, in no order and
  * without verdicts (the model orders them by version: web/model.h). */
 int fl_web_trees(fl_store *st, fl_pool *p, size_t latest, struct fl_web_tree **out, size_t *n);
 int fl_web_tree_get(fl_store *st, fl_pool *p, const char *name, size_t latest,
@@ -107,9 +109,15 @@ int fl_web_tag_verdicts(fl_store *st, fl_pool *p, struct fl_web_tag *tags, size_
  * (the form "3.16.0-rc4-g67b9d76" kernel developers paste). A tag wins over
  * a sha prefix of the same spelling. FL_EINVAL for a malformed or ambiguous
  * one (a tag on different commits in two trees), FL_ENOTFOUND for one no
- * stored tag or commit matches.
+ * stored tag or commit matches. tree (NULL: any) keeps to that tree's tags
+ * and commits: two trees may share tag names ("v6.1" in mainline and in
+ * stable), so a link the pages make names its tree.
  */
-int fl_web_rev_resolve(fl_store *st, fl_pool *p, const char *rev, struct fl_web_commit *out);
+int fl_web_rev_resolve(fl_store *st, fl_pool *p, const char *tree, const char *rev,
+		       struct fl_web_commit *out);
+/* The names the watch service saw a commit under (a tested tag or a
+ * baseline), each once, in no order; *n 0 for none. */
+int fl_web_commit_tags(fl_store *st, fl_pool *p, int64_t commit_id, const char ***out, size_t *n);
 /* 1 when a revision of this spelling may be put in a URL (a tag name can be
  * anything git allows, such as "<b>": such a tag is linked by its sha). */
 int fl_web_rev_ok(const char *rev);
@@ -192,6 +200,7 @@ struct fl_web_regression {
 	int64_t job_id;		    /* the compare job that found it, 0: none */
 	const char *tag, *baseline; /* the tags compared, NULL when not from a tag */
 	int64_t bisection_id;	    /* 0: none yet */
+	struct fl_web_commit culprit; /* its bisection's culprit; sha NULL while none */
 };
 /* state NULL: every regression. */
 int fl_web_regressions(fl_store *st, fl_pool *p, const char *state, unsigned page,
@@ -341,6 +350,74 @@ struct fl_web_machine {
 int fl_web_machines(fl_store *st, fl_pool *p, const char *state, struct fl_web_machine **out,
 		    size_t *n);
 
+/* ---- a commit, and finding one ---- */
+
+/* The stored rows of the commit with this full sha, one per tree that has
+ * it (tree NULL: every tree), by tree name; *n 0 for none. */
+int fl_web_commit_rows(fl_store *st, fl_pool *p, const char *sha, const char *tree,
+		       struct fl_web_commit **out, size_t *n);
+/* The runs of the commit (full sha, any tree), any benchmark, machine and
+ * status, newest first, a page of them. */
+int fl_web_commit_run_list(fl_store *st, fl_pool *p, const char *sha, unsigned page,
+			   unsigned per_page, struct fl_web_run **out, size_t *n, int *more);
+/* The regressions the commit is the good, the bad or the culprit of, newest first (at most
+ * 100). */
+int fl_web_commit_regressions(fl_store *st, fl_pool *p, const char *sha,
+			      struct fl_web_regression **out, size_t *n);
+/* The bisections the commit is the good, the bad, the culprit or a step of, newest first
+ * (at most 100). */
+int fl_web_commit_bisections(fl_store *st, fl_pool *p, const char *sha,
+			     struct fl_web_bisection **out, size_t *n);
+
+/*
+ * What the search box finds for q (at most limit of each, newest first):
+ * commits whose sha starts with q (4 to 40 hex digits), tags (tested tags
+ * and baselines) named q or starting with it, and commits whose subject
+ * holds every word of q (up to 8 words; LIKE's wildcards are taken
+ * literally). FL_EINVAL for an empty q or one over 200 bytes.
+ */
+struct fl_web_found_tag {
+	const char *tree, *name;
+	struct fl_web_commit commit;
+};
+struct fl_web_search {
+	struct fl_web_commit *by_sha, *by_subject;
+	size_t nsha, nsubject;
+	struct fl_web_found_tag *tags;
+	size_t ntags;
+};
+int fl_web_search(fl_store *st, fl_pool *p, const char *q, unsigned limit,
+		  struct fl_web_search *out);
+
+/* ---- what /metrics reports: counts and spans, formatted by the page ---- */
+
+/* How many rows have each value (a, and b for two columns) of: */
+enum fl_web_count_of {
+	FL_WEB_COUNT_JOBS,     /* jobs by kind (a) and state (b) */
+	FL_WEB_COUNT_RUNS,     /* runs by status (a) */
+	FL_WEB_COUNT_REPORTS,  /* mails by state (a): pending, sent, failed */
+	FL_WEB_COUNT_MACHINES, /* machines by state (a): online, broken */
+};
+struct fl_web_count {
+	const char *a, *b; /* b NULL for one column */
+	int64_t n;
+};
+int fl_web_counts(fl_store *st, fl_pool *p, enum fl_web_count_of of, struct fl_web_count **out,
+		  size_t *n);
+
+/* When something started and ended, ms (a build's: 0 and its duration). */
+enum fl_web_span_of {
+	FL_WEB_SPAN_BUILD,   /* finished builds: their make time */
+	FL_WEB_SPAN_BOOT,    /* runs: the machine's start to the agent's first record */
+	FL_WEB_SPAN_MEASURE, /* runs: the first sample to the end */
+};
+struct fl_web_span {
+	int64_t from_ms, to_ms;
+};
+/* Every finished one (both ends known), in no order. */
+int fl_web_spans(fl_store *st, fl_pool *p, enum fl_web_span_of of, struct fl_web_span **out,
+		 size_t *n);
+
 /* ---- what the model compares and plots (web/model.h) ---- */
 
 /* A machine's id by its name: FL_ENOTFOUND naming it when there is none. */
@@ -352,8 +429,14 @@ int fl_web_compare_runs(fl_store *st, fl_pool *p, int64_t commit_id, const char 
 			int64_t machine_id, unsigned page, unsigned per_page,
 			struct fl_web_run **out, size_t *n, int *more);
 
+/* The ok runs of benchmark on the machine of the commit (full sha) that a
+ * coordinator job's run jobs made (a compare job's base and new runs), in
+ * id order; *ids malloc'ed (free()), as store/run.h's fl_store_commit_runs. */
+int fl_web_job_commit_runs(fl_store *st, int64_t job_id, const char *sha, const char *benchmark,
+			   const char *machine, int64_t **ids, size_t *n);
+
 /* The newest ok run of a tree, optionally of a benchmark and a machine (NULL:
- * any): the newest commit (by commit time) that has one, then its newest
+ * any): the newest commit (in history order, not a revert's or try's) that has one, then its newest
  * run; *run 0 when there is none, else its benchmark and machine. */
 int fl_web_newest_run(fl_store *st, fl_pool *p, int64_t tree_id, const char *benchmark,
 		      const char *machine, int64_t *run, const char **benchmark_out,
@@ -373,7 +456,8 @@ struct fl_web_series_point {
 int fl_web_tag_positions(fl_store *st, fl_pool *p, int64_t tree_id, int64_t machine_id,
 			 const char *benchmark, struct fl_web_series_point **out, size_t *n);
 /* The commits of the tree with ok runs of benchmark on the machine, a page
- * of them, newest first (by commit time), without values. */
+ * of them, newest first in history order (commits.depth, then commit time for rows
+ * without it), never a revert's or a try's commit, without values. */
 int fl_web_commit_positions(fl_store *st, fl_pool *p, int64_t tree_id, int64_t machine_id,
 			    const char *benchmark, unsigned page, unsigned per_page,
 			    struct fl_web_series_point **out, size_t *n, int *more);

@@ -9,6 +9,7 @@
 #include "service/pipeline.h"
 #include "store/run.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -186,6 +187,29 @@ static int compare_sides(fl_store *st, fl_pool *p, const struct fl_model_compare
 	return r;
 }
 
+/* What a plot calls a commit: its newest tag in version order, else its short sha. */
+static int commit_name(fl_store *st, fl_pool *p, const struct fl_web_commit *c, const char **name)
+{
+	const char **tags;
+	size_t n;
+	int r;
+
+	if ((r = fl_web_commit_tags(st, p, c->id, &tags, &n)))
+		return r;
+	if (!n) {
+		char *abbrev = fl_pool_alloc(p, 13);
+
+		snprintf(abbrev, 13, "%s", c->sha);
+		*name = abbrev;
+		return 0;
+	}
+	*name = tags[0];
+	for (size_t i = 1; i < n; i++)
+		if (fl_version_cmp(tags[i], *name) > 0)
+			*name = tags[i];
+	return 0;
+}
+
 int fl_model_compare(fl_store *st, fl_pool *p, const struct fl_model_compare_req *q,
 		     struct fl_model_compare *out)
 {
@@ -193,15 +217,22 @@ int fl_model_compare(fl_store *st, fl_pool *p, const struct fl_model_compare_req
 	int r;
 
 	memset(out, 0, sizeof(*out));
-	if ((r = fl_web_rev_resolve(st, p, q->a, &out->a)) ||
-	    (r = fl_web_rev_resolve(st, p, q->b, &out->b)) ||
-	    (r = fl_web_machine_id(st, q->machine, &out->machine_id)))
+	if ((r = fl_web_rev_resolve(st, p, q->tree, q->a, &out->a)) ||
+	    (r = fl_web_rev_resolve(st, p, q->tree, q->b, &out->b)) ||
+	    (r = fl_web_machine_id(st, q->machine, &out->machine_id)) ||
+	    (r = commit_name(st, p, &out->a, &out->a_name)) ||
+	    (r = commit_name(st, p, &out->b, &out->b_name)))
 		return r;
-	if (!(r = fl_store_commit_runs(st, out->a.sha, q->benchmark, q->machine, &ia,
-				       &out->a_runs)) &&
-	    !(r = fl_store_commit_runs(st, out->b.sha, q->benchmark, q->machine, &ib,
-				       &out->b_runs)) &&
-	    out->a_runs && out->b_runs)
+	if (q->job) {
+		if (!(r = fl_web_job_commit_runs(st, q->job, out->a.sha, q->benchmark, q->machine,
+						 &ia, &out->a_runs)))
+			r = fl_web_job_commit_runs(st, q->job, out->b.sha, q->benchmark,
+						   q->machine, &ib, &out->b_runs);
+	} else if (!(r = fl_store_commit_runs(st, out->a.sha, q->benchmark, q->machine, &ia,
+					      &out->a_runs)))
+		r = fl_store_commit_runs(st, out->b.sha, q->benchmark, q->machine, &ib,
+					 &out->b_runs);
+	if (!r && out->a_runs && out->b_runs)
 		r = compare_sides(st, p, q, ia, ib, out);
 	free(ia);
 	free(ib);

@@ -29,8 +29,9 @@ struct fl_config;
 
 /* ---- trees and their tags ---- */
 
-/* Every tree with its 'latest' newest commits (by commit time) and its
- * 'latest' newest tags (by version) with their verdicts. */
+/* Every tree with its 'latest' newest commits (in history order: store/web.c's HISTORY_DESC, by
+ * commits.depth; never a revert's or a try's commit) and its 'latest' newest tags (by version) with
+ * their verdicts. */
 int fl_model_trees(fl_store *st, fl_pool *p, size_t latest, struct fl_web_tree **out, size_t *n);
 int fl_model_tree_get(fl_store *st, fl_pool *p, const char *name, size_t latest,
 		      struct fl_web_tree *out);
@@ -73,12 +74,18 @@ void fl_model_cmp_opts(const struct fl_config *cfg, const char *benchmark, struc
  * empty (a_runs or b_runs says which).
  */
 struct fl_model_compare_req {
+	const char *tree;  /* NULL: any; as for fl_web_rev_resolve */
 	const char *a, *b; /* revisions, as for fl_web_rev_resolve */
 	const char *benchmark, *machine;
 	struct fl_cmp_opts opts;
+	/* Not 0: only the runs this coordinator job's run jobs made (a
+	 * regression's compare job: the runs its comparison and its report
+	 * were made of); 0: every ok run of each commit. */
+	int64_t job;
 };
 struct fl_model_compare {
 	struct fl_web_commit a, b;
+	const char *a_name, *b_name; /* a tag on the commit (the plots' labels), else the sha */
 	int64_t machine_id;
 	size_t a_runs, b_runs; /* the ok runs the rows are made of */
 	struct fl_cmp_row *rows;
@@ -97,7 +104,8 @@ int fl_model_compare(fl_store *st, fl_pool *p, const struct fl_model_compare_req
  * A metric across a tree's history: one position per tag the watch service
  * saw (tested tags and baselines, in version order) that has runs of the
  * benchmark on the machine, or, when no tag has any (or by "commit" is
- * asked for), one per commit with runs, in commit time order. Oldest first,
+ * asked for), one per commit with runs, in history order (the first-parent
+ * line's length, store.h's fl_store_commit_depth). Oldest first,
  * a page of per_page positions counted from the newest (page 1 is the
  * latest history). Each position holds its run means. Empty
  * metric/mode/tasks take the choices of the newest run (ops_per_sec when it

@@ -9,6 +9,7 @@
 #include "lib/error.h"
 #include "lib/html.h"
 #include "service/measure.h"
+#include "store/web.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -214,9 +215,21 @@ void fl_web_commit_html(fl_buf *out, const char *sha, const char *subject)
 		return;
 	}
 	snprintf(abbrev, sizeof(abbrev), "%s", sha);
-	fl_html_addf(out, "<code class='sha' title='%s'>%s</code>", sha, abbrev);
+	if (strlen(sha) >= 40 && strspn(sha, "0123456789abcdef") == strlen(sha))
+		fl_html_addf(out, "<a class='sha' href='/commit/%s' title='%s'><code>%s</code></a>",
+			     sha, sha, abbrev);
+	else
+		fl_html_addf(out, "<code class='sha' title='%s'>%s</code>", sha, abbrev);
 	if (subject && *subject)
 		fl_html_addf(out, " <span class='subject'>%s</span>", subject);
+}
+
+void fl_web_rev_html(fl_buf *out, const char *rev)
+{
+	if (rev && strlen(rev) >= 40 && strspn(rev, "0123456789abcdef") == strlen(rev))
+		fl_web_commit_html(out, rev, NULL);
+	else
+		fl_html_addf(out, "<code>%s</code>", rev ? rev : "-");
 }
 
 void fl_web_url(fl_buf *out, const char *path, const char *const *kv)
@@ -233,6 +246,19 @@ void fl_web_url(fl_buf *out, const char *path, const char *const *kv)
 		fl_html_url_component(out, kv[1]);
 		sep = '&';
 	}
+}
+
+void fl_web_compare_url(fl_buf *out, const char *tree, const char *a, const char *b,
+			const char *benchmark, const char *machine)
+{
+	fl_web_url(out, "/compare",
+		   (const char *const[]){"tree", tree, "a", a, "b", b, "benchmark", benchmark,
+					 "machine", machine, NULL});
+}
+
+const char *fl_web_link_rev(const char *tag, const char *sha)
+{
+	return tag && fl_web_rev_ok(tag) ? tag : sha;
 }
 
 void fl_web_pager(fl_buf *out, const char *base, unsigned page, int more)

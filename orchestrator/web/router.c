@@ -24,6 +24,9 @@ static const struct route {
     {"/try/", 0, 1, fl_ui_try},
     {"/tree/", 0, 1, fl_ui_tree},
     {"/compare", 1, 1, fl_ui_compare},
+    {"/commit/", 0, 1, fl_ui_commit},
+    {"/search", 1, 1, fl_ui_search},
+    {"/metrics", 1, 0, fl_ui_metrics},
     {"/static/", 0, 0, fl_ui_static},
     {NULL, 0, 0, NULL},
 };

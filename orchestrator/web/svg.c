@@ -33,33 +33,51 @@ static double nice_step(double span)
 	return (r < 1.5 ? 1 : r < 3.5 ? 2 : r < 7.5 ? 5 : 10) * mag;
 }
 
+static double err_at(const struct fl_svg_series *se, size_t i)
+{
+	return se->err && isfinite(se->err[i]) ? se->err[i] : 0;
+}
+
 static void data_range(const struct fl_svg_plot *p, struct frame *f)
 {
+	double span, dmin;
+
 	f->x0 = f->y0 = INFINITY;
 	f->x1 = f->y1 = -INFINITY;
 	for (size_t s = 0; s < p->nseries; s++) {
 		const struct fl_svg_series *se = &p->series[s];
 
 		for (size_t i = 0; i < se->n; i++) {
-			double e = se->err ? se->err[i] : 0;
+			double e = err_at(se, i);
 
+			if (!isfinite(se->x[i]) || !isfinite(se->y[i]))
+				continue;
 			f->x0 = fmin(f->x0, se->x[i]);
 			f->x1 = fmax(f->x1, se->x[i]);
 			f->y0 = fmin(f->y0, se->y[i] - e);
 			f->y1 = fmax(f->y1, se->y[i] + e);
 		}
 	}
-	if (!isfinite(f->x0)) {
+	if (!isfinite(f->x0) || !isfinite(f->y0)) {
 		f->x0 = f->y0 = 0;
 		f->x1 = f->y1 = 1;
 	}
-	/* Throughput plots read best from zero. */
-	f->y0 = fmin(0, f->y0);
-	if (f->x1 <= f->x0)
-		f->x1 = f->x0 + 1;
-	if (f->y1 <= f->y0)
-		f->y1 = f->y0 + 1;
-	f->y1 += (f->y1 - f->y0) * 0.05;
+	/* a lone x in the middle */
+	if (f->x1 <= f->x0) {
+		f->x0 -= 1;
+		f->x1 += 1;
+	}
+	/* The data's span with a margin, not from zero: a 2% change has to show.
+	 * A flat line gets 5% of its value either way. Data that is never
+	 * negative (throughput) keeps the axis at or above zero. */
+	dmin = f->y0;
+	span = f->y1 - f->y0;
+	if (span <= fabs(f->y1) * 1e-9)
+		span = f->y1 != 0 ? fabs(f->y1) * 0.625 : 12.5; /* +- 5% */
+	f->y0 -= span * 0.08;
+	f->y1 += span * 0.08;
+	if (dmin >= 0 && f->y0 < 0)
+		f->y0 = 0;
 }
 
 /* 1.5M, 250k, 12: what a tick says. */
@@ -90,6 +108,22 @@ static void axes(fl_buf *out, const struct fl_svg_plot *p, const struct frame *f
 		fl_html_addf(out,
 			     "<text x='%d' y='%.1f' text-anchor='end' font-size='10'>%s</text>",
 			     f->left - 4, py(f, y) + 3, label);
+		if (p->ref != 0 && isfinite(p->ref))
+			fl_html_addf(out,
+				     "<text class='rel' x='%d' y='%.1f' font-size='10' "
+				     "fill='#555'>%+.1f%%</text>",
+				     f->right + 4, py(f, y) + 3, 100 * (y - p->ref) / fabs(p->ref));
+	}
+	if (p->ref != 0 && isfinite(p->ref)) {
+		char label[32];
+
+		value_label(label, sizeof(label), p->ref);
+		fl_html_addf(out,
+			     "<line class='ref' x1='%d' y1='%.1f' x2='%d' y2='%.1f' stroke='#bbb'/>"
+			     "<text x='%d' y='%d' text-anchor='end' font-size='10' fill='#555'>"
+			     "%% against %s (%s)</text>",
+			     f->left, py(f, p->ref), f->right, py(f, p->ref), f->right + 44,
+			     f->top - 8, p->reflabel ? p->reflabel : "the first", label);
 	}
 	if (p->xnames) {
 		for (size_t i = 0; i < p->nxnames; i++)
@@ -118,13 +152,18 @@ static void axes(fl_buf *out, const struct fl_svg_plot *p, const struct frame *f
 static void series(fl_buf *out, const struct fl_svg_series *s, const struct frame *f,
 		   const char *color, size_t index)
 {
-	fl_html_addf(out, "<g class='series' data-label='%s'>", s->label);
-	fl_html_addf(out, "<polyline fill='none' stroke='%s' stroke-width='2' points='", color);
+	fl_html_addf(out, "<g class='series%S' data-label='%s'>", s->dashed ? " reference" : "",
+		     s->label);
+	fl_html_addf(out, "<polyline fill='none' stroke='%s' stroke-width='%S'%S points='", color,
+		     s->dashed ? "1.5" : "2", s->dashed ? " stroke-dasharray='6 4'" : "");
 	for (size_t i = 0; i < s->n; i++)
-		fl_html_addf(out, "%.1f,%.1f ", px(f, s->x[i]), py(f, s->y[i]));
+		if (isfinite(s->y[i]))
+			fl_html_addf(out, "%.1f,%.1f ", px(f, s->x[i]), py(f, s->y[i]));
 	fl_buf_adds(out, "'/>");
-	for (size_t i = 0; i < s->n; i++) {
-		if (s->err)
+	for (size_t i = 0; i < s->n && !s->dashed; i++) {
+		if (!isfinite(s->y[i]))
+			continue;
+		if (err_at(s, i) > 0)
 			fl_html_addf(out,
 				     "<line class='err' x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' "
 				     "stroke='%s'/>",
@@ -133,14 +172,22 @@ static void series(fl_buf *out, const struct fl_svg_series *s, const struct fram
 		fl_html_addf(out, "<circle cx='%.1f' cy='%.1f' r='3' fill='%s'/>", px(f, s->x[i]),
 			     py(f, s->y[i]), color);
 	}
-	fl_html_addf(out, "<text x='%d' y='%d' font-size='11' fill='%s'>%s</text></g>",
-		     f->right - 150, f->top + 12 + 14 * (int)index, color, s->label);
+	/* the legend under the plot, where no line runs */
+	fl_html_addf(out,
+		     "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='%s' stroke-width='2'%S/>"
+		     "<text x='%d' y='%d' font-size='11' fill='%s'>%s</text></g>",
+		     f->left, f->bottom + 44 + 14 * (int)index - 4, f->left + 18,
+		     f->bottom + 44 + 14 * (int)index - 4, color,
+		     s->dashed ? " stroke-dasharray='6 4'" : "", f->left + 24,
+		     f->bottom + 44 + 14 * (int)index, color, s->label);
 }
 
 void fl_svg_lines(fl_buf *out, const struct fl_svg_plot *p)
 {
-	int w = p->width ? p->width : 640, h = p->height ? p->height : 360;
-	struct frame f = {.left = 60, .right = w - 10, .top = 24, .bottom = h - 40};
+	int legend = 14 * (int)p->nseries + 8;
+	int w = p->width ? p->width : 640, h = p->height ? p->height : 360 + legend;
+	struct frame f = {
+	    .left = 60, .right = w - (p->ref != 0 ? 50 : 10), .top = 24, .bottom = h - 40 - legend};
 
 	data_range(p, &f);
 	fl_html_addf(out,

@@ -1,6 +1,7 @@
 /*
  * svg.h - plots drawn on the server as inline SVG, so pages need no script:
- * scalability (operations per second against task count, error bars), a
+ * scalability (operations per second per task against task count, error
+ * bars, a linear-scaling reference), a
  * metric across tags (with change points marked), and strip plots of one
  * commit's samples in a bisection.
  */
@@ -12,8 +13,9 @@
 struct fl_svg_series {
 	const char *label;
 	const double *x, *y;
-	const double *err; /* half-height of the error bar, or NULL */
+	const double *err; /* half-height of the error bar (NAN: none), or NULL */
 	size_t n;
+	int dashed; /* a reference line (linear scaling), drawn dashed without dots */
 };
 
 struct fl_svg_plot {
@@ -26,9 +28,17 @@ struct fl_svg_plot {
 	const char *const *xnames; /* names for integer x ticks 0..n-1 (tags), or NULL */
 	size_t nxnames;
 	int width, height;
+	/* Not 0: a right-hand axis says each tick's change against this value
+	 * in percent ("-2%"), what a regression is read as. */
+	double ref;
+	const char *reflabel; /* what ref is ("v6.1"), for the right axis */
 };
 
-/* Appends an <svg> element. Labels are escaped. */
+/*
+ * Appends an <svg> element. Labels are escaped. The y axis spans the
+ * data (with a margin), not zero to the largest value: a 2% change must
+ * show. A lone point sits in the middle of its plot.
+ */
 void fl_svg_lines(fl_buf *out, const struct fl_svg_plot *p);
 /* One row of dots per group: the samples of each commit, side by side. */
 void fl_svg_strip(fl_buf *out, const char *const *groups, const double *const *values,

@@ -27,13 +27,14 @@ struct bisect_page {
 	unsigned page;
 	int has_revert;
 	struct fl_web_revert revert;
+	struct fl_web_regression g; /* its regression (b.regression_id not 0) */
 };
 
 static void confidence_plot(fl_buf *out, fl_pool *p, const struct bisect_page *bp)
 {
 	double *x = fl_pool_alloc(p, (bp->nsteps + 1) * sizeof(double));
 	double *y = fl_pool_alloc(p, (bp->nsteps + 1) * sizeof(double));
-	struct fl_svg_series s = {"confidence", x, y, NULL, bp->nsteps};
+	struct fl_svg_series s = {"confidence", x, y, NULL, bp->nsteps, 0};
 	struct fl_svg_plot plot = {.title = "confidence of the best candidate",
 				   .xlabel = "step",
 				   .ylabel = "confidence",
@@ -169,7 +170,10 @@ static void verification(fl_buf *out, const struct bisect_page *bp)
 		return;
 	fl_buf_adds(out, "<section class='verification'>\n<h2>Verification</h2>\n<p>");
 	if (json_is_number(json_object_get(sum, "change_pct")))
-		fl_buf_addf(out, "The culprit against its parent: %.1f%% worse", change);
+		fl_buf_addf(out,
+			    "The culprit against its parent, on the bisection's own runs of the "
+			    "two: %.1f%% worse",
+			    change);
 	else
 		fl_buf_adds(out, "The culprit against its parent");
 	if (json_is_integer(json_object_get(sum, "runs")))
@@ -214,6 +218,14 @@ static void bisect_html(fl_buf *out, fl_pool *p, const struct bisect_page *bp)
 
 	fl_html_addf(out, "<h1>Bisection %lld: %s</h1>\n", (long long)b->id,
 		     b->result ? b->result : b->state);
+	if (b->regression_id) {
+		fl_html_addf(out,
+			     "<p class='regression'>Of <a href='/regression/%lld'>regression "
+			     "%lld</a>: ",
+			     (long long)b->regression_id, (long long)b->regression_id);
+		fl_ui_headline(out, &bp->g);
+		fl_buf_adds(out, " (the comparison that found it).</p>\n");
+	}
 	if (b->culprit.sha) {
 		fl_buf_adds(out, "<p class='culprit'>Culprit: ");
 		fl_web_commit_html(out, b->culprit.sha, b->culprit.subject);
@@ -237,10 +249,10 @@ static void bisect_html(fl_buf *out, fl_pool *p, const struct bisect_page *bp)
 		fl_ui_dl_row(out, "progress", v.ptr);
 		fl_buf_reset(&v);
 	}
-	fl_html_addf(&v, "<code>%s</code>", b->good);
+	fl_web_rev_html(&v, b->good);
 	fl_ui_dl_row(out, "good", v.ptr);
 	fl_buf_reset(&v);
-	fl_html_addf(&v, "<code>%s</code>", b->bad);
+	fl_web_rev_html(&v, b->bad);
 	fl_ui_dl_row(out, "bad", v.ptr);
 	fl_buf_reset(&v);
 	fl_html_addf(&v, "<span class='status status-%s'>%s</span>", b->state, b->state);
@@ -343,6 +355,8 @@ void fl_ui_bisect(struct fl_web_req *req, struct fl_web_resp *resp)
 	if ((r = fl_web_bisection_get(req->st, &req->pool, id, &bp.b)) ||
 	    (r = fl_web_bisect_steps(req->st, &req->pool, id, fl_job_kind_name(FL_JOB_BISECT),
 				     &bp.steps, &bp.nsteps)) ||
+	    (bp.b.regression_id &&
+	     (r = fl_web_regression_get(req->st, &req->pool, bp.b.regression_id, &bp.g))) ||
 	    (bp.b.regression_id &&
 	     (r = fl_web_revert_get(req->st, &req->pool, bp.b.regression_id,
 				    fl_job_kind_name(FL_JOB_REVERT), &bp.revert)) &&

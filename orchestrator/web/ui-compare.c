@@ -25,6 +25,8 @@
 
 struct compare_page {
 	struct fl_model_compare_req q;
+	int has_regression; /* regression=ID: its headline, and its comparison's runs */
+	struct fl_web_regression g;
 	struct fl_model_compare c;
 	const char *metric; /* the plotted metric */
 	struct fl_web_run *a_runs, *b_runs;
@@ -44,12 +46,20 @@ static void form(fl_buf *out, const struct fl_web *web, const struct fl_model_co
 
 	fl_html_addf(out,
 		     "<form class='compare' method='get' action='/compare'>\n"
+		     "<label>tree <input name='tree' value='%s' placeholder='any'></label>\n"
 		     "<label>base <input name='a' value='%s' required></label>\n"
 		     "<label>new <input name='b' value='%s' required></label>\n"
 		     "<label>benchmark <input name='benchmark' value='%s' required></label>\n"
 		     "<label>machine <input name='machine' value='%s' required></label>\n"
 		     "<button>compare</button>\n</form>\n",
-		     q->a ? q->a : "", q->b ? q->b : "", bench, machine);
+		     q->tree ? q->tree : "", q->a ? q->a : "", q->b ? q->b : "", bench, machine);
+}
+
+/* will-it-scale's headline is operations per task: a throughput metric is
+ * plotted divided by the task count, so linear scaling is a flat line. */
+static int per_task(const char *metric)
+{
+	return !strncmp(metric, "ops", 3);
 }
 
 /* The metric rows of the plotted metric in one mode and context as a series of one kernel. */
@@ -64,17 +74,39 @@ static size_t mode_series(fl_pool *p, const struct compare_page *cp, const struc
 	for (size_t i = 0; i < cp->c.nmetric; i++) {
 		const struct fl_cmp_row *r = &cp->c.rows[i];
 		const struct fl_cmp_value *v = base ? &r->base : &r->new_;
+		double div = per_task(cp->metric) && r->tasks ? r->tasks : 1;
 
 		if (strcmp(r->what, cp->metric) || strcmp(r->mode, at->mode) ||
 		    strcmp(r->cgroup, at->cgroup) || !v->n)
 			continue;
 		x[n] = r->tasks;
-		y[n] = v->value;
-		e[n] = v->stddev;
+		y[n] = v->value / div;
+		e[n] = v->stddev / div;
 		n++;
 	}
-	*s = (struct fl_svg_series){base ? cp->q.a : cp->q.b, x, y, e, n};
+	*s = (struct fl_svg_series){base ? cp->c.a_name : cp->c.b_name, x, y, e, n, 0};
 	return n;
+}
+
+/* Linear scaling from the base's fewest tasks: per task, a flat line across the task counts. */
+static int linear_series(fl_pool *p, const struct fl_svg_series *base, struct fl_svg_series *s)
+{
+	double *x = fl_pool_alloc(p, 2 * sizeof(double)), *y = fl_pool_alloc(p, 2 * sizeof(double));
+	char *label = fl_pool_alloc(p, 128);
+	size_t lo = 0, hi = 0;
+
+	if (!base->n)
+		return 0;
+	for (size_t i = 1; i < base->n; i++) {
+		lo = base->x[i] < base->x[lo] ? i : lo;
+		hi = base->x[i] > base->x[hi] ? i : hi;
+	}
+	x[0] = base->x[lo];
+	x[1] = base->x[hi];
+	y[0] = y[1] = base->y[lo];
+	snprintf(label, 128, "linear scaling from %s at %.0f", base->label, base->x[lo]);
+	*s = (struct fl_svg_series){label, x, y, NULL, 2, 1};
+	return 1;
 }
 
 /* Whether row i is the first of the plotted metric in its mode and context
@@ -95,11 +127,13 @@ static int first_of_plot(const struct compare_page *cp, size_t i)
 
 static void scalability_plots(fl_buf *out, fl_pool *p, const struct compare_page *cp)
 {
+	const char *unit = per_task(cp->metric) ? " per task" : "";
+
 	for (size_t i = 0; i < cp->c.nmetric; i++) {
 		const struct fl_cmp_row *r = &cp->c.rows[i];
-		struct fl_svg_series s[2];
-		struct fl_svg_plot plot = {.xlabel = "tasks", .ylabel = cp->metric, .series = s};
-		char *title;
+		struct fl_svg_series s[3];
+		struct fl_svg_plot plot = {.xlabel = "tasks", .series = s};
+		char *title, *ylabel;
 
 		/* one plot per mode and context: at their first row of the plotted metric */
 		if (strcmp(r->what, cp->metric) || !first_of_plot(cp, i))
@@ -108,16 +142,27 @@ static void scalability_plots(fl_buf *out, fl_pool *p, const struct compare_page
 			plot.nseries++;
 		if (mode_series(p, cp, r, 0, &s[plot.nseries]))
 			plot.nseries++;
+		if (per_task(cp->metric) && plot.nseries &&
+		    linear_series(p, &s[0], &s[plot.nseries]))
+			plot.nseries++;
 		title = fl_pool_alloc(p, 256);
-		snprintf(title, 256, "%s %s%s%s %s", cp->q.benchmark, r->mode,
-			 *r->cgroup ? " in " : "", r->cgroup, cp->metric);
+		ylabel = fl_pool_alloc(p, 128);
+		snprintf(title, 256, "%s %s%s%s %s%s", cp->q.benchmark, r->mode,
+			 *r->cgroup ? " in " : "", r->cgroup, cp->metric, unit);
+		snprintf(ylabel, 128, "%s%s", cp->metric, unit);
 		plot.title = title;
+		plot.ylabel = ylabel;
 		fl_html_addf(out, "<figure class='plot scalability' data-mode='%s' data-cgroup='%s'>",
 			     r->mode, fl_cgroup_word(r->cgroup));
 		fl_svg_lines(out, &plot);
-		fl_html_addf(out, "<figcaption>%s%s%s, %s: %s against %s</figcaption></figure>\n",
+		fl_html_addf(out,
+			     "<figcaption>%s%s%s, %s%s: %s against %s%S</figcaption></figure>\n",
 			     *r->mode ? r->mode : "-", *r->cgroup ? " in a " : "",
-			     *r->cgroup ? r->cgroup : "", cp->metric, cp->q.b, cp->q.a);
+			     *r->cgroup ? r->cgroup : "", cp->metric, unit, cp->c.b_name,
+			     cp->c.a_name,
+			     per_task(cp->metric) ? "; the dashed line is linear scaling (the "
+						    "same per task at every count)"
+						  : "");
 	}
 }
 
@@ -239,7 +284,31 @@ static void side(fl_buf *out, const char *name, const char *rev, const struct fl
 {
 	fl_html_addf(out, "<dt>%s <code>%s</code></dt><dd>", name, rev);
 	fl_web_commit_html(out, c->sha, c->subject);
-	fl_html_addf(out, " (tree %s), %zu run%s</dd>\n", c->tree, runs, runs == 1 ? "" : "s");
+	fl_html_addf(out, " (tree %s), %zu ok run%s</dd>\n", c->tree, runs, runs == 1 ? "" : "s");
+}
+
+/* Which runs the rows pool, and the regression's headline when one is named. */
+static void pooled_html(fl_buf *out, const struct compare_page *cp)
+{
+	fl_buf_adds(out, "<p class='pooled'>");
+	if (cp->has_regression) {
+		fl_html_addf(out, "<a href='/regression/%lld'>Regression %lld</a>: ",
+			     (long long)cp->g.id, (long long)cp->g.id);
+		fl_ui_headline(out, &cp->g);
+		if (cp->q.job)
+			fl_html_addf(out,
+				     ". The rows below are made of the same runs: those of compare "
+				     "job %lld, %zu + %zu",
+				     (long long)cp->q.job, cp->c.a_runs, cp->c.b_runs);
+		fl_buf_adds(out, ".");
+	} else
+		fl_html_addf(out,
+			     "Every ok run of each commit on %s is pooled, whatever it was "
+			     "measured for (a tag's comparison, bisection steps, a revert "
+			     "check): %zu + %zu runs. A regression's page links to its "
+			     "comparison's own runs.",
+			     cp->q.machine, cp->c.a_runs, cp->c.b_runs);
+	fl_buf_adds(out, "</p>\n");
 }
 
 static void compare_html(fl_buf *out, fl_pool *p, const struct fl_web *web,
@@ -250,24 +319,25 @@ static void compare_html(fl_buf *out, fl_pool *p, const struct fl_web *web,
 	fl_html_addf(out, "<h1>%s on %s: %s against %s</h1>\n", cp->q.benchmark, cp->q.machine,
 		     cp->q.b, cp->q.a);
 	form(out, web, &cp->q);
-	fl_web_url(&link, "/compare",
-		   (const char *const[]){"a", cp->c.a.sha, "b", cp->c.b.sha, "benchmark",
-					 cp->q.benchmark, "machine", cp->q.machine, NULL});
+	fl_web_compare_url(&link, cp->c.a.tree, cp->c.a.sha, cp->c.b.sha, cp->q.benchmark,
+			   cp->q.machine);
 	fl_html_addf(out, "<p class='permalink'><a href='%s'>link to this comparison</a></p>\n",
 		     link.ptr);
 	fl_buf_free(&link);
 	fl_buf_adds(out, "<dl class='facts'>\n");
 	side(out, "base", cp->q.a, &cp->c.a, cp->c.a_runs);
 	side(out, "new", cp->q.b, &cp->c.b, cp->c.b_runs);
-	fl_buf_adds(out, "</dl>\n<h2>Scalability</h2>\n");
+	fl_buf_adds(out, "</dl>\n");
+	pooled_html(out, cp);
+	fl_buf_adds(out, "<h2>Scalability</h2>\n");
 	scalability_plots(out, p, cp);
 	fl_buf_adds(out, "<h2>Comparison</h2>\n");
 	rows_table(out, cp);
 	fl_buf_adds(out, "<h2>vmstat and profile</h2>\n");
 	evidence_html(out, cp);
-	fl_html_addf(out, "<h2>Runs of %s</h2>\n", cp->q.a);
+	fl_html_addf(out, "<h2>Every run of %s</h2>\n", cp->q.a);
 	fl_ui_runs_table(out, cp->a_runs, cp->na);
-	fl_html_addf(out, "<h2>Runs of %s</h2>\n", cp->q.b);
+	fl_html_addf(out, "<h2>Every run of %s</h2>\n", cp->q.b);
 	fl_ui_runs_table(out, cp->b_runs, cp->nb);
 }
 
@@ -316,7 +386,9 @@ static json_t *compare_json(const struct compare_page *cp)
 
 	for (size_t i = 0; i < cp->c.nnotes; i++)
 		json_array_append_new(notes, fl_web_json_str(cp->c.notes[i]));
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:{s:I, s:I}, s:o, s:b, s:o, s:o, s:o}",
+	json_t *o;
+
+	o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:{s:I, s:I}, s:o, s:b, s:o, s:o, s:o}",
 			 "a", fl_web_json_str(cp->q.a), "b", fl_web_json_str(cp->q.b), "benchmark",
 			 fl_web_json_str(cp->q.benchmark), "machine",
 			 fl_web_json_str(cp->q.machine), "base", fl_ui_commit_json(&cp->c.a), "new",
@@ -324,6 +396,12 @@ static json_t *compare_json(const struct compare_page *cp)
 			 "new", (json_int_t)cp->c.b_runs, "rows", rows_json(cp, FL_CMP_METRIC),
 			 "evidence", cp->c.has_evidence, "vmstat", rows_json(cp, FL_CMP_VMSTAT),
 			 "profile", rows_json(cp, FL_CMP_PROFILE), "notes", notes);
+	/* which runs the rows pool: a job's (a regression's comparison), or every ok run */
+	json_object_set_new(o, "pooled", json_string(cp->q.job ? "job" : "all"));
+	json_object_set_new(o, "job", cp->q.job ? json_integer(cp->q.job) : json_null());
+	json_object_set_new(o, "regression",
+			    cp->has_regression ? fl_ui_regression_json(&cp->g) : json_null());
+	return o;
 }
 
 static int load(struct fl_web_req *req, struct compare_page *cp)
@@ -354,7 +432,7 @@ void fl_ui_compare(struct fl_web_req *req, struct fl_web_resp *resp)
 	fl_buf b = FL_BUF_INIT;
 	int r;
 
-	if (!req->json && !fl_web_arg(req, "a") && !fl_web_arg(req, "b") &&
+	if (!req->json && !fl_web_arg(req, "a") && !fl_web_arg(req, "b") && !fl_web_arg(req, "tree") &&
 	    !fl_web_arg(req, "benchmark") && !fl_web_arg(req, "machine")) {
 		fl_buf_adds(&b, "<h1>Compare two kernels</h1>\n");
 		form(&b, req->web, q);
@@ -367,9 +445,24 @@ void fl_ui_compare(struct fl_web_req *req, struct fl_web_resp *resp)
 	    fl_web_need_arg(req, resp, "machine", &q->machine) ||
 	    fl_web_name_arg(req, resp, "benchmark", &q->benchmark) ||
 	    fl_web_name_arg(req, resp, "machine", &q->machine) ||
+	    fl_web_name_arg(req, resp, "tree", &q->tree) ||
 	    fl_web_name_arg(req, resp, "metric", &cp.metric))
 		return;
 	fl_model_cmp_opts(req->web->cfg, q->benchmark, &q->opts);
+	if (fl_web_arg(req, "regression")) {
+		int64_t id;
+
+		if (fl_web_id(req, resp, fl_web_arg(req, "regression"), &id))
+			return;
+		if ((r = fl_web_regression_get(req->st, &req->pool, id, &cp.g))) {
+			fl_web_fail_error(req, resp, r);
+			return;
+		}
+		cp.has_regression = 1;
+		q->job = cp.g.job_id;
+		if (!q->tree)
+			q->tree = cp.g.tree;
+	}
 	if ((r = load(req, &cp))) {
 		fl_web_fail_error(req, resp, r);
 		return;

@@ -100,12 +100,6 @@ static size_t tag_columns(fl_pool *p, const struct fl_web_tree *t, struct column
 	return n;
 }
 
-/* A revision for a compare link: the tag's name when a URL may carry it, else its sha. */
-static const char *link_rev(const char *name, const char *sha)
-{
-	return name && fl_web_rev_ok(name) ? name : sha;
-}
-
 static void verdict_cell(fl_buf *out, const struct fl_web_tag *tag, const struct fl_web_verdict *v)
 {
 	fl_buf url = FL_BUF_INIT;
@@ -120,10 +114,8 @@ static void verdict_cell(fl_buf *out, const struct fl_web_tag *tag, const struct
 	if (v->error)
 		fl_html_addf(out, "%s'", v->error);
 	fl_buf_adds(out, ">");
-	fl_web_url(&url, "/compare",
-		   (const char *const[]){"a", link_rev(tag->baseline, tag->base.sha), "b",
-					 link_rev(tag->name, tag->commit.sha), "benchmark",
-					 v->benchmark, "machine", v->machine, NULL});
+	fl_web_compare_url(&url, tag->tree, fl_web_link_rev(tag->baseline, tag->base.sha),
+			   fl_web_link_rev(tag->name, tag->commit.sha), v->benchmark, v->machine);
 	fl_html_addf(out, "<a href='%s'>%s</a>", url.ptr, word);
 	if (isfinite(v->change)) {
 		fl_buf_addf(out, " <span class='num'>%+.1f%%</span>", v->change);

@@ -35,12 +35,6 @@ struct regression_page {
 	size_t ntries;
 };
 
-/* A revision for a compare link: the tag's name when a URL may carry it, else the sha. */
-static const char *link_rev(const char *tag, const char *sha)
-{
-	return tag && fl_web_rev_ok(tag) ? tag : sha;
-}
-
 static void regression_html(fl_buf *out, const struct regression_page *rp)
 {
 	const struct fl_web_regression *g = &rp->g;
@@ -67,9 +61,13 @@ static void regression_html(fl_buf *out, const struct regression_page *rp)
 		     g->tasks, g->metric);
 	fl_ui_dl_row(out, "measured", v.ptr);
 	fl_buf_reset(&v);
-	fl_html_addf(&v, "%.2f%%", g->change);
+	fl_ui_headline(&v, g);
 	if (!isnan(g->p_value))
 		fl_html_addf(&v, " (p = %.4f)", g->p_value);
+	fl_html_addf(&v, "<br><small>the headline: what the comparison that found it measured%S; "
+			 "the bisection's culprit against its parent is another comparison, on other "
+			 "runs</small>",
+		     g->job_id ? ", on the runs below" : "");
 	fl_ui_dl_row(out, "change", v.ptr);
 	fl_buf_reset(&v);
 	fl_html_addf(&v, "%s", g->state);
@@ -78,12 +76,16 @@ static void regression_html(fl_buf *out, const struct regression_page *rp)
 	fl_web_time(&v, g->created);
 	fl_ui_dl_row(out, "found", v.ptr);
 	fl_buf_reset(&v);
-	fl_web_url(&v, "/compare",
-		   (const char *const[]){"a", link_rev(g->baseline, g->good.sha), "b",
-					 link_rev(g->tag, g->bad.sha), "benchmark", g->benchmark,
-					 "machine", g->machine, NULL});
+	fl_web_compare_url(&v, g->tree, fl_web_link_rev(g->baseline, g->good.sha),
+			   fl_web_link_rev(g->tag, g->bad.sha), g->benchmark, g->machine);
 	fl_buf_adds(out, "</dl>\n");
-	fl_html_addf(out, "<p><a href='%s'>compare good and bad</a>", v.ptr);
+	if (g->job_id)
+		fl_html_addf(out,
+			     "<p><a href='%s&amp;regression=%lld'>compare good and bad on the "
+			     "comparison's runs</a> &middot; <a href='%s'>on every run of both</a>",
+			     v.ptr, (long long)g->id, v.ptr);
+	else
+		fl_html_addf(out, "<p><a href='%s'>compare good and bad</a>", v.ptr);
 	if (g->bisection_id)
 		fl_html_addf(out, " &middot; <a href='/bisect/%lld'>the bisection</a>",
 			     (long long)g->bisection_id);

@@ -126,6 +126,37 @@ static void console_text(struct fl_web_req *req, struct fl_web_resp *resp, int64
 }
 
 /* A JSON object's members as a table; anything else as preformatted text. */
+/* A size with its unit: "23.5 GiB (25276071936 bytes)". */
+static void size_html(fl_buf *out, double bytes)
+{
+	static const char *const unit[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+	double v = bytes;
+	int u = 0;
+
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	if (!u)
+		fl_buf_addf(out, "%.0f bytes", bytes);
+	else
+		fl_buf_addf(out, "%.*f %s (%.0f bytes)", v < 10 ? 2 : 1, v, unit[u], bytes);
+}
+
+/* Facts in bytes (the agent's "memory", "memory_per_node", any "*_bytes")
+ * or MiB ("*_mib"): 1 for bytes, 1048576 for MiB, 0 for anything else. */
+static double size_fact(const char *key)
+{
+	size_t n = strlen(key);
+
+	if (!strcmp(key, "memory") || !strcmp(key, "memory_per_node") ||
+	    (n > 6 && !strcmp(key + n - 6, "_bytes")))
+		return 1;
+	if (n > 4 && !strcmp(key + n - 4, "_mib"))
+		return 1048576;
+	return 0;
+}
+
 static void json_table(fl_buf *out, const char *text)
 {
 	json_t *j = text ? json_loads(text, 0, NULL) : NULL;
@@ -140,8 +171,15 @@ static void json_table(fl_buf *out, const char *text)
 	fl_buf_adds(out, "<table class='params'>\n");
 	json_object_foreach(j, key, v)
 	{
-		char *s = json_is_string(v) ? NULL : json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+		char *s;
 
+		if (json_is_number(v) && size_fact(key) && json_number_value(v) >= 0) {
+			fl_html_addf(out, "<tr><th>%s</th><td class='size'>", key);
+			size_html(out, json_number_value(v) * size_fact(key));
+			fl_buf_adds(out, "</td></tr>\n");
+			continue;
+		}
+		s = json_is_string(v) ? NULL : json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
 		fl_html_addf(out, "<tr><th>%s</th><td>%s</td></tr>\n", key,
 			     s ? s : json_string_value(v));
 		free(s);
@@ -185,7 +223,7 @@ static void points_plot(fl_buf *out, fl_pool *p, const struct run_page *rp)
 			y[k] = rp->pts[m].mean;
 			e[k] = rp->pts[m].sd;
 		}
-		s[ns++] = (struct fl_svg_series){label, x, y, e, k};
+		s[ns++] = (struct fl_svg_series){label, x, y, e, k, 0};
 	}
 	if (!ns)
 		return;
@@ -238,7 +276,7 @@ static void samples_table(fl_buf *out, const struct run_page *rp, int64_t id)
 	fl_web_pager(out, base, rp->page, rp->more);
 }
 
-/* "41.0 s" after the guest was created, or "-". */
+/* "41.0 s" after the run started on its machine, or "-". */
 static void after_created(fl_buf *out, const struct fl_web_run_detail *d, int64_t ms)
 {
 	if (!ms || !d->created_ms)
@@ -299,9 +337,22 @@ static void run_facts(fl_buf *b, const struct run_page *rp)
 	fl_buf_free(&v);
 }
 
+/* What a backend's run starts with: a libvirt guest is created, a bare-metal
+ * box is handed its job (it kexecs into the kernel), a command is started. */
+static const char *start_word(const char *backend)
+{
+	if (!backend || !strcmp(backend, "libvirt"))
+		return "guest created";
+	if (!strcmp(backend, "baremetal"))
+		return "job handed to the box";
+	return "started";
+}
+
 /* What the agent reported of the guest and what the backend made of it. */
 static void environment(fl_buf *b, const struct fl_web_run_detail *d)
 {
+	int guest = !d->backend || !strcmp(d->backend, "libvirt");
+
 	fl_buf_adds(b, "<h2>Environment</h2>\n<table class='environment'>\n");
 	fl_html_addf(b, "<tr><th>kernel release</th><td>%s</td></tr>\n",
 		     d->kernel_release ? d->kernel_release : "-");
@@ -318,12 +369,14 @@ static void environment(fl_buf *b, const struct fl_web_run_detail *d)
 		fl_html_addf(b, "<tr><th>domain</th><td><code>%s</code></td></tr>\n", d->domain);
 	fl_buf_adds(b, "</table>\n");
 	if (d->machine_facts) {
-		fl_buf_adds(b, "<h3>Guest</h3>\n");
+		fl_html_addf(b, "<h3>%s</h3>\n", guest ? "Guest" : "Machine");
 		json_table(b, d->machine_facts);
 	}
-	fl_buf_adds(b, "<h3>Timings</h3>\n<table class='timings'>\n<tr><th>guest created</th><td>");
+	fl_html_addf(b, "<h3>Timings</h3>\n<table class='timings'>\n<tr><th>%s</th><td>",
+		     start_word(d->backend));
 	fl_web_time(b, d->created_ms / 1000);
-	fl_buf_adds(b, "</td></tr>\n<tr><th>boot to the agent</th><td>");
+	fl_html_addf(b, "</td></tr>\n<tr><th>%s</th><td>",
+		     guest ? "boot to the agent" : "to the agent's first record");
 	after_created(b, d, d->agent_ms);
 	fl_buf_adds(b, "</td></tr>\n<tr><th>first sample</th><td>");
 	after_created(b, d, d->first_sample_ms);

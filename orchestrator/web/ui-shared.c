@@ -8,7 +8,28 @@
 #include "service/pipeline.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
+
+void fl_ui_headline_what(fl_buf *out, const struct fl_web_regression *g)
+{
+	char good[13], bad[13];
+
+	snprintf(good, sizeof(good), "%s", g->good.sha ? g->good.sha : "-");
+	snprintf(bad, sizeof(bad), "%s", g->bad.sha ? g->bad.sha : "-");
+	fl_html_addf(out, "%s against %s", g->tag ? g->tag : bad, g->baseline ? g->baseline : good);
+}
+
+void fl_ui_headline(fl_buf *out, const struct fl_web_regression *g)
+{
+	fl_html_addf(
+	    out, "<span class='headline'><strong class='num change regression'>%+.1f%%</strong> ",
+	    g->change);
+	fl_ui_headline_what(out, g);
+	fl_html_addf(out, ", %s.%s%S%s at %u task%S on %s</span>", g->benchmark, g->mode,
+		     *g->mode ? "." : "", g->metric, g->tasks, g->tasks == 1 ? "" : "s",
+		     g->machine);
+}
 
 void fl_ui_dl_row(fl_buf *out, const char *name, const char *html)
 {
@@ -78,8 +99,8 @@ void fl_ui_regressions_table(fl_buf *out, const struct fl_web_regression *g, siz
 	if (!table_open(out, n, "No regressions.",
 			"<table class='regressions'>\n<thead><tr><th>regression</th>"
 			"<th>tree</th><th>tags</th><th>benchmark</th><th>metric</th>"
-			"<th>change</th><th>good</th><th>bad</th><th>machine</th><th>state</th>"
-			"<th>bisection</th><th>found</th></tr></thead>\n<tbody>\n"))
+			"<th>change</th><th>good</th><th>bad</th><th>culprit</th><th>machine</th>"
+			"<th>state</th><th>bisection</th><th>found</th></tr></thead>\n<tbody>\n"))
 		return;
 	for (size_t i = 0; i < n; i++) {
 		fl_html_addf(out, "<tr><td><a href='/regression/%lld'>%lld</a></td><td>%s</td>",
@@ -91,9 +112,16 @@ void fl_ui_regressions_table(fl_buf *out, const struct fl_web_regression *g, siz
 			fl_buf_adds(out, "<td>-</td>");
 		fl_html_addf(out, "<td>%s</td><td>%s %s %u</td>", g[i].benchmark, g[i].metric,
 			     g[i].mode, g[i].tasks);
-		fl_html_addf(out, "<td class='num'>%.1f%%</td>", g[i].change);
+		fl_buf_adds(out, "<td class='num' title='");
+		fl_ui_headline_what(out, &g[i]);
+		fl_html_addf(out, "'>%+.1f%%</td>", g[i].change);
 		cell_commit(out, &g[i].good);
 		cell_commit(out, &g[i].bad);
+		if (g[i].culprit.sha)
+			cell_commit(out, &g[i].culprit);
+		else
+			fl_html_addf(out, "<td class='commit empty'>%s</td>",
+				     g[i].bisection_id ? "not yet" : "-");
 		fl_html_addf(out, "<td>%s</td><td>%s</td>", g[i].machine, g[i].state);
 		if (g[i].bisection_id)
 			fl_html_addf(out, "<td><a href='/bisect/%lld'>%lld</a></td>",
@@ -118,8 +146,11 @@ void fl_ui_bisections_table(fl_buf *out, const struct fl_web_bisection *b, size_
 	for (size_t i = 0; i < n; i++) {
 		fl_html_addf(out, "<tr><td><a href='/bisect/%lld'>%lld</a></td>",
 			     (long long)b[i].id, (long long)b[i].id);
-		fl_html_addf(out, "<td><code>%s</code></td><td><code>%s</code></td>", b[i].good,
-			     b[i].bad);
+		fl_buf_adds(out, "<td class='commit'>");
+		fl_web_rev_html(out, b[i].good);
+		fl_buf_adds(out, "</td><td class='commit'>");
+		fl_web_rev_html(out, b[i].bad);
+		fl_buf_adds(out, "</td>");
 		fl_html_addf(out, "<td class='status status-%s'>%s</td><td>%s</td>", b[i].state,
 			     b[i].state, b[i].result ? b[i].result : "-");
 		cell_commit(out, &b[i].culprit);

@@ -56,7 +56,7 @@ static void series_plot(fl_buf *out, fl_pool *p, const struct tree_page *tp)
 	const char **names = fl_pool_alloc(p, s->n * sizeof(char *));
 	size_t every = s->n / 10 + 1;
 	char *title = fl_pool_alloc(p, 256);
-	struct fl_svg_series se = {tp->tree.name, x, y, e, s->n};
+	struct fl_svg_series se = {tp->tree.name, x, y, e, s->n, 0};
 	struct fl_svg_plot plot = {.title = title,
 				   .xlabel = strcmp(s->by, "tag") ? "commit" : "tag",
 				   .ylabel = s->metric,
@@ -81,6 +81,11 @@ static void series_plot(fl_buf *out, fl_pool *p, const struct tree_page *tp)
 		marks[i] = (double)s->cps[i].index - 0.5;
 	plot.marks = marks;
 	plot.nmarks = s->ncps;
+	/* the right axis: each level against the page's first position */
+	if (s->n > 1) {
+		plot.ref = y[0];
+		plot.reflabel = s->pts[0].tag ? s->pts[0].tag : names[0];
+	}
 	snprintf(title, 256, "%s %s %s %u tasks on %s", s->benchmark, s->metric, s->mode, s->tasks,
 		 s->machine);
 	fl_buf_adds(out, "<figure class='plot trend'>");
@@ -205,10 +210,8 @@ static void points_table(fl_buf *out, const struct tree_page *tp)
 		if (i) {
 			fl_buf url = FL_BUF_INIT;
 
-			fl_web_url(&url, "/compare",
-				   (const char *const[]){
-				       "a", position_rev(&s->pts[i - 1]), "b", position_rev(pt),
-				       "benchmark", s->benchmark, "machine", s->machine, NULL});
+			fl_web_compare_url(&url, tp->tree.name, position_rev(&s->pts[i - 1]),
+					   position_rev(pt), s->benchmark, s->machine);
 			fl_html_addf(out, "<a href='%s'>compare with previous</a>", url.ptr);
 			fl_buf_free(&url);
 		}

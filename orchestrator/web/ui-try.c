@@ -90,9 +90,8 @@ static void try_html(fl_buf *out, const struct try_page *tp)
 	if (t->commit_sha) {
 		fl_buf url = FL_BUF_INIT;
 
-		fl_web_url(&url, "/compare",
-			   (const char *const[]){"a", t->base_sha, "b", t->commit_sha, "benchmark",
-						 t->benchmark, "machine", t->machine, NULL});
+		fl_web_compare_url(&url, t->tree, t->base_sha, t->commit_sha, t->benchmark,
+				   t->machine);
 		fl_html_addf(out, "<p><a href='%s'>compare the fix with its base</a></p>\n",
 			     url.ptr);
 		fl_buf_free(&url);

@@ -22,6 +22,10 @@ void fl_ui_tree(struct fl_web_req *req, struct fl_web_resp *resp);
 void fl_ui_jobs(struct fl_web_req *req, struct fl_web_resp *resp);
 void fl_ui_compare(struct fl_web_req *req, struct fl_web_resp *resp);
 void fl_ui_try(struct fl_web_req *req, struct fl_web_resp *resp);
+void fl_ui_commit(struct fl_web_req *req, struct fl_web_resp *resp);
+void fl_ui_search(struct fl_web_req *req, struct fl_web_resp *resp);
+/* /metrics: Prometheus's text format (ui-metrics.c). */
+void fl_ui_metrics(struct fl_web_req *req, struct fl_web_resp *resp);
 /* Files under web/static/ (static.c). */
 void fl_ui_static(struct fl_web_req *req, struct fl_web_resp *resp);
 
@@ -41,6 +45,16 @@ void fl_ui_comparisons_table(fl_buf *out, const struct fl_web_comparison *c, siz
 void fl_ui_revert_html(fl_buf *out, const struct fl_web_revert *v);
 /* A report as it was mailed, with its delivery state. */
 void fl_ui_report_html(fl_buf *out, const struct fl_web_report *r);
+/*
+ * A regression's headline: its own stored change (what the comparison that
+ * found it measured) and what that compares: "-25.0% v3.17 against
+ * v3.17-rc7, page_fault2.threads.ops_per_sec at 4 tasks on numa2". Every
+ * page that sizes a regression shows this one number; other numbers (the
+ * culprit against its parent, every run pooled) say what they compare.
+ */
+void fl_ui_headline(fl_buf *out, const struct fl_web_regression *g);
+/* What the headline compares, as text: "v3.17 against v3.17-rc7". */
+void fl_ui_headline_what(fl_buf *out, const struct fl_web_regression *g);
 /* A <dl> row: name (plain text) and value (raw HTML). */
 void fl_ui_dl_row(fl_buf *out, const char *name, const char *html);
 

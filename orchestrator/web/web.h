@@ -91,14 +91,27 @@ enum fl_direction fl_web_direction(const struct fl_web *web, const char *benchma
 /* ---- rendering helpers (page.c) ---- */
 /* "2014-09-04 13:27 UTC", or "-" for 0. */
 void fl_web_time(fl_buf *out, int64_t t);
-/* A commit as a short sha linked to nothing, with its subject when known. */
+/* A commit as its short sha (12 digits, the whole sha its title) linked to
+ * its page (/commit/<sha>), with its subject when known. */
 void fl_web_commit_html(fl_buf *out, const char *sha, const char *subject);
+/* A revision as given (a bisection's good and bad): a full sha as
+ * fl_web_commit_html shows it, anything else as code. */
+void fl_web_rev_html(fl_buf *out, const char *rev);
 /*
  * path?name=value&... for the pairs whose value is not NULL (kv: name,
  * value, ..., NULL), each value URL-escaped; HTML-escape it when writing it
  * into an attribute (fl_html_addf's %s does).
  */
 void fl_web_url(fl_buf *out, const char *path, const char *const *kv);
+/*
+ * A /compare link: revisions a and b (a tag's name when a URL may carry it,
+ * else the sha: fl_web_link_rev) in tree (NULL: any), on benchmark and
+ * machine. Two trees may share tag names: a link names its tree.
+ */
+void fl_web_compare_url(fl_buf *out, const char *tree, const char *a, const char *b,
+			const char *benchmark, const char *machine);
+/* A revision for a link: the tag's name when a URL may carry it, else the sha. */
+const char *fl_web_link_rev(const char *tag, const char *sha);
 /* "newer / page N / older" links to base (a URL from fl_web_url) with page=N added. */
 void fl_web_pager(fl_buf *out, const char *base, unsigned page, int more);
 /* A number with 4 significant digits, or "-" for NAN. */

@@ -143,6 +143,13 @@ expect_grep "$tmp/err" "report 1: sent" "the report is sent"
 	ok "the revert check is stored" || fail "the revert check is stored"
 [ "$(git_in "$repo" rev-parse refs/faultline/revert/1^)" = "$(git_in "$repo" rev-parse v1.2^{commit})" ] &&
 	ok "the revert commit sits on v1.2 under refs/faultline/" || fail "the revert commit sits on v1.2 under refs/faultline/"
+# every stored commit knows its place in the history (the pages' order), as git counts it
+bad_depth=$(q main "SELECT sha || ' ' || coalesce(depth, 'NULL') FROM commits" | while read -r sha d; do
+	[ "$d" = "$(git_in "$repo" rev-list --first-parent --count "$sha")" ] || echo "$sha $d"
+done)
+[ -z "$bad_depth" ] && [ "$(q main "SELECT count(*) FROM commits")" -gt 2 ] &&
+	ok "every stored commit has its first-parent depth" ||
+	fail "every stored commit has its first-parent depth: $bad_depth"
 [ "$(git_in "$repo" rev-parse HEAD; git_in "$repo" status --porcelain)" = "$user_state" ] &&
 	ok "the user's checkout is untouched" || fail "the user's checkout is untouched"
 [ "$(mails "$maildir")" = 1 ] && ok "exactly one mail" || fail "exactly one mail ($(mails "$maildir"))"

@@ -4,7 +4,9 @@
  * dashboard from a running "faultline serve"; the rendered DOM
  * (--dump-dom) must hold the SVG plots with both kernels' series, the strip
  * plot with every sample, the dashboard's tag table with its verdicts, and
- * the hostile commit subject and tag name as text, not as elements.
+ * the hostile commit subject and tag name as text, not as elements; the
+ * dashboard's compare link with two trees sharing tag names; a regression's
+ * and a commit's page.
  * Screenshots go to <build>/artifacts/web/ for CI to keep. Exits 77 (ctest
  * SKIP_RETURN_CODE) only when chromium is not installed.
  */
@@ -156,7 +158,8 @@ static void test_compare_page(void **state)
 	snprintf(path, sizeof(path), "/compare?a=%.12s&b=%.12s&benchmark=page_fault2&machine=numa2",
 		 env.w.sha[WF_CULPRIT - 1], env.w.sha[WF_CULPRIT]);
 	html = dom(path);
-	snprintf(a, sizeof(a), "data-label=\"%.12s\"", env.w.sha[WF_CULPRIT - 1]);
+	/* labelled by tag where the commit has one (v3.17-rc7), else by its short sha */
+	snprintf(a, sizeof(a), "data-label=\"%s\"", "v3.17-rc7");
 	snprintf(b, sizeof(b), "data-label=\"%.12s\"", env.w.sha[WF_CULPRIT]);
 	for (int m = 0; m < 2; m++) {
 		fig = element(html,
@@ -167,10 +170,14 @@ static void test_compare_page(void **state)
 			      "</figure>");
 		assert_int_equal(count(fig, "<svg"), 1);
 		assert_int_equal(count(fig, "<g class=\"series\""), 2);
+		/* per task, with linear scaling from the base's one task as a dashed line */
+		assert_int_equal(count(fig, "<g class=\"series reference\""), 1);
+		assert_non_null(strstr(fig, "linear scaling from v3.17-rc7 at 1"));
+		assert_non_null(strstr(fig, "ops_per_sec per task"));
 		assert_int_equal(count(strstr(fig, a), "<circle"),
 				 6); /* 3 task counts, 2 kernels */
 		assert_non_null(strstr(fig, b));
-		assert_int_equal(count(fig, "<polyline"), 2);
+		assert_int_equal(count(fig, "<polyline"), 3);
 		assert_int_equal(count(fig, "<line class=\"err\""), 6);
 		free(fig);
 	}
@@ -232,6 +239,83 @@ static void test_dashboard_page(void **state)
 	screenshot("/", "dashboard.png");
 }
 
+/*
+ * Two trees share tag names (mainline's and stable's v3.17 are different
+ * commits): the dashboard's compare link, followed in the browser, names its
+ * tree and shows the comparison, not 400 "ambiguous revision" (issue 23).
+ */
+static void test_compare_link_names_its_tree(void **state)
+{
+	struct fl_commit_info c = {"5ab1e00000000000000000000000000000000017", "stable: a backport",
+				   "B. Maintainer", WF_T0};
+	struct fl_watch_tag_new t = {.tag = "v3.17", .state = "skipped"};
+	char db[300], href[600], *html, *cell, *a, *q;
+	int64_t tree, id;
+	fl_store *st;
+	size_t k = 0;
+
+	(void)state;
+	snprintf(db, sizeof(db), "%s/fl.db", env.dir);
+	assert_int_equal(fl_store_open(&st, db, 0), 0);
+	assert_int_equal(fl_store_tree_ensure(st, "stable", "/srv/stable.git", &tree), 0);
+	t.tree_id = tree;
+	assert_int_equal(fl_store_commit_ensure(st, tree, &c, &t.commit_id), 0);
+	assert_int_equal(fl_store_watch_tag_add(st, &t, &id), 0);
+	t.tag = "v3.17-rc7";
+	assert_int_equal(fl_store_watch_tag_add(st, &t, &id), 0);
+	fl_store_free(st);
+
+	html = dom("/");
+	cell = element(html, "<td class=\"verdict verdict-worse\">", "</td>");
+	a = strstr(cell, "<a href=\"");
+	assert_non_null(a);
+	a += strlen("<a href=\"");
+	for (q = a; *q && *q != '"' && k < sizeof(href) - 1; q++) {
+		href[k++] = *q;
+		if (!strncmp(q, "&amp;", 5))
+			q += 4;
+	}
+	href[k] = '\0';
+	printf("the dashboard links %s\n", href);
+	assert_non_null(strstr(href, "tree=mainline"));
+	assert_non_null(strstr(href, "b=v3.17&"));
+	free(cell);
+	free(html);
+	html = dom(href);
+	assert_null(strstr(html, "ambiguous"));
+	assert_non_null(strstr(html, "<table class=\"compare\">"));
+	assert_non_null(strstr(html, "data-label=\"v3.17\""));
+	assert_non_null(strstr(html, "data-label=\"v3.17-rc7\""));
+	free(html);
+	screenshot(href, "compare-tags.png");
+}
+
+/* A regression's page and a commit's page as the browser built them (issue 23). */
+static void test_regression_and_commit_pages(void **state)
+{
+	char path[128], *html;
+
+	(void)state;
+	html = dom("/regression/1");
+	assert_non_null(strstr(html, "<span class=\"headline\">"));
+	assert_non_null(strstr(html, "regression=1"));
+	free(html);
+	screenshot("/regression/1", "regression.png");
+	snprintf(path, sizeof(path), "/commit/%s", env.w.sha[WF_CULPRIT]);
+	html = dom(path);
+	assert_non_null(strstr(html, "<p class=\"subject\">" WF_CULPRIT_SUBJECT "</p>"));
+	assert_non_null(strstr(html, "<table class=\"regressions\">"));
+	assert_non_null(strstr(html, "class=\"web-url\""));
+	free(html);
+	screenshot(path, "commit.png");
+	/* the hostile subject on its commit's page is text */
+	snprintf(path, sizeof(path), "/commit/%s", env.w.sha[WF_XSS]);
+	html = dom(path);
+	assert_non_null(strstr(html, "&lt;script&gt;alert(1)&lt;/script&gt;"));
+	assert_null(strstr(html, "<script"));
+	free(html);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -239,6 +323,8 @@ int main(void)
 	    cmocka_unit_test(test_bisect_page),
 	    cmocka_unit_test(test_escaped_in_the_browser),
 	    cmocka_unit_test(test_dashboard_page),
+	    cmocka_unit_test(test_compare_link_names_its_tree),
+	    cmocka_unit_test(test_regression_and_commit_pages),
 	};
 
 	if (!fl_which("chromium")) {

@@ -43,7 +43,7 @@ static size_t add_bytes(char *p, size_t size, size_t n, void *buf)
 	return size * n;
 }
 
-/* method: NULL for GET, "HEAD", or "POST". */
+/* method: NULL for GET, "HEAD", "POST" (with a body), or any other (without). */
 static void request(const char *method, const char *path, struct reply *r)
 {
 	CURL *c = curl_easy_init();
@@ -63,6 +63,8 @@ static void request(const char *method, const char *path, struct reply *r)
 		curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
 	if (method && !strcmp(method, "POST"))
 		curl_easy_setopt(c, CURLOPT_POSTFIELDS, "x=1");
+	else if (method && strcmp(method, "HEAD"))
+		curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
 	assert_int_equal(curl_easy_perform(c), CURLE_OK);
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
 	curl_easy_getinfo(c, CURLINFO_CONTENT_TYPE, &type);
@@ -154,7 +156,7 @@ static void test_dashboard(void **state)
 
 	(void)state;
 	expect_page("/", 200, "<a href='/tree/mainline'>mainline</a>");
-	expect_page("/", 200, "<td class='num'>-25.0%</td>");
+	expect_page("/", 200, "<td class='num' title='v3.17 against v3.17-rc7'>-25.0%</td>");
 	expect_page("/", 200, "<a href='/regression/1'>1</a>");
 	expect_page("/", 200, "<a href='/bisect/2'>2</a>");
 	expect_page("/", 200, "<link rel=\"stylesheet\" href=\"/static/faultline.css\">");
@@ -162,14 +164,16 @@ static void test_dashboard(void **state)
 	expect_page("/", 200, "<th>page_fault2 on numa2</th><th>page_fault2 on numa8</th>");
 	expect_page(
 	    "/", 200,
-	    "<td class='verdict verdict-worse'><a href='/compare?a=v3.17-rc7&amp;b=v3.17&amp;"
-	    "benchmark=page_fault2&amp;machine=numa2'>worse</a> <span class='num'>-25.0%</span>");
+	    "<td class='verdict verdict-worse'><a href='/compare?tree=mainline&amp;a=v3.17-rc7&amp;"
+	    "b=v3.17&amp;benchmark=page_fault2&amp;machine=numa2'>worse</a> <span "
+	    "class='num'>-25.0%</span>");
 	expect_page("/", 200, "<a href='/regression/2'>regression 2</a>");
 	expect_page("/", 200, ">better</a> <span class='num'>+4.2%</span>");
 	expect_page("/", 200, "<td class='verdict verdict-same'>");
 	/* the hostile tag is text, and is linked by its sha */
 	expect_page("/", 200, "<span class='tag'>v3.18-rc3&lt;i&gt;</span>");
-	snprintf(needle, sizeof(needle), "href='/compare?a=v3.18-rc2&amp;b=%s&amp;", env.w.sha[19]);
+	snprintf(needle, sizeof(needle), "href='/compare?tree=mainline&amp;a=v3.18-rc2&amp;b=%s&amp;",
+		 env.w.sha[19]);
 	expect_page("/", 200, needle);
 	expect_page("/", 200, ">running</a> <small>2 of 6 runs</small>");
 	expect_page("/", 200, ">running</a> <small>queued</small>");
@@ -187,8 +191,9 @@ static void test_dashboard(void **state)
 	expect_page("/", 200, needle);
 	/* bisections in progress: commits left and confidence from the newest step */
 	snprintf(needle, sizeof(needle),
-		 "2 commits left, best <code class='sha' title='%s'>%.12s</code> p=0.55",
-		 env.w.sha[3], env.w.sha[3]);
+		 "2 commits left, best <a class='sha' href='/commit/%s' title='%s'><code>%.12s</code>"
+		 "</a> p=0.55",
+		 env.w.sha[3], env.w.sha[3], env.w.sha[3]);
 	expect_page("/", 200, needle);
 	/* machines out of the pool */
 	expect_page("/", 200,
@@ -527,8 +532,8 @@ static void test_bisect_page(void **state)
 	request(NULL, "/bisect/1", &r);
 	assert_int_equal(r.status, 200);
 	assert_non_null(strstr(r.body.ptr, "<h1>Bisection 1: culprit</h1>"));
-	assert_non_null(strstr(r.body.ptr, "<p class='culprit'>Culprit: <code class='sha' "
-					   "title='05b843012335"));
+	assert_non_null(strstr(r.body.ptr, "<p class='culprit'>Culprit: <a class='sha' "
+					   "href='/commit/05b843012335"));
 	assert_non_null(strstr(r.body.ptr, WF_CULPRIT_SUBJECT));
 	/* where the culprit is, from the summary's path, escaped */
 	assert_non_null(strstr(r.body.ptr, "<p class='where'>in the branch merged by "
@@ -586,7 +591,8 @@ static void test_bisect_steps_and_revert(void **state)
 	assert_non_null(strstr(r.body.ptr, "<td>verify</td>"));
 	assert_non_null(strstr(r.body.ptr,
 			       "<h2>Verification</h2>\n<p>The culprit against its "
-			       "parent: 25.0% worse; 7 runs in all over 5 of 5 commits"));
+			       "parent, on the bisection's own runs of the two: 25.0% worse; 7 runs "
+			       "in all over 5 of 5 commits"));
 	assert_non_null(strstr(r.body.ptr, "<a href='#step-6'>step 6</a>"));
 	assert_non_null(strstr(r.body.ptr, "does not revert cleanly"));
 	assert_non_null(
@@ -653,10 +659,16 @@ static void test_regression_and_reports(void **state)
 		    "failed attempts");
 	expect_page("/regression/1", 200, "smtp://127.0.0.1:1: Connection refused");
 	expect_page("/regression/1", 200, "A &lt;b&gt;body&lt;/b&gt; line");
+	/* the lists show each regression's culprit, linked to its commit (issue 23) */
+	expect_page("/regressions", 200,
+		    "<th>culprit</th>");
+	expect_page("/regressions", 200,
+		    "<td class='commit'><a class='sha' href='/commit/05b843012335");
+	expect_page("/", 200, "<td class='commit'><a class='sha' href='/commit/05b843012335");
 	expect_page("/regression/1", 200, "<a href='/bisect/1'>1</a>");
 	expect_page("/regression/1", 200,
-		    "href='/compare?a=v3.17-rc7&amp;b=v3.17&amp;benchmark=page_fault2&amp;machine="
-		    "numa2'");
+		    "href='/compare?tree=mainline&amp;a=v3.17-rc7&amp;b=v3.17&amp;benchmark="
+		    "page_fault2&amp;machine=numa2'");
 	expect_page("/regression/1", 200,
 		    "<dt>tags</dt><dd>v3.17 against its baseline v3.17-rc7</dd>");
 	expect_page("/regression/1", 200, "<h2>The comparison that found it</h2>");
@@ -733,8 +745,8 @@ static void test_tree_page(void **state)
 	expect_page("/tree/mainline", 200,
 		    "<td class='commit'><span class='tag'>v3.18-rc3&lt;i&gt;</span>");
 	expect_page("/tree/mainline", 200,
-		    "<a href='/compare?a=v3.17-rc7&amp;b=v3.17&amp;benchmark=page_fault2&amp;"
-		    "machine=numa2'>compare with previous</a>");
+		    "<a href='/compare?tree=mainline&amp;a=v3.17-rc7&amp;b=v3.17&amp;benchmark="
+		    "page_fault2&amp;machine=numa2'>compare with previous</a>");
 	expect_page("/tree/mainline", 200, "<td class='tag'>v3.18-rc3&lt;i&gt;</td>");
 	expect_page("/tree/mainline", 200, "page_fault2 on numa2: worse</span> -25.0%");
 	expect_page("/tree/mainline", 200,
@@ -825,11 +837,11 @@ static void test_compare(void **state)
 		   "<figure class='plot scalability' data-mode='threads' data-cgroup='root'>"));
 	assert_null(strstr(r.body.ptr, "data-cgroup='child'"));
 	assert_non_null(
-	    strstr(r.body.ptr, "<g class='series' data-label='3.17.0-rc2-g05b843012335'>"));
+	    strstr(r.body.ptr, "<g class='series' data-label='05b843012335'>"));
 	assert_non_null(strstr(r.body.ptr, "<table class='compare'>"));
 	assert_non_null(strstr(r.body.ptr, "-25.0%"));
 	assert_non_null(strstr(r.body.ptr, "page_fault2.threads.ops_per_sec"));
-	assert_non_null(strstr(r.body.ptr, "href='/compare?a=c007"));
+	assert_non_null(strstr(r.body.ptr, "href='/compare?tree=mainline&amp;a=c007"));
 	assert_non_null(strstr(r.body.ptr, "This store keeps no vmstat or profile evidence"));
 	done(&r);
 
@@ -1233,6 +1245,27 @@ static void test_methods_and_unknown_paths(void **state)
 	assert_int_equal(r.status, 405);
 	assert_non_null(strstr(r.head.ptr, "Allow: GET, HEAD"));
 	done(&r);
+	/* under /api/ every answer is JSON, errors too (issue 23) */
+	for (int i = 0; i < 4; i++) {
+		static const char *const method[] = {"POST", "DELETE", NULL, NULL};
+		static const char *const path[] = {"/api/runs", "/api/regression/1", "/api/nothing",
+						   "/api/run/x"};
+		static const long status[] = {405, 405, 404, 400};
+		json_error_t e;
+		json_t *j;
+
+		request(method[i], path[i], &r);
+		assert_int_equal(r.status, status[i]);
+		assert_non_null(strstr(r.head.ptr, "Content-Type: application/json"));
+		j = json_loads(r.body.ptr, 0, &e);
+		if (!j)
+			print_error("%s %s: not JSON: %s\n", method[i] ? method[i] : "GET", path[i],
+				    r.body.ptr);
+		assert_non_null(j);
+		assert_non_null(json_string_value(json_object_get(j, "error")));
+		json_decref(j);
+		done(&r);
+	}
 }
 
 /* The server holds read-only connections; a writer still writes, and pages show it at once. */
@@ -1287,24 +1320,460 @@ static void test_tag_in_two_trees(void **state)
 		    "ambiguous revision &#39;v3.17&#39;");
 	expect_page("/compare?a=v3.17-rc7&b=v3.18-rc1&benchmark=page_fault2&machine=numa2", 200,
 		    "<table class='compare'>");
+	/* the tree named: mainline's tags, whatever stable calls its commits (issue 23) */
+	expect_page("/compare?tree=mainline&a=v3.17-rc7&b=v3.17&benchmark=page_fault2&machine=numa2",
+		    200, "<table class='compare'>");
+	expect_page("/compare?tree=stable&a=v3.17-rc7&b=v3.17&benchmark=page_fault2&machine=numa2",
+		    404, "unknown revision &#39;v3.17-rc7&#39; in tree stable");
+	/* and the links the pages make name it */
+	expect_page("/", 200, "href='/compare?tree=mainline&amp;a=v3.17-rc7&amp;b=v3.17&amp;");
+	expect_page("/regression/1", 200,
+		    "href='/compare?tree=mainline&amp;a=v3.17-rc7&amp;b=v3.17&amp;");
+}
+
+/* A bare-metal box's run: no guest was created, and its memory has a unit (issue 23). */
+static void test_baremetal_run_page(void **state)
+{
+	int64_t t0 = (WF_T0 + 3600 * 20) * 1000, box, id;
+	struct fl_run_guest g = {NULL, NULL,
+				 "{\"hostname\":\"box1\",\"cpus\":8,\"nodes\":2,"
+				 "\"memory\":25276071936}",
+				 NULL, t0};
+	struct fl_run_end e = {"timeout", "no records", NULL, 2, 8, "6.1.0-box", t0 + 30000, 0,
+			       t0 + 60000, NULL, 0};
+	struct fl_run_new rn = {0,    0,    env.w.commit[19], "page_fault2", "{}",
+				NULL, NULL, "box run",	      0};
+	char db[300], path[64];
+	fl_store *st;
+
+	(void)state;
+	snprintf(db, sizeof(db), "%s/fl.db", env.dir);
+	assert_int_equal(fl_store_open(&st, db, 0), 0);
+	assert_int_equal(fl_store_machine_ensure(st, "box1", "baremetal", &box), 0);
+	rn.machine_id = box;
+	assert_int_equal(fl_store_run_start(st, &rn, &id), 0);
+	assert_int_equal(fl_store_run_guest(st, id, &g), 0);
+	assert_int_equal(fl_store_run_end(st, id, &e), 0);
+	fl_store_free(st);
+	snprintf(path, sizeof(path), "/run/%lld", (long long)id);
+	expect_page(path, 200, "<tr><th>job handed to the box</th>");
+	expect_page(path, 200, "<tr><th>to the agent&#39;s first record</th><td>30.0 s</td>");
+	expect_page(path, 200, "<h3>Machine</h3>");
+	expect_page(path, 200, "<td class='size'>23.5 GiB (25276071936 bytes)</td>");
+	{
+		struct reply r;
+
+		request(NULL, path, &r);
+		assert_null(strstr(r.body.ptr, "guest created"));
+		assert_null(strstr(r.body.ptr, "<td>25276071936</td>"));
+		done(&r);
+	}
+	/* a guest's run still says so, and its memory_mib has a unit too */
+	snprintf(path, sizeof(path), "/run/%lld", (long long)env.w.env_run);
+	expect_page(path, 200, "<tr><th>guest created</th>");
+	expect_page(path, 200, "<td class='size'>4.00 GiB (4294967296 bytes)</td>");
+}
+
+/* Text of 40 hex digits (a whole sha shown as text, not in a title or link): its start, or NULL. */
+static const char *full_sha_text(const char *html)
+{
+	for (const char *p = strchr(html, '>'); p; p = strchr(p + 1, '>')) {
+		size_t n = strspn(p + 1, "0123456789abcdef");
+
+		if (n >= 40)
+			return p + 1;
+	}
+	return NULL;
+}
+
+/* Tables show 12-digit shas, the whole one in the title and the link (issue 23). */
+static void test_short_shas(void **state)
+{
+	static const char *const pages[] = {"/",	   "/regressions", "/bisections", "/bisect/1",
+					    "/bisect/2", "/regression/1", "/regression/2", "/jobs",
+					    "/runs",	   "/tree/mainline?by=commit"};
+	struct reply r;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(pages) / sizeof(pages[0]); i++) {
+		const char *at;
+
+		request(NULL, pages[i], &r);
+		assert_int_equal(r.status, 200);
+		if ((at = full_sha_text(r.body.ptr)))
+			print_error("%s shows a whole sha: %.80s\n", pages[i], at);
+		assert_null(at);
+		done(&r);
+	}
+}
+
+/*
+ * One regression, one headline: its stored change, the same on the
+ * dashboard (the tag's verdict and the open regressions), its page, its
+ * bisection's page and the compare page it links to, each saying what it
+ * compares; the compare page says which runs it pools (issue 23).
+ */
+static void test_one_headline(void **state)
+{
+	char db[300], path[300], needle[300];
+	json_t *j;
+
+	(void)state;
+	snprintf(db, sizeof(db), "%s/fl.db", env.dir);
+	/* a stored change no row of the comparison has */
+	assert_int_equal(wf_sql(db, "UPDATE regressions SET change = -26.4 WHERE id = 1"), 0);
+	expect_page("/", 200, ">worse</a> <span class='num'>-26.4%</span>");
+	expect_page("/", 200, "<td class='num' title='v3.17 against v3.17-rc7'>-26.4%</td>");
+	expect_page("/regressions", 200, "title='v3.17 against v3.17-rc7'>-26.4%</td>");
+	expect_page("/regression/1", 200,
+		    "<span class='headline'><strong class='num change regression'>-26.4%</strong> "
+		    "v3.17 against v3.17-rc7, page_fault2.threads.ops_per_sec at 4 tasks on numa2"
+		    "</span>");
+	expect_page("/bisect/1", 200,
+		    "Of <a href='/regression/1'>regression 1</a>: <span class='headline'><strong "
+		    "class='num change regression'>-26.4%</strong>");
+	expect_page("/bisect/1", 200, "The culprit against its parent");
+	/* the regression's compare link: its comparison's own runs, 1 + 2 of compare job N */
+	snprintf(needle, sizeof(needle),
+		 "href='/compare?tree=mainline&amp;a=v3.17-rc7&amp;b=v3.17&amp;benchmark="
+		 "page_fault2&amp;machine=numa2&amp;regression=1'>");
+	expect_page("/regression/1", 200, needle);
+	snprintf(path, sizeof(path),
+		 "/compare?tree=mainline&a=v3.17-rc7&b=v3.17&benchmark=page_fault2&machine=numa2"
+		 "&regression=1");
+	expect_page(path, 200, "<strong class='num change regression'>-26.4%</strong>");
+	snprintf(needle, sizeof(needle),
+		 "The rows below are made of the same runs: those of compare job %lld, 1 + 2",
+		 (long long)env.w.compare[WF_REG_TAG]);
+	expect_page(path, 200, needle);
+	j = api("/api/compare?a=v3.17-rc7&b=v3.17&benchmark=page_fault2&machine=numa2&tree=mainline"
+		"&regression=1",
+		200);
+	assert_string_equal(json_string_value(json_object_get(j, "pooled")), "job");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "runs"), "base")), 1);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "runs"), "new")), 2);
+	json_decref(j);
+	/* without it, every run is pooled, and the page says so */
+	expect_page("/compare?tree=mainline&a=v3.17-rc7&b=v3.17&benchmark=page_fault2&machine=numa2",
+		    200, "Every ok run of each commit on numa2 is pooled");
+	assert_int_equal(wf_sql(db, "UPDATE regressions SET change = -25.0 WHERE id = 1"), 0);
+}
+
+/*
+ * A commit's page: subject, author, tags, its tree's web view through
+ * trees[].web_url, and the runs, regressions and bisections touching it;
+ * every sha elsewhere links to it; the search box finds commits by sha
+ * prefix, tags and subject words (issue 23).
+ */
+static void test_commit_page_and_search(void **state)
+{
+	char path[200], needle[400];
+	struct reply r;
+	json_t *j;
+
+	(void)state;
+	snprintf(path, sizeof(path), "/commit/%s", env.w.sha[WF_CULPRIT]);
+	expect_page(path, 200, "<p class='subject'>" WF_CULPRIT_SUBJECT "</p>");
+	expect_page(path, 200, "<dt>author</dt><dd>A. Developer</dd>");
+	snprintf(needle, sizeof(needle),
+		 "<a class='web-url' href='https://git.example.org/linux.git/commit/?id=%s'>",
+		 env.w.sha[WF_CULPRIT]);
+	expect_page(path, 200, needle);
+	expect_page(path, 200, "<a href='/regression/1'>1</a>");
+	expect_page(path, 200, "<a href='/regression/2'>2</a>");
+	expect_page(path, 200, "<a href='/bisect/1'>1</a>");
+	snprintf(needle, sizeof(needle), "<a href='/run/%lld'>", (long long)env.w.run[WF_CULPRIT][0]);
+	expect_page(path, 200, needle);
+	/* a tag's commit shows its tags; a prefix names it; the tree may be named */
+	snprintf(path, sizeof(path), "/commit/%.10s?tree=mainline", env.w.sha[7]);
+	expect_page(path, 200, "<span class='tag'>v3.17-rc7</span>");
+	expect_page("/commit/v3.17?tree=mainline", 200, "<span class='tag'>v3.17</span>");
+	expect_page("/commit/abcd", 400, "ambiguous revision");
+	expect_page("/commit/0123456789", 404, "unknown revision");
+	snprintf(path, sizeof(path), "/commit/%s?tree=nosuch", env.w.sha[3]);
+	expect_page(path, 404, NULL);
+	/* the hostile subject is text */
+	snprintf(path, sizeof(path), "/commit/%s", env.w.sha[WF_XSS]);
+	request(NULL, path, &r);
+	assert_int_equal(r.status, 200);
+	assert_non_null(strstr(r.body.ptr, "&lt;script&gt;alert(1)&lt;/script&gt;"));
+	assert_null(strstr(r.body.ptr, "<script"));
+	done(&r);
+	snprintf(path, sizeof(path), "/api/commit/%s", env.w.sha[WF_CULPRIT]);
+	j = api(path, 200);
+	assert_string_equal(
+	    json_string_value(json_object_get(json_object_get(j, "commit"), "subject")),
+	    WF_CULPRIT_SUBJECT);
+	assert_int_equal(json_array_size(json_object_get(j, "regressions")), 2);
+	assert_true(json_array_size(json_object_get(j, "runs")) >= WF_RUNS);
+	json_decref(j);
+
+	/* every page has the search box; it finds a sha prefix, a tag and subject words */
+	expect_page("/", 200, "<form class=\"search\" method=\"get\" action=\"/search\"");
+	snprintf(needle, sizeof(needle), "<a class='sha' href='/commit/%s'", env.w.sha[WF_CULPRIT]);
+	expect_page("/search?q=05b84301", 200, needle);
+	expect_page("/search?q=v3.18-rc", 200, "<span class='tag'>v3.18-rc1</span> in <a "
+					      "href='/tree/mainline'>mainline</a>");
+	expect_page("/search?q=res_counter%20memcontrol", 200, needle);
+	expect_page("/search?q=%3Cscript%3E", 200,
+		    "<span class='subject'>&lt;script&gt;alert(1)&lt;/script&gt;</span>");
+	request(NULL, "/search?q=%25", &r); /* LIKE's wildcard is taken literally */
+	assert_int_equal(r.status, 200);
+	assert_null(strstr(r.body.ptr, "class='sha'"));
+	done(&r);
+	j = api("/api/search?q=memcontrol", 200); /* the culprit and its revert */
+	assert_int_equal(json_array_size(json_object_get(j, "by_subject")), 2);
+	assert_int_equal(json_array_size(json_object_get(j, "by_sha")), 0);
+	json_decref(j);
+	expect_page("/api/search", 400, "missing parameter");
+}
+
+/* A sample of promcheck.py's output ("name{k=v,...} value") is there. */
+static void expect_sample(const char *parsed, const char *line)
+{
+	char needle[300];
+
+	snprintf(needle, sizeof(needle), "%s\n", line);
+	if (!strstr(parsed, needle)) {
+		print_error("/metrics lacks %s in:\n", line);
+		for (const char *l = parsed; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != 0))
+			if (!strstr(l, "_bucket") || strstr(l, "le=60"))
+				print_error("  %.*s\n", (int)strcspn(l, "\n"), l);
+	}
+	assert_non_null(strstr(parsed, needle));
+}
+
+/*
+ * /metrics in Prometheus's text format 0.0.4, read back by prometheus_client's
+ * parser: the queue by kind and state, runs by status, build, boot and
+ * measure durations, mails pending and failed, machines broken (issue 23).
+ */
+static void test_metrics(void **state)
+{
+	char path[300], cmd[900], *parsed;
+	struct reply r;
+	FILE *f;
+
+	(void)state;
+	request(NULL, "/metrics", &r);
+	assert_int_equal(r.status, 200);
+	assert_string_equal(r.type, "text/plain; version=0.0.4; charset=utf-8");
+	snprintf(path, sizeof(path), "%s/metrics.txt", env.dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(r.body.ptr, f);
+	fclose(f);
+	done(&r);
+	/* Debian's python, whose python3-prometheus-client it is (as smtpsink.h's aiosmtpd) */
+	snprintf(cmd, sizeof(cmd), "/usr/bin/python3 %s/tests/integration/promcheck.py %s >%s.parsed",
+		 FL_SOURCE_DIR, path, path);
+	assert_int_equal(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "%s.parsed", path);
+	parsed = wf_slurp(cmd, NULL);
+	assert_non_null(parsed);
+	/* the last tag's compare job waits for its runs; one run job queued, one running */
+	expect_sample(parsed, "faultline_jobs{kind=compare,state=waiting} 1");
+	expect_sample(parsed, "faultline_jobs{kind=run,state=queued} 3");
+	expect_sample(parsed, "faultline_jobs{kind=try,state=running} 0");
+	/* the fixture's run in progress and test_writer_not_blocked's */
+	expect_sample(parsed, "faultline_runs{status=running} 2");
+	expect_sample(parsed, "faultline_runs{status=panic} 1");
+	expect_sample(parsed, "faultline_mails{state=pending} 1");
+	expect_sample(parsed, "faultline_mails{state=sent} 1");
+	expect_sample(parsed, "faultline_mails{state=failed} 0");
+	expect_sample(parsed, "faultline_machines{state=broken} 1");
+	expect_sample(parsed, "faultline_machines_broken 1");
+	/* the environment run: 41.0 s to the agent, 47.7 s of samples; builds of 1 s */
+	expect_sample(parsed, "faultline_boot_duration_seconds_bucket{le=30} 0");
+	expect_sample(parsed, "faultline_boot_duration_seconds_bucket{le=60} 1");
+	expect_sample(parsed, "faultline_boot_duration_seconds_sum 41");
+	expect_sample(parsed, "faultline_measure_duration_seconds_sum 47.7");
+	expect_sample(parsed, "faultline_build_duration_seconds_bucket{le=1} 20");
+	expect_sample(parsed, "faultline_build_info{version=0.1.0} 1");
+	free(parsed);
+	/* not under /api/, and only GET and HEAD */
+	expect_page("/api/metrics", 404, NULL);
+	request("POST", "/metrics", &r);
+	assert_int_equal(r.status, 405);
+	done(&r);
+}
+
+/* Runs of commit id on numa2, ok, the fixture's samples of commit i. */
+static void ok_runs(fl_store *st, int64_t commit, int i)
+{
+	struct fl_run_info ri = {.machine_id = env.w.numa2,
+				 .benchmark = "page_fault2",
+				 .params = "{}",
+				 .commit_id = commit};
+
+	for (int run = 0; run < 2; run++) {
+		struct fl_sample s[18];
+		size_t n = wf_samples(s, i, run);
+		int64_t id;
+
+		assert_int_equal(fl_store_run_create(st, &ri, &id), 0);
+		assert_int_equal(fl_store_samples_add(st, id, s, n), 0);
+		assert_int_equal(fl_store_run_finish(st, id, "ok", NULL), 0);
+	}
+}
+
+/*
+ * A tree whose commits share one commit time (a series applied in one
+ * second) is shown in history order, by the first-parent line's length,
+ * not by time or by the order the store saw them; the revert check's
+ * commit (refs/faultline/revert/N), newer than all and measured, is
+ * neither the tree's newest commit nor a point of its graph (issue 23).
+ */
+static void test_history_order_and_revert_ref(void **state)
+{
+	/* stored in this order; their history is 2, 0, 3, 1 */
+	static const int64_t depth[4] = {2, 4, 1, 3};
+	static const int order[4] = {2, 0, 3, 1};
+	char sha[4][41], db[300];
+	const char *revert = "4157eeee00000000000000000000000000000000";
+	struct fl_commit_info rc = {revert, "Revert \"x\"", "faultline", WF_T0 + 7200};
+	struct fl_revert v = {.culprit = sha[1], .state = "applied", .ref = "refs/faultline/revert/3"};
+	struct fl_regression_new g = {0};
+	int64_t tree, id[4], rid, job;
+	json_t *j, *pts, *latest;
+	fl_store *st;
+
+	(void)state;
+	snprintf(db, sizeof(db), "%s/fl.db", env.dir);
+	assert_int_equal(fl_store_open(&st, db, 0), 0);
+	assert_int_equal(fl_store_tree_ensure(st, "history", "/srv/history.git", &tree), 0);
+	for (int i = 0; i < 4; i++) {
+		struct fl_commit_info c = {sha[i], "mm: one of a series", "A. Developer", WF_T0};
+
+		snprintf(sha[i], sizeof(sha[i]), "41570%d%034d", i, 0);
+		assert_int_equal(fl_store_commit_ensure(st, tree, &c, &id[i]), 0);
+		assert_int_equal(fl_store_commit_needs_depth(st, id[i]), 1);
+		assert_int_equal(fl_store_commit_depth(st, id[i], depth[i]), 0);
+		assert_int_equal(fl_store_commit_needs_depth(st, id[i]), 0);
+		ok_runs(st, id[i], i);
+	}
+	/* the revert of the newest one: newer, further along, measured */
+	assert_int_equal(fl_store_commit_ensure(st, tree, &rc, &rid), 0);
+	assert_int_equal(fl_store_commit_depth(st, rid, 5), 0);
+	ok_runs(st, rid, 0);
+	assert_int_equal(wf_job(st, FL_JOB_COMPARE, "compare:history", 0, "numa2", NULL, "", 0, 0,
+				&job),
+			 0);
+	g = (struct fl_regression_new){job,	    tree,	    id[2], id[1], env.w.numa2,
+				       "page_fault2", "ops_per_sec", "threads", 4,	    -25.0,
+				       0.001,	    NULL};
+	assert_int_equal(fl_store_regression_add(st, &g, &v.regression_id), 0);
+	v.onto = sha[1];
+	v.commit_sha = (char *)revert;
+	assert_int_equal(fl_store_revert_add(st, &v), 0);
+	fl_store_free(st);
+
+	j = api("/api/tree/history?by=commit&benchmark=page_fault2&machine=numa2", 200);
+	pts = json_object_get(j, "points");
+	assert_int_equal(json_array_size(pts), 4);
+	for (size_t i = 0; i < 4; i++)
+		assert_string_equal(json_string_value(json_object_get(
+					json_object_get(json_array_get(pts, i), "commit"), "sha")),
+				    sha[order[i]]);
+	json_decref(j);
+	j = api("/api", 200);
+	for (size_t i = 0; i < json_array_size(json_object_get(j, "trees")); i++) {
+		json_t *t = json_array_get(json_object_get(j, "trees"), i);
+
+		if (strcmp(json_string_value(json_object_get(t, "name")), "history"))
+			continue;
+		latest = json_object_get(t, "latest");
+		assert_true(json_array_size(latest) >= 1);
+		assert_string_equal(
+		    json_string_value(json_object_get(json_array_get(latest, 0), "sha")),
+		    sha[order[3]]);
+	}
+	json_decref(j);
+	expect_page("/tree/history?by=commit", 200, "415701000000");
+	{
+		struct reply r;
+
+		request(NULL, "/tree/history?by=commit", &r);
+		assert_int_equal(r.status, 200);
+		assert_null(strstr(r.body.ptr, "4157eeee"));
+		done(&r);
+		/* the trees' section; the latest runs may show the revert's runs */
+		request(NULL, "/", &r);
+		assert_non_null(strstr(r.body.ptr, "<section class='trees'>"));
+		*strstr(strstr(r.body.ptr, "<section class='trees'>"), "</section>") = '\0';
+		assert_non_null(strstr(r.body.ptr, "415701000000"));
+		assert_null(strstr(r.body.ptr, "4157eeee"));
+		done(&r);
+	}
+}
+
+/* A line of log in the Common Log Format for this request line and status
+ * (bytes: a count, or "-" when 0): 127.0.0.1 - - [dd/Mon/yyyy:hh:mm:ss +0000]
+ * "req" status bytes. */
+static int clf_line(const char *log, const char *req, int status, int bytes)
+{
+	for (const char *l = log; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		char day[3], mon[4], tail[5000], got[4200];
+		int y, hh, mm, ss, st, n = 0;
+		const char *q;
+
+		if (strncmp(l, "127.0.0.1 - - [", 15) ||
+		    sscanf(l + 15, "%2[0-9]/%3[A-Za-z]/%4d:%2d:%2d:%2d +0000] \"%n", day, mon, &y,
+			   &hh, &mm, &ss, &n) != 6 ||
+		    !n)
+			continue;
+		q = l + 15 + n;
+		/* the request line ends at the first '"' not escaped */
+		n = 0;
+		while (q[n] && q[n] != '\n' && q[n] != '"' && n < (int)sizeof(got) - 2) {
+			if (q[n] == '\\' && q[n + 1]) {
+				got[n] = q[n];
+				n++;
+			}
+			got[n] = q[n];
+			n++;
+		}
+		got[n] = '\0';
+		if (q[n] != '"' || strcmp(got, req))
+			continue;
+		if (sscanf(q + n + 1, " %d %4999[^\n]", &st, tail) != 2 || st != status)
+			continue;
+		if (bytes ? strspn(tail, "0123456789") == strlen(tail) && *tail != '0'
+			  : !strcmp(tail, "-"))
+			return 1;
+	}
+	print_error("no access log line \"%s\" %d among:\n", req, status);
+	for (const char *l = log; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (!strncmp(l, "127.0.0.1 - - [", 15))
+			print_error("%.*s\n", (int)strcspn(l, "\n"), l);
+	return 0;
 }
 
 static void test_access_log_and_shutdown(void **state)
 {
+	struct reply r;
 	fl_buf log = FL_BUF_INIT;
 	char line[1024];
 	FILE *f;
 
 	(void)state;
 	expect_page("/run/1?page=1", 200, NULL);
+	request("HEAD", "/runs", &r);
+	done(&r);
+	request(NULL, "/nothing\"<x>\xff", &r); /* what a log must not take as it is */
+	assert_int_equal(r.status, 404);
+	done(&r);
 	assert_int_equal(wf_stop(&env.srv), 0);
 	f = fopen(env.errlog, "r");
 	assert_non_null(f);
 	while (fgets(line, sizeof(line), f))
 		fl_buf_adds(&log, line);
 	fclose(f);
-	assert_non_null(strstr(log.ptr, "serve: 127.0.0.1 \"GET /run/1?page=1\" 200 "));
-	assert_non_null(strstr(log.ptr, "\"POST /runs\" 405 "));
+	/* Common Log Format: host ident user [time] "request line" status bytes (issue 23) */
+	assert_true(clf_line(log.ptr, "GET /run/1?page=1 HTTP/1.1", 200, 1));
+	assert_true(clf_line(log.ptr, "POST /runs HTTP/1.1", 405, 1));
+	assert_true(clf_line(log.ptr, "GET /nothing\\\"<x>%ff HTTP/1.1", 404, 1));
+	assert_true(clf_line(log.ptr, "HEAD /runs HTTP/1.1", 200, 0));
 	assert_non_null(strstr(log.ptr, "serve: Terminated, stopping"));
 	fl_buf_free(&log);
 }
@@ -1368,7 +1837,13 @@ int main(void)
 	    cmocka_unit_test(test_static_files),
 	    cmocka_unit_test(test_methods_and_unknown_paths),
 	    cmocka_unit_test(test_writer_not_blocked),
+	    cmocka_unit_test(test_metrics),
 	    cmocka_unit_test(test_tag_in_two_trees),
+	    cmocka_unit_test(test_history_order_and_revert_ref),
+	    cmocka_unit_test(test_baremetal_run_page),
+	    cmocka_unit_test(test_short_shas),
+	    cmocka_unit_test(test_one_headline),
+	    cmocka_unit_test(test_commit_page_and_search),
 	    cmocka_unit_test(test_access_log_and_shutdown),
 	    cmocka_unit_test(test_refuses_to_start),
 	};

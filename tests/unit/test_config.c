@@ -356,6 +356,21 @@ static void test_hostile_yaml(void **state)
 		     "(write '\\[' for the character)");
 	expect_error("trees: [{ name: t, url: /x, tags: ['v1\\'] }]\n",
 		     "1:36: trees[0].tags[0]: 'v1\\' is not a tag pattern: it ends in a lone '\\'");
+	/* a commit URL template: http(s), one %s, nothing else after a % but %% */
+	expect_error("trees: [{ name: t, url: /x, web_url: 'ftp://h/%s' }]\n",
+		     "1:38: trees[0].web_url: web_url 'ftp://h/%s': expected an http:// or https:// "
+		     "URL");
+	expect_error("trees: [{ name: t, url: /x, web_url: 'https://h/?id=%d' }]\n",
+		     "1:38: trees[0].web_url: web_url 'https://h/?id=%d': only %s (the commit's "
+		     "sha) and %% may follow a %");
+	expect_error("trees: [{ name: t, url: /x, web_url: 'https://h/%s/%s' }]\n",
+		     "1:38: trees[0].web_url: web_url 'https://h/%s/%s': expected one %s where the "
+		     "commit's sha goes");
+	assert_int_equal(load("trees: [{ name: t, url: /x, web_url: 'https://h/%%7e/?id=%s' }]\n",
+			      &cfg),
+			 0);
+	assert_string_equal(cfg->trees[0].web_url, "https://h/%%7e/?id=%s");
+	fl_config_free(cfg);
 	assert_int_equal(load("trees: [{ name: t, url: /x, tags: ['v[0-9]*', 'v[!a]*', 'v[]]', "
 			      "'v\\[', '[[:digit:]]*'] }]\n",
 			      &cfg),

@@ -187,6 +187,33 @@ static void test_range(void **state)
 	fl_repo_free(r);
 }
 
+/*
+ * A commit's place in the history: its first-parent line's length, what
+ * git rev-list --first-parent --count says, whatever the commit times (all
+ * of this history has one author date); the pages order commits by it.
+ */
+static void test_depth(void **state)
+{
+	static const char *const revs[] = {"v6.1-rc1", "v6.1-rc2", "side", "v6.1^", "v6.1"};
+	static const int64_t want[] = {1, 2, 3, 3, 4};
+	fl_repo *r = open_src();
+	char cmd[256], out[32];
+	int64_t depth;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(revs) / sizeof(revs[0]); i++) {
+		assert_int_equal(fl_repo_depth(r, revs[i], &depth), 0);
+		assert_int_equal(depth, want[i]);
+		snprintf(cmd, sizeof(cmd), "git -C %s/src rev-list --first-parent --count '%s'", dir,
+			 revs[i]);
+		out_of(cmd, out, sizeof(out));
+		assert_int_equal(depth, atoll(out));
+	}
+	assert_int_equal(fl_repo_depth(r, "nope", &depth), FL_ENOTFOUND);
+	assert_string_equal(fl_error_last(), "tree 'mainline': unknown revision 'nope'");
+	fl_repo_free(r);
+}
+
 /* Added, changed and removed files between two commits, nothing for the same one. */
 static void test_changed_paths(void **state)
 {
@@ -276,6 +303,7 @@ int main(void)
 		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_tags),
 		cmocka_unit_test(test_range),
+		cmocka_unit_test(test_depth),
 		cmocka_unit_test(test_changed_paths),
 		cmocka_unit_test(test_clone_fetch),
 		cmocka_unit_test(test_open_tree),

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,9 +48,12 @@ static void test_scalability_plot(void **state)
 	double x[] = {1, 2, 4, 8}, a[] = {250e3, 480e3, 900e3, 1.6e6}, b[] = {240e3, 300e3, 310e3,
 									    320e3};
 	double ea[] = {10e3, 12e3, 20e3, 30e3}, eb[] = {8e3, 9e3, 9e3, 10e3};
-	struct fl_svg_series s[] = {{"v6.1-fl0 <base>", x, a, ea, 4}, {"v6.1-fl1", x, b, eb, 4}};
-	struct fl_svg_plot p = {"page_fault2 threads", "tasks", "ops/s", s, 2, NULL, 0, NULL, 0,
-				0, 0};
+	struct fl_svg_series s[] = {{"v6.1-fl0 <base>", x, a, ea, 4, 0}, {"v6.1-fl1", x, b, eb, 4, 0}};
+	struct fl_svg_plot p = {.title = "page_fault2 threads",
+				.xlabel = "tasks",
+				.ylabel = "ops/s",
+				.series = s,
+				.nseries = 2};
 	fl_buf out = FL_BUF_INIT;
 
 	(void)state;
@@ -71,8 +75,18 @@ static void test_tags_with_change_point(void **state)
 {
 	double x[] = {0, 1, 2, 3}, y[] = {5, 5.1, 3.9, 4.0}, mark = 1.5;
 	const char *names[] = {"v6.0", "v6.1-rc1", "v6.1-rc2", "v6.1"};
-	struct fl_svg_series s = {"ops", x, y, NULL, 4};
-	struct fl_svg_plot p = {"trend", "tag", "ops/s", &s, 1, &mark, 1, names, 4, 500, 300};
+	struct fl_svg_series s = {"ops", x, y, NULL, 4, 0};
+	struct fl_svg_plot p = {.title = "trend",
+				.xlabel = "tag",
+				.ylabel = "ops/s",
+				.series = &s,
+				.nseries = 1,
+				.marks = &mark,
+				.nmarks = 1,
+				.xnames = names,
+				.nxnames = 4,
+				.width = 500,
+				.height = 300};
 	fl_buf out = FL_BUF_INIT;
 
 	(void)state;
@@ -109,12 +123,85 @@ static void test_strip_and_empty(void **state)
 	fl_buf_free(&out);
 }
 
+/* The y coordinate of the first circle. */
+static double first_cy(const char *svg)
+{
+	const char *c = strstr(svg, "<circle");
+
+	assert_non_null(c);
+	c = strstr(c, "cy='");
+	assert_non_null(c);
+	return atof(c + 4);
+}
+
+/* A 2% change fills the axis: it spans the data, not zero to the top (issue 23). */
+static void test_axis_shows_a_relative_change(void **state)
+{
+	double x[] = {0, 1, 2, 3}, y[] = {250e3, 251e3, 245e3, 245.5e3};
+	const char *names[] = {"v6.0", "v6.1-rc1", "v6.1-rc2", "v6.1"};
+	struct fl_svg_series s = {"ops", x, y, NULL, 4, 0};
+	struct fl_svg_plot p = {.xlabel = "tag",
+				.series = &s,
+				.nseries = 1,
+				.xnames = names,
+				.nxnames = 4,
+				.ref = 250e3,
+				.reflabel = "v6.0"};
+	fl_buf out = FL_BUF_INIT;
+	double hi, lo;
+	const char *c;
+
+	(void)state;
+	fl_svg_lines(&out, &p);
+	/* no tick at zero, and the two levels far apart on the screen */
+	assert_null(strstr(out.ptr, ">0</text>"));
+	hi = first_cy(out.ptr);
+	c = strstr(out.ptr, "<circle");
+	c = strstr(c + 1, "<circle");
+	c = strstr(c + 1, "<circle");
+	lo = first_cy(c);
+	assert_true(lo - hi > 150); /* of 296 pixels */
+	/* the right axis says the change against the reference */
+	assert_non_null(strstr(out.ptr, "class='rel'"));
+	assert_non_null(strstr(out.ptr, ">-2.0%</text>"));
+	assert_non_null(strstr(out.ptr, "% against v6.0"));
+	assert_well_formed(out.ptr);
+	fl_buf_free(&out);
+}
+
+/* One task count, one run (no spread: NAN): a dot inside the plot, not an empty frame. */
+static void test_single_point(void **state)
+{
+	double x[] = {2}, y[] = {48e3}, e[] = {NAN};
+	struct fl_svg_series s[] = {{"v6.1", x, y, e, 1, 0}, {"linear", x, y, NULL, 1, 1}};
+	struct fl_svg_plot p = {.xlabel = "tasks", .series = s, .nseries = 2};
+	fl_buf out = FL_BUF_INIT;
+	const char *c;
+	double cx, cy;
+
+	(void)state;
+	fl_svg_lines(&out, &p);
+	assert_int_equal(count(out.ptr, "<circle"), 1); /* the reference line has no dots */
+	assert_null(strstr(out.ptr, "nan"));
+	assert_int_equal(count(out.ptr, "class='err'"), 0);
+	c = strstr(out.ptr, "<circle");
+	cx = atof(strstr(c, "cx='") + 4);
+	cy = first_cy(out.ptr);
+	assert_true(cx > 335 && cx < 355); /* the middle of 60..630 */
+	assert_true(cy > 24 && cy < 320);
+	assert_non_null(strstr(out.ptr, "stroke-dasharray='6 4'"));
+	assert_well_formed(out.ptr);
+	fl_buf_free(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_scalability_plot),
 		cmocka_unit_test(test_tags_with_change_point),
 		cmocka_unit_test(test_strip_and_empty),
+		cmocka_unit_test(test_axis_shows_a_relative_change),
+		cmocka_unit_test(test_single_point),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

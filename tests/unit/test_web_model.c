@@ -281,7 +281,7 @@ static int teardown_store(void **state)
 
 static void test_compare(void **state)
 {
-	struct fl_model_compare_req q = {"aaaa", "bbbb", "pf2", "vm", {0}};
+	struct fl_model_compare_req q = {NULL, "aaaa", "bbbb", "pf2", "vm", {0}, 0};
 	struct fl_model_compare c;
 	const struct fl_cmp_row *row;
 	fl_pool p = FL_POOL_INIT;
