@@ -271,6 +271,31 @@ static void test_clone_fetch(void **state)
 	assert_non_null(strstr(fl_error_last(), "tree 'x'"));
 }
 
+/* The merge base of two branches is git merge-base's; of a commit and its
+ * descendant, the commit; an unknown revision names the tree. */
+static void test_merge_base(void **state)
+{
+	char path[128], base[41], want[64], buf[128];
+	fl_repo *r;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/src", dir);
+	assert_int_equal(fl_repo_open(&r, "mainline", path), 0);
+	snprintf(buf, sizeof(buf), "cd %.40s && git merge-base side v6.1", path);
+	out_of(buf, want, sizeof(want));
+	assert_int_equal(fl_repo_merge_base(r, "side", "v6.1", base), 0);
+	assert_string_equal(base, want);
+	assert_int_equal(fl_repo_merge_base(r, "v6.1", "side", base), 0);
+	assert_string_equal(base, want);
+	assert_int_equal(fl_repo_resolve(r, "v6.1-rc2", want), 0);
+	assert_int_equal(fl_repo_merge_base(r, "v6.1-rc2", "v6.1", base), 0);
+	assert_string_equal(base, want);
+	snprintf(buf, sizeof(buf), "nosuch");
+	assert_int_equal(fl_repo_merge_base(r, buf, "v6.1", base), FL_ENOTFOUND);
+	assert_non_null(strstr(fl_error_last(), "tree 'mainline': unknown revision 'nosuch'"));
+	fl_repo_free(r);
+}
+
 /* A directory is used in place; a URL is cloned into var/trees and fetched. */
 static void test_open_tree(void **state)
 {
@@ -306,6 +331,7 @@ int main(void)
 		cmocka_unit_test(test_depth),
 		cmocka_unit_test(test_changed_paths),
 		cmocka_unit_test(test_clone_fetch),
+		cmocka_unit_test(test_merge_base),
 		cmocka_unit_test(test_open_tree),
 	};
 
