@@ -467,3 +467,95 @@ void fl_repo_commit_release(struct fl_repo_commit *c)
 	free(c->author);
 	c->subject = c->author = NULL;
 }
+
+int fl_repo_commit_people(fl_repo *r, const char *rev, char **committer, char **message)
+{
+	const git_signature *sig;
+	const char *msg;
+	git_commit *gc;
+	int e;
+
+	*committer = *message = NULL;
+	if ((e = lookup_commit(r, rev, &gc)))
+		return e;
+	sig = git_commit_committer(gc);
+	*committer = fl_xasprintf("%s <%s>", sig->name, sig->email);
+	msg = git_commit_message(gc);
+	*message = fl_xstrdup(msg ? msg : "");
+	git_commit_free(gc);
+	return 0;
+}
+
+int fl_repo_blob(fl_repo *r, const char *rev, const char *path, char **text, size_t *len)
+{
+	git_commit *gc;
+	git_tree *tree = NULL;
+	git_tree_entry *ent = NULL;
+	git_blob *blob = NULL;
+	int e;
+
+	*text = NULL;
+	*len = 0;
+	if ((e = lookup_commit(r, rev, &gc)))
+		return e;
+	if (git_commit_tree(&tree, gc))
+		e = fl_error_set(FL_EIO, "tree '%s': %s: %s", r->name, rev, git_msg());
+	else if (git_tree_entry_bypath(&ent, tree, path))
+		e = fl_error_set(FL_ENOTFOUND, "tree '%s': no file '%s' at %s", r->name, path, rev);
+	else if (git_tree_entry_type(ent) != GIT_OBJECT_BLOB ||
+		 git_blob_lookup(&blob, r->git, git_tree_entry_id(ent)))
+		e = fl_error_set(FL_ENOTFOUND, "tree '%s': '%s' at %s is not a file", r->name, path,
+				 rev);
+	else {
+		*len = (size_t)git_blob_rawsize(blob);
+		*text = fl_xmalloc(*len + 1);
+		memcpy(*text, git_blob_rawcontent(blob), *len);
+		(*text)[*len] = '\0';
+	}
+	git_blob_free(blob);
+	git_tree_entry_free(ent);
+	git_tree_free(tree);
+	git_commit_free(gc);
+	return e;
+}
+
+static int add_diff_line(const git_diff_delta *d, const git_diff_hunk *h, const git_diff_line *l,
+			 void *payload)
+{
+	fl_buf *b = payload;
+
+	(void)d;
+	(void)h;
+	if (l->origin == GIT_DIFF_LINE_CONTEXT || l->origin == GIT_DIFF_LINE_ADDITION ||
+	    l->origin == GIT_DIFF_LINE_DELETION)
+		fl_buf_addch(b, l->origin);
+	fl_buf_add(b, l->content, l->content_len);
+	return 0;
+}
+
+int fl_repo_commit_diff(fl_repo *r, const char *rev, char **patch)
+{
+	git_commit *gc, *parent = NULL;
+	git_tree *a = NULL, *b = NULL;
+	git_diff *diff = NULL;
+	fl_buf out = FL_BUF_INIT;
+	int e;
+
+	*patch = NULL;
+	if ((e = lookup_commit(r, rev, &gc)))
+		return e;
+	if ((git_commit_parentcount(gc) && (git_commit_parent(&parent, gc, 0) ||
+					    git_commit_tree(&a, parent))) ||
+	    git_commit_tree(&b, gc) || git_diff_tree_to_tree(&diff, r->git, a, b, NULL) ||
+	    git_diff_print(diff, GIT_DIFF_FORMAT_PATCH, add_diff_line, &out))
+		e = fl_error_set(FL_EIO, "tree '%s': the diff of %s: %s", r->name, rev, git_msg());
+	else
+		*patch = fl_buf_detach(&out);
+	fl_buf_free(&out);
+	git_diff_free(diff);
+	git_tree_free(a);
+	git_tree_free(b);
+	git_commit_free(parent);
+	git_commit_free(gc);
+	return e;
+}

@@ -82,4 +82,13 @@ struct fl_repo_commit {
 int fl_repo_commit(fl_repo *r, const char *rev, struct fl_repo_commit *c);
 void fl_repo_commit_release(struct fl_repo_commit *c);
 
+/* The commit's committer ("Name <email>") and whole message (caller frees both). */
+int fl_repo_commit_people(fl_repo *r, const char *rev, char **committer, char **message);
+/* The text of the file at path in commit rev (caller frees): FL_ENOTFOUND
+ * when the commit has no such file. */
+int fl_repo_blob(fl_repo *r, const char *rev, const char *path, char **text, size_t *len);
+/* The commit's change against its first parent as a unified diff, the way
+ * "git show --format=" prints it (caller frees). */
+int fl_repo_commit_diff(fl_repo *r, const char *rev, char **patch);
+
 #endif
