@@ -30,6 +30,9 @@ struct fl_service;
 /* Renders the report of a regression (caller frees both). */
 int fl_report_render(struct fl_service *svc, fl_store *st, int64_t regression_id, char **subject,
 		     char **body);
+/* The subsystem a commit subject names first: "mm" of "mm: memcontrol: ...";
+ * NULL when it names none (caller frees). */
+char *fl_report_subsystem(const char *subject);
 /* The domain of report.from, for Message-IDs: "localhost" without one (caller frees). */
 struct fl_config;
 char *fl_report_mail_domain(const struct fl_config *cfg);
