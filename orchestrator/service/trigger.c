@@ -7,6 +7,7 @@
 #include "lib/error.h"
 #include "lib/log.h"
 #include "service/pipeline.h"
+#include "service/triage.h"
 #include "store/jobs.h"
 #include "store/watch.h"
 
@@ -148,7 +149,7 @@ static int schedule(struct fl_service *svc, fl_store *st, const struct fl_tree_c
 	struct fl_watch_tag_new w = {.tree_id = tree_id, .tag = l->tags[i]};
 	char base_sha[41] = "", *why = NULL;
 	const char *base_name = NULL;
-	unsigned jobs = 0;
+	unsigned jobs = 0, fixchecks = 0;
 	int64_t id;
 	int r;
 
@@ -172,13 +173,16 @@ static int schedule(struct fl_service *svc, fl_store *st, const struct fl_tree_c
 		r = fl_store_watch_tag_add(st, &w, &id);
 	if (!r && !strcmp(w.state, "scheduled"))
 		r = add_compares(svc, st, t, id, &jobs);
+	/* any new tag, scheduled or not (a first pass's older tags are not new) */
+	if (!r && !skip)
+		r = fl_triage_schedule_fixchecks(svc, st, t, l->tags[i], l->sha[i], &fixchecks);
 	if (!r)
 		r = fl_store_commit(st);
 	if (r)
 		fl_store_rollback(st);
 	else if (!strcmp(w.state, "scheduled")) {
-		fl_info("watch: tree '%s': %s scheduled against %s (%u comparisons)", t->name,
-			l->tags[i], base_name, jobs);
+		fl_info("watch: tree '%s': %s scheduled against %s (%u comparisons, %u fix checks)",
+			t->name, l->tags[i], base_name, jobs, fixchecks);
 		(*scheduled)++;
 	} else if (!strcmp(w.state, "no-baseline"))
 		fl_warn("watch: tree '%s': %s is not tested: %s", t->name, l->tags[i], why);
