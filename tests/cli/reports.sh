@@ -334,6 +334,29 @@ PY
 expect_exit 0 "another pass: nothing more" "$FAULTLINE" watch --config "$tmp/main.yaml" --once
 [ "$(q main "SELECT count(*) FROM tries WHERE purpose = 'fixcheck'")" = 1 ] && ok "one fix check per regression and tag" || fail "one fix check"
 
+# ---- the pages: the state, its filter, who and the range --------------------------
+"$FAULTLINE" serve --db "$tmp/main.db" --listen 127.0.0.1:0 >"$tmp/serve.out" 2>"$tmp/serve.err" &
+serve_pid=$!
+for _ in $(seq 100); do [ -s "$tmp/serve.out" ] && break; sleep 0.1; done
+url=$(head -n1 "$tmp/serve.out")
+$PY - "$url" <<'PY' && ok "pages: state filter, state with its fix, range and who; JSON" || fail "pages"
+import json, sys, urllib.request
+u = sys.argv[1].rstrip("/")
+get = lambda p: urllib.request.urlopen(u + p, timeout=10).read().decode()
+dup = get("/regressions?state=duplicate")
+assert "<b><a href='/regressions?state=duplicate'>duplicate</a></b>" in dup, dup
+assert "/regression/2" in dup and "/regression/1'" not in dup and "/regression/1\"" not in dup, dup
+fixed = get("/regressions?state=fixed")
+assert "/regression/1" in fixed and "/regression/2" not in fixed, fixed
+page = get("/regression/1")
+assert "<span class='status status-fixed'>fixed</span> by v1.3 (fixed in v1.2..v1.3); set by faultline" in page, page
+page2 = get("/regression/2")
+assert "of <a href='/regression/1'>regression 1</a>; set by ada@example.org" in page2, page2
+j = json.loads(get("/api/regression/1"))
+assert j["life"]["fix_range"] == "v1.2..v1.3" and j["life"]["state_by"] == "faultline", j["life"]
+PY
+kill "$serve_pid"; wait "$serve_pid" 2>/dev/null
+
 echo "---- example report (routing: maintainers) ----"
 cat "$tmp/example.eml"
 kill "$smtp_pid" 2>/dev/null
