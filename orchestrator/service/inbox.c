@@ -488,7 +488,8 @@ int fl_inbox_ingest(struct fl_service *svc, fl_store *st, const char *maildir,
 			}
 		closedir(d);
 		/* delivery order: Maildir names start with the time they came */
-		qsort(names, n, sizeof(*names), cmp_str);
+		if (n)
+			qsort(names, n, sizeof(*names), cmp_str);
 		for (size_t i = 0; i < n; i++) {
 			if (r >= 0 && (r = one(svc, st, names[i], c))) {
 				fl_err("mail: %s: %s", names[i], fl_error_last());
