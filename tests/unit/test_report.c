@@ -332,9 +332,36 @@ static void test_kernel_machine_report(void **state)
 	fl_service_release(&svc);
 }
 
+/* The subject's [subsystem]: the culprit subject's first "word: " prefix. */
+static void test_subsystem(void **state)
+{
+	static const char *const cases[][2] = {
+	    {"mm: memcontrol: use root_mem_cgroup res_counter", "mm"},
+	    {"x86/mm: flush less", "x86/mm"},
+	    {"drm/i915/gt: fix a leak", "drm/i915/gt"},
+	    {"Revert \"mm: slower\"", NULL},
+	    {"fix a bug: now", NULL},
+	    {"mm:no space after the colon", NULL},
+	    {"Merge branch 'akpm'", NULL},
+	    {"evil\r\nBcc: x: y", NULL},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = fl_report_subsystem(cases[i][0]);
+
+		if (cases[i][1])
+			assert_string_equal(got, cases[i][1]);
+		else
+			assert_null(got);
+		free(got);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_subsystem),
 	    cmocka_unit_test(test_kernel_machine_report),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
