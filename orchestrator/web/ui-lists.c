@@ -113,9 +113,9 @@ void fl_ui_regressions(struct fl_web_req *req, struct fl_web_resp *resp)
 	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++) {
 		int on = states[i] ? state && !strcmp(state, states[i]) : !state;
 
-		fl_html_addf(&b, " %S<a href='/regressions%s%s'>%s</a>%S", on ? "<b>" : "",
+		fl_html_addf(&b, " %S<a href='/regressions%s%s'>%s</a>%S", on ? "<strong>" : "",
 			     states[i] ? "?state=" : "", states[i] ? states[i] : "",
-			     states[i] ? states[i] : "any", on ? "</b>" : "");
+			     states[i] ? states[i] : "any", on ? "</strong>" : "");
 	}
 	fl_buf_adds(&b, "</p>\n");
 	fl_ui_regressions_table(&b, g, n);

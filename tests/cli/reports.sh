@@ -344,7 +344,7 @@ import json, sys, urllib.request
 u = sys.argv[1].rstrip("/")
 get = lambda p: urllib.request.urlopen(u + p, timeout=10).read().decode()
 dup = get("/regressions?state=duplicate")
-assert "<b><a href='/regressions?state=duplicate'>duplicate</a></b>" in dup, dup
+assert "<strong><a href='/regressions?state=duplicate'>duplicate</a></strong>" in dup, dup
 assert "/regression/2" in dup and "/regression/1'" not in dup and "/regression/1\"" not in dup, dup
 fixed = get("/regressions?state=fixed")
 assert "/regression/1" in fixed and "/regression/2" not in fixed, fixed
