@@ -13,6 +13,7 @@
 #include <fnmatch.h>
 #include <git2.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -165,6 +166,87 @@ int fl_repo_fetch(fl_repo *r)
 	if (e)
 		return fl_error_set(FL_EIO, "tree '%s': fetch failed: %s", r->name, git_msg());
 	return 0;
+}
+
+struct fetch_deadline {
+	int64_t until_ms;
+	int late;
+};
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int fetch_progress(const git_indexer_progress *p, void *payload)
+{
+	struct fetch_deadline *d = payload;
+
+	(void)p;
+	if (now_ms() > d->until_ms) {
+		d->late = 1;
+		return -1;
+	}
+	return 0;
+}
+
+static int fetch_sideband(const char *str, int len, void *payload)
+{
+	(void)str;
+	(void)len;
+	return fetch_progress(NULL, payload);
+}
+
+int fl_repo_fetch_url(fl_repo *r, const char *url, const char *name, const char *ref,
+		      int64_t timeout_ms, char sha[41])
+{
+	static const char *const kinds[] = {"refs/heads/", "refs/tags/"};
+	struct fetch_deadline d = {now_ms() + timeout_ms, 0};
+	git_fetch_options opts;
+	git_remote *remote;
+	int e = FL_ENOTFOUND;
+
+	if (strncmp(url, "https://", 8) && strncmp(url, "http://", 7) && strncmp(url, "git://", 6))
+		return fl_error_set(FL_EINVAL,
+				    "'%s': only http://, https:// and git:// URLs are fetched", url);
+	for (const char *p = url; *p; p++)
+		if ((unsigned char)*p <= 0x20 || *p == 0x7f)
+			return fl_error_set(FL_EINVAL, "'%s' is not a URL", url);
+	for (size_t k = 0; k < 2 && e == FL_ENOTFOUND; k++) {
+		char *full = fl_xasprintf("%s%s", kinds[k], name);
+		char *spec = fl_xasprintf("+%s:%s", full, ref);
+		char *specs[] = {spec};
+		git_strarray refspecs = {specs, 1};
+		int valid = 0;
+
+		if (git_reference_name_is_valid(&valid, full) || !valid ||
+		    git_remote_create_anonymous(&remote, r->git, url)) {
+			e = fl_error_set(FL_EINVAL, "'%s' at %s: not a branch or tag name", name, url);
+		} else {
+			git_fetch_options_init(&opts, GIT_FETCH_OPTIONS_VERSION);
+			opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
+			opts.callbacks.transfer_progress = fetch_progress;
+			opts.callbacks.sideband_progress = fetch_sideband;
+			opts.callbacks.payload = &d;
+			if (git_remote_fetch(remote, &refspecs, &opts, "faultline fetch"))
+				e = d.late ? fl_error_set(FL_ETIMEOUT, "fetching %s from %s: no end in %lld s",
+							  name, url, (long long)timeout_ms / 1000)
+					   : fl_error_set(FL_EIO, "fetching %s from %s: %s", name,
+							  url, git_msg());
+			else if (!fl_repo_resolve(r, ref, sha))
+				e = 0;
+			else
+				e = fl_error_set(FL_ENOTFOUND, "%s has no branch or tag '%s'", url,
+						 name);
+			git_remote_free(remote);
+		}
+		free(spec);
+		free(full);
+	}
+	return e;
 }
 
 void fl_repo_free(fl_repo *r)

@@ -37,6 +37,16 @@ int fl_repo_open_tree(fl_repo **out, const char *name, const char *url, const ch
 int fl_repo_open_existing(fl_repo **out, const char *name, const char *url, const char *var);
 /* The same, and a bare clone is fetched first: what one-shot commands want. */
 int fl_repo_open_current(fl_repo **out, const char *name, const char *url, const char *var);
+/*
+ * Fetches one branch or tag (name) of another repository at url into ref
+ * (refs/faultline/...) and resolves it to sha: a fix a developer names by
+ * its git URL. Only http://, https:// and git:// URLs (no local path, no
+ * file:// or ssh); at most timeout_ms of transfer. FL_EINVAL for a URL or
+ * name refused, FL_ENOTFOUND when the repository has no such branch or
+ * tag, FL_EIO (or FL_ETIMEOUT) when the fetch fails.
+ */
+int fl_repo_fetch_url(fl_repo *r, const char *url, const char *name, const char *ref,
+		      int64_t timeout_ms, char sha[41]);
 /* Fetches every branch and tag from origin into the bare clone. */
 int fl_repo_fetch(fl_repo *r);
 void fl_repo_free(fl_repo *r);

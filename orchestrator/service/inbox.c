@@ -131,6 +131,9 @@ static int parse_mail(const char *path, struct mail *m)
 
 /* ---- acting on one mail ------------------------------------------------ */
 
+/* A fix named by another repository's URL: its fetch, at most. */
+#define FL_INBOX_FETCH_TIMEOUT_MS 120000
+
 struct act {
 	struct fl_service *svc;
 	fl_store *st;
@@ -221,28 +224,49 @@ static int test(struct act *a, const char *tree_arg, const char *rev)
 	char *point = NULL;
 	int64_t try_id, job;
 
-	if (!t || (strcmp(tree_arg, t->name) && strcmp(tree_arg, t->url) &&
-		   (!t->public_url || strcmp(tree_arg, t->public_url)))) {
-		fl_buf_addf(&a->answer,
-			    "  not done: '%s' is not the regression's tree; faultline tests fixes "
-			    "in '%s'%s%s (name it, or its URL).\n",
-			    tree_arg, a->reg.tree, t && t->public_url ? ", " : "",
-			    t && t->public_url ? t->public_url : "");
+	int named = t && (!strcmp(tree_arg, t->name) || !strcmp(tree_arg, t->url) ||
+			  (t->public_url && !strcmp(tree_arg, t->public_url)));
+	int is_url = strstr(tree_arg, "://") != NULL;
+
+	if (!t || (!named && !is_url)) {
+		fl_buf_addf(
+		    &a->answer,
+		    "  not done: '%s' is neither the regression's tree '%s' nor a git URL.\n",
+		    tree_arg, a->reg.tree);
 		return 0;
 	}
 	if ((r = fl_service_repo(a->svc, t->name, &repo, &local)))
 		return r;
-	if (!local && fl_repo_fetch(repo))
-		fl_warn("mail: %s; resolving with what was fetched before", fl_error_last());
-	if (fl_repo_resolve(repo, rev, sha)) {
-		char *origin = fl_xasprintf("origin/%s", rev);
+	if (!named) {
+		/* another repository: the branch or tag fetched into the tree's, under its own ref
+		 */
+		static unsigned seq;
+		char *ref = fl_xasprintf("refs/faultline/mail/%lld/%lld-%u", (long long)a->reg.id,
+					 (long long)time(NULL), seq++);
 
-		r = fl_repo_resolve(repo, origin, sha);
-		free(origin);
+		r = fl_repo_fetch_url(repo, tree_arg, rev, ref, FL_INBOX_FETCH_TIMEOUT_MS, sha);
+		free(ref);
+		if (r == FL_ESTORE)
+			return r;
 		if (r) {
-			fl_buf_addf(&a->answer, "  not done: tree '%s' has no revision '%s'.\n",
-				    t->name, rev);
+			fl_buf_addf(&a->answer, "  not done: %s.\n", fl_error_last());
 			return 0;
+		}
+	} else {
+		if (!local && fl_repo_fetch(repo))
+			fl_warn("mail: %s; resolving with what was fetched before",
+				fl_error_last());
+		if (fl_repo_resolve(repo, rev, sha)) {
+			char *origin = fl_xasprintf("origin/%s", rev);
+
+			r = fl_repo_resolve(repo, origin, sha);
+			free(origin);
+			if (r) {
+				fl_buf_addf(&a->answer,
+					    "  not done: tree '%s' has no revision '%s'.\n",
+					    t->name, rev);
+				return 0;
+			}
 		}
 	}
 	point = *a->reg.mode ? fl_point_key(a->reg.mode, a->reg.tasks, a->reg.cgroup) : NULL;

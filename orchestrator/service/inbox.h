@@ -10,7 +10,10 @@
  *
  *   #faultline test <tree-or-git-url> <branch-or-sha>  a try of that
  *       revision against the regression (its answer comes in the thread);
- *       the tree is a configured tree's name or its url/public_url
+ *       the tree is the regression's tree (its name, url or public_url:
+ *       any revision of it), or the http(s):// or git:// URL of another
+ *       repository whose branch or tag is fetched into the tree's under
+ *       refs/faultline/mail/ (at most 2 minutes)
  *   #faultline fix: <sha-or-tag>   fixed by it
  *   #faultline invalid             invalid
  *   #faultline dup: <id>           a duplicate of regression <id>

@@ -264,6 +264,39 @@ expect_grep "$tmp/out" "2 read: 0 acted on, 2 read before" "every mail was read 
 [ "$(mails "$out")" = "$sent" ] && ok "no mail twice" || fail "no mail twice"
 [ "$(q main "SELECT count(*) FROM tries WHERE purpose = 'fix'")" = 1 ] && ok "no second try" || fail "no second try"
 
+# a fix in another repository, named by its git:// URL (a real git daemon on loopback)
+mkdir -p "$tmp/pub"
+git clone -q --bare "$repo" "$tmp/pub/fork.git"
+git_in "$repo" clone -q "$tmp/pub/fork.git" "$tmp/fork-work"
+git_in "$tmp/fork-work" checkout -q -b memcg-fix v1.2
+echo "int memcg;" >"$tmp/fork-work/mm/memcontrol.c"
+git_in "$tmp/fork-work" rm -q slow
+git_in "$tmp/fork-work" commit -qam "mm: memcontrol: charge only child cgroups"
+git_in "$tmp/fork-work" push -q origin memcg-fix
+ffix=$(git_in "$tmp/fork-work" rev-parse HEAD)
+gport=$(free_port)
+git daemon --reuseaddr --base-path="$tmp/pub" --export-all --listen=127.0.0.1 --port="$gport" "$tmp/pub" 2>/dev/null &
+gd_pid=$!
+for _ in $(seq 100); do $PY -c "import socket; socket.create_connection(('127.0.0.1', $gport), 1)" 2>/dev/null && break; sleep 0.1; done
+reply "Ada Lovelace <ada@example.org>" "$reg1_mid" "#faultline test git://127.0.0.1:$gport/fork.git memcg-fix\n#faultline test file://$tmp/pub/fork.git memcg-fix\n#faultline test git://127.0.0.1:$gport/fork.git no-such-branch"
+expect_exit 0 "watch --once --maildir: a fix by its git URL" "$FAULTLINE" watch --config "$tmp/main.yaml" --once --maildir "$inbox"
+kill "$gd_pid" 2>/dev/null; wait "$gd_pid" 2>/dev/null
+[ "$(q main "SELECT verdict FROM tries WHERE rev_sha = '$ffix'")" = restores ] &&
+	ok "the fetched branch was measured: restores" || fail "the fetched branch ($(q main "SELECT rev_sha, verdict FROM tries"))"
+[ "$(git_in "$repo" for-each-ref --format='%(objectname)' refs/faultline/mail/)" = "$ffix" ] &&
+	ok "kept under refs/faultline/mail/" || fail "kept under refs/faultline/mail/"
+$PY - "$out" <<'PY' && ok "a file:// URL and a missing branch are refused in the answer" || fail "URL refusals answered"
+import email, email.policy, os, sys
+d = sys.argv[1] + "/new"
+bodies = [email.message_from_binary_file(open(os.path.join(d, f), "rb"), policy=email.policy.default).get_content() for f in os.listdir(d)]
+hits = [b for b in bodies if "faultline read 3 commands" in b]
+assert len(hits) == 1, len(hits)
+b = hits[0]
+assert "only http://, https:// and git:// URLs are fetched" in b, b
+assert "has no branch or tag 'no-such-branch'" in b, b
+assert b.count("done: try") == 1, b
+PY
+
 reply "Ada Lovelace <ada@example.org>" "$reg2_mid" "#faultline dup: 1"
 reply "Lead <lead@example.org>" "$reg1_mid" "#faultline fix: $fix\\n#faultline frobnicate"
 reply "Ada Lovelace <ada@example.org>" "$reg2_mid" "#faultline dup: 2"
