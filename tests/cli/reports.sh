@@ -200,6 +200,9 @@ for f in os.listdir(d):
     assert "[held" not in m.get_content()
 PY
 expect_grep "$tmp/err" "Signed-off-by: address 'not an address' left out" "the bad trailer is said and left out"
+expect_exit 0 "report show: recipients and attachment" "$FAULTLINE" report show 1 --config "$tmp/main.yaml"
+expect_grep "$tmp/out" 'To: "Ada Lovelace" <ada@example.org>' "report show names its To"
+expect_grep "$tmp/out" 'Cc: "Johannes Weiner" <hannes@example.org>' "and its Cc"
 reg1_mid=$(q main "SELECT message_id FROM reports WHERE regression_id = 1 ORDER BY id LIMIT 1")
 reg2_mid=$(q main "SELECT message_id FROM reports WHERE regression_id = 2 ORDER BY id LIMIT 1")
 [ -n "$reg1_mid" ] && [ -n "$reg2_mid" ] && ok "two regressions, each with its report" || fail "two regressions"
