@@ -100,6 +100,7 @@ static json_t *item_json(const struct fl_regression_item *g)
 	json_object_set_new(o, "cgroup", json_string(g->cgroup));
 	json_object_set_new(o, "change_pct", json_real(g->change));
 	json_object_set_new(o, "culprit", g->culprit ? json_string(g->culprit) : json_null());
+	json_object_set_new(o, "kind", json_string(g->kind ? g->kind : "regression"));
 	json_object_set_new(o, "state", json_string(g->state));
 	json_object_set_new(o, "state_by", g->state_by ? json_string(g->state_by) : json_null());
 	json_object_set_new(o, "state_at", g->state_at ? json_integer(g->state_at) : json_null());

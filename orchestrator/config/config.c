@@ -81,6 +81,7 @@ static const char *const boots[] = {"kexec", "current", NULL};
 static const char *const cgroups[] = {"root", "child", NULL};
 static const char *const cgroup_versions[] = {"v2", "v1", NULL};
 static const char *const routings[] = {"hold", "maintainers", NULL};
+static const char *const yes_no[] = {"false", "true", NULL};
 
 #define T struct fl_tree_conf
 static const struct field tree_fields[] = {
@@ -210,6 +211,8 @@ static const struct field report_fields[] = {
 	 NULL},
 	{"cc", F_STRLIST, OFF(T, report.cc) - OFF(T, report), OFF(T, report.ncc) - OFF(T, report),
 	 0, NULL, NULL, 0, 0, NULL},
+	{"improvements", F_ENUM, OFF(T, report.improvements) - OFF(T, report), 0, 0, "false",
+	 yes_no, 0, 0, NULL},
 	{"allow", F_STRLIST, OFF(T, report.allow) - OFF(T, report),
 	 OFF(T, report.nallow) - OFF(T, report), 0, NULL, NULL, 0, 0, NULL},
 	END,

@@ -136,6 +136,7 @@ struct fl_config {
 		char *routing;
 		char **cc;
 		size_t ncc;
+		char *improvements; /* "true": a tag's improvement is bisected and reported too */
 		char **allow; /* senders whose "#faultline" commands are acted on */
 		size_t nallow;
 	} report;

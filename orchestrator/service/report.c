@@ -66,6 +66,17 @@ static int is_culprit(const struct report *x)
 	return x->culprit.sha[0] != '\0';
 }
 
+/* An improvement reported (report.improvements): bisected toward better, not reverted. */
+static int is_improvement(const struct report *x)
+{
+	return x->reg.kind && !strcmp(x->reg.kind, "improvement");
+}
+
+static const char *what(const struct report *x)
+{
+	return is_improvement(x) ? "improvement" : "regression";
+}
+
 /* ---- the comparison tables ------------------------------------------- */
 
 /* compare.c's comparison of two sides, the service's options; NULL when a
@@ -468,9 +479,10 @@ static void add_bisection(struct report *x)
 	fl_buf_addf(&x->b, ", confidence %.3f (required %.2f), ", x->bis.confidence,
 		    x->cfg->regression.confidence);
 	if (json_is_number(change))
-		fl_buf_addf(&x->b, "%.1f%% worse", json_number_value(change));
+		fl_buf_addf(&x->b, "%.1f%% %s", json_number_value(change),
+			    is_improvement(x) ? "better" : "worse");
 	else
-		fl_buf_addf(&x->b, "worse from a good value of 0");
+		fl_buf_addf(&x->b, "%s from a value of 0", is_improvement(x) ? "better" : "worse");
 	fl_buf_addf(&x->b, " %s, %lld runs, %lld commits tested\n\n",
 		    is_culprit(x) ? "verified against the parent with fresh runs"
 				  : "between the ends",
@@ -741,15 +753,15 @@ static void add_body(struct report *x)
 	fl_buf_adds(&x->b, "Greeting,\n\n");
 	if (is_culprit(x))
 		fl_buf_addf(&x->b,
-			    "FYI, faultline noticed a %+.1f%% regression of %s due to commit:\n\n"
+			    "FYI, faultline noticed a %+.1f%% %s of %s due to commit:\n\n"
 			    "commit: %s (\"%s\")\nauthor: %s\n",
-			    x->headline, metric, x->culprit.sha, x->culprit.subject,
+			    x->headline, what(x), metric, x->culprit.sha, x->culprit.subject,
 			    x->culprit.author);
 	else
 		fl_buf_addf(&x->b,
-			    "FYI, faultline noticed a %+.1f%% regression of %s between %s and %s;\n"
+			    "FYI, faultline noticed a %+.1f%% %s of %s between %s and %s;\n"
 			    "the bisection did not single out one commit (%s).\n\n",
-			    x->reg.change, metric, x->reg.baseline, x->reg.tag,
+			    x->reg.change, what(x), metric, x->reg.baseline, x->reg.tag,
 			    x->bis.result ? x->bis.result : "not finished");
 	fl_buf_addf(&x->b, "tree:   %s %s (%s)\ntags:   %s, compared with its baseline %s\n\n",
 		    x->reg.tree, x->tree->branch, public_url(x) ? public_url(x) : "no public URL",
@@ -757,7 +769,8 @@ static void add_body(struct report *x)
 	fl_buf_addf(&x->b, "in testcase: %s\n", x->reg.benchmark);
 	add_machine(x);
 	add_params(x);
-	add_tags(x);
+	if (!is_improvement(x))
+		add_tags(x);
 	fl_buf_addf(&x->b, "The tag was %+.1f%% on %s", x->reg.change, metric);
 	if (*x->reg.mode)
 		fl_buf_addf(&x->b, " at %u task%s", x->reg.tasks, x->reg.tasks == 1 ? "" : "s");
@@ -811,13 +824,14 @@ static char *subject(const struct report *x)
 		char *sub = fl_report_subsystem(x->culprit.subject);
 		char *tag = sub ? fl_xasprintf("[%s] ", sub) : fl_xstrdup("");
 
-		s = fl_xasprintf("[%s:%s] %s%.10s: %s %+.1f%% regression", x->reg.tree,
-				 x->tree->branch, tag, x->culprit.sha, metric, x->headline);
+		s = fl_xasprintf("[%s:%s] %s%.10s: %s %+.1f%% %s", x->reg.tree, x->tree->branch,
+				 tag, x->culprit.sha, metric, x->headline, what(x));
 		free(tag);
 		free(sub);
 	} else {
-		s = fl_xasprintf("[%s:%s] %s %+.1f%% regression since %s (%s)", x->reg.tree,
-				 x->tree->branch, metric, x->reg.change, x->reg.baseline, x->reg.tag);
+		s = fl_xasprintf("[%s:%s] %s %+.1f%% %s since %s (%s)", x->reg.tree,
+				 x->tree->branch, metric, x->reg.change, what(x), x->reg.baseline,
+				 x->reg.tag);
 	}
 	free(metric);
 	return s;

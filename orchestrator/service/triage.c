@@ -172,6 +172,8 @@ int fl_triage_schedule_fixchecks(struct fl_service *svc, fl_store *st, const str
 		int64_t have, try_id, job;
 		char *point;
 
+		if (items[i].kind && strcmp(items[i].kind, "regression"))
+			continue; /* an improvement needs no fix */
 		if ((r = fl_store_try_fixcheck_find(st, items[i].id, tag, &have)) || have)
 			continue;
 		if ((r = fl_store_regression_get(st, items[i].id, &reg)))

@@ -532,7 +532,8 @@ static const char *const migrations[] = {
 	 * (store/report.c, store/triage.c): a mail's own recipients ("to
 	 * ADDR" / "cc ADDR" lines; NULL: report.to) and whom a held report
 	 * would have gone to, one attachment (the kernel .config); a
-	 * regression's state (open, fixed, invalid, duplicate) with who set
+	 * regression's kind (an improvement, reported with report.improvements)
+	 * and state (open, fixed, invalid, duplicate) with who set
 	 * it, when, the fixing commit or tag and range, the duplicate's
 	 * original; a try made by the service to see whether a later tag
 	 * fixed a regression (purpose fixcheck, the tag); mails read by
@@ -548,6 +549,8 @@ static const char *const migrations[] = {
 	"ALTER TABLE regressions ADD COLUMN fix_range TEXT;"
 	"ALTER TABLE regressions ADD COLUMN dup_of INTEGER REFERENCES regressions(id);"
 	"ALTER TABLE regressions ADD COLUMN state_note TEXT;"
+	"ALTER TABLE regressions ADD COLUMN kind TEXT NOT NULL DEFAULT 'regression' CHECK (kind IN"
+	"  ('regression', 'improvement'));"
 	"ALTER TABLE tries ADD COLUMN purpose TEXT NOT NULL DEFAULT 'fix' CHECK (purpose IN"
 	"  ('fix', 'fixcheck'));"
 	"ALTER TABLE tries ADD COLUMN tag TEXT;"

@@ -39,7 +39,7 @@ int fl_store_regression_set_state(fl_store *st, int64_t id, const struct fl_regr
 	"SELECT g.id, t.name, coalesce(w.tag, bc.sha), coalesce(w.baseline, gc.sha), "             \
 	"g.benchmark, m.name, g.metric, g.mode, g.cgroup, g.tasks, g.change, b.culprit, g.state, " \
 	"g.state_by, g.fixed_by, g.fix_range, g.state_note, coalesce(g.state_at, 0), "             \
-	"coalesce(g.dup_of, 0), g.created FROM regressions g JOIN trees t ON t.id = g.tree_id "    \
+	"coalesce(g.dup_of, 0), g.created, g.kind FROM regressions g JOIN trees t ON t.id = g.tree_id "    \
 	"JOIN commits gc ON gc.id = g.good_commit JOIN commits bc ON bc.id = g.bad_commit "        \
 	"JOIN machines m ON m.id = g.machine_id LEFT JOIN jobs j ON j.id = g.job_id "              \
 	"LEFT JOIN bisections b ON b.regression_id = g.id" FL_JOB_TAG("j", "w")
@@ -64,6 +64,7 @@ static void read_item(sqlite3_stmt *stmt, struct fl_regression_item *g)
 	g->state_at = sqlite3_column_int64(stmt, 17);
 	g->dup_of = sqlite3_column_int64(stmt, 18);
 	g->created = sqlite3_column_int64(stmt, 19);
+	g->kind = fl_store_column_dup(stmt, 20);
 }
 
 int fl_store_regression_items(fl_store *st, const char *state, const char *tree,
@@ -121,7 +122,7 @@ void fl_regression_item_release(struct fl_regression_item *g)
 {
 	char *s[] = {g->tree,	  g->tag,      g->baseline,  g->benchmark, g->machine,
 		     g->metric,	  g->mode,     g->cgroup,    g->culprit,   g->state,
-		     g->state_by, g->fixed_by, g->fix_range, g->note};
+		     g->state_by, g->fixed_by, g->fix_range, g->note, g->kind};
 
 	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
 		free(s[i]);

@@ -36,6 +36,7 @@ struct fl_regression_item {
 	char *culprit; /* the bisection's culprit, or NULL */
 	char *state, *state_by, *fixed_by, *fix_range, *note;
 	int64_t state_at, dup_of, created;
+	char *kind; /* regression, improvement */
 };
 /* Regressions, newest first: of a state and a tree (NULL: any). */
 int fl_store_regression_items(fl_store *st, const char *state, const char *tree,

@@ -83,7 +83,10 @@ struct fl_regression {
 	unsigned tasks;
 	double change, p;
 	char *cgroup; /* "" (the root) or "child" */
+	char *kind;   /* regression, or improvement (report.improvements) */
 };
+/* Makes the regression an improvement: reported, bisected to its commit, not reverted. */
+int fl_store_regression_improvement(fl_store *st, int64_t id);
 int fl_store_regression_get(fl_store *st, int64_t id, struct fl_regression *r);
 void fl_regression_release(struct fl_regression *r);
 

@@ -19,7 +19,9 @@
 #      answered in the thread; our own mail ignored; "regression
 #      list|show|mark" with --json, a mark mailed in the thread;
 #   4. a later tag that measures back at the baseline: the regression is
-#      marked fixed by it, with the range, and the thread is told.
+#      marked fixed by it, with the range, and the thread is told; with
+#      report.improvements the tag's improvement is bisected to the fixing
+#      commit and reported as an improvement (no revert check).
 . "$(dirname "$0")/lib.sh"
 
 PY=/usr/bin/python3
@@ -178,7 +180,7 @@ held_body=$(ls "$out/new" | head -1)
 
 # ---- 2. routing 'maintainers' ------------------------------------------------
 rm -f "$out"/new/*
-config main ", routing: maintainers"
+config main ", routing: maintainers, improvements: true"
 expect_exit 0 "maintainers: v1.2 reported" "$FAULTLINE" watch --config "$tmp/main.yaml" --once
 [ "$(mails "$out")" = 2 ] && ok "two reports" || fail "two reports ($(mails "$out"))"
 $PY - "$out" "$culprit" <<'PY' && ok "recipients: author, committer, trailers, get_maintainer.pl, report.to/cc, tree cc" || fail "recipients"
@@ -366,6 +368,20 @@ ms = [email.message_from_binary_file(open(os.path.join(d, f), "rb"), policy=emai
 hits = [m for m in ms if m["In-Reply-To"] == mid and "regression 1 is now fixed by v1.3 (fixed in v1.2..v1.3)" in m.get_content()]
 assert len(hits) == 1, len(hits)
 assert "measures back at the baseline v1.1" in hits[0].get_content()
+PY
+vfix=$(git_in "$repo" rev-parse v1.3^{commit})
+[ "$(q main "SELECT group_concat(g.kind || ':' || b.culprit, ' ') FROM regressions g JOIN bisections b ON b.regression_id = g.id WHERE g.id > 2")" = "improvement:$vfix improvement:$vfix" ] &&
+	ok "improvements: both benchmarks bisected to the fixing commit" ||
+	fail "improvements ($(q main "SELECT g.id, g.kind, b.culprit FROM regressions g LEFT JOIN bisections b ON b.regression_id = g.id"))"
+[ "$(q main "SELECT count(*) FROM reverts WHERE regression_id > 2")" = 0 ] && ok "no revert check for an improvement" || fail "no revert check for an improvement"
+$PY - "$out" "$vfix" <<'PY' && ok "the improvement's report" || fail "the improvement's report"
+import email, email.policy, os, sys
+d, sha = sys.argv[1] + "/new", sys.argv[2]
+ms = [email.message_from_binary_file(open(os.path.join(d, f), "rb"), policy=email.policy.default) for f in os.listdir(d)]
+hits = [m for m in ms if m["Subject"].startswith("[linux:master] [mm] %s: pf.value +" % sha[:10])]
+assert len(hits) == 1 and hits[0]["Subject"].endswith("% improvement"), [m["Subject"] for m in ms]
+body = hits[0].get_content()
+assert "improvement of pf.value due to commit:" in body and "% better" in body and "Reported-by" not in body, body
 PY
 expect_exit 0 "another pass: nothing more" "$FAULTLINE" watch --config "$tmp/main.yaml" --once
 [ "$(q main "SELECT count(*) FROM tries WHERE purpose = 'fixcheck'")" = 1 ] && ok "one fix check per regression and tag" || fail "one fix check"
