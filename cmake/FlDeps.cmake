@@ -23,6 +23,7 @@ fl_require(JANSSON   jansson       libjansson-dev)
 fl_require(ZLIB      zlib          zlib1g-dev)
 fl_require(CMOCKA    cmocka        libcmocka-dev)
 fl_require(LIBCRYPTO libcrypto     libssl-dev)
+fl_require(GMIME     gmime-3.0     libgmime-3.0-dev)
 
 # The results server and the benchmarks run threads.
 find_package(Threads REQUIRED)

@@ -34,11 +34,19 @@ static const struct fl_command commands[] = {
 	{"records", cmd_records, "records FILE|-", "check a console log's FLR1 records and print their JSON"},
 	{"queue", cmd_queue, "queue show|enable MACHINE [--config F | --db PATH]",
 	 "show the watch service's jobs and machines, or put a machine back in the pool"},
+	{"regression", cmd_regression,
+	 "regression list [--state S] [--tree T] [--json] | show ID [--json] | mark ID "
+	 "open|invalid|fixed --fix REV|duplicate --dup ID [--by WHO] [--note TEXT] [--json] "
+	 "[--config F]",
+	 "list regressions and their states, show one, mark it (mailed in its thread)"},
+	{"mail", cmd_mail, "mail ingest [--config F] MAILDIR",
+	 "act on the #faultline commands of replies to reports in a Maildir, each answered in "
+	 "its thread"},
 	{"report", cmd_report, "report show ID [--config F | --db PATH]",
 	 "print a stored report as it was mailed, with its delivery state"},
 	{"serve", cmd_serve, "serve [--config F] [--db PATH] [--listen HOST:PORT] [--root DIR] [--threads N]",
 	 "serve the results pages and their JSON API until SIGINT or SIGTERM"},
-	{"watch", cmd_watch, "watch [--config F] [--once]",
+	{"watch", cmd_watch, "watch [--config F] [--once] [--maildir DIR]",
 	 "test new tags of the trees, bisect regressions, mail reports (--once: one pass)"},
 	{"run", cmd_run,
 	 "run [--config F] [--machine M] [--benchmark B] [--tree T --rev REV [--kernel K] | "

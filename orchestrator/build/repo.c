@@ -15,6 +15,7 @@
 #include <git2.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -230,6 +231,87 @@ int fl_repo_fetch(fl_repo *r)
 		progress_done(&prog);
 	git_remote_free(remote);
 	return e ? FL_EIO : 0;
+}
+
+struct fetch_deadline {
+	int64_t until_ms;
+	int late;
+};
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int fetch_progress(const git_indexer_progress *p, void *payload)
+{
+	struct fetch_deadline *d = payload;
+
+	(void)p;
+	if (now_ms() > d->until_ms) {
+		d->late = 1;
+		return -1;
+	}
+	return 0;
+}
+
+static int fetch_sideband(const char *str, int len, void *payload)
+{
+	(void)str;
+	(void)len;
+	return fetch_progress(NULL, payload);
+}
+
+int fl_repo_fetch_url(fl_repo *r, const char *url, const char *name, const char *ref,
+		      int64_t timeout_ms, char sha[41])
+{
+	static const char *const kinds[] = {"refs/heads/", "refs/tags/"};
+	struct fetch_deadline d = {now_ms() + timeout_ms, 0};
+	git_fetch_options opts;
+	git_remote *remote;
+	int e = FL_ENOTFOUND;
+
+	if (strncmp(url, "https://", 8) && strncmp(url, "http://", 7) && strncmp(url, "git://", 6))
+		return fl_error_set(FL_EINVAL,
+				    "'%s': only http://, https:// and git:// URLs are fetched", url);
+	for (const char *p = url; *p; p++)
+		if ((unsigned char)*p <= 0x20 || *p == 0x7f)
+			return fl_error_set(FL_EINVAL, "'%s' is not a URL", url);
+	for (size_t k = 0; k < 2 && e == FL_ENOTFOUND; k++) {
+		char *full = fl_xasprintf("%s%s", kinds[k], name);
+		char *spec = fl_xasprintf("+%s:%s", full, ref);
+		char *specs[] = {spec};
+		git_strarray refspecs = {specs, 1};
+		int valid = 0;
+
+		if (git_reference_name_is_valid(&valid, full) || !valid ||
+		    git_remote_create_anonymous(&remote, r->git, url)) {
+			e = fl_error_set(FL_EINVAL, "'%s' at %s: not a branch or tag name", name, url);
+		} else {
+			git_fetch_options_init(&opts, GIT_FETCH_OPTIONS_VERSION);
+			opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
+			opts.callbacks.transfer_progress = fetch_progress;
+			opts.callbacks.sideband_progress = fetch_sideband;
+			opts.callbacks.payload = &d;
+			if (git_remote_fetch(remote, &refspecs, &opts, "faultline fetch"))
+				e = d.late ? fl_error_set(FL_ETIMEOUT, "fetching %s from %s: no end in %lld s",
+							  name, url, (long long)timeout_ms / 1000)
+					   : fl_error_set(FL_EIO, "fetching %s from %s: %s", name,
+							  url, git_msg());
+			else if (!fl_repo_resolve(r, ref, sha))
+				e = 0;
+			else
+				e = fl_error_set(FL_ENOTFOUND, "%s has no branch or tag '%s'", url,
+						 name);
+			git_remote_free(remote);
+		}
+		free(spec);
+		free(full);
+	}
+	return e;
 }
 
 void fl_repo_free(fl_repo *r)
@@ -583,4 +665,96 @@ void fl_repo_commit_release(struct fl_repo_commit *c)
 	free(c->subject);
 	free(c->author);
 	c->subject = c->author = NULL;
+}
+
+int fl_repo_commit_people(fl_repo *r, const char *rev, char **committer, char **message)
+{
+	const git_signature *sig;
+	const char *msg;
+	git_commit *gc;
+	int e;
+
+	*committer = *message = NULL;
+	if ((e = lookup_commit(r, rev, &gc)))
+		return e;
+	sig = git_commit_committer(gc);
+	*committer = fl_xasprintf("%s <%s>", sig->name, sig->email);
+	msg = git_commit_message(gc);
+	*message = fl_xstrdup(msg ? msg : "");
+	git_commit_free(gc);
+	return 0;
+}
+
+int fl_repo_blob(fl_repo *r, const char *rev, const char *path, char **text, size_t *len)
+{
+	git_commit *gc;
+	git_tree *tree = NULL;
+	git_tree_entry *ent = NULL;
+	git_blob *blob = NULL;
+	int e;
+
+	*text = NULL;
+	*len = 0;
+	if ((e = lookup_commit(r, rev, &gc)))
+		return e;
+	if (git_commit_tree(&tree, gc))
+		e = fl_error_set(FL_EIO, "tree '%s': %s: %s", r->name, rev, git_msg());
+	else if (git_tree_entry_bypath(&ent, tree, path))
+		e = fl_error_set(FL_ENOTFOUND, "tree '%s': no file '%s' at %s", r->name, path, rev);
+	else if (git_tree_entry_type(ent) != GIT_OBJECT_BLOB ||
+		 git_blob_lookup(&blob, r->git, git_tree_entry_id(ent)))
+		e = fl_error_set(FL_ENOTFOUND, "tree '%s': '%s' at %s is not a file", r->name, path,
+				 rev);
+	else {
+		*len = (size_t)git_blob_rawsize(blob);
+		*text = fl_xmalloc(*len + 1);
+		memcpy(*text, git_blob_rawcontent(blob), *len);
+		(*text)[*len] = '\0';
+	}
+	git_blob_free(blob);
+	git_tree_entry_free(ent);
+	git_tree_free(tree);
+	git_commit_free(gc);
+	return e;
+}
+
+static int add_diff_line(const git_diff_delta *d, const git_diff_hunk *h, const git_diff_line *l,
+			 void *payload)
+{
+	fl_buf *b = payload;
+
+	(void)d;
+	(void)h;
+	if (l->origin == GIT_DIFF_LINE_CONTEXT || l->origin == GIT_DIFF_LINE_ADDITION ||
+	    l->origin == GIT_DIFF_LINE_DELETION)
+		fl_buf_addch(b, l->origin);
+	fl_buf_add(b, l->content, l->content_len);
+	return 0;
+}
+
+int fl_repo_commit_diff(fl_repo *r, const char *rev, char **patch)
+{
+	git_commit *gc, *parent = NULL;
+	git_tree *a = NULL, *b = NULL;
+	git_diff *diff = NULL;
+	fl_buf out = FL_BUF_INIT;
+	int e;
+
+	*patch = NULL;
+	if ((e = lookup_commit(r, rev, &gc)))
+		return e;
+	if ((git_commit_parentcount(gc) && (git_commit_parent(&parent, gc, 0) ||
+					    git_commit_tree(&a, parent))) ||
+	    git_commit_tree(&b, gc) || git_diff_tree_to_tree(&diff, r->git, a, b, NULL) ||
+	    git_diff_print(diff, GIT_DIFF_FORMAT_PATCH, add_diff_line, &out))
+		e = fl_error_set(FL_EIO, "tree '%s': the diff of %s: %s", r->name, rev, git_msg());
+	else
+		*patch = fl_buf_detach(&out);
+	fl_buf_free(&out);
+	git_diff_free(diff);
+	git_tree_free(a);
+	git_tree_free(b);
+	git_commit_free(parent);
+	git_commit_free(gc);
+	return e;
 }

@@ -37,6 +37,16 @@ int fl_repo_open_tree(fl_repo **out, const char *name, const char *url, const ch
 int fl_repo_open_existing(fl_repo **out, const char *name, const char *url, const char *var);
 /* The same, and a bare clone is fetched first: what one-shot commands want. */
 int fl_repo_open_current(fl_repo **out, const char *name, const char *url, const char *var);
+/*
+ * Fetches one branch or tag (name) of another repository at url into ref
+ * (refs/faultline/...) and resolves it to sha: a fix a developer names by
+ * its git URL. Only http://, https:// and git:// URLs (no local path, no
+ * file:// or ssh); at most timeout_ms of transfer. FL_EINVAL for a URL or
+ * name refused, FL_ENOTFOUND when the repository has no such branch or
+ * tag, FL_EIO (or FL_ETIMEOUT) when the fetch fails.
+ */
+int fl_repo_fetch_url(fl_repo *r, const char *url, const char *name, const char *ref,
+		      int64_t timeout_ms, char sha[41]);
 /* Fetches every branch and tag from origin into the bare clone. A clone
  * or fetch logs its progress (objects and bytes received) at most every
  * 5 s, and its end; errors name the tree and the URL. */
@@ -93,5 +103,14 @@ int fl_repo_commit(fl_repo *r, const char *rev, struct fl_repo_commit *c);
  */
 int fl_repo_depth(fl_repo *r, const char *rev, int64_t *depth);
 void fl_repo_commit_release(struct fl_repo_commit *c);
+
+/* The commit's committer ("Name <email>") and whole message (caller frees both). */
+int fl_repo_commit_people(fl_repo *r, const char *rev, char **committer, char **message);
+/* The text of the file at path in commit rev (caller frees): FL_ENOTFOUND
+ * when the commit has no such file. */
+int fl_repo_blob(fl_repo *r, const char *rev, const char *path, char **text, size_t *len);
+/* The commit's change against its first parent as a unified diff, the way
+ * "git show --format=" prints it (caller frees). */
+int fl_repo_commit_diff(fl_repo *r, const char *rev, char **patch);
 
 #endif

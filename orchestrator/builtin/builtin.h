@@ -35,6 +35,8 @@ int cmd_records(int argc, char **argv);
 int cmd_initramfs(int argc, char **argv);
 int cmd_queue(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_regression(int argc, char **argv);
+int cmd_mail(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
 int cmd_run(int argc, char **argv);

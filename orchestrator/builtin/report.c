@@ -1,6 +1,7 @@
 /*
  * builtin/report.c - "faultline report show ID": a stored report exactly as
- * it was (or will be) mailed, with its delivery state.
+ * it was (or will be) mailed, with its delivery state, its own recipients
+ * and the name of its attachment.
  */
 #include "builtin/builtin.h"
 #include "config/config.h"
@@ -21,6 +22,17 @@ static void print_report(const struct fl_report *r)
 		printf(", %d failed attempt%s, last: %s", r->attempts, r->attempts == 1 ? "" : "s",
 		       r->last_error ? r->last_error : "?");
 	printf("\nMessage-ID: %s\n", r->message_id);
+	/* its own recipients ("to X" / "cc X" lines); without them report.to */
+	for (const char *p = r->recipients; p && *p;) {
+		size_t len = strcspn(p, "\n");
+
+		if (len > 3)
+			printf("%s: %.*s\n", strncmp(p, "cc ", 3) ? "To" : "Cc", (int)len - 3, p + 3);
+		p += len + (p[len] == '\n');
+	}
+	if (r->attach_name)
+		printf("Attachment: %s (%zu bytes)\n", r->attach_name,
+		       r->attach ? strlen(r->attach) : 0);
 	if (r->in_reply_to)
 		printf("In-Reply-To: %s\n", r->in_reply_to);
 	printf("Subject: %s\n\n%s", r->subject, r->body);

@@ -13,6 +13,11 @@
  * outbox is flushed, and the command exits: 0 when everything finished and
  * was mailed, 4 when a tree could not be read, a job failed, a machine left
  * the pool or a report is still waiting for the mail server.
+ *
+ * --maildir DIR reads the replies delivered into a Maildir at every poll
+ * (each tree's poll, at least once a minute; with --once, first of all) and
+ * acts on their #faultline commands (service/inbox.h): their try jobs run
+ * in this service and every answer goes to the thread.
  */
 #include "machine/agentapi.h"
 #include "lib/buf.h"
@@ -22,6 +27,7 @@
 #include "lib/error.h"
 #include "lib/log.h"
 #include "lib/mail.h"
+#include "service/inbox.h"
 #include "service/outbox.h"
 #include "service/queue.h"
 #include "service/service.h"
@@ -47,7 +53,25 @@ struct watch {
 	struct fl_outbox box;
 	unsigned pending;    /* reports not sent yet */
 	unsigned unreadable; /* --once: trees that could not be read */
+	const char *maildir; /* --maildir: replies to read */
+	int64_t next_mail;   /* monotonic ms of the next read */
 };
+
+/* The Maildir's new replies, at most once a minute (and first of all). */
+static void poll_mail(struct watch *w)
+{
+	struct fl_inbox_counts c;
+	int64_t now = fl_mono_ms();
+
+	if (!w->maildir || now < w->next_mail)
+		return;
+	w->next_mail = w->once ? INT64_MAX : now + 60000;
+	if (fl_inbox_ingest(&w->svc, fl_queue_store(w->q), w->maildir, &c))
+		fl_err("watch: mail: %s", fl_error_last());
+	else if (c.acted || c.refused || c.failed)
+		fl_info("watch: mail: %u acted on, %u refused, %u failed", c.acted, c.refused,
+			c.failed);
+}
 
 /* Trees whose poll interval has passed (every tree on the first call). */
 static void poll_trees(struct watch *w)
@@ -106,6 +130,7 @@ static int serve(struct watch *w)
 	int64_t last_status = fl_mono_ms();
 
 	for (;;) {
+		poll_mail(w);
 		poll_trees(w);
 		if (fl_queue_tick(w->q))
 			fl_err("queue: %s", fl_error_last());
@@ -143,11 +168,12 @@ static int serve(struct watch *w)
 	return s.live || s.failed || w->pending || w->unreadable ? FL_EXIT_FAIL : FL_EXIT_OK;
 }
 
-static int parse(int argc, char **argv, const char **config, int *once)
+static int parse(int argc, char **argv, const char **config, int *once, const char **maildir)
 {
 	static const struct option opts[] = {
 	    {"config", required_argument, NULL, 'c'},
 	    {"once", no_argument, NULL, 'o'},
+	    {"maildir", required_argument, NULL, 'm'},
 	    {NULL, 0, NULL, 0},
 	};
 	int c;
@@ -158,6 +184,8 @@ static int parse(int argc, char **argv, const char **config, int *once)
 			*config = optarg;
 		else if (c == 'o')
 			*once = 1;
+		else if (c == 'm')
+			*maildir = optarg;
 		else
 			return -1;
 	}
@@ -173,7 +201,7 @@ int cmd_watch(int argc, char **argv)
 	const char *config = NULL;
 	int code;
 
-	if (parse(argc, argv, &config, &w.once))
+	if (parse(argc, argv, &config, &w.once, &w.maildir))
 		return fl_usage("watch");
 	if ((code = fl_load_config(&cfg, config)))
 		return code;

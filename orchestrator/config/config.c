@@ -80,6 +80,8 @@ static const char *const severities[] = {"error", "warning", NULL};
 static const char *const boots[] = {"kexec", "current", NULL};
 static const char *const cgroups[] = {"root", "child", NULL};
 static const char *const cgroup_versions[] = {"v2", "v1", NULL};
+static const char *const routings[] = {"hold", "maintainers", NULL};
+static const char *const yes_no[] = {"false", "true", NULL};
 
 #define T struct fl_tree_conf
 static const struct field tree_fields[] = {
@@ -96,6 +98,9 @@ static const struct field tree_fields[] = {
 	 0, 0, NULL},
 	{"backfill", F_UINT, OFF(T, backfill), 0, 0, "1", NULL, 0, 100000, NULL},
 	{"web_url", F_STR, OFF(T, web_url), 0, 0, NULL, NULL, 0, 0, NULL},
+	{"public_url", F_STR, OFF(T, public_url), 0, 0, NULL, NULL, 0, 0, NULL},
+	{"routing", F_ENUM, OFF(T, routing), 0, 0, NULL, routings, 0, 0, NULL},
+	{"cc", F_STRLIST, OFF(T, cc), OFF(T, ncc), 0, NULL, NULL, 0, 0, NULL},
 	END,
 };
 #undef T
@@ -208,6 +213,14 @@ static const struct field report_fields[] = {
 	 0, NULL},
 	{"retry", F_DURATION, OFF(T, report.retry_ms) - OFF(T, report), 0, 0, "1m", NULL, 0, 0,
 	 NULL},
+	{"routing", F_ENUM, OFF(T, report.routing) - OFF(T, report), 0, 0, "hold", routings, 0, 0,
+	 NULL},
+	{"cc", F_STRLIST, OFF(T, report.cc) - OFF(T, report), OFF(T, report.ncc) - OFF(T, report),
+	 0, NULL, NULL, 0, 0, NULL},
+	{"improvements", F_ENUM, OFF(T, report.improvements) - OFF(T, report), 0, 0, "false",
+	 yes_no, 0, 0, NULL},
+	{"allow", F_STRLIST, OFF(T, report.allow) - OFF(T, report),
+	 OFF(T, report.nallow) - OFF(T, report), 0, NULL, NULL, 0, 0, NULL},
 	END,
 };
 static const struct schema report_schema = {sizeof(((T *)0)->report), report_fields};
@@ -1068,6 +1081,13 @@ static void check_report(struct loader *L)
 	check_address(L, &cfg->report.from);
 	for (size_t i = 0; i < cfg->report.nto; i++)
 		check_address(L, &cfg->report.to[i]);
+	for (size_t i = 0; i < cfg->report.ncc; i++)
+		check_address(L, &cfg->report.cc[i]);
+	for (size_t i = 0; i < cfg->report.nallow; i++)
+		check_address(L, &cfg->report.allow[i]);
+	for (size_t t = 0; t < cfg->ntrees; t++)
+		for (size_t i = 0; i < cfg->trees[t].ncc; i++)
+			check_address(L, &cfg->trees[t].cc[i]);
 	if (cfg->report.smtp && !cfg->report.nto)
 		report_at(L, &cfg->report.smtp, "reports are sent by SMTP but 'report.to' is empty");
 }

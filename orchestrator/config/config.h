@@ -43,6 +43,10 @@ struct fl_tree_conf {
 	unsigned backfill; /* first pass over a tree: test only this many of the newest tags */
 	/* a commit's page on cgit/gitweb, "%s" the full sha; NULL: none */
 	char *web_url;
+	char *public_url;  /* what a report tells recipients to clone; NULL: url when remote */
+	char *routing;	   /* hold, maintainers; NULL: report.routing */
+	char **cc;	   /* the tree's own lists, copied on its reports when not held */
+	size_t ncc;
 };
 
 struct fl_kernel_conf {
@@ -133,6 +137,15 @@ struct fl_config {
 		char *password;
 		char *url; /* base of the links in reports */
 		int64_t retry_ms; /* first retry of a failed send; doubles up to 1h */
+		/* hold: every mail to report.to only (the operator; the default);
+		 * maintainers: to the culprit's author, cc its committer, trailers,
+		 * get_maintainer.pl's people and lists, report.to and cc */
+		char *routing;
+		char **cc;
+		size_t ncc;
+		char *improvements; /* "true": a tag's improvement is bisected and reported too */
+		char **allow; /* senders whose "#faultline" commands are acted on */
+		size_t nallow;
 	} report;
 	struct {
 		char *listen;

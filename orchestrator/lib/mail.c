@@ -80,12 +80,57 @@ static void add_header(fl_buf *b, const char *name, const char *value)
 	free(clean);
 }
 
+/* The length of the UTF-8 sequence at s (1 to 4), 0 when it is not one. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3
+				   : (s[0] & 0xf8) == 0xf0 ? 4 : 0;
+
+	if (!n || (n == 2 && s[0] < 0xc2))
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+char *fl_mail_text(const char *s)
+{
+	fl_buf b = FL_BUF_INIT;
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		size_t n = utf8_len(p);
+
+		if (!n) {
+			fl_buf_addch(&b, '?');
+			p++;
+			continue;
+		}
+		if (n == 1 && ((*p < 0x20 && *p != '\t' && *p != '\n' && *p != '\r') || *p == 0x7f)) {
+			p++;
+			continue;
+		}
+		/* C1 controls (U+0080..U+009F, CSI among them) */
+		if (n == 2 && p[0] == 0xc2 && p[1] < 0xa0) {
+			p += 2;
+			continue;
+		}
+		fl_buf_add(&b, (const char *)p, n);
+		p += n;
+	}
+	return fl_buf_detach(&b);
+}
+
 /*
  * Every line end as CRLF: LF, CRLF and a bare CR (from a commit message)
  * each end one line. RFC 5321 allows CR and LF in DATA only as a pair.
  */
-static void add_body(fl_buf *b, const char *body)
+static void add_body(fl_buf *b, const char *text)
 {
+	char *clean = fl_mail_text(text);
+	const char *body = clean;
+
 	for (; *body; body++) {
 		if (*body == '\r' || *body == '\n') {
 			fl_buf_adds(b, "\r\n");
@@ -96,21 +141,49 @@ static void add_body(fl_buf *b, const char *body)
 	}
 	if (b->len < 2 || strcmp(b->ptr + b->len - 2, "\r\n"))
 		fl_buf_adds(b, "\r\n");
+	free(clean);
+}
+
+/* A file name for a header: letters, digits, '.', '-', '_' only. */
+static char *safe_name(const char *name)
+{
+	fl_buf b = FL_BUF_INIT;
+
+	for (; *name; name++)
+		fl_buf_addch(&b, (*name >= 'a' && *name <= 'z') || (*name >= 'A' && *name <= 'Z') ||
+					 (*name >= '0' && *name <= '9') || *name == '.' ||
+					 *name == '-' || *name == '_'
+				     ? *name
+				     : '_');
+	if (!b.len)
+		fl_buf_adds(&b, "attachment.txt");
+	return fl_buf_detach(&b);
+}
+
+static void add_addresses(fl_buf *b, const char *name, const char *const *v, size_t n)
+{
+	fl_buf all = FL_BUF_INIT;
+
+	for (size_t i = 0; i < n; i++)
+		fl_buf_addf(&all, "%s%s", i ? ", " : "", v[i]);
+	add_header(b, name, fl_buf_str(&all));
+	fl_buf_free(&all);
 }
 
 char *fl_mail_format(const struct fl_mail *m)
 {
-	fl_buf b = FL_BUF_INIT, to = FL_BUF_INIT;
-	char date[64];
+	fl_buf b = FL_BUF_INIT;
+	char date[64], boundary[80];
 	time_t t = m->date ? (time_t)m->date : time(NULL);
 	struct tm tm;
+	unsigned n = 0;
 
 	gmtime_r(&t, &tm);
 	strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S +0000", &tm);
-	for (size_t i = 0; i < m->nto; i++)
-		fl_buf_addf(&to, "%s%s", i ? ", " : "", m->to[i]);
 	add_header(&b, "From", m->from);
-	add_header(&b, "To", fl_buf_str(&to));
+	add_addresses(&b, "To", m->to, m->nto);
+	if (m->ncc)
+		add_addresses(&b, "Cc", m->cc, m->ncc);
 	add_header(&b, "Subject", m->subject);
 	add_header(&b, "Date", date);
 	add_header(&b, "Message-ID", m->message_id);
@@ -118,20 +191,54 @@ char *fl_mail_format(const struct fl_mail *m)
 		add_header(&b, "In-Reply-To", m->in_reply_to);
 		add_header(&b, "References", m->in_reply_to);
 	}
-	fl_buf_adds(&b, "MIME-Version: 1.0\r\n"
-			"Content-Type: text/plain; charset=UTF-8\r\n"
-			"Content-Transfer-Encoding: 8bit\r\n"
-			"X-Mailer: faultline\r\n\r\n");
-	add_body(&b, m->body);
-	fl_buf_free(&to);
+	if (!m->attach) {
+		fl_buf_adds(&b, "MIME-Version: 1.0\r\n"
+				"Content-Type: text/plain; charset=UTF-8\r\n"
+				"Content-Transfer-Encoding: 8bit\r\n"
+				"X-Mailer: faultline\r\n\r\n");
+		add_body(&b, m->body);
+		return fl_buf_detach(&b);
+	}
+	/* a boundary that neither text contains (the same one for the same message) */
+	do
+		snprintf(boundary, sizeof(boundary), "faultline-part-%u-%lld", n++,
+			 (long long)t);
+	while (strstr(m->body, boundary) || strstr(m->attach, boundary));
+	{
+		char *name = safe_name(m->attach_name ? m->attach_name : "");
+
+		fl_buf_addf(&b,
+			    "MIME-Version: 1.0\r\n"
+			    "Content-Type: multipart/mixed; boundary=\"%s\"\r\n"
+			    "X-Mailer: faultline\r\n\r\n"
+			    "--%s\r\n"
+			    "Content-Type: text/plain; charset=UTF-8\r\n"
+			    "Content-Disposition: inline\r\n"
+			    "Content-Transfer-Encoding: 8bit\r\n\r\n",
+			    boundary, boundary);
+		add_body(&b, m->body);
+		fl_buf_addf(&b,
+			    "--%s\r\n"
+			    "Content-Type: text/plain; charset=UTF-8; name=\"%s\"\r\n"
+			    "Content-Disposition: attachment; filename=\"%s\"\r\n"
+			    "Content-Transfer-Encoding: 8bit\r\n\r\n",
+			    boundary, name, name);
+		add_body(&b, m->attach);
+		fl_buf_addf(&b, "--%s--\r\n", boundary);
+		free(name);
+	}
 	return fl_buf_detach(&b);
 }
 
 char *fl_mail_message_id(const char *kind, long long id, const char *domain)
 {
+	static unsigned long long seq; /* two of a kind in one second of one process */
 	unsigned long long nonce = ((unsigned long long)time(NULL) << 20) ^ (unsigned)getpid();
+	unsigned long long n = __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED);
 
-	return fl_xasprintf("<faultline.%s.%lld.%llx@%s>", kind, id, nonce, domain);
+	if (!n)
+		return fl_xasprintf("<faultline.%s.%lld.%llx@%s>", kind, id, nonce, domain);
+	return fl_xasprintf("<faultline.%s.%lld.%llx.%llu@%s>", kind, id, nonce, n, domain);
 }
 
 /* s with its control characters visible ("\r\n"), for a message about it. */
@@ -259,6 +366,9 @@ static int check_envelope(const struct fl_mail *m)
 	for (size_t i = 0; i < m->nto; i++)
 		if (fl_mail_address_check(m->to[i], why, sizeof(why)))
 			return fl_error_set(FL_EINVAL, "smtp: To: %s", why);
+	for (size_t i = 0; i < m->ncc; i++)
+		if (fl_mail_address_check(m->cc[i], why, sizeof(why)))
+			return fl_error_set(FL_EINVAL, "smtp: Cc: %s", why);
 	return 0;
 }
 
@@ -284,8 +394,8 @@ int fl_mail_send(const struct fl_smtp *s, const struct fl_mail *m)
 		free(from);
 		return fl_error_set(FL_EIO, "smtp: cannot start libcurl");
 	}
-	for (size_t i = 0; i < m->nto; i++) {
-		char *e = envelope(m->to[i]);
+	for (size_t i = 0; i < m->nto + m->ncc; i++) {
+		char *e = envelope(i < m->nto ? m->to[i] : m->cc[i - m->nto]);
 
 		rcpt = curl_slist_append(rcpt, e);
 		free(e);

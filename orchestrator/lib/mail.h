@@ -5,6 +5,10 @@
  * untrusted: fl_mail_format() passes every header through
  * fl_mail_header_value(), so no CR/LF or control character can start a new
  * header. Non-ASCII header text is RFC 2047 encoded; the body goes as UTF-8.
+ * Body and attachment text are sanitised too (fl_mail_text): control
+ * characters other than tab and line ends are dropped (no terminal escape
+ * from a commit message reaches a reader's terminal), bytes that are not
+ * UTF-8 become '?'.
  */
 #ifndef FL_MAIL_H
 #define FL_MAIL_H
@@ -21,6 +25,11 @@ struct fl_mail {
 	const char *message_id;	 /* "<id@host>"; see fl_mail_message_id() */
 	const char *in_reply_to; /* NULL, or the Message-ID of the first report */
 	int64_t date;		 /* seconds since the epoch; 0 for now */
+	const char *const *cc;	 /* carbon copies (envelope recipients too) */
+	size_t ncc;
+	/* One text/plain attachment (the kernel .config): the message is then
+	 * multipart/mixed, the body its first part. NULL: none. */
+	const char *attach_name, *attach;
 };
 
 struct fl_smtp {
@@ -45,9 +54,13 @@ int fl_mail_send(const struct fl_smtp *s, const struct fl_mail *m);
  * '>', space or punctuation in the address itself, not one '@'.
  */
 int fl_mail_address_check(const char *addr, char *why, size_t n);
+/* Text for a body or an attachment: tab and line ends kept, other control
+ * characters dropped, bytes that are not UTF-8 as '?' (caller frees). */
+char *fl_mail_text(const char *untrusted);
 /* One line of header text: CR, LF and control characters become spaces. */
 char *fl_mail_header_value(const char *untrusted);
-/* A Message-ID unique to (kind, id): "<faultline.KIND.ID.RANDOM@DOMAIN>". */
+/* A Message-ID unique to (kind, id): "<faultline.KIND.ID.RANDOM@DOMAIN>";
+ * a second one in the same process gets ".N" after RANDOM. */
 char *fl_mail_message_id(const char *kind, long long id, const char *domain);
 
 #endif

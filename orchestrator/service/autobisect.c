@@ -159,6 +159,11 @@ static void line_start(void *ctx, const struct fl_descent_line *ln)
 	fl_buf_free(&text);
 }
 
+static int is_improvement(const struct autobisect *a)
+{
+	return a->reg.kind && !strcmp(a->reg.kind, "improvement");
+}
+
 /* The result, and the next stage: the revert check for a culprit, else the report. */
 static int conclude(struct autobisect *a, const struct fl_descent_result *res)
 {
@@ -175,9 +180,12 @@ static int conclude(struct autobisect *a, const struct fl_descent_result *res)
 				      res->confidence);
 	if (!r)
 		r = fl_store_bisection_summary(a->st, a->id, sum);
+	/* an improvement's commit is reported, not reverted */
 	if (!r && res->kind != FL_BISECT_NO_REGRESSION)
 		r = fl_service_enqueue(
-		    a->st, res->kind == FL_BISECT_CULPRIT ? FL_JOB_REVERT : FL_JOB_REPORT,
+		    a->st,
+		    res->kind == FL_BISECT_CULPRIT && !is_improvement(a) ? FL_JOB_REVERT
+									 : FL_JOB_REPORT,
 		    &(struct fl_job_spec){.from = a->job, .regression_id = a->reg.id}, &id);
 	if (!r)
 		r = fl_store_job_set(a->st, a->job->id, "done", kind, NULL);
@@ -187,13 +195,14 @@ static int conclude(struct autobisect *a, const struct fl_descent_result *res)
 	if (r)
 		fl_store_rollback(a->st);
 	else if (res->kind == FL_BISECT_CULPRIT)
-		fl_info("bisect: regression %lld: culprit %s%s%s (confidence %.3f, %.1f%% worse, "
+		fl_info("bisect: regression %lld: culprit %s%s%s (confidence %.3f, %.1f%% %s, "
 			"%zu runs, %zu commits tested)",
 			(long long)a->reg.id, res->first, where.ptr ? where.ptr : "",
 			res->merge == FL_MERGE_ITSELF ? ": the merged branch alone does not "
 							"regress; the merge does"
 							: "",
-			res->confidence, res->change_pct, res->runs, res->commits_tested);
+			res->confidence, res->change_pct, is_improvement(a) ? "better" : "worse",
+			res->runs, res->commits_tested);
 	else
 		fl_info("bisect: regression %lld: %s after %zu runs", (long long)a->reg.id, kind,
 			res->runs);
@@ -310,6 +319,9 @@ int fl_autobisect_step(void *ctx, fl_store *st, const struct fl_job *job)
 		goto out;
 	}
 	engine_opts(svc->cfg, bench, &o);
+	/* an improvement: the engine looks for the change toward better */
+	if (is_improvement(&a))
+		o.dir = o.dir == FL_HIGHER_BETTER ? FL_LOWER_BETTER : FL_HIGHER_BETTER;
 	if ((r = fl_service_repo(svc, a.reg.tree, &repo, NULL)) || (r = range(&a, repo, &o)) ||
 	    (r = fl_store_regression_bisection(st, a.reg.id, a.reg.good, a.reg.bad, &a.id,
 					       &resumed)) ||

@@ -93,12 +93,31 @@ static void log_points(const struct detect *d)
 	}
 }
 
+/* The primary point that improved most (report.improvements), or NULL. */
+static const struct fl_cmp_row *best(const struct detect *d)
+{
+	const struct fl_cmp_row *b = NULL;
+
+	for (size_t i = 0; i < d->c->nrows; i++) {
+		const struct fl_cmp_row *row = &d->c->rows[i];
+
+		if (primary(row) && row->cls == FL_CMP_IMPROVEMENT &&
+		    (!b || -row->shift_pct > -b->shift_pct))
+			b = row;
+	}
+	return b;
+}
+
 /* The comparisons, the regression and its bisection, the job's end: one transaction. */
 static int conclude(struct detect *d, int64_t machine_id)
 {
 	const struct fl_cmp_row *w = worst(d);
 	enum fl_cmp_class result = FL_CMP_SAME;
-	int r;
+	int r, improvement = 0;
+
+	if (!w && d->svc->cfg->report.improvements &&
+	    !strcmp(d->svc->cfg->report.improvements, "true") && (w = best(d)))
+		improvement = 1;
 
 	if ((r = fl_store_begin(d->st)))
 		return r;
@@ -129,8 +148,10 @@ static int conclude(struct detect *d, int64_t machine_id)
 					      w->cgroup};
 		int64_t reg, id;
 
-		result = FL_CMP_REGRESSION;
+		result = improvement ? FL_CMP_IMPROVEMENT : FL_CMP_REGRESSION;
 		r = fl_store_regression_add(d->st, &g, &reg);
+		if (!r && improvement)
+			r = fl_store_regression_improvement(d->st, reg);
 		if (!r)
 			r = fl_service_enqueue(
 			    d->st, FL_JOB_BISECT,

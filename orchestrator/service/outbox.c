@@ -1,4 +1,7 @@
 /* outbox.c - sends due reports, reschedules failures (see outbox.h). */
+#include "lib/buf.h"
+#include <stdlib.h>
+#include <string.h>
 #include "service/outbox.h"
 #include "lib/error.h"
 #include "lib/log.h"
@@ -19,8 +22,52 @@ int64_t fl_outbox_backoff(int attempts)
 	return fl_outbox_backoff_from(60, attempts);
 }
 
+static int send_to(fl_store *st, const struct fl_outbox *box, const struct fl_report *r,
+		   int64_t now, const char *const *to, size_t nto, const char *const *cc,
+		   size_t ncc);
+
+/* A report's own recipients ("to ADDR" / "cc ADDR" lines) into to and cc. */
+static void split_recipients(const char *lines, char ***to, size_t *nto, char ***cc, size_t *ncc)
+{
+	for (const char *p = lines; p && *p;) {
+		size_t len = strcspn(p, "\n");
+		int is_cc = !strncmp(p, "cc ", 3);
+
+		if (len > 3 && (is_cc || !strncmp(p, "to ", 3))) {
+			char ***v = is_cc ? cc : to;
+			size_t *n = is_cc ? ncc : nto;
+
+			*v = fl_xrealloc(*v, (*n + 1) * sizeof(**v));
+			(*v)[(*n)++] = fl_xstrndup(p + 3, len - 3);
+		}
+		p += len + (p[len] == '\n');
+	}
+}
+
+static void free_strv(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
 static int send_one(fl_store *st, const struct fl_outbox *box, const struct fl_report *r,
 		    int64_t now)
+{
+	char **to = NULL, **cc = NULL;
+	size_t nto = 0, ncc = 0;
+	int ret;
+
+	split_recipients(r->recipients, &to, &nto, &cc, &ncc);
+	ret = send_to(st, box, r, now, nto ? (const char *const *)to : box->to,
+		      nto ? nto : box->nto, (const char *const *)cc, ncc);
+	free_strv(to, nto);
+	free_strv(cc, ncc);
+	return ret;
+}
+
+static int send_to(fl_store *st, const struct fl_outbox *box, const struct fl_report *r,
+		   int64_t now, const char *const *to, size_t nto, const char *const *cc, size_t ncc)
 {
 	/*
 	 * Dated when the report was stored, not now: SMTP delivers at least
@@ -28,8 +75,18 @@ static int send_one(fl_store *st, const struct fl_outbox *box, const struct fl_r
 	 * sends it again), and the copy is then the same message, byte for
 	 * byte, with the same Message-ID, which readers and archives fold.
 	 */
-	struct fl_mail m = {box->from, box->to, box->nto, r->subject, r->body, r->message_id,
-			    r->in_reply_to, r->created};
+	struct fl_mail m = {.from = box->from,
+			    .to = to,
+			    .nto = nto,
+			    .subject = r->subject,
+			    .body = r->body,
+			    .message_id = r->message_id,
+			    .in_reply_to = r->in_reply_to,
+			    .date = r->created,
+			    .cc = cc,
+			    .ncc = ncc,
+			    .attach_name = r->attach_name,
+			    .attach = r->attach};
 
 	if (fl_mail_send(box->smtp, &m)) {
 		int64_t wait = fl_outbox_backoff_from(box->retry_s ? box->retry_s : 60, r->attempts + 1);

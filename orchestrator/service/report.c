@@ -12,6 +12,8 @@
 #include "machine/machine.h"
 #include "service/measure.h"
 #include "service/pipeline.h"
+#include "service/route.h"
+#include "lib/fs.h"
 #include "service/service.h"
 #include "store/bisect.h"
 #include "store/compare.h"
@@ -46,6 +48,9 @@ struct report {
 	struct fl_cmp_side tag_base, tag_new, c_parent, c_culprit, r_base, r_bad, r_revert;
 	struct fl_comparison *tags, *culprit_cmp; /* NULL without runs on a side */
 	double headline;			  /* the change the first line states */
+	char *kconfig, *compiler, *config_text;	  /* the sample run's build, when it had one */
+	const char *held;			  /* hold mode: whom it would have reached */
+	char attach[32];			  /* the attachment's name: config-<sha10> */
 	fl_buf b;
 };
 
@@ -63,28 +68,18 @@ static int is_culprit(const struct report *x)
 
 static int is_head(const struct report *x)
 {
-	return x->reg.kind && !strcmp(x->reg.kind, "head") && x->reg.ref;
+	return x->reg.tag_kind && !strcmp(x->reg.tag_kind, "head") && x->reg.ref;
 }
 
-/* What was tested and what with: a tag and its baseline, or a head of a
- * branch and the last tested head (or its base), with how it was found. */
-static void add_what(struct report *x)
+/* An improvement reported (report.improvements): bisected toward better, not reverted. */
+static int is_improvement(const struct report *x)
 {
-	size_t n = x->reg.ref ? strlen(x->reg.ref) : 0;
+	return x->reg.kind && !strcmp(x->reg.kind, "improvement");
+}
 
-	fl_buf_addf(&x->b, "tree:   %s (%s)\n", x->reg.tree, x->tree->url);
-	if (!is_head(x))
-		fl_buf_addf(&x->b, "tags:   %s, compared with its baseline %s\n", x->reg.tag,
-			    x->reg.baseline);
-	else if (!strncmp(x->reg.baseline, x->reg.ref, n) && x->reg.baseline[n] == '@')
-		fl_buf_addf(&x->b, "branch: %s at %.12s, compared with its last tested head %s\n",
-			    x->reg.ref, x->reg.bad, x->reg.baseline);
-	else
-		fl_buf_addf(&x->b, "branch: %s at %.12s, compared with %s\n", x->reg.ref,
-			    x->reg.bad, x->reg.baseline);
-	if (x->reg.note && *x->reg.note)
-		fl_buf_addf(&x->b, "        (%s)\n", x->reg.note);
-	fl_buf_adds(&x->b, "\n");
+static const char *what(const struct report *x)
+{
+	return is_improvement(x) ? "improvement" : "regression";
 }
 
 /* ---- the comparison tables ------------------------------------------- */
@@ -122,6 +117,34 @@ static size_t add_table(struct report *x, const struct fl_comparison *c)
 }
 
 /* ---- gathering ------------------------------------------------------- */
+
+static int64_t sample_run(const struct report *x);
+
+/* The kernel config, its .config and the compiler of the run the numbers come from. */
+static void gather_build(struct report *x)
+{
+	struct fl_run_row row = {0};
+	int64_t run = sample_run(x);
+	char *artifact = NULL;
+
+	snprintf(x->attach, sizeof(x->attach), "config-%.10s",
+		 is_culprit(x) ? x->culprit.sha : x->reg.bad);
+	if (run && !fl_store_run_get(x->st, run, &row) && row.build_id &&
+	    !fl_store_build_about(x->st, row.build_id, &x->kconfig, &x->compiler, &artifact) &&
+	    artifact) {
+		char *path = fl_xasprintf("%s/config", artifact);
+		fl_buf text = FL_BUF_INIT;
+
+		if (!fl_read_file(path, &text))
+			x->config_text = fl_buf_detach(&text);
+		else
+			fl_warn("report: regression %lld: %s", (long long)x->reg.id, fl_error_last());
+		fl_buf_free(&text);
+		free(path);
+	}
+	free(artifact);
+	fl_store_run_row_release(&row);
+}
 
 /* The ok runs of a job's children with a role (NULL: any) and a commit (NULL: any). */
 static int load_runs(struct report *x, int64_t parent, const char *role, const char *rev,
@@ -223,6 +246,7 @@ static int gather(struct report *x, int64_t regression_id)
 						 x->reg.tasks, x->reg.cgroup, x->reg.metric)
 			    : NULL;
 	x->headline = at && at->base.n && at->new_.n ? at->change : x->reg.change;
+	gather_build(x);
 	return 0;
 }
 
@@ -288,6 +312,15 @@ static void add_machine(struct report *x)
 	fl_buf_adds(&x->b, "\n");
 	json_decref(f);
 	free(facts);
+	if (!fl_machine_kernel(x->machine)) {
+		fl_buf_adds(&x->b, "kernel config: none (the command backend measures each commit "
+				   "with the machine's command)\n");
+	} else {
+		fl_buf_addf(&x->b, "kernel config: %s", x->kconfig ? x->kconfig : "-");
+		if (x->config_text)
+			fl_buf_addf(&x->b, " (the .config is attached as %s)", x->attach);
+		fl_buf_addf(&x->b, "\ncompiler: %s\n", x->compiler ? x->compiler : "-");
+	}
 }
 
 /* The contexts, when the benchmark measures in a child memory cgroup too. */
@@ -451,9 +484,10 @@ static void add_bisection(struct report *x)
 	fl_buf_addf(&x->b, ", confidence %.3f (required %.2f), ", x->bis.confidence,
 		    x->cfg->regression.confidence);
 	if (json_is_number(change))
-		fl_buf_addf(&x->b, "%.1f%% worse", json_number_value(change));
+		fl_buf_addf(&x->b, "%.1f%% %s", json_number_value(change),
+			    is_improvement(x) ? "better" : "worse");
 	else
-		fl_buf_addf(&x->b, "worse from a good value of 0");
+		fl_buf_addf(&x->b, "%s from a value of 0", is_improvement(x) ? "better" : "worse");
 	fl_buf_addf(&x->b, " %s, %lld runs, %lld commits tested\n\n",
 		    is_culprit(x) ? "verified against the parent with fresh runs"
 				  : "between the ends",
@@ -516,46 +550,226 @@ static char *shell_quote(const char *s)
 	return fl_buf_detach(&b);
 }
 
+/* s as a YAML double-quoted scalar. */
+static void add_yaml_str(fl_buf *b, const char *s)
+{
+	fl_buf_addch(b, '"');
+	for (; *s; s++)
+		if (*s == '"' || *s == '\\')
+			fl_buf_addf(b, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fl_buf_addf(b, "\\x%02x", (unsigned char)*s);
+		else
+			fl_buf_addch(b, *s);
+	fl_buf_addch(b, '"');
+}
+
+/* What a recipient clones: the tree's public_url, else its url when that is
+ * not a path on this host. NULL: neither (the mail then says so). */
+static const char *public_url(const struct report *x)
+{
+	const char *u = x->tree->public_url ? x->tree->public_url : x->tree->url;
+
+	if (x->tree->public_url)
+		return u;
+	if (strstr(u, "://") || (strchr(u, '@') && strchr(u, ':') && u[0] != '/'))
+		return u;
+	return NULL;
+}
+
+static void add_list(fl_buf *b, char *const *v, size_t n)
+{
+	fl_buf_adds(b, "[");
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			fl_buf_adds(b, ", ");
+		add_yaml_str(b, v[i]);
+	}
+	fl_buf_adds(b, "]");
+}
+
+/* A configuration for the recipient's machine, written from this mail's facts. */
+static void add_repro_config(struct report *x, const char *url)
+{
+	const struct fl_benchmark_conf *b = x->bench;
+	const struct fl_machine_conf *m = x->machine;
+	fl_buf *o = &x->b;
+	char v[32];
+
+	fl_buf_adds(o, "\tcat >repro.yaml <<'EOF'\n\ttrees:\n\t  - { name: ");
+	add_yaml_str(o, x->tree->name);
+	fl_buf_adds(o, ", url: ");
+	add_yaml_str(o, url ? url : "<the tree's URL>");
+	fl_buf_adds(o, " }\n");
+	if (fl_machine_kernel(m)) {
+		fl_buf_adds(o, "\tkernels:\n\t  - { name: ");
+		add_yaml_str(o, x->kconfig ? x->kconfig : "kernel");
+		fl_buf_addf(o, ", base: ./%s }   # the attached .config\n", x->attach);
+	}
+	fl_buf_adds(o, "\tmachines:\n\t  - { name: ");
+	add_yaml_str(o, m->name);
+	fl_buf_addf(o, ", backend: %s", m->backend);
+	if (!fl_machine_kernel(m)) {
+		fl_buf_adds(o, ", command: ");
+		add_yaml_str(o, m->command);
+	} else if (!strcmp(m->backend, "libvirt")) {
+		fl_format_size(m->memory_per_node, v, sizeof(v));
+		fl_buf_addf(o, ", sockets: %u, cores: %u, threads: %u, memory_per_node: %s", m->sockets,
+			    m->cores, m->threads, v);
+	}
+	fl_buf_adds(o, " }\n\tbenchmarks:\n\t  - { name: ");
+	add_yaml_str(o, b->name);
+	fl_buf_addf(o, ", repeat: %u, direction: %s", b->repeat, b->direction);
+	if (fl_machine_kernel(m)) {
+		fl_buf_addf(o, ",\n\t      test: %s, modes: ", b->test ? b->test : "page_fault2");
+		add_list(o, b->modes, b->nmodes);
+		fl_buf_adds(o, ", tasks: [");
+		for (size_t i = 0; i < b->ntasks; i++)
+			fl_buf_addf(o, "%s%u%s", i ? ", " : "", b->tasks[i].value,
+				    b->tasks[i].percent ? "%" : "");
+		fl_format_duration(b->warmup_ms, v, sizeof(v));
+		fl_buf_addf(o, "], warmup: %s", v);
+		fl_format_duration(b->duration_ms, v, sizeof(v));
+		fl_buf_addf(o, ", duration: %s", v);
+		fl_format_size(b->memory_per_task, v, sizeof(v));
+		fl_buf_addf(o, ", memory_per_task: %s, placement: %s,\n\t      cgroup: ", v,
+			    b->placement);
+		add_list(o, b->cgroups, b->ncgroups);
+		fl_buf_adds(o, ", kernel: ");
+		add_yaml_str(o, x->kconfig ? x->kconfig : "kernel");
+	}
+	fl_buf_addf(o, " }\n\tregression: { min_change: %g%%, confidence: %g }\n\tEOF\n",
+		    100 * x->cfg->regression.min_change, x->cfg->regression.confidence);
+}
+
+/* The benchmark as a command on a machine booted into each kernel. */
+static void add_plain_bench(struct report *x)
+{
+	const struct fl_benchmark_conf *b = x->bench;
+	char w[32], d[32], m[32];
+
+	fl_format_duration(b->warmup_ms, w, sizeof(w));
+	fl_format_duration(b->duration_ms, d, sizeof(d));
+	fl_format_size(b->memory_per_task, m, sizeof(m));
+	fl_buf_addf(&x->b, "\tfl-agent bench --test %s --mode %s --tasks %u --warmup %s --duration "
+			   "%s --memory %s --placement %s\n",
+		    b->test ? b->test : "page_fault2", *x->reg.mode ? x->reg.mode : "processes",
+		    x->reg.tasks ? x->reg.tasks : 1, w, d, m, b->placement);
+}
+
+/*
+ * Steps a recipient runs on their own machine: nothing of this host in
+ * them (no configuration path, no local repository, no var/): the public
+ * tree, shas, the attached .config, a configuration written from the mail.
+ */
 static void add_reproduce(struct report *x)
 {
 	const char *rev = is_culprit(x) ? x->culprit.sha : x->reg.bad;
 	const char *base = is_culprit(x) ? x->parent : x->reg.good;
-
-	const char *cfg = x->cfg->path, *m = x->machine->name, *b = x->bench->name;
+	const char *url = public_url(x), *t = x->tree->name;
+	const char *m = x->machine->name, *b = x->bench->name;
 
 	fl_buf_adds(&x->b, "To reproduce:\n\n");
+	if (url)
+		fl_buf_addf(&x->b, "\tgit clone %s linux && cd linux\n", url);
+	else
+		fl_buf_addf(&x->b,
+			    "\t# the tree '%s' has no public URL in faultline's configuration "
+			    "(trees[].public_url):\n\t# clone it from where you know it\n",
+			    t);
 	if (!fl_machine_kernel(x->machine)) {
 		char *cmd = shell_quote(x->machine->command);
 
-		fl_buf_addf(&x->b, "\tgit clone %s faultline-repro && cd faultline-repro\n",
-			    x->tree->url);
-		fl_buf_addf(&x->b, "\tgit checkout --detach %s\n", rev);
-		fl_buf_addf(&x->b, "\tFAULTLINE_COMMIT=%s sh -c %s\n", rev, cmd);
-		fl_buf_addf(&x->b, "\tgit checkout --detach %s\n", base);
-		fl_buf_addf(&x->b, "\tFAULTLINE_COMMIT=%s sh -c %s\n", base, cmd);
+		for (int k = 0; k < 2; k++) {
+			fl_buf_addf(&x->b, "\tgit checkout --detach %s\n", k ? base : rev);
+			fl_buf_addf(&x->b, "\tFAULTLINE_COMMIT=%s sh -c %s\n", k ? base : rev, cmd);
+		}
 		fl_buf_addf(&x->b,
-			    "\t# or let faultline bisect it again:\n\tfaultline bisect run --good "
-			    "%s --bad %s --direction %s --min-change %g --confidence %g -- sh -c "
-			    "%s\n",
+			    "\t# or let faultline bisect it again in the clone:\n\tfaultline bisect "
+			    "run --good %s --bad %s --direction %s --min-change %g --confidence %g -- "
+			    "sh -c %s\n",
 			    x->reg.good, x->reg.bad, x->bench->direction,
-			    100 * x->cfg->regression.min_change, x->cfg->regression.confidence,
-			    cmd);
+			    100 * x->cfg->regression.min_change, x->cfg->regression.confidence, cmd);
 		free(cmd);
 	} else {
-		fl_buf_addf(&x->b, "\t# with the configuration this report came from (%s):\n", cfg);
+		fl_buf_addf(&x->b, "\t# save the attached .config as %s\n", x->attach);
+	}
+	fl_buf_adds(&x->b, "\t# with faultline, from a configuration written from this mail:\n");
+	add_repro_config(x, url);
+	if (fl_machine_kernel(x->machine)) {
 		for (int k = 0; k < 2; k++)
-			fl_buf_addf(&x->b, "\tfaultline build --config %s --tree %s --rev %s\n",
-				    cfg, x->tree->name, k ? base : rev);
+			fl_buf_addf(&x->b, "\tfaultline build --config repro.yaml --tree %s --rev %s\n",
+				    t, k ? base : rev);
 		for (int k = 0; k < 2; k++)
 			fl_buf_addf(&x->b,
-				    "\tfaultline run --config %s --machine %s --benchmark %s "
+				    "\tfaultline run --config repro.yaml --machine %s --benchmark %s "
 				    "--tree %s --rev %s --repeat %u\n",
-				    cfg, m, b, x->tree->name, k ? base : rev, x->bench->repeat);
+				    m, b, t, k ? base : rev, x->bench->repeat);
+		fl_buf_addf(&x->b,
+			    "\tfaultline compare --config repro.yaml --a %s --b %s --benchmark %s "
+			    "--machine %s\n",
+			    base, rev, b, m);
+		fl_buf_adds(&x->b, "\t# or the benchmark alone, on a machine booted into each "
+				   "kernel (fl-agent is faultline's agent):\n");
+		add_plain_bench(x);
+	} else {
+		fl_buf_addf(&x->b,
+			    "\tfaultline try --config repro.yaml --tree %s --benchmark %s "
+			    "--machine %s --base %s --rev %s\n",
+			    t, b, m, base, rev);
 	}
+	fl_buf_adds(&x->b, "\n");
+}
+
+/* What was tested and what with: a tag and its baseline, or a head of a
+ * branch and the last tested head (or its base), with how it was found; the
+ * tree by the URL a recipient can clone. */
+static void add_what(struct report *x)
+{
+	size_t n = x->reg.ref ? strlen(x->reg.ref) : 0;
+
+	fl_buf_addf(&x->b, "tree:   %s (%s)\n", x->reg.tree,
+		    public_url(x) ? public_url(x) : "no public URL");
+	if (!is_head(x))
+		fl_buf_addf(&x->b, "tags:   %s, compared with its baseline %s\n", x->reg.tag,
+			    x->reg.baseline);
+	else if (!strncmp(x->reg.baseline, x->reg.ref, n) && x->reg.baseline[n] == '@')
+		fl_buf_addf(&x->b, "branch: %s at %.12s, compared with its last tested head %s\n",
+			    x->reg.ref, x->reg.bad, x->reg.baseline);
+	else
+		fl_buf_addf(&x->b, "branch: %s at %.12s, compared with %s\n", x->reg.ref,
+			    x->reg.bad, x->reg.baseline);
+	if (x->reg.note && *x->reg.note)
+		fl_buf_addf(&x->b, "        (%s)\n", x->reg.note);
+	fl_buf_adds(&x->b, "\n");
+}
+
+/* The lines a fixer pastes into the fix, as the 0-day robot asks. */
+static void add_tags(struct report *x)
+{
 	fl_buf_addf(&x->b,
-		    "\t# the table above from the runs in the store:\n"
-		    "\tfaultline compare --config %s --a %s --b %s --benchmark %s --machine %s\n\n",
-		    cfg, base, rev, b, m);
+		    "If you fix the issue in a separate patch/commit (i.e. not just a new version "
+		    "of\nthe same patch/commit), kindly add following tags\n"
+		    "| Reported-by: %s\n| Closes: %s/regression/%lld\n\n",
+		    x->cfg->report.from, x->cfg->report.url, (long long)x->reg.id);
+}
+
+/* Hold mode: the operator reads whom it would have gone to. */
+static void add_held(struct report *x)
+{
+	if (!x->held)
+		return;
+	fl_buf_adds(&x->b, "[held: report.routing is 'hold', so this went to the operator only. "
+			   "With\n routing 'maintainers' it would have gone to:\n");
+	for (const char *p = x->held; *p;) {
+		size_t len = strcspn(p, "\n");
+
+		if (len > 3)
+			fl_buf_addf(&x->b, "   %s %.*s\n", !strncmp(p, "cc ", 3) ? "Cc:" : "To:",
+				    (int)len - 3, p + 3);
+		p += len + (p[len] == '\n');
+	}
+	fl_buf_adds(&x->b, "]\n\n");
 }
 
 static void add_body(struct report *x)
@@ -563,23 +777,26 @@ static void add_body(struct report *x)
 	char *metric = metric_name(x);
 	const char *url = x->cfg->report.url;
 
+	add_held(x);
 	fl_buf_adds(&x->b, "Greeting,\n\n");
 	if (is_culprit(x))
 		fl_buf_addf(&x->b,
-			    "FYI, faultline noticed a %+.1f%% regression of %s due to commit:\n\n"
+			    "FYI, faultline noticed a %+.1f%% %s of %s due to commit:\n\n"
 			    "commit: %s (\"%s\")\nauthor: %s\n",
-			    x->headline, metric, x->culprit.sha, x->culprit.subject,
+			    x->headline, what(x), metric, x->culprit.sha, x->culprit.subject,
 			    x->culprit.author);
 	else
 		fl_buf_addf(&x->b,
-			    "FYI, faultline noticed a %+.1f%% regression of %s between %s and %s;\n"
+			    "FYI, faultline noticed a %+.1f%% %s of %s between %s and %s;\n"
 			    "the bisection did not single out one commit (%s).\n\n",
-			    x->reg.change, metric, x->reg.baseline, x->reg.tag,
+			    x->reg.change, what(x), metric, x->reg.baseline, x->reg.tag,
 			    x->bis.result ? x->bis.result : "not finished");
 	add_what(x);
 	fl_buf_addf(&x->b, "in testcase: %s\n", x->reg.benchmark);
 	add_machine(x);
 	add_params(x);
+	if (!is_improvement(x))
+		add_tags(x);
 	fl_buf_addf(&x->b, "The %s was %+.1f%% on %s", is_head(x) ? "head" : "tag", x->reg.change,
 		    metric);
 	if (*x->reg.mode)
@@ -595,20 +812,64 @@ static void add_body(struct report *x)
 	add_reproduce(x);
 	fl_buf_addf(&x->b, "Results:\n\n\t%s/regression/%lld\n\t%s/bisect/%lld\n\n", url,
 		    (long long)x->reg.id, url, (long long)x->bis.id);
+	fl_buf_adds(&x->b, "Replies to this mail may say, each on a line of its own:\n"
+			   "  #faultline test <tree-or-git-url> <branch-or-sha>   measure a fix\n"
+			   "  #faultline fix: <sha>     the commit that fixes it\n"
+			   "  #faultline invalid        not a real regression\n"
+			   "  #faultline dup: <id>      the same as regression <id>\n\n");
 	fl_buf_adds(&x->b, "-- \nfaultline, automated performance bisection\n");
 	free(metric);
 }
 
+/*
+ * The culprit subject's subsystem: its first "word:" prefix, "mm" of
+ * "mm: memcontrol: use root_mem_cgroup res_counter"; NULL without one
+ * (caller frees).
+ */
+char *fl_report_subsystem(const char *subject)
+{
+	size_t len = strcspn(subject, ": \t[]");
+
+	if (!len || len > 40 || subject[len] != ':' || subject[len + 1] != ' ')
+		return NULL;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)subject[i];
+
+		if (!(c == '_' || c == '-' || c == '/' || c == '.' || c == ',' ||
+		      (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')))
+			return NULL;
+	}
+	return fl_xstrndup(subject, len);
+}
+
+/* "[tree:branch]": the head's branch, or the branch the tree names; "[tree]"
+ * for a tag of a tree that watches no branch. */
+static char *tree_prefix(const struct report *x)
+{
+	const char *branch = is_head(x) ? x->reg.ref : x->tree->branch;
+
+	return branch ? fl_xasprintf("[%s:%s]", x->reg.tree, branch)
+		      : fl_xasprintf("[%s]", x->reg.tree);
+}
+
+/* [tree:branch] [subsystem] sha10: benchmark.metric -N% regression */
 static char *subject(const struct report *x)
 {
-	char *metric = metric_name(x), *s;
+	char *metric = metric_name(x), *where = tree_prefix(x), *s;
 
-	if (is_culprit(x))
-		s = fl_xasprintf("[%s %s] %.10s: %s %+.1f%% regression", x->reg.tree, x->reg.tag,
-				 x->culprit.sha, metric, x->headline);
-	else
-		s = fl_xasprintf("[%s %s] %s %+.1f%% regression since %s", x->reg.tree, x->reg.tag,
-				 metric, x->reg.change, x->reg.baseline);
+	if (is_culprit(x)) {
+		char *sub = fl_report_subsystem(x->culprit.subject);
+		char *tag = sub ? fl_xasprintf("[%s] ", sub) : fl_xstrdup("");
+
+		s = fl_xasprintf("%s %s%.10s: %s %+.1f%% %s", where, tag, x->culprit.sha, metric,
+				 x->headline, what(x));
+		free(tag);
+		free(sub);
+	} else {
+		s = fl_xasprintf("%s %s %+.1f%% %s since %s (%s)", where, metric, x->reg.change,
+				 what(x), x->reg.baseline, x->reg.tag);
+	}
+	free(where);
 	free(metric);
 	return s;
 }
@@ -629,22 +890,62 @@ static void release(struct report *x)
 	fl_cmp_side_release(&x->r_base);
 	fl_cmp_side_release(&x->r_bad);
 	fl_cmp_side_release(&x->r_revert);
+	free(x->kconfig);
+	free(x->compiler);
+	free(x->config_text);
 	fl_buf_free(&x->b);
+}
+
+/* What a report step stores: the text, its recipients, the attachment. */
+struct rendered {
+	char *subject, *body, *recipients, *held, *attach_name, *attach;
+};
+
+static int render(struct fl_service *svc, fl_store *st, int64_t regression_id, int route,
+		  struct rendered *out)
+{
+	struct report x = {.svc = svc, .st = st, .cfg = svc->cfg, .b = FL_BUF_INIT};
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	if (!(r = gather(&x, regression_id))) {
+		if (route)
+			fl_route_report(x.cfg, x.tree, x.repo, is_culprit(&x) ? x.culprit.sha : NULL,
+					&out->recipients, &out->held);
+		x.held = out->held;
+		add_body(&x);
+		out->subject = subject(&x);
+		out->body = fl_buf_detach(&x.b);
+		if (x.config_text) {
+			out->attach_name = fl_xstrdup(x.attach);
+			out->attach = x.config_text;
+			x.config_text = NULL;
+		}
+	}
+	release(&x);
+	return r;
+}
+
+static void rendered_free(struct rendered *o)
+{
+	free(o->subject);
+	free(o->body);
+	free(o->recipients);
+	free(o->held);
+	free(o->attach_name);
+	free(o->attach);
 }
 
 int fl_report_render(struct fl_service *svc, fl_store *st, int64_t regression_id, char **subj,
 		     char **body)
 {
-	struct report x = {.svc = svc, .st = st, .cfg = svc->cfg, .b = FL_BUF_INIT};
-	int r;
+	struct rendered o;
+	int r = render(svc, st, regression_id, 0, &o);
 
-	*subj = *body = NULL;
-	if (!(r = gather(&x, regression_id))) {
-		add_body(&x);
-		*subj = subject(&x);
-		*body = fl_buf_detach(&x.b);
-	}
-	release(&x);
+	*subj = o.subject;
+	*body = o.body;
+	o.subject = o.body = NULL;
+	rendered_free(&o);
 	return r;
 }
 
@@ -661,18 +962,28 @@ char *fl_report_mail_domain(const struct fl_config *cfg)
 int fl_report_step(void *ctx, fl_store *st, const struct fl_job *job)
 {
 	struct fl_service *svc = ctx;
-	char *subj, *body, *domain = fl_report_mail_domain(svc->cfg), *mid;
+	char *domain = fl_report_mail_domain(svc->cfg), *mid;
+	struct rendered o;
 	int64_t id;
 	int r;
 
-	if ((r = fl_report_render(svc, st, job->regression_id, &subj, &body))) {
+	if ((r = render(svc, st, job->regression_id, 1, &o))) {
 		free(domain);
 		return r;
 	}
 	mid = fl_mail_message_id("regression", (long long)job->regression_id, domain);
 	if (!(r = fl_store_begin(st))) {
-		r = fl_store_report_add(
-		    st, &(struct fl_report_new){job->regression_id, mid, subj, body}, &id);
+		r = fl_store_report_add_with(
+		    st,
+		    &(struct fl_report_new){.regression_id = job->regression_id,
+					    .message_id = mid,
+					    .subject = o.subject,
+					    .body = o.body},
+		    &(struct fl_report_extra){.recipients = o.recipients,
+					      .held = o.held,
+					      .attach_name = o.attach_name,
+					      .attach = o.attach},
+		    &id);
 		fl_crashpoint("report-store");
 		if (!r)
 			r = fl_store_job_set(st, job->id, "done", "stored", NULL);
@@ -682,11 +993,10 @@ int fl_report_step(void *ctx, fl_store *st, const struct fl_job *job)
 			fl_store_rollback(st);
 		else
 			fl_info("report: regression %lld: report %lld stored: %s",
-				(long long)job->regression_id, (long long)id, subj);
+				(long long)job->regression_id, (long long)id, o.subject);
 	}
 	free(mid);
-	free(subj);
-	free(body);
+	rendered_free(&o);
 	free(domain);
 	return r;
 }

@@ -9,6 +9,7 @@
 #include "lib/time.h"
 #include "lib/units.h"
 #include "service/pipeline.h"
+#include "service/triage.h"
 #include "store/jobs.h"
 #include "store/watch.h"
 
@@ -198,7 +199,7 @@ static int schedule(struct fl_service *svc, fl_store *st, const struct fl_tree_c
 	char base_sha[41] = "", *why = NULL, **names = NULL;
 	const char *base_name = NULL;
 	size_t nnames = 0;
-	unsigned jobs = 0;
+	unsigned jobs = 0, fixchecks = 0;
 	int64_t id;
 	int r, b = 0;
 
@@ -228,13 +229,20 @@ static int schedule(struct fl_service *svc, fl_store *st, const struct fl_tree_c
 		r = fl_store_watch_tag_add(st, &w, &id);
 	if (!r && !strcmp(w.state, "scheduled"))
 		r = add_compares(svc, st, t, id, &jobs);
+	/* any new tag, scheduled or not (a first pass's older tags are not new) */
+	if (!r && !skip)
+		r = fl_triage_schedule_fixchecks(svc, st, t, l->tags[i], l->sha[i], &fixchecks);
 	if (!r)
 		r = fl_store_commit(st);
 	if (r)
 		fl_store_rollback(st);
 	else if (!strcmp(w.state, "scheduled")) {
-		fl_info("watch: tree '%s': %s scheduled against %s (%u comparisons)%s%s", t->name,
-			l->tags[i], base_name, jobs, why ? ": " : "", why ? why : "");
+		char fx[40] = "";
+
+		if (fixchecks)
+			snprintf(fx, sizeof(fx), ", %u fix checks", fixchecks);
+		fl_info("watch: tree '%s': %s scheduled against %s (%u comparisons%s)%s%s", t->name,
+			l->tags[i], base_name, jobs, fx, why ? ": " : "", why ? why : "");
 		(*scheduled)++;
 	} else if (!strcmp(w.state, "no-baseline"))
 		fl_warn("watch: tree '%s': %s is not tested: %s", t->name, l->tags[i], why);

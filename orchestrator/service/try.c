@@ -3,6 +3,7 @@
  * watch service (see try.h).
  */
 #include "service/try.h"
+#include "service/triage.h"
 #include "config/config.h"
 #include "lib/buf.h"
 #include "lib/error.h"
@@ -422,6 +423,11 @@ static int reply(struct try *x, const char *body, int64_t *id)
 	return r;
 }
 
+static int fixcheck(const struct try *x)
+{
+	return x->t.purpose && !strcmp(x->t.purpose, "fixcheck");
+}
+
 /* The job ends with the verdict, the rows and the reply, in one transaction. */
 static int conclude(struct try *x, enum fl_try_verdict v, const struct fl_watch_comparison *rows,
 		    size_t nrows, const struct fl_cmp_row *vs_base,
@@ -437,7 +443,10 @@ static int conclude(struct try *x, enum fl_try_verdict v, const struct fl_watch_
 	}
 	for (size_t i = 0; i < nrows && !r; i++)
 		r = fl_store_comparison_add(x->st, x->job->id, &rows[i]);
-	if (!r && x->reg.id)
+	/* a fixcheck (a later tag checked by the service) says only a fix, as a state change */
+	if (!r && x->reg.id && fixcheck(x))
+		r = fl_triage_fixcheck_done(x->svc->cfg, x->st, &x->t, v == FL_TRY_RESTORES);
+	else if (!r && x->reg.id)
 		r = reply(x, body, &report);
 	if (!r)
 		r = fl_store_try_conclude(x->st, x->t.id, fl_try_verdict_name(v),

@@ -38,6 +38,29 @@ int fl_store_build_find(fl_store *st, int64_t commit_id, const char *config_hash
 	return 0;
 }
 
+int fl_store_build_about(fl_store *st, int64_t id, char **kernel, char **compiler,
+			 char **artifact)
+{
+	sqlite3_stmt *stmt;
+	int rc;
+
+	*kernel = *compiler = *artifact = NULL;
+	if (fl_store_prepare(st, &stmt, "SELECT kernel, compiler, artifact FROM builds WHERE id = ?1"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, id);
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW) {
+		*kernel = fl_store_column_dup(stmt, 0);
+		*compiler = fl_store_column_dup(stmt, 1);
+		*artifact = fl_store_column_dup(stmt, 2);
+	}
+	sqlite3_finalize(stmt);
+	if (rc == SQLITE_ROW)
+		return 0;
+	return rc == SQLITE_DONE ? fl_error_set(FL_ENOTFOUND, "no build %lld", (long long)id)
+				 : fl_store_sqlerr(st, "build");
+}
+
 void fl_store_build_row_release(struct fl_build_row *row)
 {
 	free(row->status);

@@ -5,6 +5,7 @@
  */
 #include "store/store.h"
 #include "store/priv.h"
+#include "store/triage.h"
 #include "lib/buf.h"
 #include "lib/error.h"
 
@@ -12,14 +13,24 @@
 
 int fl_store_report_add(fl_store *st, const struct fl_report_new *r, int64_t *id)
 {
+	return fl_store_report_add_with(st, r, NULL, id);
+}
+
+int fl_store_report_add_with(fl_store *st, const struct fl_report_new *r,
+			     const struct fl_report_extra *x, int64_t *id)
+{
+	static const struct fl_report_extra none;
 	sqlite3_stmt *stmt;
 	int rc;
 
 	/* A follow-up on the same regression threads under its first report. */
 	if (fl_store_prepare(st, &stmt,
 			     "INSERT INTO reports(regression_id, message_id, subject, body, "
-			     "in_reply_to) VALUES (?1, ?2, ?3, ?4, (SELECT message_id FROM reports "
-			     "WHERE regression_id = ?1 ORDER BY id LIMIT 1))"))
+			     "in_reply_to, recipients, held, attach_name, attach) VALUES (?1, ?2, ?3, "
+			     "?4, (SELECT message_id FROM reports WHERE regression_id = ?1 ORDER BY "
+			     "id LIMIT 1), coalesce(?5, (SELECT recipients FROM reports WHERE "
+			     "regression_id = ?1 ORDER BY id LIMIT 1)), coalesce(?6, (SELECT held "
+			     "FROM reports WHERE regression_id = ?1 ORDER BY id LIMIT 1)), ?7, ?8)"))
 		return FL_ESTORE;
 	if (r->regression_id)
 		sqlite3_bind_int64(stmt, 1, r->regression_id);
@@ -28,6 +39,11 @@ int fl_store_report_add(fl_store *st, const struct fl_report_new *r, int64_t *id
 	sqlite3_bind_text(stmt, 2, r->message_id, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(stmt, 3, r->subject, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(stmt, 4, r->body, -1, SQLITE_TRANSIENT);
+	x = x ? x : &none;
+	fl_store_bind_opt(stmt, 5, x->recipients);
+	fl_store_bind_opt(stmt, 6, x->held);
+	fl_store_bind_opt(stmt, 7, x->attach_name);
+	fl_store_bind_opt(stmt, 8, x->attach);
 	if ((rc = fl_store_step_done(st, stmt, "insert report")))
 		return rc;
 	*id = sqlite3_last_insert_rowid(st->db);
@@ -47,11 +63,15 @@ static void read_row(sqlite3_stmt *stmt, struct fl_report *r)
 	r->last_error = fl_store_column_dup(stmt, 8);
 	r->created = sqlite3_column_int64(stmt, 9);
 	r->sent = sqlite3_column_int64(stmt, 10);
+	r->recipients = fl_store_column_dup(stmt, 11);
+	r->held = fl_store_column_dup(stmt, 12);
+	r->attach_name = fl_store_column_dup(stmt, 13);
+	r->attach = fl_store_column_dup(stmt, 14);
 }
 
 #define REPORT_COLUMNS                                                                             \
 	"id, coalesce(regression_id, 0), message_id, in_reply_to, subject, body, state, "          \
-	"attempts, last_error, created, coalesce(sent, 0)"
+	"attempts, last_error, created, coalesce(sent, 0), recipients, held, attach_name, attach"
 
 /* The report the query (one id parameter) finds; FL_ENOTFOUND saying what is missing. */
 static int report_one(fl_store *st, const char *sql, int64_t id, struct fl_report *r,
@@ -86,6 +106,26 @@ int fl_store_report_first(fl_store *st, int64_t regression_id, struct fl_report 
 			  "SELECT " REPORT_COLUMNS " FROM reports WHERE regression_id = ?1 "
 			  "ORDER BY id LIMIT 1",
 			  regression_id, r, "no report on regression");
+}
+
+int fl_store_report_by_message_id(fl_store *st, const char *mid, struct fl_report *r)
+{
+	sqlite3_stmt *stmt;
+	int rc;
+
+	if (fl_store_prepare(st, &stmt,
+			     "SELECT " REPORT_COLUMNS " FROM reports WHERE message_id = ?1"))
+		return FL_ESTORE;
+	sqlite3_bind_text(stmt, 1, mid, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW)
+		read_row(stmt, r);
+	sqlite3_finalize(stmt);
+	if (rc == SQLITE_ROW)
+		return 0;
+	if (rc == SQLITE_DONE)
+		return fl_error_set(FL_ENOTFOUND, "no report with Message-ID %s", mid);
+	return fl_store_sqlerr(st, "report by Message-ID");
 }
 
 int fl_store_reports_due(fl_store *st, int64_t now, struct fl_report **out, size_t *n)
@@ -153,6 +193,10 @@ void fl_store_report_clear(struct fl_report *r)
 	free(r->body);
 	free(r->state);
 	free(r->last_error);
+	free(r->recipients);
+	free(r->held);
+	free(r->attach_name);
+	free(r->attach);
 }
 
 void fl_store_reports_free(struct fl_report *r, size_t n)

@@ -555,7 +555,40 @@ static const char *const migrations[] = {
 	 * pages order a tree's commits by it (history, not commit time).
 	 */
 	"ALTER TABLE commits ADD COLUMN depth INTEGER;"
-	"CREATE INDEX commits_by_depth ON commits(tree_id, depth, time);"
+	"CREATE INDEX commits_by_depth ON commits(tree_id, depth, time);",
+	/*
+	 * 17: reports that reach people and a regression's life cycle
+	 * (store/report.c, store/triage.c): a mail's own recipients ("to
+	 * ADDR" / "cc ADDR" lines; NULL: report.to) and whom a held report
+	 * would have gone to, one attachment (the kernel .config); a
+	 * regression's kind (an improvement, reported with report.improvements)
+	 * and state (open, fixed, invalid, duplicate) with who set
+	 * it, when, the fixing commit or tag and range, the duplicate's
+	 * original; a try made by the service to see whether a later tag
+	 * fixed a regression (purpose fixcheck, the tag); mails read by
+	 * "faultline mail ingest", once each by Message-ID.
+	 */
+	"ALTER TABLE reports ADD COLUMN recipients TEXT;"
+	"ALTER TABLE reports ADD COLUMN held TEXT;"
+	"ALTER TABLE reports ADD COLUMN attach_name TEXT;"
+	"ALTER TABLE reports ADD COLUMN attach TEXT;"
+	"ALTER TABLE regressions ADD COLUMN state_by TEXT;"
+	"ALTER TABLE regressions ADD COLUMN state_at INTEGER;"
+	"ALTER TABLE regressions ADD COLUMN fixed_by TEXT;"
+	"ALTER TABLE regressions ADD COLUMN fix_range TEXT;"
+	"ALTER TABLE regressions ADD COLUMN dup_of INTEGER REFERENCES regressions(id);"
+	"ALTER TABLE regressions ADD COLUMN state_note TEXT;"
+	"ALTER TABLE regressions ADD COLUMN kind TEXT NOT NULL DEFAULT 'regression' CHECK (kind IN"
+	"  ('regression', 'improvement'));"
+	"ALTER TABLE tries ADD COLUMN purpose TEXT NOT NULL DEFAULT 'fix' CHECK (purpose IN"
+	"  ('fix', 'fixcheck'));"
+	"ALTER TABLE tries ADD COLUMN tag TEXT;"
+	"CREATE TABLE mail_seen ("
+	"  message_id TEXT PRIMARY KEY,"
+	"  sender TEXT NOT NULL,"
+	"  regression_id INTEGER REFERENCES regressions(id),"
+	"  outcome TEXT NOT NULL,"
+	"  created INTEGER NOT NULL DEFAULT (unixepoch()));"
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

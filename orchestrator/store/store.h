@@ -90,6 +90,14 @@ struct fl_report_new {
 	const char *subject;
 	const char *body;
 };
+/* What a report may carry besides (fl_store_report_add_with). */
+struct fl_report_extra {
+	/* NULL: report.to. Lines "to ADDR" and "cc ADDR"; a follow-up without
+	 * its own takes its thread's first report's. */
+	const char *recipients;
+	const char *held; /* hold mode: whom it would have gone to, lines as above */
+	const char *attach_name, *attach; /* one text/plain attachment, or NULL */
+};
 struct fl_report {
 	int64_t id, regression_id;
 	char *message_id;
@@ -99,8 +107,12 @@ struct fl_report {
 	int attempts;
 	char *last_error;
 	int64_t created, sent;
+	char *recipients, *held, *attach_name, *attach; /* see fl_report_new */
 };
 int fl_store_report_add(fl_store *st, const struct fl_report_new *r, int64_t *id);
+/* The same with recipients and an attachment (x NULL: none). */
+int fl_store_report_add_with(fl_store *st, const struct fl_report_new *r,
+			     const struct fl_report_extra *x, int64_t *id);
 int fl_store_report_get(fl_store *st, int64_t id, struct fl_report *r);
 /* The first report on a regression (the thread a follow-up replies in):
  * FL_ENOTFOUND when none was stored. */
@@ -128,6 +140,10 @@ struct fl_build_row {
 int fl_store_build_find(fl_store *st, int64_t commit_id, const char *config_hash,
 			const char *compiler, struct fl_build_row *row);
 void fl_store_build_row_release(struct fl_build_row *row);
+/* A build's kernel entry, compiler version line and artifact (NULL when
+ * evicted), for a report (caller frees the three): FL_ENOTFOUND for none. */
+int fl_store_build_about(fl_store *st, int64_t id, char **kernel, char **compiler,
+			 char **artifact);
 /* Creates the row, or resets an old one, as 'building'. */
 int fl_store_build_start(fl_store *st, int64_t commit_id, const char *kernel,
 			 const char *config_hash, const char *compiler, int64_t *id);

@@ -13,7 +13,7 @@ void fl_try_release(struct fl_try *t)
 	char **s[] = {&t->tree,	      &t->benchmark,  &t->machine, &t->base_sha, &t->good_sha,
 		      &t->rev_sha,    &t->patch_name, &t->patch,   &t->points,	 &t->state,
 		      &t->commit_sha, &t->ref,	      &t->subject, &t->conflict, &t->error,
-		      &t->verdict,    &t->summary};
+		      &t->verdict,    &t->summary,	      &t->purpose, &t->tag};
 
 	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
 		free(*s[i]);
@@ -35,8 +35,9 @@ int fl_store_try_add(fl_store *st, const struct fl_try *t, int64_t *id)
 
 	if (fl_store_prepare(st, &stmt,
 			     "INSERT INTO tries(tree, regression_id, benchmark, machine, base_sha, "
-			     "good_sha, rev_sha, patch_name, patch, points, created) VALUES (?1, "
-			     "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) RETURNING id"))
+			     "good_sha, rev_sha, patch_name, patch, points, created, purpose, tag) "
+			     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
+			     "coalesce(?12, 'fix'), ?13) RETURNING id"))
 		return FL_ESTORE;
 	sqlite3_bind_text(stmt, 1, t->tree, -1, SQLITE_TRANSIENT);
 	bind_id(stmt, 2, t->regression_id);
@@ -49,6 +50,8 @@ int fl_store_try_add(fl_store *st, const struct fl_try *t, int64_t *id)
 	fl_store_bind_opt(stmt, 9, t->patch);
 	fl_store_bind_opt(stmt, 10, t->points);
 	sqlite3_bind_int64(stmt, 11, t->created);
+	fl_store_bind_opt(stmt, 12, t->purpose);
+	fl_store_bind_opt(stmt, 13, t->tag);
 	r = sqlite3_step(stmt) == SQLITE_ROW ? 0 : fl_store_sqlerr(st, "add try");
 	if (!r)
 		*id = sqlite3_column_int64(stmt, 0);
@@ -67,7 +70,8 @@ int fl_store_try_get(fl_store *st, int64_t id, struct fl_try *t)
 		"SELECT id, coalesce(regression_id, 0), tree, benchmark, machine, "
 		"base_sha, good_sha, rev_sha, patch_name, patch, points, state, "
 		"commit_sha, ref, subject, conflict, error, verdict, recovered_pct, "
-		"coalesce(report_id, 0), created, coalesce(finished, 0), summary FROM tries "
+		"coalesce(report_id, 0), created, coalesce(finished, 0), summary, purpose, tag "
+		"FROM tries "
 		"WHERE id = ?1"))
 		return FL_ESTORE;
 	sqlite3_bind_int64(stmt, 1, id);
@@ -100,6 +104,8 @@ int fl_store_try_get(fl_store *st, int64_t id, struct fl_try *t)
 	t->created = sqlite3_column_int64(stmt, 20);
 	t->finished = sqlite3_column_int64(stmt, 21);
 	t->summary = fl_store_column_dup(stmt, 22);
+	t->purpose = fl_store_column_dup(stmt, 23);
+	t->tag = fl_store_column_dup(stmt, 24);
 	sqlite3_finalize(stmt);
 	return 0;
 }
@@ -173,4 +179,23 @@ int fl_store_tries_of(fl_store *st, int64_t regression_id, int64_t **ids, size_t
 		return fl_store_sqlerr(st, "tries of a regression");
 	}
 	return 0;
+}
+
+int fl_store_try_fixcheck_find(fl_store *st, int64_t regression_id, const char *tag, int64_t *id)
+{
+	sqlite3_stmt *stmt;
+	int rc;
+
+	*id = 0;
+	if (fl_store_prepare(st, &stmt,
+			     "SELECT id FROM tries WHERE regression_id = ?1 AND purpose = 'fixcheck' "
+			     "AND tag = ?2"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, regression_id);
+	sqlite3_bind_text(stmt, 2, tag, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW)
+		*id = sqlite3_column_int64(stmt, 0);
+	sqlite3_finalize(stmt);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : fl_store_sqlerr(st, "fixcheck try");
 }

@@ -30,6 +30,8 @@ struct fl_try {
 	double recovered_pct; /* partial: how much of the drop came back; NAN: none */
 	char *summary;	      /* the answer as mailed and printed */
 	int64_t report_id, created, finished;
+	char *purpose; /* fix (a proposed fix), fixcheck (a later tag checked by the service); NULL: fix */
+	char *tag;     /* fixcheck: the tag measured */
 };
 void fl_try_release(struct fl_try *t);
 
@@ -45,6 +47,8 @@ int fl_store_try_candidate(fl_store *st, int64_t id, const char *state, const ch
  * answer's text, the reply mailed (0: none). */
 int fl_store_try_conclude(fl_store *st, int64_t id, const char *verdict, double recovered_pct,
 			  const char *summary, int64_t report_id, int64_t now);
+/* The fixcheck try of a regression at a tag: *id 0 when there is none. */
+int fl_store_try_fixcheck_find(fl_store *st, int64_t regression_id, const char *tag, int64_t *id);
 /* The ids of a regression's tries, oldest first. */
 int fl_store_tries_of(fl_store *st, int64_t regression_id, int64_t **ids, size_t *n);
 

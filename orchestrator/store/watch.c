@@ -300,7 +300,7 @@ int fl_store_regression_get(fl_store *st, int64_t id, struct fl_regression *g)
 		"SELECT g.id, coalesce(g.job_id, 0), g.tree_id, g.machine_id, t.name, t.url, "
 		"coalesce(w.tag, bc.sha), coalesce(w.baseline, gc.sha), gc.sha, bc.sha, "
 		"g.benchmark, m.name, g.metric, g.mode, g.tasks, g.change, coalesce(g.p_value, 1), "
-		"g.cgroup, coalesce(w.kind, 'tag'), w.ref, w.note FROM regressions g JOIN trees t ON t.id = g.tree_id JOIN commits gc ON gc.id = "
+		"g.cgroup, g.kind, coalesce(w.kind, 'tag'), w.ref, w.note FROM regressions g JOIN trees t ON t.id = g.tree_id JOIN commits gc ON gc.id = "
 		"g.good_commit JOIN commits bc ON bc.id = g.bad_commit JOIN machines m ON m.id = "
 		"g.machine_id LEFT JOIN jobs j ON j.id = g.job_id" FL_JOB_TAG("j",
 									      "w") "WHERE "
@@ -328,14 +328,26 @@ int fl_store_regression_get(fl_store *st, int64_t id, struct fl_regression *g)
 	g->p = sqlite3_column_double(stmt, 16);
 	g->cgroup = fl_store_column_dup(stmt, 17);
 	g->kind = fl_store_column_dup(stmt, 18);
-	g->ref = fl_store_column_dup(stmt, 19);
-	g->note = fl_store_column_dup(stmt, 20);
+	g->tag_kind = fl_store_column_dup(stmt, 19);
+	g->ref = fl_store_column_dup(stmt, 20);
+	g->note = fl_store_column_dup(stmt, 21);
 	sqlite3_finalize(stmt);
 	return 0;
 }
 
+int fl_store_regression_improvement(fl_store *st, int64_t id)
+{
+	sqlite3_stmt *stmt;
+
+	if (fl_store_prepare(st, &stmt, "UPDATE regressions SET kind = 'improvement' WHERE id = ?1"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, id);
+	return fl_store_step_done(st, stmt, "regression kind");
+}
+
 void fl_regression_release(struct fl_regression *g)
 {
+	free(g->kind);
 	free(g->tree);
 	free(g->tree_url);
 	free(g->tag);
@@ -347,7 +359,7 @@ void fl_regression_release(struct fl_regression *g)
 	free(g->metric);
 	free(g->mode);
 	free(g->cgroup);
-	free(g->kind);
+	free(g->tag_kind);
 	free(g->ref);
 	free(g->note);
 	memset(g, 0, sizeof(*g));

@@ -98,10 +98,13 @@ struct fl_regression {
 	char *benchmark, *machine, *metric, *mode;
 	unsigned tasks;
 	double change, p;
-	char *cgroup;		 /* "" (the root) or "child" */
-	char *kind, *ref, *note; /* of its watch tag: "tag" or "head" (of branch ref); how
-				    its baseline was found, or NULL */
+	char *cgroup; /* "" (the root) or "child" */
+	char *kind;   /* regression, or improvement (report.improvements) */
+	char *tag_kind, *ref, *note; /* of its watch tag: "tag" or "head" (of branch ref); how
+					its baseline was found, or NULL */
 };
+/* Makes the regression an improvement: reported, bisected to its commit, not reverted. */
+int fl_store_regression_improvement(fl_store *st, int64_t id);
 int fl_store_regression_get(fl_store *st, int64_t id, struct fl_regression *r);
 void fl_regression_release(struct fl_regression *r);
 

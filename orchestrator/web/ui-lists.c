@@ -3,6 +3,7 @@
  * /jobs (newest first, ?page=N, filters as query parameters).
  */
 #include "web/ui.h"
+#include "service/triage.h"
 #include "lib/html.h"
 #include "lib/error.h"
 #include "service/pipeline.h"
@@ -84,6 +85,8 @@ void fl_ui_bisections(struct fl_web_req *req, struct fl_web_resp *resp)
 
 void fl_ui_regressions(struct fl_web_req *req, struct fl_web_resp *resp)
 {
+	static const char *const states[] = {NULL, FL_REG_OPEN, FL_REG_FIXED, FL_REG_INVALID,
+					     FL_REG_DUPLICATE};
 	struct fl_web_regression *g;
 	fl_buf b = FL_BUF_INIT, url = FL_BUF_INIT;
 	const char *state;
@@ -105,7 +108,16 @@ void fl_ui_regressions(struct fl_web_req *req, struct fl_web_resp *resp)
 		return;
 	}
 	fl_web_url(&url, "/regressions", (const char *const[]){"state", state, NULL});
-	fl_buf_adds(&b, "<h1>Regressions</h1>\n");
+	fl_buf_adds(&b, "<h1>Regressions</h1>\n<p class='filter'>state:");
+	/* the life cycle's states (service/triage.h), the one shown in bold */
+	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++) {
+		int on = states[i] ? state && !strcmp(state, states[i]) : !state;
+
+		fl_html_addf(&b, " %S<a href='/regressions%s%s'>%s</a>%S", on ? "<strong>" : "",
+			     states[i] ? "?state=" : "", states[i] ? states[i] : "",
+			     states[i] ? states[i] : "any", on ? "</strong>" : "");
+	}
+	fl_buf_adds(&b, "</p>\n");
 	fl_ui_regressions_table(&b, g, n);
 	fl_web_pager(&b, url.ptr, page, more);
 	fl_web_page(req, resp, "regressions", &b);

@@ -3,7 +3,9 @@
  * tags compared, good and bad commits, benchmark, metric, change), the
  * comparison that detected it (every point of the compare job's rows) and
  * the runs it was made of, its bisections, the revert check, the fixes
- * tried for it (faultline try, /try/<id>), and every
+ * tried for it (faultline try, /try/<id>), its life cycle (the state, who
+ * set it and when, the fix and the range it was fixed in, the regression it
+ * duplicates: service/triage.h), and every
  * report about it as it was mailed with its delivery state (sent, or
  * pending with the failed attempts and the last error). /report/<id>
  * shows one report, also one that belongs to no regression.
@@ -12,6 +14,7 @@
 #include "lib/error.h"
 #include "lib/html.h"
 #include "service/pipeline.h"
+#include "store/triage.h"
 #include "store/try.h"
 
 #include <math.h>
@@ -22,6 +25,7 @@
 
 struct regression_page {
 	struct fl_web_regression g;
+	struct fl_regression_item life;
 	struct fl_web_bisection *bs;
 	struct fl_web_report *reports;
 	size_t nbs, nreports;
@@ -70,7 +74,20 @@ static void regression_html(fl_buf *out, const struct regression_page *rp)
 		     g->job_id ? ", on the runs below" : "");
 	fl_ui_dl_row(out, "change", v.ptr);
 	fl_buf_reset(&v);
-	fl_html_addf(&v, "%s", g->state);
+	fl_html_addf(&v, "<span class='status status-%s'>%s</span>", g->state, g->state);
+	if (rp->life.fixed_by)
+		fl_html_addf(&v, " by %s", rp->life.fixed_by);
+	if (rp->life.fix_range)
+		fl_html_addf(&v, " (fixed in %s)", rp->life.fix_range);
+	if (rp->life.dup_of)
+		fl_html_addf(&v, " of <a href='/regression/%lld'>regression %lld</a>",
+			     (long long)rp->life.dup_of, (long long)rp->life.dup_of);
+	if (rp->life.state_by) {
+		fl_html_addf(&v, "; set by %s, ", rp->life.state_by);
+		fl_web_time(&v, rp->life.state_at);
+	}
+	if (rp->life.note)
+		fl_html_addf(&v, ": %s", rp->life.note);
 	fl_ui_dl_row(out, "state", v.ptr);
 	fl_buf_reset(&v);
 	fl_web_time(&v, g->created);
@@ -141,7 +158,8 @@ static int load(struct fl_web_req *req, int64_t id, const struct fl_web_bisect_f
 	     (r = fl_web_job_runs(req->st, p, rp->g.job_id, 1, RUNS, &rp->runs, &rp->nruns,
 				  &rp->more_runs))))
 		return r;
-	if ((r = fl_store_tries_of(req->st, id, &rp->tries, &rp->ntries)))
+	if ((r = fl_store_tries_of(req->st, id, &rp->tries, &rp->ntries)) ||
+	    (r = fl_store_regression_item(req->st, id, &rp->life)))
 		return r;
 	r = fl_web_revert_get(req->st, p, id, fl_job_kind_name(FL_JOB_REVERT), &rp->revert);
 	rp->has_revert = !r;
@@ -162,6 +180,7 @@ void fl_ui_regression(struct fl_web_req *req, struct fl_web_resp *resp)
 	f.regression_id = id;
 	if ((r = load(req, id, &f, &rp))) {
 		free(rp.tries);
+		fl_regression_item_release(&rp.life);
 		fl_web_fail_error(req, resp, r);
 		return;
 	}
@@ -176,16 +195,24 @@ void fl_ui_regression(struct fl_web_req *req, struct fl_web_resp *resp)
 		json_object_set_new(o, "revert",
 				    rp.has_revert ? fl_ui_revert_json(&rp.revert) : json_null());
 		json_object_set_new(o, "reports", reports);
+		json_object_set_new(
+		    o, "life",
+		    json_pack("{s:s?,s:I,s:s?,s:s?,s:I,s:s?}", "state_by", rp.life.state_by,
+			      "state_at", (json_int_t)rp.life.state_at, "fixed_by",
+			      rp.life.fixed_by, "fix_range", rp.life.fix_range, "duplicate_of",
+			      (json_int_t)rp.life.dup_of, "note", rp.life.note));
 		json_object_set_new(o, "tries", json_array());
 		for (size_t i = 0; i < rp.ntries; i++)
 			json_array_append_new(json_object_get(o, "tries"),
 					      json_integer(rp.tries[i]));
 		fl_web_send_json(resp, 200, o);
 		free(rp.tries);
+		fl_regression_item_release(&rp.life);
 		return;
 	}
 	regression_html(&b, &rp);
 	free(rp.tries);
+	fl_regression_item_release(&rp.life);
 	snprintf(title, sizeof(title), "regression %lld", (long long)id);
 	fl_web_page(req, resp, title, &b);
 	fl_buf_free(&b);

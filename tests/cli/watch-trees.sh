@@ -133,7 +133,7 @@ expect_grep "$tmp/err" "tree 'mainline': v1.1-rc2 scheduled against v1.1-rc1" "v
 expect_grep "$tmp/err" "bisect: regression 1: culprit $mmculprit in the branch merged by $(short "$mmmerge")" \
 	"a slowdown inside a merged branch bisected to its commit"
 [ "$(mails)" = $((before + 1)) ] && ok "mainline: one mail" || fail "mainline: one mail"
-m=$(mail_with "Subject: [mainline v1.1-rc2]")
+m=$(mail_with "tags:   v1.1-rc2, ")
 [ -n "$m" ] && grep -q "tags:   v1.1-rc2, compared with its baseline v1.1-rc1" "$m" &&
 	ok "the report names the tag and its base" || fail "the report names the tag and its base"
 twice mainline
@@ -171,7 +171,7 @@ expect_grep "$tmp/err" "bisect: regression 1: culprit $nculprit in the branch me
 [ "$(q next "SELECT count(*) FROM watch_tags WHERE state = 'no-baseline'")" = 0 ] &&
 	ok "no next tag without a baseline" || fail "no next tag without a baseline"
 [ "$(mails)" = $((before + 1)) ] && ok "linux-next: one mail" || fail "linux-next: one mail"
-m=$(mail_with "Subject: [next next-20261202]")
+m=$(mail_with "tags:   next-20261202, ")
 [ -n "$m" ] && grep -q "tags:   next-20261202, compared with its baseline v1.1-rc1" "$m" &&
 	grep -q "(the newest tag of tree 'mainline' it contains)" "$m" &&
 	ok "the report names the tag, its base and where it comes from" ||
@@ -258,9 +258,11 @@ expect_grep "$tmp/err" "bisect: regression 1: culprit $mculprit" "bisected to th
 [ "$(q maint "SELECT count(*) FROM watch_tags")" = 2 ] && ok "the skipped heads get no row of their own" ||
 	fail "the skipped heads get no row of their own"
 [ "$(mails)" = $((before + 1)) ] && ok "one mail" || fail "one mail"
-m=$(mail_with "Subject: [mm mm@$(short "$h4")]")
+m=$(mail_with "branch: mm at $(short "$h4"), ")
 [ -n "$m" ] && grep -q "branch: mm at $(short "$h4"), compared with its last tested head mm@$(short "$h1")" "$m" &&
 	ok "the report names the branch and its base" || { fail "the report names the branch and its base"; cat "$m" 2>/dev/null | head -40; }
+[ -n "$m" ] && grep -q "^Subject: \[mm:mm\] " "$m" && ok "its subject names the tree and the branch" ||
+	fail "its subject names the tree and the branch ($(grep '^Subject:' "$m" 2>/dev/null))"
 
 # force-pushed: mm rebuilt on a newer master, slower at another commit
 g checkout -q master
@@ -284,7 +286,7 @@ expect_grep "$tmp/err" "head mm@$(short "$h5") scheduled against $(short "$newba
 [ "$(q maint "SELECT note FROM watch_tags WHERE tag = 'mm@$(short "$h5")'")" != "" ] &&
 	ok "the force-push is noted in the store" || fail "the force-push is noted in the store"
 expect_grep "$tmp/err" "bisect: regression 2: culprit $fculprit" "bisected from the merge base"
-m=$(mail_with "Subject: [mm mm@$(short "$h5")]")
+m=$(mail_with "branch: mm at $(short "$h5"), ")
 [ -n "$m" ] && grep -q "branch: mm at $(short "$h5"), compared with $(short "$newbase")" "$m" &&
 	grep -q "(force-pushed: the last head mm@$(short "$h4") is not an ancestor of it; compared" "$m" &&
 	ok "the report says it was force-pushed and what it was compared with" ||

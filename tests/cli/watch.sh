@@ -158,7 +158,7 @@ import email, email.policy, os, sys
 d, culprit = sys.argv[1] + "/new", sys.argv[2]
 m = email.message_from_binary_file(open(os.path.join(d, os.listdir(d)[0]), "rb"), policy=email.policy.default)
 subject = m["Subject"]
-assert subject.startswith("[demo v1.2] %s: demo.value -" % culprit[:10]) and subject.endswith("% regression"), subject
+assert subject.startswith("[demo] [mm] %s: demo.value -" % culprit[:10]) and subject.endswith("% regression"), subject
 assert m["From"] == "faultline <robot@example.org>", m["From"]
 assert m["To"] == "dev@example.org", m["To"]
 assert m["Message-ID"].startswith("<faultline.regression.1.") and m["Message-ID"].endswith("@example.org>"), m["Message-ID"]
@@ -174,7 +174,9 @@ for want in ["Greeting,", "regression of demo.value due to commit:",
              "http://results.example/regression/1", "http://results.example/bisect/1"]:
     assert want in body, (want, body)
 assert m.get_content_type() == "text/plain" and m.get_content_charset() == "utf-8", m["Content-Type"]
-assert "faultline compare --config " in body and " --benchmark demo --machine box" in body, body
+assert "faultline try --config repro.yaml --tree demo --benchmark demo --machine box" in body, body
+assert "| Reported-by: faultline <robot@example.org>" in body and "| Closes: http://results.example/regression/1" in body, body
+assert "--config " + sys.argv[3].rsplit("/", 1)[0] not in body, "faultline's configuration path in the report"
 # compare.c's tables, one value per run: the culprit against its parent and
 # the tag against its baseline, each ~100 against ~90, about -10%. The tag's
 # verdict is the one the service decided on: DIFFERENT on at least 4 runs a
@@ -239,7 +241,7 @@ expect_grep "$tmp/err" "does not revert cleanly onto v1.2; conflicts in:" "says 
 [ "$(q conflict "SELECT state || ' ' || conflicts FROM reverts")" = "conflict perf.conf" ] &&
 	ok "the conflicting file is stored" || fail "the conflicting file is stored"
 [ "$(mails "$maildir")" = $((before + 1)) ] && ok "one more mail" || fail "one more mail"
-grep -l "Subject: \[demo v1.2\] ${cculprit%${cculprit#??????????}}" "$maildir"/new/* >"$tmp/cmail" 2>/dev/null
+grep -l "Subject: \[demo\] \[mm\] ${cculprit%${cculprit#??????????}}" "$maildir"/new/* >"$tmp/cmail" 2>/dev/null
 if [ -s "$tmp/cmail" ] && grep -q "does not revert cleanly on top of v1.2" "$(cat "$tmp/cmail")" &&
 	grep -q "^	perf.conf$" "$(cat "$tmp/cmail")"; then ok "the report names the conflicting file"; else
 	fail "the report names the conflicting file"; fi
@@ -294,7 +296,7 @@ expect_grep "$tmp/err" "bisect: regression 1: culprit $mculprit in the branch me
 [ "$(q merged "SELECT json_extract(summary, '$.path[0].merge') FROM bisections")" = "$mmerge" ] &&
 	ok "the summary holds the path" || fail "the summary holds the path"
 [ "$(mails "$maildir")" = $((before + 1)) ] && ok "one mail for it" || fail "one mail for it"
-grep -l "Subject: \[demo v1.1\] ${mculprit%${mculprit#??????????}}" "$maildir"/new/* >"$tmp/mmail" 2>/dev/null
+grep -l "Subject: \[demo\] ${mculprit%${mculprit#??????????}}" "$maildir"/new/* >"$tmp/mmail" 2>/dev/null
 if [ -s "$tmp/mmail" ] && grep -q "in the branch merged by ${mmerge%${mmerge#????????????}}" "$(cat "$tmp/mmail")"; then
 	ok "the report says where the culprit is"; else fail "the report says where the culprit is"; fi
 

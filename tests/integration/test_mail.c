@@ -264,6 +264,40 @@ static void test_refusals_say_why(void **state)
 						"it looks like spam to us"));
 }
 
+/* Cc and the .config attached: both recipients in the envelope, two MIME
+ * parts, the attachment's name made header-safe; control characters of a
+ * commit message (a terminal escape, a C1 CSI, a byte that is not UTF-8)
+ * do not reach the reader. */
+static void test_cc_attachment_sanitised(void **state)
+{
+	static const char *const cc[] = {"\"Doe, John\" <john@example.org>"};
+	struct fl_mail m = report();
+	char logdir[128], *data, *text;
+	size_t len;
+
+	(void)state;
+	m.cc = cc;
+	m.ncc = 1;
+	m.body = "culprit: \x1b[31mred\x1b[0m \xc2\x9b" "2J and \xff, \xc2\xb1 kept\n";
+	m.attach_name = "config-1a2b\r\nX: y";
+	m.attach = "CONFIG_SMP=y\n# CONFIG_MEMCG is not set\n";
+	text = fl_mail_format(&m);
+	assert_non_null(strstr(text, "Cc: \"Doe, John\" <john@example.org>\r\n"));
+	assert_non_null(strstr(text, "Content-Type: multipart/mixed; boundary=\"faultline-part-0-"));
+	assert_non_null(strstr(text, "culprit: [31mred[0m 2J and ?, \xc2\xb1 kept\r\n"));
+	assert_null(strstr(text, "\x1b"));
+	assert_non_null(strstr(text, "Content-Type: text/plain; charset=UTF-8; "
+				     "name=\"config-1a2b__X__y\"\r\nContent-Disposition: attachment; "
+				     "filename=\"config-1a2b__X__y\"\r\n"));
+	assert_non_null(strstr(text, "\r\n\r\nCONFIG_SMP=y\r\n# CONFIG_MEMCG is not set\r\n--faultline-part-0-"));
+	free(text);
+	assert_int_equal(send_logged(&m, "attach", NULL, logdir, sizeof(logdir)), 0);
+	data = fl_smtplog_file(logdir, "transcript", &len);
+	assert_non_null(strstr(data, "RCPT TO:<dev@example.org>\r\n"));
+	assert_non_null(strstr(data, "RCPT TO:<john@example.org>\r\n"));
+	free(data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -276,6 +310,7 @@ int main(void)
 	    cmocka_unit_test(test_address_check),
 	    cmocka_unit_test(test_no_smtp_injection),
 	    cmocka_unit_test(test_refusals_say_why),
+	    cmocka_unit_test(test_cc_attachment_sanitised),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

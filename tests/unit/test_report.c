@@ -6,7 +6,11 @@
  * each run with its guest's facts, environment, samples and evidence. The
  * mail shows the machine as its guest saw it, compare.c's tables (one value
  * per run) with the vmstat and profile sections, and commands to reproduce
- * that name the tree, the revisions and the comparison.
+ * that name the tree, the revisions and the comparison, with nothing of this
+ * host in them (a configuration written in the mail, the attached .config).
+ * The report step stores it with that .config as its attachment, the
+ * kernel config's name and the compiler said, the subject in the shape
+ * "[tree:branch] [subsystem] sha10: metric -N% regression".
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -38,14 +42,14 @@ static char dir[64];
 static char sha[3][41]; /* good (v1), the culprit's parent, the culprit (v2) */
 static struct fl_config *cfg;
 static fl_store *st;
-static int64_t machine_id, commit_id[3];
+static int64_t machine_id, commit_id[3], build_id[3];
 
 /* One ok run of commit k: per_thread_ops at 2 tasks around speed (run
  * means 0.1% apart), five seconds, with pgfault and a profile whose lock
  * share is spin. */
 static int64_t add_run(int k, int run, double speed, double spin)
 {
-	struct fl_run_new rn = {machine_id, 0, commit_id[k], "pf2", "{}", NULL, NULL, NULL, 0};
+	struct fl_run_new rn = {machine_id, build_id[k], commit_id[k], "pf2", "{}", NULL, NULL, NULL, 0};
 	struct fl_run_guest g = {"fl-test", "tcg",
 				 "{\"uri\":\"qemu:///system\",\"sockets\":2,\"cores\":1,"
 				 "\"threads\":1,\"memory_per_node\":536870912,\"accel\":\"tcg\"}",
@@ -175,6 +179,25 @@ static void test_kernel_machine_report(void **state)
 		assert_int_equal(fl_store_commit_ensure(st, tree, &c, &commit_id[k]), 0);
 	}
 	assert_int_equal(fl_store_machine_ensure(st, "numa2", "libvirt", &machine_id), 0);
+	/* each commit's build, its artifact with the .config */
+	for (int k = 0; k < 3; k++) {
+		char art[128], path[160];
+		FILE *f;
+
+		snprintf(art, sizeof(art), "%s/var/artifacts/%d", dir, k);
+		snprintf(path, sizeof(path), "%s/config", art);
+		assert_int_equal(fl_test_sh("mkdir -p %s", art), 0);
+		f = fopen(path, "w");
+		fprintf(f, "# Linux/x86 6.1.0 Kernel Configuration\nCONFIG_SMP=y\nCONFIG_MEMCG=%s\n",
+			k ? "y" : "n");
+		fclose(f);
+		assert_int_equal(fl_store_build_start(st, commit_id[k], "small", "cafe", "gcc (Debian "
+				 "12.2.0-14) 12.2.0", &build_id[k]), 0);
+		assert_int_equal(fl_store_build_finish(st, build_id[k],
+						       &(struct fl_build_outcome){.status = "ok",
+										 .artifact = art}),
+				 0);
+	}
 	/* the tags: v1 against v2, five runs each, -25% */
 	assert_int_equal(fl_store_job_add(st, &cj, &compare_job, NULL), 0);
 	for (int run = 0; run < NRUNS; run++) {
@@ -235,28 +258,110 @@ static void test_kernel_machine_report(void **state)
 	assert_non_null(strstr(body, "     10.00            +58.0      68.00        "
 				     "pf2.threads.profile._raw_spin_lock tasks=2\n"));
 	assert_null(strstr(body, "carry no vmstat or profile records"));
-	/* real commands, with the tree, the revisions and the comparison */
-	snprintf(want, sizeof(want), "\tfaultline build --config %s --tree linux --rev %s\n",
-		 cfg->path, sha[2]);
+	/* the kernel config and the compiler of the culprit's first run */
+	snprintf(want, sizeof(want),
+		 "kernel config: small (the .config is attached as config-%.10s)\ncompiler: gcc "
+		 "(Debian 12.2.0-14) 12.2.0\n",
+		 sha[2]);
+	assert_non_null(strstr(body, want));
+	assert_non_null(strstr(body, "| Reported-by: faultline@localhost\n| Closes: "
+				     "http://results.example/regression/1\n"));
+	/* commands a recipient runs: the configuration written in the mail, none of this host */
+	assert_non_null(strstr(body, "\tcat >repro.yaml <<'EOF'\n"));
+	snprintf(want, sizeof(want), "\t  - { name: \"small\", base: ./config-%.10s }", sha[2]);
+	assert_non_null(strstr(body, want));
+	assert_non_null(strstr(body, "\t  - { name: \"numa2\", backend: libvirt, sockets: 2, "
+				     "cores: 1, threads: 1, memory_per_node: 512M }\n"));
+	assert_non_null(strstr(body, "test: page_fault2, modes: [\"threads\"], tasks: [2]"));
+	snprintf(want, sizeof(want), "\tfaultline build --config repro.yaml --tree linux --rev %s\n",
+		 sha[2]);
 	assert_non_null(strstr(body, want));
 	snprintf(want, sizeof(want),
-		 "\tfaultline run --config %s --machine numa2 --benchmark pf2 --tree linux --rev "
-		 "%s --repeat %d\n",
-		 cfg->path, sha[1], NRUNS);
+		 "\tfaultline run --config repro.yaml --machine numa2 --benchmark pf2 --tree linux "
+		 "--rev %s --repeat %d\n",
+		 sha[1], NRUNS);
 	assert_non_null(strstr(body, want));
 	snprintf(want, sizeof(want),
-		 "\tfaultline compare --config %s --a %s --b %s --benchmark pf2 --machine numa2\n",
-		 cfg->path, sha[1], sha[2]);
+		 "\tfaultline compare --config repro.yaml --a %s --b %s --benchmark pf2 --machine "
+		 "numa2\n",
+		 sha[1], sha[2]);
 	assert_non_null(strstr(body, want));
+	assert_non_null(strstr(body, "\tfl-agent bench --test page_fault2 --mode threads --tasks 2 "
+				     "--warmup 2s --duration 5s --memory 128M --placement spread\n"));
+	/* the tree has no public URL: said, and no local path instead */
+	assert_non_null(strstr(body, "the tree 'linux' has no public URL"));
+	assert_null(strstr(body, dir));
 	assert_null(strstr(body, "git clone"));
+	snprintf(want, sizeof(want), "[linux] [mm] %.10s: pf2.threads.per_thread_ops -24.8%% "
+		 "regression", sha[2]);
+	assert_string_equal(subject, want);
+	free(subject);
+	free(body);
+
+	/* the report step: stored with the .config attached, to report.to (none here) */
+	{
+		struct fl_job bj, rj;
+		struct fl_report rep;
+		int64_t report_job;
+
+		assert_int_equal(fl_store_job_get(st, bisect_job, &bj), 0);
+		assert_int_equal(
+		    fl_service_enqueue(st, FL_JOB_REPORT,
+				       &(struct fl_job_spec){.from = &bj, .regression_id = reg},
+				       &report_job),
+		    0);
+		assert_int_equal(fl_store_job_get(st, report_job, &rj), 0);
+		assert_int_equal(fl_report_step(&svc, st, &rj), 0);
+		assert_int_equal(fl_store_report_first(st, reg, &rep), 0);
+		snprintf(want, sizeof(want), "config-%.10s", sha[2]);
+		assert_string_equal(rep.attach_name, want);
+		assert_non_null(strstr(rep.attach, "CONFIG_MEMCG=y\n"));
+		/* hold mode, the default: whom it would have reached is kept and said */
+		assert_non_null(rep.held);
+		assert_non_null(strstr(rep.held, "to \"A U Thor\" <a@u.th>\ncc \"C\" <c@o.m>\n"));
+		assert_null(rep.recipients); /* report.to is empty: the outbox's list */
+		assert_non_null(strstr(rep.body, "[held: report.routing is 'hold'"));
+		fl_store_report_clear(&rep);
+		fl_job_release(&bj);
+		fl_job_release(&rj);
+	}
+	fl_service_release(&svc);
+	return;
 	free(subject);
 	free(body);
 	fl_service_release(&svc);
 }
 
+/* The subject's [subsystem]: the culprit subject's first "word: " prefix. */
+static void test_subsystem(void **state)
+{
+	static const char *const cases[][2] = {
+	    {"mm: memcontrol: use root_mem_cgroup res_counter", "mm"},
+	    {"x86/mm: flush less", "x86/mm"},
+	    {"drm/i915/gt: fix a leak", "drm/i915/gt"},
+	    {"Revert \"mm: slower\"", NULL},
+	    {"fix a bug: now", NULL},
+	    {"mm:no space after the colon", NULL},
+	    {"Merge branch 'akpm'", NULL},
+	    {"evil\r\nBcc: x: y", NULL},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = fl_report_subsystem(cases[i][0]);
+
+		if (cases[i][1])
+			assert_string_equal(got, cases[i][1]);
+		else
+			assert_null(got);
+		free(got);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_subsystem),
 	    cmocka_unit_test(test_kernel_machine_report),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,0 +1,80 @@
+/*
+ * builtin/mail.c - "faultline mail ingest MAILDIR": the replies in a
+ * Maildir acted on (service/inbox.h), once each, every command answered in
+ * its thread; the answers are mailed at once when report.smtp is set (else
+ * by the next "faultline watch"), and the try jobs a "#faultline test"
+ * queued are run by "faultline watch". Exit 0, or 4 when a mail could not
+ * be read or acted on.
+ */
+#include "builtin/builtin.h"
+#include "config/config.h"
+#include "lib/error.h"
+#include "lib/mail.h"
+#include "service/inbox.h"
+#include "service/outbox.h"
+#include "service/pipeline.h"
+#include "service/service.h"
+#include "store/store.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+int cmd_mail(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"config", required_argument, NULL, 'c'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *config = NULL;
+	struct fl_config *cfg;
+	struct fl_service svc;
+	struct fl_inbox_counts c;
+	fl_store *st = NULL;
+	int code, r, o;
+
+	if (argc < 2 || strcmp(argv[1], "ingest"))
+		return fl_usage("mail");
+	optind = 2;
+	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (o != 'c')
+			return fl_usage("mail");
+		config = optarg;
+	}
+	if (optind + 1 != argc)
+		return fl_usage("mail");
+	if ((code = fl_load_config(&cfg, config)))
+		return code;
+	fl_service_init(&svc, cfg);
+	r = fl_store_open(&st, cfg->store.path, 0);
+	if (!r)
+		r = fl_pipeline_register(st);
+	if (!r)
+		r = fl_inbox_ingest(&svc, st, argv[optind], &c);
+	if (!r) {
+		printf("mail: %u read: %u acted on, %u read before, %u ignored, %u refused, %u "
+		       "failed\n",
+		       c.read, c.acted, c.seen_before, c.ignored, c.refused, c.failed);
+		if (cfg->report.smtp) {
+			struct fl_smtp smtp = {cfg->report.smtp, cfg->report.username,
+					       cfg->report.password, 30};
+			struct fl_outbox box = {&smtp, cfg->report.from,
+						(const char *const *)cfg->report.to,
+						cfg->report.nto, 60};
+			unsigned sent, failed;
+
+			if (fl_outbox_flush(st, &box, (int64_t)time(NULL), &sent, &failed))
+				fprintf(stderr, "faultline: outbox: %s\n", fl_error_last());
+		}
+	} else {
+		fprintf(stderr, "faultline: mail ingest: %s\n", fl_error_last());
+	}
+	code = r	  ? (r == FL_ENOTFOUND ? FL_EXIT_USAGE : FL_EXIT_FAIL)
+	       : c.failed ? FL_EXIT_FAIL
+			  : FL_EXIT_OK;
+	fl_store_free(st);
+	fl_service_release(&svc);
+	fl_config_free(cfg);
+	return code;
+}

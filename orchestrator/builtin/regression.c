@@ -1,0 +1,272 @@
+/*
+ * builtin/regression.c - "faultline regression list|show|mark": the
+ * regressions and their life cycle (service/triage.h). list and show read
+ * the store (--json for scripts); mark sets a state, keeps who and when, and
+ * mails the change as a reply in the report's thread (sent at once when
+ * report.smtp is set, else by the next "faultline watch").
+ *
+ *   faultline regression list [--state S] [--tree T] [--json]
+ *   faultline regression show ID [--json]
+ *   faultline regression mark ID fixed --fix REV | invalid | duplicate --dup ID | open
+ *             [--by WHO] [--note TEXT]
+ */
+#include "builtin/builtin.h"
+#include "config/config.h"
+#include "lib/error.h"
+#include "lib/mail.h"
+#include "service/outbox.h"
+#include "service/triage.h"
+#include "store/store.h"
+#include "store/triage.h"
+
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct opts {
+	const char *config, *state, *tree, *fix, *by, *note;
+	long long dup;
+	int json;
+};
+
+static int parse(int argc, char **argv, struct opts *o)
+{
+	static const struct option opts[] = {
+	    {"config", required_argument, NULL, 'c'},
+	    {"state", required_argument, NULL, 's'},
+	    {"tree", required_argument, NULL, 't'},
+	    {"fix", required_argument, NULL, 'f'},
+	    {"dup", required_argument, NULL, 'd'},
+	    {"by", required_argument, NULL, 'b'},
+	    {"note", required_argument, NULL, 'n'},
+	    {"json", no_argument, NULL, 'j'},
+	    {NULL, 0, NULL, 0},
+	};
+	char *end;
+	int c;
+
+	optind = 2;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			o->config = optarg;
+			break;
+		case 's':
+			o->state = optarg;
+			break;
+		case 't':
+			o->tree = optarg;
+			break;
+		case 'f':
+			o->fix = optarg;
+			break;
+		case 'b':
+			o->by = optarg;
+			break;
+		case 'n':
+			o->note = optarg;
+			break;
+		case 'j':
+			o->json = 1;
+			break;
+		case 'd':
+			o->dup = strtoll(optarg, &end, 10);
+			if (*end || o->dup <= 0)
+				return -1;
+			break;
+		default:
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static json_t *item_json(const struct fl_regression_item *g)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "id", json_integer(g->id));
+	json_object_set_new(o, "tree", json_string(g->tree));
+	json_object_set_new(o, "tag", json_string(g->tag));
+	json_object_set_new(o, "baseline", json_string(g->baseline));
+	json_object_set_new(o, "benchmark", json_string(g->benchmark));
+	json_object_set_new(o, "machine", json_string(g->machine));
+	json_object_set_new(o, "metric", json_string(g->metric));
+	json_object_set_new(o, "mode", json_string(g->mode));
+	json_object_set_new(o, "tasks", json_integer(g->tasks));
+	json_object_set_new(o, "cgroup", json_string(g->cgroup));
+	json_object_set_new(o, "change_pct", json_real(g->change));
+	json_object_set_new(o, "culprit", g->culprit ? json_string(g->culprit) : json_null());
+	json_object_set_new(o, "kind", json_string(g->kind ? g->kind : "regression"));
+	json_object_set_new(o, "state", json_string(g->state));
+	json_object_set_new(o, "state_by", g->state_by ? json_string(g->state_by) : json_null());
+	json_object_set_new(o, "state_at", g->state_at ? json_integer(g->state_at) : json_null());
+	json_object_set_new(o, "fixed_by", g->fixed_by ? json_string(g->fixed_by) : json_null());
+	json_object_set_new(o, "fix_range", g->fix_range ? json_string(g->fix_range) : json_null());
+	json_object_set_new(o, "duplicate_of", g->dup_of ? json_integer(g->dup_of) : json_null());
+	json_object_set_new(o, "note", g->note ? json_string(g->note) : json_null());
+	json_object_set_new(o, "created", json_integer(g->created));
+	return o;
+}
+
+static void print_line(const struct fl_regression_item *g)
+{
+	printf("%5lld  %-9s  %s %s vs %s  %s on %s  %s %+.1f%%  %.12s", (long long)g->id, g->state,
+	       g->tree, g->tag, g->baseline, g->benchmark, g->machine, g->metric, g->change,
+	       g->culprit ? g->culprit : "-");
+	if (g->fixed_by)
+		printf("  fixed by %s", g->fixed_by);
+	if (g->dup_of)
+		printf("  duplicate of %lld", (long long)g->dup_of);
+	printf("\n");
+}
+
+static void print_show(const struct fl_regression_item *g)
+{
+	char when[32] = "-";
+	time_t t = (time_t)g->state_at;
+	struct tm tm;
+
+	if (g->state_at && gmtime_r(&t, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+	printf("regression %lld: %s\n", (long long)g->id, g->state);
+	printf("tree:      %s, %s against its baseline %s\n", g->tree, g->tag, g->baseline);
+	printf("benchmark: %s on %s, %s", g->benchmark, g->machine, g->metric);
+	if (*g->mode)
+		printf(" at %u %s", g->tasks, g->mode);
+	printf(" %+.1f%%\nculprit:   %s\n", g->change, g->culprit ? g->culprit : "-");
+	if (g->state_by)
+		printf("set by:    %s, %s\n", g->state_by, when);
+	if (g->fixed_by)
+		printf("fixed by:  %s%s%s\n", g->fixed_by, g->fix_range ? " in " : "",
+		       g->fix_range ? g->fix_range : "");
+	if (g->dup_of)
+		printf("duplicate of regression %lld\n", (long long)g->dup_of);
+	if (g->note)
+		printf("note:      %s\n", g->note);
+}
+
+static int id_arg(const char *s, int64_t *id)
+{
+	char *end;
+	long long v = strtoll(s, &end, 10);
+
+	if (*end || v <= 0) {
+		fprintf(stderr, "faultline: a regression id is a positive number, got '%s'\n", s);
+		return FL_EXIT_USAGE;
+	}
+	*id = v;
+	return 0;
+}
+
+static int mark(struct fl_config *cfg, fl_store *st, int64_t id, const char *state,
+		const struct opts *o)
+{
+	const char *user = getenv("USER");
+	char *text = NULL;
+	int64_t report;
+	int r;
+
+	if ((r = fl_store_begin(st)))
+		return r;
+	r = fl_triage_mark(cfg, st, id,
+			   &(struct fl_triage_change){.state = state,
+						      .by = o->by  ? o->by
+							    : user ? user
+								   : "operator",
+						      .fixed_by = o->fix,
+						      .dup_of = o->dup,
+						      .note = o->note},
+			   1, &report, &text);
+	if (!r)
+		r = fl_store_commit(st);
+	if (r) {
+		fl_store_rollback(st);
+		return r;
+	}
+	printf("%s%s\n", text, report ? "; mailed in the report's thread" : "");
+	free(text);
+	if (report && cfg->report.smtp) {
+		struct fl_smtp smtp = {cfg->report.smtp, cfg->report.username, cfg->report.password,
+				       30};
+		struct fl_outbox box = {&smtp, cfg->report.from,
+					(const char *const *)cfg->report.to, cfg->report.nto, 60};
+		unsigned sent, failed;
+
+		if (fl_outbox_flush(st, &box, (int64_t)time(NULL), &sent, &failed))
+			fprintf(stderr, "faultline: outbox: %s\n", fl_error_last());
+	}
+	return 0;
+}
+
+int cmd_regression(int argc, char **argv)
+{
+	struct opts o = {0};
+	struct fl_config *cfg = NULL;
+	struct fl_regression_item *items = NULL, one = {0};
+	const char *sub = argc > 1 ? argv[1] : "";
+	fl_store *st = NULL;
+	size_t n = 0;
+	int64_t id = 0;
+	int code, r = 0;
+
+	if ((strcmp(sub, "list") && strcmp(sub, "show") && strcmp(sub, "mark")) ||
+	    parse(argc, argv, &o))
+		return fl_usage("regression");
+	if (!strcmp(sub, "list")   ? optind != argc
+	    : !strcmp(sub, "show") ? optind + 1 != argc
+				   : optind + 2 != argc)
+		return fl_usage("regression");
+	if (strcmp(sub, "list") && (code = id_arg(argv[optind], &id)))
+		return code;
+	if (o.state && fl_triage_state_check(o.state)) {
+		fprintf(stderr, "faultline: --state: %s\n", fl_error_last());
+		return FL_EXIT_USAGE;
+	}
+	if ((code = fl_load_config(&cfg, o.config)))
+		return code;
+	r = fl_store_open(&st, cfg->store.path, 0);
+	if (!r && !strcmp(sub, "list")) {
+		if (!(r = fl_store_regression_items(st, o.state, o.tree, &items, &n))) {
+			if (o.json) {
+				json_t *a = json_array();
+
+				for (size_t i = 0; i < n; i++)
+					json_array_append_new(a, item_json(&items[i]));
+				json_dumpf(a, stdout, JSON_INDENT(2));
+				printf("\n");
+				json_decref(a);
+			} else {
+				for (size_t i = 0; i < n; i++)
+					print_line(&items[i]);
+			}
+		}
+	} else if (!r && !strcmp(sub, "mark")) {
+		r = mark(cfg, st, id, argv[optind + 1], &o);
+	}
+	if (!r && strcmp(sub, "list") && !(r = fl_store_regression_item(st, id, &one))) {
+		if (o.json) {
+			json_t *j = item_json(&one);
+
+			json_dumpf(j, stdout, JSON_INDENT(2));
+			printf("\n");
+			json_decref(j);
+		} else if (!strcmp(sub, "show")) {
+			print_show(&one);
+		}
+	}
+	if (r) {
+		fprintf(stderr, "faultline: regression %s: %s\n", sub, fl_error_last());
+		code = r == FL_EINVAL	   ? FL_EXIT_USAGE
+		       : r == FL_ENOTFOUND ? FL_EXIT_NO
+					   : FL_EXIT_FAIL;
+	}
+	fl_regression_items_free(items, n);
+	fl_regression_item_release(&one);
+	fl_store_free(st);
+	fl_config_free(cfg);
+	return code;
+}
