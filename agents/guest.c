@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "lockstat.h"
 #include "cgroup.h"
 #include "proto/jobline.h"
 #include "proto/record.h"
@@ -184,6 +185,9 @@ static int job_timeout(const struct fl_bench_opts *o)
 		for (int m = 0; m < 2; m++)
 			points += o->tests[t] && o->modes[m];
 	points *= fl_bench_task_counts(o, 1, counts);
+	points *= o->cgroups[0] + o->cgroups[1];
+	if (o->locks == 2) /* locks=cost: every point 4 times a cycle */
+		points *= 4 * FL_LOCK_COST_CYCLES;
 	return 30 + 2 * points * (o->warmup_s + o->duration_s + 2);
 }
 

@@ -83,6 +83,21 @@ static int is_address(const char *s)
 	return !strncmp(s, "0x", 2) || !*s;
 }
 
+/* Frames of the tracing machinery itself: the waits' stacks are taken in
+ * the synthetic event's trigger, inside contention_end's. */
+static int trace_frame(const char *fn)
+{
+	static const char *const prefixes[] = {"event_hist_trigger", "event_triggers_call",
+					       "trace_event_", "trace_contention", "__traceiter_",
+					       "perf_trace_", "__bpf_trace_", "action_trace",
+					       "trace_synth", "synth_event"};
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(fn, prefixes[i], strlen(prefixes[i])))
+			return 1;
+	return 0;
+}
+
 /* The number after "key:" in line, or 0. */
 static uint64_t field_u64(const char *line, const char *key)
 {
@@ -96,31 +111,112 @@ static uint64_t field_u64(const char *line, const char *key)
 	return strtoull(p, NULL, 10);
 }
 
-/* "{ NAME: [hex] sym..." : the address and the symbol text up to the
- * closing '}' or ','; 0, or -1 when line is not such a key. */
-static int key_line(const char *line, const char *name, uint64_t *addr, char *sym, size_t n,
-		    int keep_off)
+/* One entry of a hist keyed by NAME.sym-offset,stacktrace: the lock, its
+ * chain from the caller of the lock op, and the values. */
+struct entry {
+	uint64_t addr;
+	char sym[96];
+	struct fl_lock_chain chain;
+	uint64_t hits, wait_ns, max_ns;
+};
+
+/* Copies the next line of *p into buf (cut to n) and advances; 0 at the end. */
+static int next_line(const char **p, char *buf, size_t n)
 {
-	char pre[64];
-	const char *p, *end;
+	const char *s = *p, *e;
+	size_t len;
+
+	if (!s || !*s)
+		return 0;
+	e = s + strcspn(s, "\n");
+	len = (size_t)(e - s) < n - 1 ? (size_t)(e - s) : n - 1;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	*p = *e ? e + 1 : e;
+	return 1;
+}
+
+/*
+ * The next entry "{ NAME: [hex] sym , stacktrace:\n frames\n} hitcount: N
+ * [wait_ns: W]\n[\tmax: M ...]" of text from *p; 0 at the end. Entries of
+ * other shapes (the common_pid hist on the same event) are skipped.
+ */
+static int next_entry(const char **p, const char *name, struct entry *e)
+{
+	char pre[64], line[512];
+	size_t plen;
 
 	snprintf(pre, sizeof(pre), "{ %s: [", name);
-	if (strncmp(line, pre, strlen(pre)))
-		return -1;
-	p = line + strlen(pre);
-	*addr = strtoull(p, (char **)&end, 16);
-	if (end == p || *end != ']')
-		return -1;
-	p = end + 1;
-	end = p + strcspn(p, "},\n");
-	sym_clean(p, (size_t)(end - p), sym, n, keep_off);
+	plen = strlen(pre);
+	while (next_line(p, line, sizeof(line))) {
+		const char *q, *end;
+		int in_lock = 1;
+
+		if (strncmp(line, pre, plen))
+			continue;
+		memset(e, 0, sizeof(*e));
+		q = line + plen;
+		e->addr = strtoull(q, (char **)&end, 16);
+		if (end == q || *end != ']')
+			continue;
+		q = end + 1;
+		end = q + strcspn(q, "},");
+		sym_clean(q, (size_t)(end - q), e->sym, sizeof(e->sym), 1);
+		/* a hist without the stacktrace key: the values on the key's line */
+		if (strstr(line, "} hitcount:")) {
+			e->hits = field_u64(line, "hitcount:");
+			e->wait_ns = field_u64(line, "wait_ns:");
+			in_lock = -1;
+		}
+		while (in_lock >= 0 && next_line(p, line, sizeof(line))) {
+			char fn[sizeof(e->chain.frames[0])];
+
+			if (line[strspn(line, " \t")] == '}') {
+				e->hits = field_u64(line, "hitcount:");
+				e->wait_ns = field_u64(line, "wait_ns:");
+				break;
+			}
+			sym_clean(line, strlen(line), fn, sizeof(fn), 0);
+			if (!*fn || (in_lock && (fl_lockstat_lock_frame(fn) || trace_frame(fn))))
+				continue;
+			in_lock = 0;
+			if (e->chain.nframes < FL_LOCK_MAX_FRAMES)
+				snprintf(e->chain.frames[e->chain.nframes++], sizeof(fn), "%s", fn);
+		}
+		/* onmax's line follows the entry */
+		q = *p;
+		if (next_line(&q, line, sizeof(line)) && line[strspn(line, " \t")] == 'm' &&
+		    strstr(line, "max:")) {
+			e->max_ns = field_u64(line, "max:");
+			*p = q;
+		}
+		e->chain.count = e->hits;
+		return 1;
+	}
 	return 0;
 }
 
-static struct fl_lock *find_lock(struct fl_lock *v, int n, uint64_t addr)
+/* What a lock is called: the kernel's symbol for a static one; for one
+ * inside an object, the function that took it (perf lock contention's "by
+ * caller"), else its address. */
+static void identity(const struct entry *e, char *name, size_t n, const char **by)
+{
+	if (!is_address(e->sym)) {
+		*by = "symbol";
+		snprintf(name, n, "%s", e->sym);
+	} else if (e->chain.nframes && !is_address(e->chain.frames[0])) {
+		*by = "caller";
+		snprintf(name, n, "%s", e->chain.frames[0]);
+	} else {
+		*by = "address";
+		snprintf(name, n, "0x%llx", (unsigned long long)e->addr);
+	}
+}
+
+static struct fl_lock *find_lock(struct fl_lock *v, int n, const char *name)
 {
 	for (int i = 0; i < n; i++)
-		if (v[i].addr == addr)
+		if (!strcmp(v[i].name, name))
 			return &v[i];
 	return NULL;
 }
@@ -133,17 +229,17 @@ static int by_wait(const void *a, const void *b)
 		return x->wait_ns < y->wait_ns ? 1 : -1;
 	if (x->contentions != y->contentions)
 		return x->contentions < y->contentions ? 1 : -1;
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+	return strcmp(x->name, y->name);
 }
 
-/* Keeps the FL_LOCK_MAX_CHAINS most frequent chains of l. */
+/* Keeps the FL_LOCK_MAX_CHAINS most frequent chains of l; chains that
+ * differ only inside the locking code or past the depth kept are one. */
 static void chain_add(struct fl_lock *l, const struct fl_lock_chain *c)
 {
 	int i;
 
 	if (!c->nframes)
 		return;
-	/* two stacks may differ only inside the locking code: one chain */
 	for (i = 0; i < l->nchains; i++) {
 		const struct fl_lock_chain *o = &l->chains[i];
 
@@ -159,8 +255,9 @@ static void chain_add(struct fl_lock *l, const struct fl_lock_chain *c)
 		l->chains[l->nchains - 1] = *c;
 	else
 		return;
+	i = l->nchains - 1;
 sort:
-	for (i = l->nchains - 1; i > 0 && l->chains[i].count > l->chains[i - 1].count; i--) {
+	for (; i > 0 && l->chains[i].count > l->chains[i - 1].count; i--) {
 		struct fl_lock_chain t = l->chains[i];
 
 		l->chains[i] = l->chains[i - 1];
@@ -168,128 +265,76 @@ sort:
 	}
 }
 
+static struct fl_lock *lock_get(struct fl_lock **all, int *n, int *cap, const struct entry *e)
+{
+	char name[sizeof((*all)->name)];
+	const char *by;
+	struct fl_lock *l;
+
+	identity(e, name, sizeof(name), &by);
+	if ((l = find_lock(*all, *n, name)))
+		return l;
+	if (*n == *cap) {
+		struct fl_lock *nv;
+
+		*cap = *cap ? 2 * *cap : 64;
+		if (!(nv = realloc(*all, (size_t)*cap * sizeof(*nv))))
+			return NULL;
+		*all = nv;
+	}
+	l = &(*all)[(*n)++];
+	memset(l, 0, sizeof(*l));
+	l->addr = e->addr;
+	l->named_by = by;
+	snprintf(l->name, sizeof(l->name), "%s", name);
+	return l;
+}
+
 int fl_lockstat_parse(const char *waits, const char *stacks, struct fl_lockstat *ls)
 {
-	/* all contended locks of the window, before the cut to the top ones */
-	struct fl_lock *all = NULL, *cur = NULL;
+	struct fl_lock *all = NULL, *l;
 	int n = 0, cap = 0;
-	const char *line, *next;
+	struct entry e;
+	const char *p;
 
 	memset(ls, 0, sizeof(*ls));
 	if (!waits || !strstr(waits, "# event histogram"))
 		return -1;
-	for (line = waits; *line; line = next) {
-		char text[512];
-		size_t len;
-		uint64_t addr;
-		char sym[sizeof(all->name)];
-
-		next = line + strcspn(line, "\n");
-		len = (size_t)(next - line);
-		if (*next)
-			next++;
-		if (len >= sizeof(text))
-			len = sizeof(text) - 1;
-		memcpy(text, line, len);
-		text[len] = '\0';
-		if (!key_line(text, "lock", &addr, sym, sizeof(sym), 1)) {
-			if (!(cur = find_lock(all, n, addr))) {
-				if (n == cap) {
-					struct fl_lock *nv;
-
-					cap = cap ? 2 * cap : 64;
-					if (!(nv = realloc(all, (size_t)cap * sizeof(*nv)))) {
-						free(all);
-						return -1;
-					}
-					all = nv;
-				}
-				cur = &all[n++];
-				memset(cur, 0, sizeof(*cur));
-				cur->addr = addr;
-				snprintf(cur->name, sizeof(cur->name), "%s", sym);
-			}
-			cur->waits += field_u64(text, "hitcount:");
-			cur->wait_ns += field_u64(text, "wait_ns:");
-		} else if (cur && strstr(text, "max:") && text[strspn(text, " \t")] == 'm') {
-			uint64_t mx = field_u64(text, "max:");
-
-			if (mx > cur->max_wait_ns)
-				cur->max_wait_ns = mx;
-		} else if (text[0] == '{') {
-			cur = NULL;
-		}
+	/* the timed waits, per lock and chain */
+	for (p = waits; next_entry(&p, "lock", &e);) {
+		if (!(l = lock_get(&all, &n, &cap, &e)))
+			goto oom;
+		l->waits += e.hits;
+		l->wait_ns += e.wait_ns;
+		if (e.max_ns > l->max_wait_ns)
+			l->max_wait_ns = e.max_ns;
+		chain_add(l, &e.chain);
 	}
-	/* the chains, by lock address */
-	for (line = stacks; line && *line;) {
-		struct fl_lock_chain c;
-		struct fl_lock *l;
-		uint64_t addr;
-		char sym[sizeof(all->name)], text[512];
-		int in_lock = 1;
-		size_t len;
+	/* the contentions (begins), per lock and chain */
+	for (p = stacks; next_entry(&p, "lock_addr", &e);) {
+		char name[sizeof(all->name)];
+		const char *by;
 
-		next = line + strcspn(line, "\n");
-		len = (size_t)(next - line) < sizeof(text) ? (size_t)(next - line) : sizeof(text) - 1;
-		memcpy(text, line, len);
-		text[len] = '\0';
-		line = *next ? next + 1 : next;
-		if (key_line(text, "lock_addr", &addr, sym, sizeof(sym), 1))
-			continue;
-		memset(&c, 0, sizeof(c));
-		/* frames up to the "} hitcount:" line */
-		while (*line) {
-			char fn[sizeof(c.frames[0])];
-
-			next = line + strcspn(line, "\n");
-			len = (size_t)(next - line) < sizeof(text) ? (size_t)(next - line)
-								   : sizeof(text) - 1;
-			memcpy(text, line, len);
-			text[len] = '\0';
-			line = *next ? next + 1 : next;
-			if (text[strspn(text, " \t")] == '}') {
-				c.count = field_u64(text, "hitcount:");
-				break;
-			}
-			sym_clean(text, len, fn, sizeof(fn), 0);
-			if (!*fn)
-				continue;
-			if (in_lock && fl_lockstat_lock_frame(fn))
-				continue;
-			in_lock = 0;
-			if (c.nframes < FL_LOCK_MAX_FRAMES)
-				snprintf(c.frames[c.nframes++], sizeof(c.frames[0]), "%s", fn);
-		}
-		if ((l = find_lock(all, n, addr))) {
-			l->contentions += c.count;
-			chain_add(l, &c);
-		}
+		identity(&e, name, sizeof(name), &by);
+		if ((l = find_lock(all, n, name)))
+			l->contentions += e.hits;
 	}
 	for (int i = 0; i < n; i++)
-		if (all[i].contentions < all[i].waits) /* no stacks, or cut at the edge */
+		if (all[i].contentions < all[i].waits) /* a pair cut at the window's edge */
 			all[i].contentions = all[i].waits;
 	if (n)
 		qsort(all, (size_t)n, sizeof(*all), by_wait);
 	for (int i = 0; i < n; i++) {
-		struct fl_lock *l = &all[i];
-
-		if (!is_address(l->name)) {
-			l->named_by = "symbol";
-		} else if (l->nchains && l->chains[0].nframes &&
-			   !is_address(l->chains[0].frames[0])) {
-			l->named_by = "caller";
-			snprintf(l->name, sizeof(l->name), "%s", l->chains[0].frames[0]);
-		} else {
-			l->named_by = "address";
-			snprintf(l->name, sizeof(l->name), "0x%llx", (unsigned long long)l->addr);
-		}
 		if (i < FL_LOCK_MAX_LOCKS)
-			ls->locks[ls->nlocks++] = *l;
+			ls->locks[ls->nlocks++] = all[i];
 		else
 			ls->other_locks++;
 	}
 	free(all);
 	return 0;
+oom:
+	free(all);
+	return -1;
 }
 
 void fl_lockstat_json(struct jw *w, const struct fl_lockstat *ls)
@@ -340,7 +385,7 @@ static const struct {
 	const char *file, *trigger;
 } triggers[] = {
     /* installed in this order, removed in the reverse */
-    {EV_SYNTH, "hist:keys=lock.sym-offset:vals=hitcount,wait_ns:fl_mx=wait_ns:"
+    {EV_SYNTH, "hist:keys=lock.sym-offset,stacktrace:vals=hitcount,wait_ns:fl_mx=wait_ns:"
 	       "onmax($fl_mx).save(lock):sort=wait_ns.descending:size=2048"},
     {EV_BEGIN, "hist:keys=common_pid:fl_ts0=common_timestamp"},
     {EV_BEGIN, "hist:keys=lock_addr.sym-offset,stacktrace:vals=hitcount:"

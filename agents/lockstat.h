@@ -20,13 +20,22 @@
  *   contention_begin:    hist:keys=lock_addr.sym-offset,stacktrace:vals=hitcount
  *   contention_end:      hist:keys=common_pid:fl_wait=common_timestamp-$fl_ts0:
  *                        onmatch(lock.contention_begin).trace(fl_lock_wait,lock_addr,$fl_wait)
- *   fl_lock_wait:        hist:keys=lock.sym-offset:vals=hitcount,wait_ns:
+ *   fl_lock_wait:        hist:keys=lock.sym-offset,stacktrace:vals=hitcount,wait_ns:
  *                        fl_mx=wait_ns:onmax($fl_mx).save(lock)
- * so one hist says per lock the contentions, the summed and the maximum
- * wait (ns, the trace clock's), the other the call chains that contended
- * (counted per chain). The kernel names both (%pS) when it has kallsyms;
- * without, addresses come as 0x... and the host names them with the
- * build's System.map.
+ * so one hist says per lock and call chain the timed waits, their summed
+ * and maximum time (ns, the trace clock's; the chain is taken inside
+ * contention_end's trigger, so its first frames are the tracing's own and
+ * the lock op's, which the parser drops), the other the contentions
+ * (begins) per lock and chain. The kernel names locks and frames (%pS)
+ * when it has kallsyms; without, they come as 0x... addresses.
+ *
+ * A static lock (cgroup_rstat_lock, root_usage) is named by its symbol and
+ * all its chains add up under it. A lock inside an object has no name the
+ * kernel knows (that needs lockdep): it is named by the function that took
+ * it, and the waits are added up per such caller, the way perf lock
+ * contention aggregates by caller, so one object lock taken from munmap
+ * and from the fault path is two rows, and the rows are the same from one
+ * run to the next (a heap address is not).
  *
  * The parser is separate from the tracefs plumbing so it is tested on
  * recorded hist output (tests/data/lockstat/).
@@ -39,6 +48,9 @@
 
 struct jw;
 
+/* locks=cost (bench/lockcost): cycles of untraced, traced, traced,
+ * untraced runs of every point */
+#define FL_LOCK_COST_CYCLES 5
 #define FL_LOCK_MAX_LOCKS  16 /* per window, most waited-for first */
 #define FL_LOCK_MAX_CHAINS 3  /* per lock, most contentions first */
 #define FL_LOCK_MAX_FRAMES 8  /* per chain, from the caller of the lock op */
@@ -50,7 +62,7 @@ struct fl_lock_chain {
 };
 
 struct fl_lock {
-	uint64_t addr;
+	uint64_t addr; /* the first address seen under this name */
 	char name[96];	    /* "root_usage", "cgroup_rstat_lock", or the caller */
 	const char *named_by; /* "symbol", "caller" or "address" */
 	/* contentions: contention_begin hits (lock_stat's count); waits: the
@@ -70,10 +82,8 @@ struct fl_lockstat {
 /*
  * Fills ls from the text of the fl_lock_wait hist (waits) and of the
  * contention_begin hist keyed by lock and stacktrace (stacks; NULL: no
- * chains). Locks are ordered by wait time; a lock the kernel could not name
- * (a lock inside an object) is named by the first function of its most
- * frequent chain outside the locking code. 0, or -1 when waits is not a
- * hist file at all.
+ * chains). Locks are ordered by wait time, each with its most frequent
+ * chains. 0, or -1 when waits is not a hist file at all.
  */
 int fl_lockstat_parse(const char *waits, const char *stacks, struct fl_lockstat *ls);
 /* 1 for a frame of the locking code itself (_raw_spin_lock,

@@ -712,8 +712,10 @@ static int run_point(const struct fl_bench_opts *o, const struct fl_topo *t,
 	return 0;
 }
 
-/* A point, or with locks=cost the same point four times (untraced, traced,
- * traced, untraced: the order cancels a drift), for bench/lockcost. */
+/* A point, or with locks=cost the same point FL_LOCK_COST_CYCLES times four
+ * (untraced, traced, traced, untraced: each cycle cancels a linear drift,
+ * and a shared host's load comes and goes slower than a cycle), for
+ * bench/lockcost. */
 static int run_points(const struct fl_bench_opts *o, const struct fl_topo *t,
 		      struct fl_bench_point *pt, fl_agent_emit_fn emit, void *arg)
 {
@@ -722,8 +724,8 @@ static int run_points(const struct fl_bench_opts *o, const struct fl_topo *t,
 
 	if (o->locks != 2)
 		return run_point(o, t, pt, o->locks, emit, arg);
-	for (int i = 0; i < 4; i++)
-		if (run_point(o, t, pt, abba[i], emit, arg))
+	for (int i = 0; i < 4 * FL_LOCK_COST_CYCLES; i++)
+		if (run_point(o, t, pt, abba[i % 4], emit, arg))
 			err = -1;
 	return err;
 }

@@ -37,8 +37,8 @@
  *                                           (agents/lockstat.h); absent: on in a
  *                                           guest (PID 1), off otherwise. cost
  *                                           (bench/lockcost) measures every point
- *                                           four times, untraced, traced, traced,
- *                                           untraced, to price the tracing
+ *                                           in 5 cycles of untraced, traced,
+ *                                           traced, untraced, to price the tracing
  *   hang       1                            test hook: the job never ends
  * Anything else is refused by the reader.
  */

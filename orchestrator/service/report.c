@@ -371,6 +371,8 @@ static void add_locks(struct report *x)
 			    m->base.value, m->new_.value);
 		fl_comparison_chains_text(r->chains, "    ", &x->b);
 	}
+	if (any)
+		fl_buf_addch(&x->b, '\n');
 }
 
 struct log_ctx {

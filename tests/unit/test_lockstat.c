@@ -40,7 +40,8 @@ static char *slurp(const char *name)
 
 /* The demo's regression: the static root_usage lock comes first, named by
  * the kernel, with its count (begins), timed waits, summed and maximum wait,
- * and its chains from the caller of the lock op on. */
+ * and its chains from the caller of the lock op on (the tracing's own
+ * frames and the lock op's dropped). */
 static void test_demo_shape(void **state)
 {
 	char *w = slurp("demo-root-usage.waits"), *s = slurp("demo-root-usage.stacks");
@@ -54,26 +55,31 @@ static void test_demo_shape(void **state)
 	assert_string_equal(l->name, "root_usage");
 	assert_string_equal(l->named_by, "symbol");
 	assert_true(l->addr == 0xffffffff81e4a2c0ull);
-	assert_true(l->waits == 41873);
+	assert_true(l->waits == 23296 + 18431 + 146);
 	/* begins over all chains: 23310 + 18431 + 132 */
 	assert_true(l->contentions == 41873);
-	assert_true(l->wait_ns == 2214093377ull);
+	assert_true(l->wait_ns == 1231839211ull + 982254166ull + 7201204ull);
 	assert_true(l->max_wait_ns == 318214);
 	assert_int_equal(l->nchains, 2);
 	/* two stacks that differ only past the depth kept are one chain */
-	assert_true(l->chains[0].count == 23310 + 132);
+	assert_true(l->chains[0].count == 23296 + 146);
 	assert_int_equal(l->chains[0].nframes, FL_LOCK_MAX_FRAMES);
 	assert_string_equal(l->chains[0].frames[0], "root_usage_update");
 	assert_string_equal(l->chains[0].frames[1], "charge_memcg");
 	assert_string_equal(l->chains[0].frames[3], "do_anonymous_page");
 	assert_true(l->chains[1].count == 18431);
 	assert_string_equal(l->chains[1].frames[1], "uncharge_folio");
-	/* a lock inside an object is named by the function that took it */
+	/* locks inside two objects, taken by one function: one row by caller */
 	l = &ls.locks[1];
 	assert_string_equal(l->name, "folio_lruvec_lock_irqsave");
 	assert_string_equal(l->named_by, "caller");
-	assert_true(l->contentions == 212); /* more waits than begins seen: waits */
+	assert_true(l->waits == 212);
+	assert_true(l->contentions == 212); /* 209 begins seen, 212 waits: the waits */
+	assert_true(l->wait_ns == 18733091);
 	assert_true(l->max_wait_ns == 902114);
+	assert_int_equal(l->nchains, 1);
+	assert_string_equal(l->chains[0].frames[0], "folio_lruvec_lock_irqsave");
+	assert_string_equal(l->chains[0].frames[1], "release_pages");
 	/* a lock at an offset in a static object keeps the offset */
 	l = &ls.locks[2];
 	assert_string_equal(l->name, "contig_page_data+0x1280");
@@ -83,34 +89,39 @@ static void test_demo_shape(void **state)
 	free(s);
 }
 
-/* Recorded from a real 6.1 guest: one rwsem (mmap_lock) inside the mm. */
+/* Recorded from a real 6.1 guest: one rwsem (mmap_lock) inside the mm,
+ * taken by munmap, mmap and the fault path: a row per caller. */
 static void test_recorded_debian(void **state)
 {
-	char *w = slurp("debian-6.1-pf1-threads.waits"),
-	     *s = slurp("debian-6.1-pf1-threads.stacks");
+	char *w = slurp("debian-6.1-pf2-threads.waits"),
+	     *s = slurp("debian-6.1-pf2-threads.stacks");
 	struct fl_lockstat ls;
 	const struct fl_lock *l;
 
 	(void)state;
 	assert_int_equal(fl_lockstat_parse(w, s, &ls), 0);
-	assert_int_equal(ls.nlocks, 1);
+	assert_int_equal(ls.nlocks, 3);
 	l = &ls.locks[0];
 	assert_string_equal(l->named_by, "caller");
 	assert_string_equal(l->name, "__vm_munmap");
-	assert_true(l->waits == 64);
-	assert_true(l->contentions == 75);
-	assert_true(l->wait_ns == 238088745ull);
-	assert_true(l->max_wait_ns == 30668195ull);
-	assert_int_equal(l->nchains, 3);
-	assert_true(l->chains[0].count == 29);
-	/* down_write_killable is the lock op, not its user */
+	assert_true(l->waits == 16);
+	assert_true(l->contentions == 18);
+	assert_true(l->wait_ns == 99981047ull);
+	assert_true(l->max_wait_ns == 15465946ull);
+	assert_int_equal(l->nchains, 1);
+	/* down_write_killable and rwsem_down_write_slowpath are the lock op */
 	assert_string_equal(l->chains[0].frames[0], "__vm_munmap");
-	assert_string_equal(l->chains[2].frames[0], "lock_mm_and_find_vma");
-	/* without stacks: counts from the waits, named by address */
+	assert_string_equal(l->chains[0].frames[1], "__x64_sys_munmap");
+	assert_string_equal(ls.locks[1].name, "vm_mmap_pgoff");
+	assert_true(ls.locks[1].contentions == 16);
+	assert_true(ls.locks[1].max_wait_ns == 21395630ull);
+	assert_string_equal(ls.locks[2].name, "lock_mm_and_find_vma");
+	assert_true(ls.locks[2].contentions == 11);
+	assert_string_equal(ls.locks[2].chains[0].frames[1], "do_user_addr_fault");
+	/* without the begins: counts from the waits */
 	assert_int_equal(fl_lockstat_parse(w, NULL, &ls), 0);
-	assert_true(ls.locks[0].contentions == 64);
-	assert_string_equal(ls.locks[0].named_by, "address");
-	assert_string_equal(ls.locks[0].name, "0xffff8c0d81057af0");
+	assert_int_equal(ls.nlocks, 3);
+	assert_true(ls.locks[0].contentions == 16);
 	free(w);
 	free(s);
 }
@@ -140,6 +151,9 @@ static void test_parse_edges(void **state)
 	assert_int_equal(ls.nlocks, FL_LOCK_MAX_LOCKS);
 	assert_true(ls.other_locks == 4);
 	assert_true(ls.locks[0].wait_ns == 1000u * (FL_LOCK_MAX_LOCKS + 4));
+	/* no chain and no symbol: named by address */
+	assert_string_equal(ls.locks[0].named_by, "address");
+	assert_string_equal(ls.locks[0].name, "0xffff888000000013");
 	assert_true(fl_lockstat_lock_frame("_raw_spin_lock_irqsave"));
 	assert_true(fl_lockstat_lock_frame("queued_spin_lock_slowpath"));
 	assert_true(fl_lockstat_lock_frame("down_write_killable"));
@@ -191,7 +205,7 @@ static void test_json(void **state)
 	assert_false(j.failed);
 	assert_non_null(strstr(j.buf, "{\"locks\":[{\"lock\":\"root_usage\",\"named_by\":\"symbol\","
 				      "\"addr\":\"ffffffff81e4a2c0\",\"contentions\":41873,"
-				      "\"waits\":41873,\"wait_ns\":2214093377,\"max_wait_ns\":318214,"
+				      "\"waits\":41873,\"wait_ns\":2221294581,\"max_wait_ns\":318214,"
 				      "\"chains\":[{\"count\":23442,\"frames\":[\"root_usage_update\","
 				      "\"charge_memcg\""));
 	assert_non_null(strstr(j.buf, "\"other_locks\":0}"));

@@ -70,6 +70,20 @@ static int64_t add_run(int k, int run, double speed, double spin)
 				       .profile_samples = 1000,
 				       .fn = fn,
 				       .nfn = 2};
+	/* lock contention: the lruvec lock level everywhere, root_usage only
+	 * where the spin share is high (the culprit) */
+	struct fl_lock_row lk[2] = {
+	    {"root_usage", "symbol", 40000, 40000, 2000000000, 318000,
+	     "23442 root_usage_update <- charge_memcg\n18431 root_usage_update <- uncharge_folio"},
+	    {"folio_lruvec_lock_irqsave", "caller", 100, 100, 100000, 2000,
+	     "100 folio_lruvec_lock_irqsave <- release_pages"}};
+	struct fl_evidence_row locks = {.is_locks = 1,
+					.test = "page_fault2",
+					.mode = "threads",
+					.tasks = 2,
+					.locks = "recorded",
+					.lk = spin > 0.3 ? lk : lk + 1,
+					.nlk = spin > 0.3 ? 2 : 1};
 	struct fl_run_end e = {.status = "ok",
 			       .nodes = 2,
 			       .cpus = 2,
@@ -87,6 +101,7 @@ static int64_t add_run(int k, int run, double speed, double spin)
 	assert_int_equal(fl_store_begin(st), 0);
 	assert_int_equal(fl_store_evidence_add(st, id, &res), 0);
 	assert_int_equal(fl_store_evidence_add(st, id, &prof), 0);
+	assert_int_equal(fl_store_evidence_add(st, id, &locks), 0);
 	assert_int_equal(fl_store_commit(st), 0);
 	return id;
 }
@@ -235,6 +250,24 @@ static void test_kernel_machine_report(void **state)
 	assert_non_null(strstr(body, "     10.00            +58.0      68.00        "
 				     "pf2.threads.profile._raw_spin_lock tasks=2\n"));
 	assert_null(strstr(body, "carry no vmstat or profile records"));
+	/* the lock that got hot, named, counted, timed, with its chains: in
+	 * the table and in its own section, the culprit's comparison first */
+	assert_non_null(strstr(body, "      0.00                        8000        "
+				     "pf2.threads.lock_stat.root_usage.contentions/s tasks=2\n"
+				     "                                  chain: 23442 root_usage_update "
+				     "<- charge_memcg\n"));
+	snprintf(want, sizeof(want),
+		 "\nlock contention (lock:contention_begin/end tracepoints, %.12s against %.12s, "
+		 "the largest growth of wait time first):\n"
+		 "  root_usage (threads tasks=2): 0 -> 8000 contentions/s, waiting 0.0 -> 400.0 "
+		 "ms/s, longest wait 0 -> 318 us\n"
+		 "    chain: 23442 root_usage_update <- charge_memcg\n"
+		 "    chain: 18431 root_usage_update <- uncharge_folio\n\nBisection",
+		 sha[2], sha[1]);
+	if (!strstr(body, want))
+		fail_msg("no lock section like\n%s\nin\n%s", want, body);
+	/* the level lruvec lock is not a row */
+	assert_null(strstr(body, "lock_stat.folio_lruvec_lock_irqsave"));
 	/* real commands, with the tree, the revisions and the comparison */
 	snprintf(want, sizeof(want), "\tfaultline build --config %s --tree linux --rev %s\n",
 		 cfg->path, sha[2]);
