@@ -436,9 +436,9 @@ static void locks_table(fl_buf *out, const struct fl_evidence_row *pt)
 	for (size_t i = 0; i < pt->nlk; i++) {
 		const struct fl_lock_row *l = &pt->lk[i];
 
-		fl_html_addf(out, "<tr><td><code>%s</code></td><td>%s</td><td class='num'>%llu</td>"
+		fl_html_addf(out, "<tr><td><code>%s</code></td><td>%s</td><td class='num'>%lld</td>"
 				  "<td class='num'>",
-			     l->lock, l->named_by, (unsigned long long)l->contentions);
+			     l->lock, l->named_by, (long long)l->contentions);
 		fl_web_num(out, pt->measured_s > 0 ? (double)l->contentions / pt->measured_s : NAN);
 		fl_buf_adds(out, "</td><td class='num'>");
 		fl_web_num(out, (double)l->wait_ns / 1e6);
