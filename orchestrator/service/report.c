@@ -344,13 +344,22 @@ static void add_tables(struct report *x)
 /*
  * Lock contention, the way the 2014 and 2024 threads were settled: the lock
  * whose wait time grew most between the culprit's parent and the culprit
- * (else between the tags), first, with its contentions, wait time, longest
- * wait and call chains; the others that changed after it. Nothing when no
- * run traced locks (compare.c's notes in the table say why).
+ * (else between the tags: bisection steps do not trace, pipeline.h), first,
+ * with its contentions, wait time, longest wait and call chains; the others
+ * that changed after it. Nothing when no run traced locks (compare.c's
+ * notes in the table say why).
  */
+static int has_locks(const struct fl_comparison *c)
+{
+	for (size_t i = 0; c && i < c->nrows; i++)
+		if (c->rows[i].kind == FL_CMP_LOCK)
+			return 1;
+	return 0;
+}
+
 static void add_locks(struct report *x)
 {
-	const struct fl_comparison *c = x->culprit_cmp ? x->culprit_cmp : x->tags;
+	const struct fl_comparison *c = has_locks(x->culprit_cmp) ? x->culprit_cmp : x->tags;
 	int any = 0;
 
 	for (size_t i = 0; c && i < c->nrows; i++) {
