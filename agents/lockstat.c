@@ -139,9 +139,12 @@ static int next_line(const char **p, char *buf, size_t n)
 /*
  * The next entry "{ NAME: [hex] sym , stacktrace:\n frames\n} hitcount: N
  * [wait_ns: W]\n[\tmax: M ...]" of text from *p; 0 at the end. Entries of
- * other shapes (the common_pid hist on the same event) are skipped.
+ * other shapes (the common_pid hist on the same event) are skipped. A file
+ * holds one histogram per trigger, each after its "# trigger info:" line:
+ * *onmax says whether the entry's is the onmax() one (its hitcount counts
+ * the same waits again and is not to be added).
  */
-static int next_entry(const char **p, const char *name, struct entry *e)
+static int next_entry(const char **p, const char *name, struct entry *e, int *onmax)
 {
 	char pre[64], line[512];
 	size_t plen;
@@ -152,6 +155,8 @@ static int next_entry(const char **p, const char *name, struct entry *e)
 		const char *q, *end;
 		int in_lock = 1;
 
+		if (!strncmp(line, "# trigger info:", 15))
+			*onmax = strstr(line, "onmax(") != NULL;
 		if (strncmp(line, pre, plen))
 			continue;
 		memset(e, 0, sizeof(*e));
@@ -293,25 +298,27 @@ static struct fl_lock *lock_get(struct fl_lock **all, int *n, int *cap, const st
 int fl_lockstat_parse(const char *waits, const char *stacks, struct fl_lockstat *ls)
 {
 	struct fl_lock *all = NULL, *l;
-	int n = 0, cap = 0;
+	int n = 0, cap = 0, onmax = 0;
 	struct entry e;
 	const char *p;
 
 	memset(ls, 0, sizeof(*ls));
 	if (!waits || !strstr(waits, "# event histogram"))
 		return -1;
-	/* the timed waits, per lock and chain */
-	for (p = waits; next_entry(&p, "lock", &e);) {
+	/* the timed waits, per lock and chain, and their longest */
+	for (p = waits; next_entry(&p, "lock", &e, &onmax);) {
 		if (!(l = lock_get(&all, &n, &cap, &e)))
 			goto oom;
-		l->waits += e.hits;
-		l->wait_ns += e.wait_ns;
 		if (e.max_ns > l->max_wait_ns)
 			l->max_wait_ns = e.max_ns;
+		if (onmax)
+			continue;
+		l->waits += e.hits;
+		l->wait_ns += e.wait_ns;
 		chain_add(l, &e.chain);
 	}
 	/* the contentions (begins), per lock and chain */
-	for (p = stacks; next_entry(&p, "lock_addr", &e);) {
+	for (p = stacks; next_entry(&p, "lock_addr", &e, &onmax);) {
 		char name[sizeof(all->name)];
 		const char *by;
 
@@ -383,18 +390,25 @@ static int synth_made; /* fl_lock_wait exists */
 
 static const struct {
 	const char *file, *trigger;
+	int per_window; /* 1: a map read per window, cleared at its start; 2: the
+			 * max, whose variable a clear cannot take: re-added */
 } triggers[] = {
     /* installed in this order, removed in the reverse */
-    {EV_SYNTH, "hist:keys=lock.sym-offset,stacktrace:vals=hitcount,wait_ns:fl_mx=wait_ns:"
-	       "onmax($fl_mx).save(lock):sort=wait_ns.descending:size=2048"},
-    {EV_BEGIN, "hist:keys=common_pid:fl_ts0=common_timestamp"},
+    {EV_SYNTH, "hist:keys=lock.sym-offset,stacktrace:vals=hitcount,wait_ns:"
+	       "sort=wait_ns.descending:size=2048", 1},
+    {EV_BEGIN, "hist:keys=common_pid:fl_ts0=common_timestamp", 0},
     {EV_BEGIN, "hist:keys=lock_addr.sym-offset,stacktrace:vals=hitcount:"
-	       "sort=hitcount.descending:size=4096"},
+	       "sort=hitcount.descending:size=4096", 1},
     {EV_END, "hist:keys=common_pid:fl_wait=common_timestamp-$fl_ts0:"
-	     "onmatch(lock.contention_begin).trace(fl_lock_wait,lock_addr,$fl_wait)"},
+	     "onmatch(lock.contention_begin).trace(fl_lock_wait,lock_addr,$fl_wait)", 0},
+    {EV_SYNTH, "hist:keys=lock.sym-offset,stacktrace:fl_mx=wait_ns:onmax($fl_mx).save(lock):"
+	       "size=2048", 2},
 };
 #define NTRIGGERS (int)(sizeof(triggers) / sizeof(triggers[0]))
 static int installed; /* triggers[0..installed) are in */
+
+static int install(char *status, size_t n);
+static void remove_triggers(void);
 
 static int exists(const char *rel)
 {
@@ -549,7 +563,32 @@ int fl_lockstat_open(char *status, size_t n)
 		return -1;
 	}
 	synth_made = 1;
+	if (install(status, n)) {
+		fl_lockstat_close();
+		return -1;
+	}
 	snprintf(status, n, "ready");
+	return 0;
+}
+
+/* The triggers, once a run: enabling a tracepoint patches kernel text and
+ * removing one waits for RCU, a second or more each under TCG, where
+ * clearing a map between windows is one RCU wait. */
+static int install(char *status, size_t n)
+{
+	for (int i = 0; i < NTRIGGERS; i++) {
+		int e = tfs_append(triggers[i].file, triggers[i].trigger);
+
+		if (e) {
+			char log[256];
+
+			error_log(log, sizeof(log));
+			snprintf(status, n, "failed: %s: %s %s", triggers[i].file, strerror(-e), log);
+			remove_triggers();
+			return -1;
+		}
+		installed = i + 1;
+	}
 	return 0;
 }
 
@@ -566,21 +605,30 @@ static void remove_triggers(void)
 
 int fl_lockstat_begin(char *status, size_t n)
 {
-	if (!tfs[0])
-		return -1;
-	remove_triggers();
-	for (int i = 0; i < NTRIGGERS; i++) {
-		int e = tfs_append(triggers[i].file, triggers[i].trigger);
+	char cmd[512];
 
+	if (!tfs[0] || installed != NTRIGGERS)
+		return -1;
+	/* empty maps for the window */
+	for (int i = 0; i < NTRIGGERS; i++) {
+		int e = 0;
+
+		if (triggers[i].per_window == 1) {
+			snprintf(cmd, sizeof(cmd), "%s:clear", triggers[i].trigger);
+			e = tfs_append(triggers[i].file, cmd);
+		} else if (triggers[i].per_window == 2) {
+			snprintf(cmd, sizeof(cmd), "!%s", triggers[i].trigger);
+			if (!(e = tfs_append(triggers[i].file, cmd)))
+				e = tfs_append(triggers[i].file, triggers[i].trigger);
+		}
 		if (e) {
 			char log[256];
 
 			error_log(log, sizeof(log));
-			snprintf(status, n, "failed: %s: %s %s", triggers[i].file, strerror(-e), log);
-			remove_triggers();
+			snprintf(status, n, "failed: window start, %s: %s %s", triggers[i].file,
+				 strerror(-e), log);
 			return -1;
 		}
-		installed = i + 1;
 	}
 	snprintf(status, n, "tracing");
 	return 0;
@@ -596,7 +644,6 @@ int fl_lockstat_end(struct fl_lockstat *ls, char *status, size_t n)
 		return -1;
 	waits = tfs_read("events/synthetic/fl_lock_wait/hist");
 	stacks = tfs_read("events/lock/contention_begin/hist");
-	remove_triggers();
 	if (getenv("FL_LOCKSTAT_RAW"))
 		fprintf(stderr, "=== fl_lock_wait/hist\n%s=== contention_begin/hist\n%s=== end\n",
 			waits ? waits : "", stacks ? stacks : "");

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agent.h"
@@ -581,6 +582,7 @@ struct window {
 	struct profile prof;
 	/* lock contention (lockstat.h): traced is whether this window is */
 	int traced;
+	double lock_setup_s, lock_read_s; /* what the tracing's begin and end took */
 	char lock_status[240];
 	struct fl_lockstat locks;
 	/* a child point: the faults its cgroup counted in the window, which
@@ -594,8 +596,14 @@ static void window_begin(void *arg)
 {
 	struct window *w = arg;
 
-	if (w->traced)
+	if (w->traced) {
+		struct timespec a, b;
+
+		clock_gettime(CLOCK_MONOTONIC, &a);
 		w->traced = !fl_lockstat_begin(w->lock_status, sizeof(w->lock_status));
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		w->lock_setup_s = (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9;
+	}
 	profile_reset(&w->prof);
 	nodes_read(&w->nodes_before, w->topo);
 	vmstat_read(&w->before);
@@ -610,8 +618,14 @@ static void window_end(void *arg)
 	nodes_read(&w->nodes_after, w->topo);
 	w->cg_ok = w->cg_ok && !fl_cgroup_pgfault(w->cg, &w->cg_after);
 	profile_read(&w->prof);
-	if (w->traced)
+	if (w->traced) {
+		struct timespec a, b;
+
+		clock_gettime(CLOCK_MONOTONIC, &a);
 		w->traced = !fl_lockstat_end(&w->locks, w->lock_status, sizeof(w->lock_status));
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		w->lock_read_s = (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9;
+	}
 }
 
 /* Whether lock contention can be traced in this run: set once by
@@ -635,6 +649,9 @@ static void locks_emit(const struct window *wi, const struct fl_bench_point *pt,
 	jw_int(&w, "tasks", pt->ntasks);
 	jw_str(&w, "cgroup", fl_bench_cgroup_name(pt->cgroup));
 	jw_str(&w, "status", wi->lock_status);
+	/* outside the measured seconds, but what a window costs the guest */
+	jw_double_p(&w, "setup_s", wi->lock_setup_s, 3);
+	jw_double_p(&w, "read_s", wi->lock_read_s, 3);
 	fl_lockstat_json(&w, &wi->locks);
 	jw_obj_close(&w);
 	if (!w.failed)
@@ -681,6 +698,7 @@ static int run_point(const struct fl_bench_opts *o, const struct fl_topo *t,
 	win.nodes_before.n = win.nodes_after.n = 0;
 	win.topo = t;
 	win.traced = traced && lock_run_ok;
+	win.lock_setup_s = win.lock_read_s = 0;
 	memset(&win.locks, 0, sizeof(win.locks));
 	snprintf(win.lock_status, sizeof(win.lock_status), "%s",
 		 !traced ? "off" : lock_run_ok ? "failed: the window did not start" : lock_run_status);
