@@ -84,7 +84,7 @@ n=$(grep -c '"locks":"recorded"' "$tmp/bench.json")
 [ "$n" -eq 6 ] && ok "6 results say their locks were recorded" || fail "$n results say locks recorded"
 n=$(grep -c '"nodes":\[{"node":0,"tasks":1,.*{"node":1,"tasks":1,' "$tmp/bench.json")
 [ "$n" -eq 6 ] && ok "6 results with per-node rows, a task on each node" || fail "$n results with both nodes"
-expect_grep "$tmp/bench.json" '"vmstat_missing":\["nr_tlb_remote_flush"' "the missing TLB counters named"
+expect_grep "$tmp/bench.json" '"vmstat_missing":["nr_tlb_remote_flush"' "the missing TLB counters named"
 expect_exit 2 "a placeholder System.map is refused by name" "$FAULTLINE" profile \
 	--system-map "$(dirname "$kernel")/System.map-$(basename "$kernel" | sed 's/^vmlinuz-//')" "$tmp/bench.log"
 expect_grep "$tmp/err" "System.map" "the error names the map"
