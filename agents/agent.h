@@ -18,7 +18,11 @@ typedef void (*fl_agent_emit_fn)(void *arg, const char *json, const struct fl_be
  * over "measured_s" seconds) and says whether a kernel profile of that
  * window follows ("profile": "recorded", "none" without /proc/profile, or
  * what went wrong); a recorded one comes next as a "profile" object tagged
- * with the point's test, mode and tasks. */
+ * with the point's test, mode and tasks. The result also carries "nodes"
+ * (per NUMA node the numastat and vmstat deltas and the tasks pinned
+ * there), "vmstat_missing" (expected counters the kernel lacks) and
+ * "locks", the lock-contention status; a traced point (o->locks) is
+ * followed by a "locks" object (lockstat.h). */
 int fl_agent_run(const struct fl_bench_opts *o, fl_agent_emit_fn emit, void *arg);
 /* Emits {"type":"error","message":msg}. */
 void fl_agent_error(fl_agent_emit_fn emit, void *arg, const char *msg);

@@ -43,6 +43,9 @@ struct fl_bench_opts {
 	/* guest job only */
 	int timeout_s;		/* watchdog; 0 derives it from the run */
 	int hang;		/* test hook: the job never ends */
+	/* lock contention per window (lockstat.h): 1 on (the default), 0 off,
+	 * 2 cost: each point untraced, traced, traced, untraced */
+	int locks;
 };
 
 void fl_bench_defaults(struct fl_bench_opts *o);

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "lockstat.h"
 #include "cgroup.h"
 #include "proto/jobline.h"
 #include "proto/record.h"
@@ -136,12 +137,16 @@ static int cmdline_value(const char *cmd, const char *key, char *out, size_t n)
 	return -1;
 }
 
-/* fl.job=key=value;key=value on the command line wins over /job. */
-static int load_job(const char *cmd, struct fl_bench_opts *o)
+/* fl.job=key=value;key=value on the command line wins over /job. Lock
+ * contention is traced by default only as PID 1, in a kernel the agent
+ * owns: tracefs is the whole machine's, and agents run as processes (the
+ * tests, a box's stand-in) would trace, and fight over, the host's. */
+static int load_job(const char *cmd, struct fl_bench_opts *o, int pid1)
 {
 	char j[FL_JOB_MAX], *job;
 
 	fl_bench_defaults(o);
+	o->locks = pid1;
 	if (cmd && !cmdline_value(cmd, "fl.job", j, sizeof(j)))
 		return fl_bench_parse_job(o, j);
 	job = slurp("/job");
@@ -180,6 +185,9 @@ static int job_timeout(const struct fl_bench_opts *o)
 		for (int m = 0; m < 2; m++)
 			points += o->tests[t] && o->modes[m];
 	points *= fl_bench_task_counts(o, 1, counts);
+	points *= o->cgroups[0] + o->cgroups[1];
+	if (o->locks == 2) /* locks=cost: every point 4 times a cycle */
+		points *= 4 * FL_LOCK_COST_CYCLES;
 	return 30 + 2 * points * (o->warmup_s + o->duration_s + 2);
 }
 
@@ -273,7 +281,7 @@ int fl_guest_main(const struct fl_guest_opts *g)
 	c.sh->results.fd = -1;
 	fl_record_writer_init(&c.sh->w, console_out, &c);
 	open_results(cmd, &c, g->pid1 ? RESULTS_WAIT_S : 0);
-	bad_job = load_job(cmd, &o);
+	bad_job = load_job(cmd, &o, g->pid1);
 	if (fl_topo_read(&t, "/sys/devices/system/node") == 0)
 		fl_agent_env(&t, bad_job ? NULL : fl_cgroup_prepare(&o), guest_emit, &c);
 	if (bad_job)

@@ -9,11 +9,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agent.h"
 #include "cgroup.h"
 #include "jsonw.h"
+#include "lockstat.h"
 
 #define VMSTAT_MAX 256
 
@@ -45,6 +47,117 @@ static void vmstat_delta(struct jw *w, const struct vmstat *a, const struct vmst
 		if (!strcmp(a->name[i], b->name[i]) && b->val[i] != a->val[i])
 			jw_int(w, a->name[i], (long long)(b->val[i] - a->val[i]));
 	jw_obj_close(w);
+}
+
+/* The counters the evidence always wants: a kernel without them (no
+ * CONFIG_VM_EVENT_COUNTERS; the TLB ones need CONFIG_DEBUG_TLBFLUSH) is
+ * told apart from one where they did not move. */
+static const char *const vmstat_expected[] = {
+	"pgfault", "pgmajfault", "pgalloc_normal", "pgfree", "numa_hit", "numa_miss",
+	"numa_foreign", "nr_tlb_remote_flush", "nr_tlb_remote_flush_received",
+	"nr_tlb_local_flush_all", "nr_tlb_local_flush_one",
+};
+
+static void vmstat_missing(struct jw *w, const struct vmstat *v)
+{
+	if (!v->n)
+		return;
+	jw_arr_open(w, "vmstat_missing");
+	for (size_t k = 0; k < sizeof(vmstat_expected) / sizeof(vmstat_expected[0]); k++) {
+		int found = 0;
+
+		for (int i = 0; i < v->n && !found; i++)
+			found = !strcmp(v->name[i], vmstat_expected[k]);
+		if (!found)
+			jw_str(w, NULL, vmstat_expected[k]);
+	}
+	jw_arr_close(w);
+}
+
+/*
+ * Per NUMA node, what LKP's numa-numastat and numa-vmstat rows say: the
+ * node's numastat (numa_hit, numa_miss, numa_foreign, interleave_hit,
+ * local_node, other_node) and its vmstat, before and after the window, and
+ * how many of the point's tasks were pinned to the node's CPUs. A
+ * cross-node effect (pages allocated off-node, one node's lock holders) is
+ * then seen per node, not summed away.
+ */
+#define NODE_STAT_MAX 128
+
+struct nodestat {
+	int n;
+	char name[NODE_STAT_MAX][40];
+	unsigned long long val[NODE_STAT_MAX];
+};
+
+struct nodes {
+	int n;
+	struct nodestat numa[FL_TOPO_MAX_NODES], vm[FL_TOPO_MAX_NODES];
+};
+
+static void nodestat_read(struct nodestat *s, int node, const char *file)
+{
+	char path[96];
+	FILE *f;
+
+	s->n = 0;
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/%s", node, file);
+	if (!(f = fopen(path, "r")))
+		return;
+	while (s->n < NODE_STAT_MAX && fscanf(f, "%39s %llu", s->name[s->n], &s->val[s->n]) == 2)
+		s->n++;
+	fclose(f);
+}
+
+static void nodes_read(struct nodes *ns, const struct fl_topo *t)
+{
+	ns->n = t ? t->nnodes : 0;
+	for (int i = 0; i < ns->n; i++) {
+		nodestat_read(&ns->numa[i], t->node_id[i], "numastat");
+		nodestat_read(&ns->vm[i], t->node_id[i], "vmstat");
+	}
+}
+
+static void nodestat_delta(struct jw *w, const char *key, const struct nodestat *a,
+			   const struct nodestat *b)
+{
+	jw_obj_open(w, key);
+	for (int i = 0; i < a->n && i < b->n; i++)
+		if (!strcmp(a->name[i], b->name[i]) && b->val[i] != a->val[i])
+			jw_int(w, a->name[i], (long long)(b->val[i] - a->val[i]));
+	jw_obj_close(w);
+}
+
+/* "nodes":[{"node":0,"tasks":1,"numastat":{..},"vmstat":{..}},..]: the
+ * changes of each node, and "tasks_unpinned" when placement let the
+ * scheduler decide. */
+static void nodes_delta(struct jw *w, const struct fl_topo *t, const struct fl_bench_point *pt,
+			const struct nodes *a, const struct nodes *b)
+{
+	int unpinned = 0;
+
+	if (!t || !a->n || a->n != b->n)
+		return;
+	jw_arr_open(w, "nodes");
+	for (int n = 0; n < a->n; n++) {
+		int tasks = 0;
+
+		for (int k = 0; k < pt->ntasks; k++)
+			for (int c = 0; c < t->ncpus; c++)
+				if (pt->task_cpu[k] == t->cpu[c] && t->node_of[c] == n)
+					tasks++;
+		jw_obj_open(w, NULL);
+		jw_int(w, "node", t->node_id[n]);
+		jw_int(w, "tasks", tasks);
+		nodestat_delta(w, "numastat", &a->numa[n], &b->numa[n]);
+		nodestat_delta(w, "vmstat", &a->vm[n], &b->vm[n]);
+		jw_obj_close(w);
+	}
+	jw_arr_close(w);
+	for (int k = 0; k < pt->ntasks; k++)
+		unpinned += pt->task_cpu[k] < 0;
+	if (unpinned)
+		jw_int(w, "tasks_unpinned", unpinned);
 }
 
 /*
@@ -464,7 +577,14 @@ void fl_agent_error(fl_agent_emit_fn emit, void *arg, const char *msg)
 /* What is read around a point's measured window (see fl_bench_window). */
 struct window {
 	struct vmstat before, after;
+	struct nodes nodes_before, nodes_after;
+	const struct fl_topo *topo;
 	struct profile prof;
+	/* lock contention (lockstat.h): traced is whether this window is */
+	int traced;
+	double lock_setup_s, lock_read_s; /* what the tracing's begin and end took */
+	char lock_status[240];
+	struct fl_lockstat locks;
 	/* a child point: the faults its cgroup counted in the window, which
 	 * says the tasks ran in it */
 	const struct fl_cgroup *cg;
@@ -476,7 +596,16 @@ static void window_begin(void *arg)
 {
 	struct window *w = arg;
 
+	if (w->traced) {
+		struct timespec a, b;
+
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		w->traced = !fl_lockstat_begin(w->lock_status, sizeof(w->lock_status));
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		w->lock_setup_s = (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9;
+	}
 	profile_reset(&w->prof);
+	nodes_read(&w->nodes_before, w->topo);
 	vmstat_read(&w->before);
 	w->cg_ok = w->cg && !fl_cgroup_pgfault(w->cg, &w->cg_before);
 }
@@ -486,8 +615,48 @@ static void window_end(void *arg)
 	struct window *w = arg;
 
 	vmstat_read(&w->after);
+	nodes_read(&w->nodes_after, w->topo);
 	w->cg_ok = w->cg_ok && !fl_cgroup_pgfault(w->cg, &w->cg_after);
 	profile_read(&w->prof);
+	if (w->traced) {
+		struct timespec a, b;
+
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		w->traced = !fl_lockstat_end(&w->locks, w->lock_status, sizeof(w->lock_status));
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		w->lock_read_s = (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9;
+	}
+}
+
+/* Whether lock contention can be traced in this run: set once by
+ * fl_agent_run; lock_run_status says why not. */
+static int lock_run_ok;
+static char lock_run_status[240];
+
+/* {"type":"locks","test":..,"mode":..,"tasks":..,"cgroup":..,"status":..,
+ *  "locks":[{"lock":..,"named_by":..,"addr":..,"contentions":N,"wait_ns":T,
+ *  "max_wait_ns":M,"chains":[{"count":c,"frames":[..]}]}],"other_locks":n} */
+static void locks_emit(const struct window *wi, const struct fl_bench_point *pt,
+		       fl_agent_emit_fn emit, void *arg)
+{
+	struct jw w;
+
+	jw_init(&w);
+	jw_obj_open(&w, NULL);
+	jw_str(&w, "type", "locks");
+	jw_str(&w, "test", fl_bench_test_name(pt->test));
+	jw_str(&w, "mode", fl_bench_mode_name(pt->mode));
+	jw_int(&w, "tasks", pt->ntasks);
+	jw_str(&w, "cgroup", fl_bench_cgroup_name(pt->cgroup));
+	jw_str(&w, "status", wi->lock_status);
+	/* outside the measured seconds, but what a window costs the guest */
+	jw_double_p(&w, "setup_s", wi->lock_setup_s, 3);
+	jw_double_p(&w, "read_s", wi->lock_read_s, 3);
+	fl_lockstat_json(&w, &wi->locks);
+	jw_obj_close(&w);
+	if (!w.failed)
+		emit(arg, w.buf, NULL);
+	jw_free(&w);
 }
 
 static struct window win;
@@ -518,7 +687,7 @@ static int measure(const struct fl_bench_opts *o, const struct fl_topo *t,
 }
 
 static int run_point(const struct fl_bench_opts *o, const struct fl_topo *t,
-		     struct fl_bench_point *pt, fl_agent_emit_fn emit, void *arg)
+		     struct fl_bench_point *pt, int traced, fl_agent_emit_fn emit, void *arg)
 {
 	struct fl_bench_window hooks = { window_begin, window_end, &win };
 	char why[256];
@@ -526,6 +695,13 @@ static int run_point(const struct fl_bench_opts *o, const struct fl_topo *t,
 
 	pt->window = &hooks;
 	win.before.n = win.after.n = 0;
+	win.nodes_before.n = win.nodes_after.n = 0;
+	win.topo = t;
+	win.traced = traced && lock_run_ok;
+	win.lock_setup_s = win.lock_read_s = 0;
+	memset(&win.locks, 0, sizeof(win.locks));
+	snprintf(win.lock_status, sizeof(win.lock_status), "%s",
+		 !traced ? "off" : lock_run_ok ? "failed: the window did not start" : lock_run_status);
 	win.cg = pt->cgroup == FL_CGROUP_CHILD ? fl_cgroup_prepare(o) : NULL;
 	if (measure(o, t, pt, why, sizeof(why))) {
 		pt->window = NULL;
@@ -537,16 +713,39 @@ static int run_point(const struct fl_bench_opts *o, const struct fl_topo *t,
 	point_json(&w, o, pt);
 	jw_double_p(&w, "measured_s", pt->measured_s, 3);
 	jw_str(&w, "profile", win.prof.status);
+	jw_str(&w, "locks", win.lock_status);
 	if (win.cg_ok)
 		jw_uint(&w, "cgroup_pgfault", win.cg_after - win.cg_before);
 	vmstat_delta(&w, &win.before, &win.after);
+	vmstat_missing(&w, &win.after);
+	nodes_delta(&w, t, pt, &win.nodes_before, &win.nodes_after);
 	jw_obj_close(&w);
 	if (!w.failed)
 		emit(arg, w.buf, pt);
 	jw_free(&w);
 	if (win.prof.valid)
 		profile_emit(&win.prof, pt, emit, arg);
+	if (traced)
+		locks_emit(&win, pt, emit, arg);
 	return 0;
+}
+
+/* A point, or with locks=cost the same point FL_LOCK_COST_CYCLES times four
+ * (untraced, traced, traced, untraced: each cycle cancels a linear drift,
+ * and a shared host's load comes and goes slower than a cycle), for
+ * bench/lockcost. */
+static int run_points(const struct fl_bench_opts *o, const struct fl_topo *t,
+		      struct fl_bench_point *pt, fl_agent_emit_fn emit, void *arg)
+{
+	static const int abba[4] = {0, 1, 1, 0};
+	int err = 0;
+
+	if (o->locks != 2)
+		return run_point(o, t, pt, o->locks, emit, arg);
+	for (int i = 0; i < 4 * FL_LOCK_COST_CYCLES; i++)
+		if (run_point(o, t, pt, abba[i % 4], emit, arg))
+			err = -1;
+	return err;
 }
 
 int fl_agent_run(const struct fl_bench_opts *o, fl_agent_emit_fn emit, void *arg)
@@ -560,6 +759,10 @@ int fl_agent_run(const struct fl_bench_opts *o, fl_agent_emit_fn emit, void *arg
 		return -1;
 	}
 	npoints = fl_bench_task_counts(o, t.ncpus, counts);
+	lock_run_ok = 0;
+	snprintf(lock_run_status, sizeof(lock_run_status), "off");
+	if (o->locks)
+		lock_run_ok = !fl_lockstat_open(lock_run_status, sizeof(lock_run_status));
 	pt.task_ops = calloc(FL_BENCH_MAX_TASKS, sizeof(*pt.task_ops));
 	pt.task_cpu = calloc(FL_BENCH_MAX_TASKS, sizeof(*pt.task_cpu));
 	for (int test = 1; test <= 3; test++) {
@@ -576,11 +779,13 @@ int fl_agent_run(const struct fl_bench_opts *o, fl_agent_emit_fn emit, void *arg
 					pt.mode = (enum fl_bench_mode)m;
 					pt.ntasks = counts[i];
 					pt.cgroup = (enum fl_bench_cgroup)c;
-					if (run_point(o, &t, &pt, emit, arg))
+					if (run_points(o, &t, &pt, emit, arg))
 						err = -1;
 				}
 		}
 	}
+	if (lock_run_ok)
+		fl_lockstat_close();
 	free(pt.task_ops);
 	free(pt.task_cpu);
 	pt.task_ops = NULL;

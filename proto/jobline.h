@@ -32,6 +32,13 @@
  *                                           memory.limit_in_bytes); absent: none
  *   memory_high 256M                        the child's memory.high (v1:
  *                                           memory.soft_limit_in_bytes)
+ *   locks      on | off | cost              lock contention of each measured window
+ *                                           from the lock:contention_* tracepoints
+ *                                           (agents/lockstat.h); absent: on in a
+ *                                           guest (PID 1), off otherwise. cost
+ *                                           (bench/lockcost) measures every point
+ *                                           in 5 cycles of untraced, traced,
+ *                                           traced, untraced, to price the tracing
  *   hang       1                            test hook: the job never ends
  * Anything else is refused by the reader.
  */
@@ -54,6 +61,7 @@
 #define FL_JOB_MEMORY_MAX "memory_max"
 #define FL_JOB_MEMORY_HIGH "memory_high"
 #define FL_JOB_HANG	 "hang"
+#define FL_JOB_LOCKS	 "locks"
 
 /* The longest seconds value either side takes (an hour). */
 #define FL_JOB_SECONDS_MAX 3600

@@ -286,7 +286,8 @@ static void vmstat_rows(struct build *b, const struct key *pk, const struct fl_c
 			const struct fl_evidence_point *pt = find_point(&sides[s]->runs[r], pk);
 
 			for (size_t i = 0; pt && i < pt->nvm; i++)
-				if (fl_vmstat_counter(pt->vm[i].name))
+				if (fl_vmstat_counter(pt->vm[i].name) &&
+				    !fl_vmstat_is_node(pt->vm[i].name))
 					keys_add(&names, "", 0, "", pt->vm[i].name);
 		}
 	keys_sort(&names);
@@ -412,6 +413,212 @@ static void profile_rows(struct build *b, const struct key *pk, const struct fl_
 	free(fns.k);
 }
 
+/* ---- per node ----------------------------------------------------------- */
+
+static void node_rows(struct build *b, const struct key *pk, const struct fl_cmp_set *base,
+		      const struct fl_cmp_set *nw)
+{
+	struct keys names = {0};
+	const struct fl_cmp_set *sides[2] = {base, nw};
+
+	for (int s = 0; s < 2; s++)
+		for (size_t r = 0; r < sides[s]->n; r++) {
+			const struct fl_evidence_point *pt = find_point(&sides[s]->runs[r], pk);
+
+			for (size_t i = 0; pt && i < pt->nvm; i++) {
+				const char *n = pt->vm[i].name;
+				size_t len = strlen(n);
+
+				if (fl_vmstat_is_node(n) &&
+				    (fl_vmstat_counter(n) ||
+				     (len > 6 && !strcmp(n + len - 6, ".tasks"))))
+					keys_add(&names, "", 0, "", n);
+			}
+		}
+	keys_sort(&names);
+	for (size_t i = 0; i < names.n; i++) {
+		struct vec x = {0}, y = {0};
+		struct fl_cmp_value bv, nv;
+		double change;
+		int tasks = !fl_vmstat_counter(names.k[i].what);
+
+		vm_values(base, pk, names.k[i].what, &x);
+		vm_values(nw, pk, names.k[i].what, &y);
+		bv = summary(&x);
+		nv = summary(&y);
+		change = pct_change(bv.value, nv.value);
+		free(x.v);
+		free(y.v);
+		/* only the rows that changed */
+		if (bv.value == nv.value || (bv.value != 0 && fabs(change) < b->o->vmstat_min_pct))
+			continue;
+		struct fl_cmp_row *row = new_row(b, FL_CMP_NODE, pk, names.k[i].what, "");
+		row->base = bv;
+		row->new_ = nv;
+		row->change = change;
+		if (!tasks) {
+			char *n = fl_xasprintf("%s/s", row->name);
+			free(row->name);
+			row->name = n;
+		}
+	}
+	free(names.k);
+}
+
+/* Says, once per side, which expected vmstat counters its kernel lacks. */
+static void missing_notes(struct build *b, const struct fl_cmp_set *s)
+{
+	for (size_t r = 0; r < s->n; r++)
+		for (size_t i = 0; i < s->runs[r].npoints; i++) {
+			const char *m = s->runs[r].points[i].vmstat_missing;
+
+			if (m && *m)
+				note(b->c, fl_xasprintf("vmstat of %s has no %s (the VM event counters "
+							"need CONFIG_VM_EVENT_COUNTERS, "
+							"kernels/vmstat.config; nr_tlb_* need "
+							"CONFIG_DEBUG_TLBFLUSH)",
+							s->label, m));
+		}
+}
+
+/* ---- lock contention ----------------------------------------------------- */
+
+enum { LK_CONT, LK_WAIT, LK_MAX };
+static const char *const lk_suffix[] = {"contentions", "waittime-total", "waittime-max"};
+
+/* The runs of s that traced the point; the others are named in a note,
+ * except those of agents that predate lock tracing (no status at all). */
+static int traced(const struct fl_evidence_point *pt)
+{
+	return pt && pt->locks && !strcmp(pt->locks, "recorded") && pt->measured_s > 0;
+}
+
+static void lock_notes(struct build *b, const struct key *pk, const struct fl_cmp_set *s)
+{
+	for (size_t r = 0; r < s->n; r++) {
+		const struct fl_evidence_point *pt = find_point(&s->runs[r], pk);
+
+		if (pt && pt->locks && !traced(pt))
+			note(b->c, fl_xasprintf("no lock contention in %s: %s", s->label,
+						!strcmp(pt->locks, "off")
+						    ? "not traced on this run (see bench/README.md, "
+						      "lockcost)"
+						    : pt->locks));
+	}
+}
+
+static void lock_values(const struct fl_cmp_set *s, const struct key *pk, const char *lock,
+			int what, struct vec *x, const char **chains, uint64_t *most)
+{
+	for (size_t r = 0; r < s->n; r++) {
+		const struct fl_evidence_point *pt = find_point(&s->runs[r], pk);
+		double v = 0;
+
+		if (!traced(pt))
+			continue;
+		for (size_t i = 0; i < pt->nlk; i++) {
+			const struct fl_lock_ev *l = &pt->lk[i];
+
+			if (strcmp(l->name, lock))
+				continue;
+			v = what == LK_CONT   ? (double)l->contentions / pt->measured_s
+			    : what == LK_WAIT ? (double)l->wait_ns / 1e6 / pt->measured_s
+					      : (double)l->max_wait_ns / 1e3;
+			if (chains && l->chains && *l->chains && l->contentions > *most) {
+				*most = l->contentions;
+				*chains = l->chains;
+			}
+		}
+		vec_add(x, v);
+	}
+}
+
+struct lock_move {
+	const char *lock;
+	struct fl_cmp_value base[3], new_[3];
+	double change[3];
+	const char *chains;
+};
+
+static int by_wait_growth(const void *a, const void *b)
+{
+	const struct lock_move *x = a, *y = b;
+	double dx = x->new_[LK_WAIT].value - x->base[LK_WAIT].value;
+	double dy = y->new_[LK_WAIT].value - y->base[LK_WAIT].value;
+
+	if (dx != dy)
+		return dx > dy ? -1 : 1;
+	return strcmp(x->lock, y->lock);
+}
+
+static void lock_rows(struct build *b, const struct key *pk, const struct fl_cmp_set *base,
+		      const struct fl_cmp_set *nw)
+{
+	struct keys locks = {0};
+	const struct fl_cmp_set *sides[2] = {base, nw};
+	struct lock_move *m;
+	size_t nm = 0;
+
+	lock_notes(b, pk, base);
+	lock_notes(b, pk, nw);
+	for (int s = 0; s < 2; s++)
+		for (size_t r = 0; r < sides[s]->n; r++) {
+			const struct fl_evidence_point *pt = find_point(&sides[s]->runs[r], pk);
+
+			for (size_t i = 0; traced(pt) && i < pt->nlk; i++)
+				keys_add(&locks, "", 0, "", pt->lk[i].name);
+		}
+	m = fl_xcalloc(locks.n + 1, sizeof(*m));
+	for (size_t i = 0; i < locks.n; i++) {
+		const char *nchains = NULL, *bchains = NULL;
+		uint64_t nmost = 0, bmost = 0;
+		int changed = 0;
+
+		m[nm].lock = locks.k[i].what;
+		for (int w = 0; w < 3; w++) {
+			struct vec x = {0}, y = {0};
+
+			lock_values(base, pk, locks.k[i].what, w, &x, &bchains, &bmost);
+			lock_values(nw, pk, locks.k[i].what, w, &y, &nchains, &nmost);
+			m[nm].base[w] = summary(&x);
+			m[nm].new_[w] = summary(&y);
+			m[nm].change[w] = pct_change(m[nm].base[w].value, m[nm].new_[w].value);
+			/* only the rows that changed: seen on one side only, or moved */
+			if (m[nm].base[w].value != m[nm].new_[w].value &&
+			    (m[nm].base[w].value == 0 ||
+			     fabs(m[nm].change[w]) >= b->o->vmstat_min_pct))
+				changed = 1;
+			free(x.v);
+			free(y.v);
+		}
+		m[nm].chains = nchains ? nchains : bchains;
+		/* a lock needs a traced run on both sides to have moved */
+		if (changed && m[nm].base[0].n && m[nm].new_[0].n)
+			nm++;
+	}
+	qsort(m, nm, sizeof(*m), by_wait_growth);
+	for (size_t i = 0; i < nm && i < b->o->profile_rows; i++)
+		for (int w = 0; w < 3; w++) {
+			char *what = fl_xasprintf("%s.%s", m[i].lock, lk_suffix[w]);
+			struct fl_cmp_row *row = new_row(b, FL_CMP_LOCK, pk, what, "lock_stat.");
+
+			free(what);
+			row->base = m[i].base[w];
+			row->new_ = m[i].new_[w];
+			row->change = m[i].change[w];
+			row->lock = fl_xstrdup(m[i].lock);
+			if (w == LK_CONT && m[i].chains)
+				row->chains = fl_xstrdup(m[i].chains);
+			if (w != LK_MAX) {
+				char *n = fl_xasprintf("%s/s", row->name);
+				free(row->name);
+				row->name = n;
+			}
+		}
+	free(m);
+	free(locks.k);
+}
+
 /* Every (mode, tasks, cgroup) with evidence on either side, sorted. */
 static void evidence_points(const struct fl_cmp_set *base, const struct fl_cmp_set *nw,
 			    struct keys *pks)
@@ -456,6 +663,14 @@ int fl_compare(const char *benchmark, const struct fl_cmp_set *base, const struc
 		vmstat_rows(&b, &pks.k[i], base, nw);
 	for (size_t i = 0; i < pks.n; i++)
 		profile_rows(&b, &pks.k[i], base, nw);
+	for (size_t i = 0; i < pks.n; i++)
+		lock_rows(&b, &pks.k[i], base, nw);
+	for (size_t i = 0; i < pks.n; i++)
+		node_rows(&b, &pks.k[i], base, nw);
+	if (pks.n) {
+		missing_notes(&b, base);
+		missing_notes(&b, nw);
+	}
 	free(pks.k);
 	*out = b.c;
 	return 0;
@@ -470,6 +685,8 @@ void fl_comparison_free(struct fl_comparison *c)
 		free(c->rows[i].cgroup);
 		free(c->rows[i].what);
 		free(c->rows[i].name);
+		free(c->rows[i].lock);
+		free(c->rows[i].chains);
 	}
 	for (size_t i = 0; i < c->nnotes; i++)
 		free(c->notes[i]);
@@ -525,6 +742,16 @@ static const char *verdict_word(enum fl_verdict v)
 	return v == FL_DIFFERENT ? "DIFFERENT" : v == FL_SAME ? "SAME" : "UNKNOWN";
 }
 
+void fl_comparison_chains_text(const char *chains, const char *indent, fl_buf *out)
+{
+	for (const char *p = chains; *p;) {
+		size_t n = strcspn(p, "\n");
+
+		fl_buf_addf(out, "%schain: %.*s\n", indent, (int)n, p);
+		p += n + (p[n] == '\n');
+	}
+}
+
 void fl_comparison_text(const struct fl_comparison *c, fl_buf *out)
 {
 	enum fl_cmp_kind last = FL_CMP_METRIC;
@@ -561,6 +788,8 @@ void fl_comparison_text(const struct fl_comparison *c, fl_buf *out)
 				    : r->cls == FL_CMP_IMPROVEMENT ? "  improvement"
 								   : "");
 		fl_buf_addch(out, '\n');
+		if (r->chains)
+			fl_comparison_chains_text(r->chains, "                                  ", out);
 	}
 	if (c->nnotes)
 		fl_buf_addch(out, '\n');

@@ -82,7 +82,19 @@ struct fl_cmp_opts {
 };
 void fl_cmp_opts_init(struct fl_cmp_opts *o);
 
-enum fl_cmp_kind { FL_CMP_METRIC, FL_CMP_VMSTAT, FL_CMP_PROFILE };
+/*
+ * FL_CMP_LOCK: per contended lock of a point, LKP's lock_stat rows (without
+ * a debug kernel: agents/lockstat.h): <lock>.contentions (per second),
+ * <lock>.waittime-total (ms of waiting per second of the window) and
+ * <lock>.waittime-max (us, the mean over runs of each run's longest wait);
+ * the locks whose wait time grew most first, only locks whose rows changed
+ * (vmstat_min_pct, or seen on one side only), at most profile_rows a point;
+ * the contentions row carries the lock's top call chains. FL_CMP_NODE: the
+ * per-node rows (LKP's numa-numastat.nodeN.*, numa-vmstat.nodeN.* per
+ * second, and numa.nodeN.tasks, the tasks pinned there), only those that
+ * changed by vmstat_min_pct or more.
+ */
+enum fl_cmp_kind { FL_CMP_METRIC, FL_CMP_VMSTAT, FL_CMP_PROFILE, FL_CMP_LOCK, FL_CMP_NODE };
 
 struct fl_cmp_value {
 	double value;	   /* the mean of the run values */
@@ -119,6 +131,10 @@ struct fl_cmp_row {
 	double p;	  /* Mann-Whitney, two-sided; 1 without a test */
 	double shift_pct; /* Hodges-Lehmann shift in % of the base median, positive worse */
 	enum fl_cmp_class cls;
+	/* Lock rows: the lock's name, and on its contentions row its top call
+	 * chains (the new side's, else the base's), "COUNT fn <- caller" a line;
+	 * NULL otherwise. */
+	char *lock, *chains;
 };
 
 struct fl_comparison {
@@ -150,5 +166,7 @@ int fl_comparison_regressed(const struct fl_comparison *c);
  * the runs a side and REGRESSION or improvement), a blank line between the
  * metric, vmstat and profile sections, notes after a blank line. */
 void fl_comparison_text(const struct fl_comparison *c, fl_buf *out);
+/* A lock row's chains, a line each: INDENT "chain: COUNT fn <- caller ...". */
+void fl_comparison_chains_text(const char *chains, const char *indent, fl_buf *out);
 
 #endif

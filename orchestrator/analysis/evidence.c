@@ -8,8 +8,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+int fl_vmstat_is_node(const char *name)
+{
+	return !strncmp(name, FL_NODE_PREFIX "-", strlen(FL_NODE_PREFIX) + 1) ||
+	       !strncmp(name, FL_NODE_PREFIX ".", strlen(FL_NODE_PREFIX) + 1);
+}
+
 int fl_vmstat_counter(const char *name)
 {
+	const char *last = strrchr(name, '.');
+
+	if (fl_vmstat_is_node(name) && last) {
+		if (!strcmp(last, ".tasks"))
+			return 0;
+		name = last + 1;
+	}
 	return strncmp(name, "nr_", 3) != 0;
 }
 
@@ -72,6 +85,89 @@ static int get_window(json_t *o, double *secs)
 	return 0;
 }
 
+static void vm_add(struct fl_evidence_point *pt, size_t *cap, char *name, int64_t delta,
+		   double per_sec)
+{
+	if (pt->nvm == *cap) {
+		*cap = *cap ? 2 * *cap : 64;
+		pt->vm = fl_xrealloc(pt->vm, *cap * sizeof(*pt->vm));
+	}
+	pt->vm[pt->nvm++] = (struct fl_vmstat_rate){name, delta, per_sec};
+}
+
+/* "nodes":[{"node":0,"tasks":1,"numastat":{..},"vmstat":{..}}] as LKP's
+ * numa-numastat.node0.* and numa-vmstat.node0.* rates and numa.node0.tasks. */
+static int from_nodes(json_t *nodes, struct fl_evidence_point *pt, size_t *cap)
+{
+	static const char *const groups[] = {"numastat", "vmstat"};
+	json_t *n, *v;
+	const char *key;
+	size_t i;
+
+	if (!nodes)
+		return 0;
+	if (!json_is_array(nodes))
+		return bad("nodes", "expected an array");
+	json_array_foreach(nodes, i, n)
+	{
+		json_t *id = json_object_get(n, "node"), *tasks = json_object_get(n, "tasks");
+
+		if (!json_is_integer(id) || json_integer_value(id) < 0 || !json_is_integer(tasks))
+			return fl_error_set(FL_EINVAL,
+					    "record field 'nodes[%zu]': expected node and tasks", i);
+		vm_add(pt, cap,
+		       fl_xasprintf(FL_NODE_PREFIX ".node%lld.tasks",
+				    (long long)json_integer_value(id)),
+		       json_integer_value(tasks), (double)json_integer_value(tasks));
+		for (int g = 0; g < 2; g++) {
+			json_t *obj = json_object_get(n, groups[g]);
+
+			if (obj && !json_is_object(obj))
+				return fl_error_set(FL_EINVAL,
+						    "record field 'nodes[%zu].%s': expected an "
+						    "object",
+						    i, groups[g]);
+			json_object_foreach(obj, key, v)
+			{
+				if (!json_is_integer(v))
+					return fl_error_set(FL_EINVAL,
+							    "record field 'nodes[%zu].%s.%s': "
+							    "expected an integer",
+							    i, groups[g], key);
+				vm_add(pt, cap,
+				       fl_xasprintf(FL_NODE_PREFIX "-%s.node%lld.%s", groups[g],
+						    (long long)json_integer_value(id), key),
+				       json_integer_value(v),
+				       (double)json_integer_value(v) / pt->measured_s);
+			}
+		}
+	}
+	return 0;
+}
+
+/* "vmstat_missing":["pgfault",..] as "pgfault,.."; absent: NULL. */
+static int get_missing(json_t *o, struct fl_evidence_point *pt)
+{
+	json_t *m = json_object_get(o, "vmstat_missing"), *v;
+	fl_buf b = FL_BUF_INIT;
+	size_t i;
+
+	if (!m)
+		return 0;
+	if (!json_is_array(m))
+		return bad("vmstat_missing", "expected an array");
+	json_array_foreach(m, i, v)
+	{
+		if (!json_is_string(v)) {
+			fl_buf_free(&b);
+			return bad("vmstat_missing", "expected names");
+		}
+		fl_buf_addf(&b, "%s%s", i ? "," : "", json_string_value(v));
+	}
+	pt->vmstat_missing = fl_buf_detach(&b);
+	return 0;
+}
+
 static int from_result(json_t *o, struct fl_evidence_point *pt)
 {
 	json_t *vm = json_object_get(o, "vmstat_delta"), *prof = json_object_get(o, "profile"), *v;
@@ -85,7 +181,13 @@ static int from_result(json_t *o, struct fl_evidence_point *pt)
 	pt->profile = fl_xstrdup(json_is_string(prof) ? json_string_value(prof) : "none");
 	if (vm && !json_is_object(vm))
 		return bad("vmstat_delta", "expected an object");
-	pt->vm = fl_xcalloc(json_object_size(vm) + 1, sizeof(*pt->vm));
+	json_t *locks = json_object_get(o, "locks");
+	size_t cap = json_object_size(vm) + 1;
+
+	if (locks && !json_is_string(locks))
+		return bad("locks", "expected a string");
+	pt->locks = locks ? fl_xstrdup(json_string_value(locks)) : NULL;
+	pt->vm = fl_xcalloc(cap, sizeof(*pt->vm));
 	json_object_foreach(vm, key, v)
 	{
 		if (!json_is_integer(v))
@@ -96,6 +198,119 @@ static int from_result(json_t *o, struct fl_evidence_point *pt)
 		pt->vm[pt->nvm++] =
 		    (struct fl_vmstat_rate){fl_xstrdup(key), json_integer_value(v),
 					    (double)json_integer_value(v) / pt->measured_s};
+	}
+	if ((r = from_nodes(json_object_get(o, "nodes"), pt, &cap)))
+		return r;
+	return get_missing(o, pt);
+}
+
+static int get_u64(json_t *o, const char *key, uint64_t *out, size_t i)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (!json_is_integer(v) || json_integer_value(v) < 0)
+		return fl_error_set(FL_EINVAL,
+				    "record field 'locks[%zu].%s': expected a non-negative integer",
+				    i, key);
+	*out = (uint64_t)json_integer_value(v);
+	return 0;
+}
+
+/* A copy of a name from the guest with control characters made '?': it
+ * ends up in mail bodies and pages. */
+static char *clean_dup(const char *s)
+{
+	char *d = fl_xstrdup(s);
+
+	for (char *p = d; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	return d;
+}
+
+/* A lock's chains as text: "COUNT fn <- caller <- ..." a line. */
+static int chains_text(json_t *chains, size_t i, char **out)
+{
+	fl_buf b = FL_BUF_INIT;
+	json_t *c, *f;
+	size_t k, j;
+
+	*out = NULL;
+	if (chains && !json_is_array(chains))
+		return fl_error_set(FL_EINVAL, "record field 'locks[%zu].chains': expected an array",
+				    i);
+	json_array_foreach(chains, k, c)
+	{
+		json_t *count = json_object_get(c, "count"), *frames = json_object_get(c, "frames");
+
+		if (!json_is_integer(count) || !json_is_array(frames)) {
+			fl_buf_free(&b);
+			return fl_error_set(FL_EINVAL,
+					    "record field 'locks[%zu].chains[%zu]': expected "
+					    "count and frames",
+					    i, k);
+		}
+		fl_buf_addf(&b, "%s%lld", k ? "\n" : "", (long long)json_integer_value(count));
+		json_array_foreach(frames, j, f)
+		{
+			char *fn = clean_dup(json_is_string(f) ? json_string_value(f) : "?");
+
+			fl_buf_addf(&b, "%s%s", j ? " <- " : " ", fn);
+			free(fn);
+		}
+	}
+	*out = fl_buf_detach(&b);
+	return 0;
+}
+
+static int from_locks(json_t *o, struct fl_evidence_point *pt)
+{
+	json_t *st = json_object_get(o, "status"), *arr = json_object_get(o, "locks"), *l;
+	size_t i;
+	int r;
+
+	pt->source = FL_EV_LOCKS;
+	if ((r = get_point(o, pt)))
+		return r;
+	if (!json_is_string(st))
+		return bad("status", "expected a string");
+	pt->locks = fl_xstrdup(json_string_value(st));
+	if (arr && !json_is_array(arr))
+		return bad("locks", "expected an array");
+	pt->lk = fl_xcalloc(json_array_size(arr) + 1, sizeof(*pt->lk));
+	json_array_foreach(arr, i, l)
+	{
+		json_t *name = json_object_get(l, "lock"), *by = json_object_get(l, "named_by");
+		struct fl_lock_ev e = {0};
+		size_t k;
+
+		if (!json_is_string(name) || !*json_string_value(name))
+			return fl_error_set(FL_EINVAL, "record field 'locks[%zu].lock': expected a name",
+					    i);
+		if ((r = get_u64(l, "contentions", &e.contentions, i)) ||
+		    (r = get_u64(l, "wait_ns", &e.wait_ns, i)) ||
+		    (r = get_u64(l, "max_wait_ns", &e.max_wait_ns, i)))
+			return r;
+		if (json_object_get(l, "waits") && (r = get_u64(l, "waits", &e.waits, i)))
+			return r;
+		for (k = 0; k < pt->nlk; k++)
+			if (!strcmp(pt->lk[k].name, json_string_value(name)))
+				break;
+		if (k < pt->nlk) {
+			struct fl_lock_ev *d = &pt->lk[k];
+
+			d->contentions += e.contentions;
+			d->waits += e.waits;
+			d->wait_ns += e.wait_ns;
+			if (e.max_wait_ns > d->max_wait_ns)
+				d->max_wait_ns = e.max_wait_ns;
+			continue;
+		}
+		if ((r = chains_text(json_object_get(l, "chains"), i, &e.chains)))
+			return r;
+		e.name = clean_dup(json_string_value(name));
+		e.named_by = clean_dup(json_is_string(by) ? json_string_value(by) : "symbol");
+		pt->lk[pt->nlk++] = e;
 	}
 	return 0;
 }
@@ -182,6 +397,9 @@ int fl_evidence_from_record(const char *json, size_t len, const fl_symbols *syms
 		   json_object_get(o, "test")) {
 		r = from_profile(o, syms, pt);
 		*has = 1;
+	} else if (json_is_string(type) && !strcmp(json_string_value(type), "locks")) {
+		r = from_locks(o, pt);
+		*has = 1;
 	}
 	json_decref(o);
 	if (r) {
@@ -201,6 +419,14 @@ void fl_evidence_point_release(struct fl_evidence_point *pt)
 	free(pt->vm);
 	free(pt->profile);
 	fl_profile_fns_free(pt->fn, pt->nfn);
+	free(pt->vmstat_missing);
+	free(pt->locks);
+	for (size_t i = 0; i < pt->nlk; i++) {
+		free(pt->lk[i].name);
+		free(pt->lk[i].named_by);
+		free(pt->lk[i].chains);
+	}
+	free(pt->lk);
 	memset(pt, 0, sizeof(*pt));
 }
 

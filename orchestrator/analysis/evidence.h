@@ -27,10 +27,39 @@ struct fl_vmstat_rate {
 };
 
 /* 1 for a counter whose change per second is a rate (pgfault); 0 for a
- * gauge (nr_free_pages), whose change over a window is no rate. */
+ * gauge (nr_free_pages, numa-vmstat.node0.nr_anon_pages), whose change over
+ * a window is no rate, and for a per-node task count (numa.node0.tasks). */
 int fl_vmstat_counter(const char *name);
 
-enum fl_evidence_source { FL_EV_RESULT, FL_EV_PROFILE };
+/*
+ * Per-node evidence rides in the vmstat rates under LKP's names: a result's
+ * "nodes" become numa-numastat.nodeN.<field> and numa-vmstat.nodeN.<field>
+ * (deltas over the window, per second), and numa.nodeN.tasks, the point's
+ * tasks pinned to the node's CPUs (delta and per_sec both the count: a
+ * placement, not a rate). FL_NODE_PREFIX starts every such name.
+ */
+#define FL_NODE_PREFIX "numa"
+/* 1 for a per-node name (numa-numastat.node0.numa_hit, numa.node1.tasks). */
+int fl_vmstat_is_node(const char *name);
+
+/*
+ * One contended lock of a point's window (fl-agent's "locks" record,
+ * agents/lockstat.h): its name (the kernel's symbol for a static lock,
+ * cgroup_rstat_lock; for a lock inside an object the function that took
+ * it), how it was named ("symbol", "caller", "address"), the contentions
+ * (contention_begin hits), the timed waits and their summed and maximum
+ * time in ns, and its top call chains as text, one a line:
+ * "COUNT fn <- caller <- ...". Locks of one point with the same name (two
+ * objects' locks taken by one function) are one entry: counts and waits
+ * summed, the maximum kept, chains of the first.
+ */
+struct fl_lock_ev {
+	char *name, *named_by;
+	uint64_t contentions, waits, wait_ns, max_wait_ns;
+	char *chains;
+};
+
+enum fl_evidence_source { FL_EV_RESULT, FL_EV_PROFILE, FL_EV_LOCKS };
 
 struct fl_evidence_point {
 	enum fl_evidence_source source; /* which record filled it */
@@ -48,11 +77,21 @@ struct fl_evidence_point {
 	uint64_t profile_samples; /* hits in the window */
 	struct fl_profile_fn *fn; /* most samples first */
 	size_t nfn;
+	/* FL_EV_RESULT: the counters the evidence expects that the kernel does
+	 * not have ("pgfault,pgfree", no CONFIG_VM_EVENT_COUNTERS), "" when all
+	 * are there, NULL from agents that did not say. */
+	char *vmstat_missing;
+	/* Result and locks: "recorded", "off", "not available: why" (a kernel
+	 * without the tracepoints), "failed: why"; NULL: the agent predates it. */
+	char *locks;
+	/* FL_EV_LOCKS: most wait time first */
+	struct fl_lock_ev *lk;
+	size_t nlk;
 };
 
 /*
- * What one record's JSON says. *has = 1 and pt filled for a result or a
- * per-point profile record, 0 for anything else (env, error, done). syms
+ * What one record's JSON says. *has = 1 and pt filled for a result, a
+ * per-point profile or a per-point locks record, 0 for anything else (env, error, done). syms
  * may be NULL (no usable System.map): the profile is then "unmapped".
  * FL_EINVAL names the field of a record that is not what the agent writes.
  */

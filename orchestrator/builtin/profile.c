@@ -104,7 +104,8 @@ int cmd_profile(int argc, char **argv)
 		if (fl_evidence_from_record(c.json[i], c.len[i], syms, &pt, &has)) {
 			fprintf(stderr, "profile: %s: record %zu: %s\n", path, i + 1, fl_error_last());
 			rc = FL_EXIT_FAIL;
-		} else if (has && (pt.source == FL_EV_PROFILE || strcmp(pt.profile, "recorded"))) {
+		} else if (has && pt.source != FL_EV_LOCKS &&
+			   (pt.source == FL_EV_PROFILE || strcmp(pt.profile, "recorded"))) {
 			print_point(&pt, top);
 			shown += pt.nfn > 0;
 		}

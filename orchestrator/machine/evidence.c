@@ -12,6 +12,10 @@
 static void point_row(const struct fl_evidence_point *pt, struct fl_evidence_row *row)
 {
 	*row = (struct fl_evidence_row){.is_profile = pt->source == FL_EV_PROFILE,
+					.is_locks = pt->source == FL_EV_LOCKS,
+					.locks = pt->locks,
+					.vmstat_missing = pt->vmstat_missing,
+					.nlk = pt->nlk,
 					.test = pt->test,
 					.mode = pt->mode,
 					.tasks = pt->tasks,
@@ -29,6 +33,12 @@ static void point_row(const struct fl_evidence_point *pt, struct fl_evidence_row
 	for (size_t k = 0; k < pt->nfn; k++)
 		row->fn[k] =
 		    (struct fl_profile_row){pt->fn[k].name, pt->fn[k].samples, pt->fn[k].share};
+	row->lk = fl_xcalloc(pt->nlk + 1, sizeof(*row->lk));
+	for (size_t k = 0; k < pt->nlk; k++)
+		row->lk[k] = (struct fl_lock_row){pt->lk[k].name,	 pt->lk[k].named_by,
+						  pt->lk[k].contentions, pt->lk[k].waits,
+						  pt->lk[k].wait_ns,	 pt->lk[k].max_wait_ns,
+						  pt->lk[k].chains};
 }
 
 int fl_run_evidence_store(fl_store *st, int64_t run_id, const char *const *records,
@@ -48,6 +58,7 @@ int fl_run_evidence_store(fl_store *st, int64_t run_id, const char *const *recor
 	for (size_t i = 0; i < npts; i++) {
 		free(rows[i].vm);
 		free(rows[i].fn);
+		free(rows[i].lk);
 	}
 	free(rows);
 	fl_evidence_points_free(pts, npts);

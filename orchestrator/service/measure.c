@@ -279,7 +279,10 @@ static struct fl_evidence_point *evidence_points(const struct fl_evidence_row *e
 						 .nvm = e[i].nvm,
 						 .profile = e[i].profile,
 						 .profile_samples = e[i].profile_samples,
-						 .nfn = e[i].nfn};
+						 .nfn = e[i].nfn,
+						 .locks = e[i].locks,
+						 .vmstat_missing = e[i].vmstat_missing,
+						 .nlk = e[i].nlk};
 		pt->vm = fl_xcalloc(e[i].nvm + 1, sizeof(*pt->vm));
 		for (size_t k = 0; k < e[i].nvm; k++)
 			pt->vm[k] = (struct fl_vmstat_rate){e[i].vm[k].name, e[i].vm[k].delta,
@@ -288,6 +291,12 @@ static struct fl_evidence_point *evidence_points(const struct fl_evidence_row *e
 		for (size_t k = 0; k < e[i].nfn; k++)
 			pt->fn[k] = (struct fl_profile_fn){e[i].fn[k].name, e[i].fn[k].samples,
 							   e[i].fn[k].share};
+		pt->lk = fl_xcalloc(e[i].nlk + 1, sizeof(*pt->lk));
+		for (size_t k = 0; k < e[i].nlk; k++)
+			pt->lk[k] = (struct fl_lock_ev){e[i].lk[k].lock,	e[i].lk[k].named_by,
+							e[i].lk[k].contentions, e[i].lk[k].waits,
+							e[i].lk[k].wait_ns,	e[i].lk[k].max_wait_ns,
+							e[i].lk[k].chains};
 	}
 	return pts;
 }
@@ -297,6 +306,7 @@ static void evidence_points_free(struct fl_evidence_point *pts, size_t n)
 	for (size_t i = 0; pts && i < n; i++) {
 		free(pts[i].vm);
 		free(pts[i].fn);
+		free(pts[i].lk);
 	}
 	free(pts);
 }

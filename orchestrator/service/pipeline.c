@@ -302,6 +302,11 @@ const char *fl_role_name(enum fl_run_role r)
 	return roles[r];
 }
 
+int fl_role_traces_locks(const char *role)
+{
+	return !role || strcmp(role, roles[FL_ROLE_BISECT]) != 0;
+}
+
 static const char *const revert_verdicts[] = {
     [FL_REVERT_RESTORES] = "restores",	   [FL_REVERT_PARTIAL] = "partial",
     [FL_REVERT_NO_EFFECT] = "no-effect",   [FL_REVERT_UNCLEAR] = "unclear",

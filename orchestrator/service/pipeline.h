@@ -154,6 +154,15 @@ enum fl_run_role {
 	FL_ROLE_FIX
 };
 const char *fl_role_name(enum fl_run_role r);
+/*
+ * 1 when runs of role (a name) trace lock contention (agents/lockstat.h):
+ * the runs whose evidence reports and pages show (a tag comparison's base
+ * and new, a revert check's, a try's); 0 for bisection steps, which decide
+ * on throughput alone: under heavy contention the tracing costs more than
+ * the 3% a step's measurement may lose (bench/README.md, lockcost), and
+ * their runs carry "locks=off" in their job (and their params).
+ */
+int fl_role_traces_locks(const char *role);
 
 /* A revert check's verdict (reverts.verdict, a revert job's result). */
 enum fl_revert_verdict {

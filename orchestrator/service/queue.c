@@ -3,6 +3,7 @@
  * worker threads, coordinator steps (see queue.h).
  */
 #include "service/queue.h"
+#include "proto/jobline.h"
 #include "lib/buf.h"
 #include "config/config.h"
 #include "lib/error.h"
@@ -210,6 +211,8 @@ static void run_job(struct worker *w, fl_store *st)
 		bench = &narrow.b;
 	}
 	if (!r) {
+		/* bisection steps measure throughput only (pipeline.h) */
+		static const char *const untraced[] = {FL_JOB_LOCKS "=off", NULL};
 		struct fl_run_req req = {.cfg = cfg,
 					 .machine = &cfg->machines[w->machine],
 					 .bench = bench,
@@ -219,6 +222,9 @@ static void run_job(struct worker *w, fl_store *st)
 					 .rev = j->rev,
 					 .label = label,
 					 .job_id = j->id};
+
+		if (fl_machine_kernel(req.machine) && !fl_role_traces_locks(j->role))
+			req.job_extra = untraced;
 
 		r = fl_machine_run(&req, &res);
 	}

@@ -400,6 +400,49 @@ static void add_tables(struct report *x)
 	fl_buf_adds(&x->b, "\n");
 }
 
+/*
+ * Lock contention, the way the 2014 and 2024 threads were settled: the lock
+ * whose wait time grew most between the culprit's parent and the culprit
+ * (else between the tags: bisection steps do not trace, pipeline.h), first,
+ * with its contentions, wait time, longest wait and call chains; the others
+ * that changed after it. Nothing when no run traced locks (compare.c's
+ * notes in the table say why).
+ */
+static int has_locks(const struct fl_comparison *c)
+{
+	for (size_t i = 0; c && i < c->nrows; i++)
+		if (c->rows[i].kind == FL_CMP_LOCK)
+			return 1;
+	return 0;
+}
+
+static void add_locks(struct report *x)
+{
+	const struct fl_comparison *c = has_locks(x->culprit_cmp) ? x->culprit_cmp : x->tags;
+	int any = 0;
+
+	for (size_t i = 0; c && i < c->nrows; i++) {
+		const struct fl_cmp_row *r = &c->rows[i], *w = r + 1, *m = r + 2;
+
+		if (r->kind != FL_CMP_LOCK || !r->chains || i + 2 >= c->nrows ||
+		    strcmp(w->lock, r->lock) || strcmp(m->lock, r->lock))
+			continue;
+		if (!any++)
+			fl_buf_addf(&x->b, "\nlock contention (lock:contention_begin/end tracepoints, "
+					   "%s against %s, the largest growth of wait time first):\n",
+				    c->new_label, c->base_label);
+		fl_buf_addf(&x->b,
+			    "  %s (%s tasks=%u%s%s): %.0f -> %.0f contentions/s, waiting "
+			    "%.1f -> %.1f ms/s, longest wait %.0f -> %.0f us\n",
+			    r->lock, *r->mode ? r->mode : "-", r->tasks, *r->cgroup ? " cgroup=" : "",
+			    r->cgroup, r->base.value, r->new_.value, w->base.value, w->new_.value,
+			    m->base.value, m->new_.value);
+		fl_comparison_chains_text(r->chains, "    ", &x->b);
+	}
+	if (any)
+		fl_buf_addch(&x->b, '\n');
+}
+
 struct log_ctx {
 	struct report *x;
 	size_t runs;
@@ -807,6 +850,7 @@ static void add_body(struct report *x)
 		    " (p=%.2g over %zu + %zu runs); the bisection ran on the same machine.\n\n",
 		    x->reg.p, x->tag_base.set.n, x->tag_new.set.n);
 	add_tables(x);
+	add_locks(x);
 	add_bisection(x);
 	add_revert(x);
 	add_reproduce(x);

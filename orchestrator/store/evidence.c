@@ -29,21 +29,31 @@ static int point_row(fl_store *st, int64_t run_id, const struct fl_evidence_row 
 	if (fl_store_prepare(
 		st, &stmt,
 		"INSERT INTO evidence_points(run_id, test, mode, tasks, measured_s, "
-		"profile, profile_samples, cgroup) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) "
+		"profile, profile_samples, cgroup, locks, vmstat_missing) "
+		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?10, ?11) "
 		"ON CONFLICT (run_id, test, mode, tasks, cgroup) DO UPDATE SET "
 		"measured_s = coalesce(excluded.measured_s, measured_s), "
-		"profile = excluded.profile, "
-		"profile_samples = coalesce(excluded.profile_samples, profile_samples) "
+		"profile = CASE WHEN ?9 THEN profile ELSE excluded.profile END, "
+		"profile_samples = coalesce(excluded.profile_samples, profile_samples), "
+		"locks = coalesce(excluded.locks, locks), "
+		"vmstat_missing = coalesce(excluded.vmstat_missing, vmstat_missing) "
 		"RETURNING id"))
 		return FL_ESTORE;
+	if (pt->is_locks)
+		result = 0;
 	sqlite3_bind_int64(stmt, 1, run_id);
 	sqlite3_bind_text(stmt, 2, pt->test, -1, SQLITE_STATIC);
 	sqlite3_bind_text(stmt, 3, pt->mode, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(stmt, 4, pt->tasks);
 	if (result)
 		sqlite3_bind_double(stmt, 5, pt->measured_s);
-	else
+	else if (pt->is_profile)
 		sqlite3_bind_int64(stmt, 7, (sqlite3_int64)pt->profile_samples);
+	sqlite3_bind_int(stmt, 9, pt->is_locks);
+	if (pt->locks)
+		sqlite3_bind_text(stmt, 10, pt->locks, -1, SQLITE_STATIC);
+	if (pt->vmstat_missing)
+		sqlite3_bind_text(stmt, 11, pt->vmstat_missing, -1, SQLITE_STATIC);
 	sqlite3_bind_text(stmt, 6, pt->profile ? pt->profile : "none", -1, SQLITE_STATIC);
 	sqlite3_bind_text(stmt, 8, pt->cgroup ? pt->cgroup : "", -1, SQLITE_STATIC);
 	r = sqlite3_step(stmt) == SQLITE_ROW ? 0 : fl_store_sqlerr(st, "evidence point");
@@ -98,13 +108,44 @@ static int add_profile(fl_store *st, int64_t id, const struct fl_evidence_row *p
 	return r;
 }
 
+static int add_locks(fl_store *st, int64_t id, const struct fl_evidence_row *pt)
+{
+	sqlite3_stmt *stmt;
+	int r = 0;
+
+	if (fl_store_prepare(st, &stmt,
+			     "INSERT OR REPLACE INTO evidence_locks(point_id, lock, named_by, "
+			     "contentions, waits, wait_ns, max_wait_ns, chains) "
+			     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"))
+		return FL_ESTORE;
+	for (size_t i = 0; i < pt->nlk && !r; i++) {
+		const struct fl_lock_row *l = &pt->lk[i];
+
+		sqlite3_bind_int64(stmt, 1, id);
+		sqlite3_bind_text(stmt, 2, l->lock, -1, SQLITE_STATIC);
+		sqlite3_bind_text(stmt, 3, l->named_by ? l->named_by : "symbol", -1, SQLITE_STATIC);
+		sqlite3_bind_int64(stmt, 4, (sqlite3_int64)l->contentions);
+		sqlite3_bind_int64(stmt, 5, (sqlite3_int64)l->waits);
+		sqlite3_bind_int64(stmt, 6, (sqlite3_int64)l->wait_ns);
+		sqlite3_bind_int64(stmt, 7, (sqlite3_int64)l->max_wait_ns);
+		sqlite3_bind_text(stmt, 8, l->chains ? l->chains : "", -1, SQLITE_STATIC);
+		if (sqlite3_step(stmt) != SQLITE_DONE)
+			r = fl_store_sqlerr(st, "evidence locks");
+		sqlite3_reset(stmt);
+	}
+	sqlite3_finalize(stmt);
+	return r;
+}
+
 int fl_store_evidence_add(fl_store *st, int64_t run_id, const struct fl_evidence_row *pt)
 {
 	int64_t id;
 	int r = point_row(st, run_id, pt, &id);
 
 	if (!r)
-		r = pt->is_profile ? add_profile(st, id, pt) : add_vmstat(st, id, pt);
+		r = pt->is_locks     ? add_locks(st, id, pt)
+		    : pt->is_profile ? add_profile(st, id, pt)
+				     : add_vmstat(st, id, pt);
 	if (r)
 		fl_error_wrap(r, "run %lld, %s %s tasks=%u%s%s", (long long)run_id, pt->test,
 			      pt->mode, pt->tasks, pt->cgroup && *pt->cgroup ? " cgroup=" : "",
@@ -175,6 +216,34 @@ static int read_profile(fl_store *st, int64_t id, struct fl_evidence_row *pt)
 	return rc == SQLITE_DONE ? 0 : fl_store_sqlerr(st, "read evidence profile");
 }
 
+static int read_locks(fl_store *st, int64_t id, struct fl_evidence_row *pt)
+{
+	sqlite3_stmt *stmt;
+	size_t cap = 0;
+	int rc;
+
+	if (fl_store_prepare(st, &stmt,
+			     "SELECT lock, named_by, contentions, waits, wait_ns, max_wait_ns, chains "
+			     "FROM evidence_locks WHERE point_id = ?1 ORDER BY wait_ns DESC, lock"))
+		return FL_ESTORE;
+	sqlite3_bind_int64(stmt, 1, id);
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		if (pt->nlk == cap) {
+			cap = cap ? 2 * cap : 16;
+			pt->lk = fl_xrealloc(pt->lk, cap * sizeof(*pt->lk));
+		}
+		pt->lk[pt->nlk++] = (struct fl_lock_row){fl_store_column_dup(stmt, 0),
+							 fl_store_column_dup(stmt, 1),
+							 (uint64_t)sqlite3_column_int64(stmt, 2),
+							 (uint64_t)sqlite3_column_int64(stmt, 3),
+							 (uint64_t)sqlite3_column_int64(stmt, 4),
+							 (uint64_t)sqlite3_column_int64(stmt, 5),
+							 fl_store_column_dup(stmt, 6)};
+	}
+	sqlite3_finalize(stmt);
+	return rc == SQLITE_DONE ? 0 : fl_store_sqlerr(st, "read evidence locks");
+}
+
 int fl_store_evidence_get(fl_store *st, int64_t run_id, struct fl_evidence_row **pts, size_t *n)
 {
 	struct fl_evidence_row *v = NULL;
@@ -186,7 +255,8 @@ int fl_store_evidence_get(fl_store *st, int64_t run_id, struct fl_evidence_row *
 	*n = 0;
 	if (fl_store_prepare(st, &stmt,
 			     "SELECT id, test, mode, tasks, coalesce(measured_s, 0), profile, "
-			     "coalesce(profile_samples, 0), cgroup FROM evidence_points WHERE "
+			     "coalesce(profile_samples, 0), cgroup, locks, vmstat_missing "
+			     "FROM evidence_points WHERE "
 			     "run_id = ?1 ORDER BY test, mode, tasks, cgroup"))
 		return FL_ESTORE;
 	sqlite3_bind_int64(stmt, 1, run_id);
@@ -207,9 +277,15 @@ int fl_store_evidence_get(fl_store *st, int64_t run_id, struct fl_evidence_row *
 		pt->profile = fl_store_column_dup(stmt, 5);
 		pt->profile_samples = (uint64_t)sqlite3_column_int64(stmt, 6);
 		pt->cgroup = fl_store_column_dup(stmt, 7);
+		if (sqlite3_column_type(stmt, 8) != SQLITE_NULL)
+			pt->locks = fl_store_column_dup(stmt, 8);
+		if (sqlite3_column_type(stmt, 9) != SQLITE_NULL)
+			pt->vmstat_missing = fl_store_column_dup(stmt, 9);
 		r = read_vmstat(st, id, pt);
 		if (!r)
 			r = read_profile(st, id, pt);
+		if (!r)
+			r = read_locks(st, id, pt);
 	}
 	if (!r && rc != SQLITE_DONE)
 		r = fl_store_sqlerr(st, "read evidence points");
@@ -238,6 +314,14 @@ void fl_store_evidence_free(struct fl_evidence_row *pts, size_t n)
 		for (size_t k = 0; k < pt->nfn; k++)
 			free(pt->fn[k].name);
 		free(pt->fn);
+		free(pt->locks);
+		free(pt->vmstat_missing);
+		for (size_t k = 0; k < pt->nlk; k++) {
+			free(pt->lk[k].lock);
+			free(pt->lk[k].named_by);
+			free(pt->lk[k].chains);
+		}
+		free(pt->lk);
 	}
 	free(pts);
 }

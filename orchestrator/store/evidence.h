@@ -1,7 +1,9 @@
 /*
  * store/evidence.h - the evidence of a run per measured point (tables
- * evidence_points, evidence_vmstat, evidence_profile, keyed by run_id): the
- * vmstat rates of the measured window and the profile's functions, as rows.
+ * evidence_points, evidence_vmstat, evidence_profile, evidence_locks, keyed
+ * by run_id): the vmstat rates of the measured window (per-node ones under
+ * LKP's numa-* names), the profile's functions and the contended locks, as
+ * rows.
  * What they mean and how records become them is analysis/evidence.h's; the
  * layers above turn those points into these rows (machine/evidence.c) and
  * back (service/measure.c). The SQL lives in store/evidence.c.
@@ -26,15 +28,28 @@ struct fl_profile_row {
 	double share; /* of the point's profile samples */
 };
 
+struct fl_lock_row {
+	char *lock, *named_by; /* see analysis/evidence.h, fl_lock_ev */
+	uint64_t contentions, waits, wait_ns, max_wait_ns;
+	char *chains;
+};
+
 /*
  * A point (test, mode, tasks) of a run. Written, it is what one record
- * said: a result (is_profile 0) sets the window, the profile status and
- * the vmstat rates; a profile (is_profile 1) the status, the samples and
- * the functions; the strings are the caller's. Read back, it is both, its
- * strings owned by the array (fl_store_evidence_free) and is_profile 0.
+ * said: a result (is_profile 0, is_locks 0) sets the window, the profile
+ * and locks statuses, the missing counters and the vmstat rates; a profile
+ * (is_profile 1) the status, the samples and the functions; a locks record
+ * (is_locks 1) the locks status and the locks; the strings are the
+ * caller's. Read back, it is all, its strings owned by the array
+ * (fl_store_evidence_free) and is_profile and is_locks 0.
  */
 struct fl_evidence_row {
 	int is_profile;
+	int is_locks;
+	char *locks;	      /* NULL: unchanged (written), not said (read) */
+	char *vmstat_missing; /* likewise */
+	struct fl_lock_row *lk; /* most wait time first when read */
+	size_t nlk;
 	char *test, *mode;
 	unsigned tasks;
 	char *cgroup; /* "" (the root) or "child"; NULL is written as "" */

@@ -588,7 +588,25 @@ static const char *const migrations[] = {
 	"  sender TEXT NOT NULL,"
 	"  regression_id INTEGER REFERENCES regressions(id),"
 	"  outcome TEXT NOT NULL,"
-	"  created INTEGER NOT NULL DEFAULT (unixepoch()));"
+	"  created INTEGER NOT NULL DEFAULT (unixepoch()));",
+	/*
+	 * 18: lock contention per measured point (store/evidence.c): whether
+	 * the window was traced (recorded, off, not available: why, failed:
+	 * why), the expected vmstat counters the kernel lacks, and per
+	 * contended lock its counts, wait times and top call chains.
+	 */
+	"ALTER TABLE evidence_points ADD COLUMN locks TEXT;"
+	"ALTER TABLE evidence_points ADD COLUMN vmstat_missing TEXT;"
+	"CREATE TABLE evidence_locks ("
+	"  point_id INTEGER NOT NULL REFERENCES evidence_points(id) ON DELETE CASCADE,"
+	"  lock TEXT NOT NULL,"
+	"  named_by TEXT NOT NULL,"
+	"  contentions INTEGER NOT NULL,"
+	"  waits INTEGER NOT NULL,"
+	"  wait_ns INTEGER NOT NULL,"
+	"  max_wait_ns INTEGER NOT NULL,"
+	"  chains TEXT NOT NULL DEFAULT '',"
+	"  PRIMARY KEY (point_id, lock));",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -760,6 +760,15 @@ int fl_web_run_evidence(fl_store *st, fl_pool *p, int64_t id, size_t top,
 		for (size_t k = 0; k < e->nvm; k++)
 			d->vm[k] = (struct fl_vmstat_row){fl_pool_strdup(p, e->vm[k].name),
 							  e->vm[k].delta, e->vm[k].per_sec};
+		d->locks = e->locks ? fl_pool_strdup(p, e->locks) : NULL;
+		d->vmstat_missing = e->vmstat_missing ? fl_pool_strdup(p, e->vmstat_missing) : NULL;
+		d->lk = fl_pool_alloc(p, (e->nlk + 1) * sizeof(*d->lk));
+		for (size_t k = 0; k < e->nlk; k++)
+			d->lk[k] = (struct fl_lock_row){
+			    fl_pool_strdup(p, e->lk[k].lock), fl_pool_strdup(p, e->lk[k].named_by),
+			    e->lk[k].contentions,	      e->lk[k].waits,
+			    e->lk[k].wait_ns,		      e->lk[k].max_wait_ns,
+			    fl_pool_strdup(p, e->lk[k].chains)};
 		d->nfn = e->nfn < top ? e->nfn : top;
 		d->fn = fl_pool_alloc(p, (d->nfn + 1) * sizeof(*d->fn));
 		for (size_t k = 0; k < d->nfn; k++)

@@ -148,6 +148,8 @@ static void pool_comparison(fl_pool *p, const struct fl_comparison *c, struct fl
 		r->cgroup = fl_pool_strdup(p, r->cgroup);
 		r->what = fl_pool_strdup(p, r->what);
 		r->name = fl_pool_strdup(p, r->name);
+		r->lock = r->lock ? fl_pool_strdup(p, r->lock) : NULL;
+		r->chains = r->chains ? fl_pool_strdup(p, r->chains) : NULL;
 		out->nmetric += r->kind == FL_CMP_METRIC;
 		out->nvmstat += r->kind == FL_CMP_VMSTAT;
 		out->nprofile += r->kind == FL_CMP_PROFILE;

@@ -279,6 +279,84 @@ static void evidence_html(fl_buf *out, const struct compare_page *cp)
 	}
 }
 
+/* Lock contention (compare.h, FL_CMP_LOCK): a row per lock, its three
+ * values side by side, its top chains under it. */
+static void lock_cells(fl_buf *out, const struct fl_cmp_row *r)
+{
+	value_cells(out, &r->base);
+	change_cell(out, r, "%");
+	value_cells(out, &r->new_);
+}
+
+static void locks_html(fl_buf *out, const struct compare_page *cp)
+{
+	int any = 0;
+
+	for (size_t i = 0; i + 2 < cp->c.nrows; i++) {
+		const struct fl_cmp_row *r = &cp->c.rows[i];
+
+		if (r->kind != FL_CMP_LOCK || !r->lock || strcmp(r[2].lock ? r[2].lock : "", r->lock))
+			continue;
+		if (!any++)
+			fl_html_addf(out,
+				     "<table class='deltas locks'>\n<thead><tr><th>lock</th>"
+				     "<th>mode</th><th>tasks</th><th>cgroup</th>"
+				     "<th colspan='2'>contentions/s %s</th><th>change</th>"
+				     "<th colspan='2'>%s</th><th colspan='2'>wait ms/s %s</th>"
+				     "<th>change</th><th colspan='2'>%s</th>"
+				     "<th colspan='2'>longest wait us %s</th><th>change</th>"
+				     "<th colspan='2'>%s</th></tr></thead>\n<tbody>\n",
+				     cp->q.a, cp->q.b, cp->q.a, cp->q.b, cp->q.a, cp->q.b);
+		fl_html_addf(out, "<tr><td><code>%s</code></td><td>%s</td><td class='num'>%u</td>"
+				  "<td>%s</td>",
+			     r->lock, r->mode, r->tasks, fl_cgroup_word(r->cgroup));
+		lock_cells(out, &r[0]);
+		lock_cells(out, &r[1]);
+		lock_cells(out, &r[2]);
+		fl_buf_adds(out, "</tr>\n");
+		if (r->chains && *r->chains) {
+			fl_buf_adds(out, "<tr class='chains'><td colspan='22'><pre>");
+			for (const char *p = r->chains; *p;) {
+				size_t n = strcspn(p, "\n");
+				char *line = fl_xstrndup(p, n);
+
+				fl_html_addf(out, "%s\n", line);
+				free(line);
+				p += n + (p[n] == '\n');
+			}
+			fl_buf_adds(out, "</pre></td></tr>\n");
+		}
+		i += 2;
+	}
+	if (any)
+		fl_buf_adds(out, "</tbody></table>\n");
+	else
+		fl_buf_adds(out, "<p class='empty'>No lock contention changed (or no run traced "
+				 "locks: see the notes).</p>\n");
+}
+
+/* The per-node rows (FL_CMP_NODE), LKP's numa-numastat/numa-vmstat. */
+static void nodes_html(fl_buf *out, const struct compare_page *cp)
+{
+	for (size_t i = 0; i < cp->c.nrows; i++)
+		if (cp->c.rows[i].kind == FL_CMP_NODE) {
+			deltas_table(out, cp, FL_CMP_NODE, "per node (per second; tasks: pinned)",
+				     "%");
+			return;
+		}
+	fl_buf_adds(out, "<p class='empty'>No per-node counter changed.</p>\n");
+}
+
+static void locks_nodes_html(fl_buf *out, const struct compare_page *cp)
+{
+	if (!cp->c.has_evidence)
+		return;
+	fl_buf_adds(out, "<h2>Lock contention</h2>\n");
+	locks_html(out, cp);
+	fl_buf_adds(out, "<h2>Per NUMA node</h2>\n");
+	nodes_html(out, cp);
+}
+
 static void side(fl_buf *out, const char *name, const char *rev, const struct fl_web_commit *c,
 		 size_t runs)
 {
@@ -335,6 +413,7 @@ static void compare_html(fl_buf *out, fl_pool *p, const struct fl_web *web,
 	rows_table(out, cp);
 	fl_buf_adds(out, "<h2>vmstat and profile</h2>\n");
 	evidence_html(out, cp);
+	locks_nodes_html(out, cp);
 	fl_html_addf(out, "<h2>Every run of %s</h2>\n", cp->q.a);
 	fl_ui_runs_table(out, cp->a_runs, cp->na);
 	fl_html_addf(out, "<h2>Every run of %s</h2>\n", cp->q.b);
@@ -370,6 +449,11 @@ static json_t *rows_json(const struct compare_page *cp, enum fl_cmp_kind kind)
 			      "new", value_json(&r->new_, 0), "new_stddev_pct",
 			      value_json(&r->new_, 1), "new_runs", (json_int_t)r->new_.n);
 		json_object_set_new(o, "cgroup", json_string(fl_cgroup_word(r->cgroup)));
+		if (kind == FL_CMP_LOCK) {
+			json_object_set_new(o, "lock", fl_web_json_str(r->lock));
+			if (r->chains)
+				json_object_set_new(o, "chains", fl_web_json_str(r->chains));
+		}
 		if (kind == FL_CMP_METRIC) {
 			json_object_set_new(o, "verdict", json_string(fl_verdict_name(r->verdict)));
 			json_object_set_new(o, "p", fl_web_json_num(r->p));
@@ -382,12 +466,10 @@ static json_t *rows_json(const struct compare_page *cp, enum fl_cmp_kind kind)
 
 static json_t *compare_json(const struct compare_page *cp)
 {
-	json_t *notes = json_array();
+	json_t *notes = json_array(), *o;
 
 	for (size_t i = 0; i < cp->c.nnotes; i++)
 		json_array_append_new(notes, fl_web_json_str(cp->c.notes[i]));
-	json_t *o;
-
 	o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:{s:I, s:I}, s:o, s:b, s:o, s:o, s:o}",
 			 "a", fl_web_json_str(cp->q.a), "b", fl_web_json_str(cp->q.b), "benchmark",
 			 fl_web_json_str(cp->q.benchmark), "machine",
@@ -401,6 +483,8 @@ static json_t *compare_json(const struct compare_page *cp)
 	json_object_set_new(o, "job", cp->q.job ? json_integer(cp->q.job) : json_null());
 	json_object_set_new(o, "regression",
 			    cp->has_regression ? fl_ui_regression_json(&cp->g) : json_null());
+	json_object_set_new(o, "locks", rows_json(cp, FL_CMP_LOCK));
+	json_object_set_new(o, "nodes", rows_json(cp, FL_CMP_NODE));
 	return o;
 }
 

@@ -411,7 +411,7 @@ static void vmstat_table(fl_buf *out, const struct fl_evidence_row *pt)
 	for (size_t i = 0; i < pt->nvm; i++) {
 		const struct fl_vmstat_row *v = &pt->vm[i];
 
-		if (!v->delta)
+		if (!v->delta || fl_vmstat_is_node(v->name)) /* nodes: nodes_table */
 			continue;
 		fl_html_addf(out, "<tr><td>%s</td><td class='num'>%lld</td><td class='num'>",
 			     v->name, (long long)v->delta);
@@ -441,6 +441,67 @@ static void profile_table(fl_buf *out, const struct fl_evidence_row *pt)
 	fl_buf_adds(out, "</tbody></table>\n");
 }
 
+/* The per-node rows (LKP's numa-numastat / numa-vmstat names) that moved,
+ * and the tasks pinned to each node. */
+static void nodes_table(fl_buf *out, const struct fl_evidence_row *pt)
+{
+	int any = 0;
+
+	for (size_t i = 0; i < pt->nvm; i++) {
+		const struct fl_vmstat_row *v = &pt->vm[i];
+
+		if (!v->delta || !fl_vmstat_is_node(v->name))
+			continue;
+		if (!any++)
+			fl_buf_adds(out, "<table class='vmstat nodes'>\n<thead><tr><th>per node</th>"
+					 "<th>change</th><th>per second</th></tr></thead>\n<tbody>\n");
+		fl_html_addf(out, "<tr><td>%s</td><td class='num'>%lld</td><td class='num'>",
+			     v->name, (long long)v->delta);
+		fl_web_num(out, fl_vmstat_counter(v->name) ? v->per_sec : NAN);
+		fl_buf_adds(out, "</td></tr>\n");
+	}
+	if (any)
+		fl_buf_adds(out, "</tbody></table>\n");
+}
+
+/* The window's contended locks (agents/lockstat.h), most wait first, with
+ * their chains; why there are none; the expected counters the kernel lacks. */
+static void locks_table(fl_buf *out, const struct fl_evidence_row *pt)
+{
+	if (pt->vmstat_missing && *pt->vmstat_missing)
+		fl_html_addf(out,
+			     "<p class='missing'>Counters this kernel does not have: %s "
+			     "(kernels/vmstat.config; nr_tlb_* need CONFIG_DEBUG_TLBFLUSH).</p>\n",
+			     pt->vmstat_missing);
+	if (!pt->locks)
+		return;
+	if (strcmp(pt->locks, "recorded")) {
+		fl_html_addf(out, "<p class='empty'>Lock contention: %s.</p>\n", pt->locks);
+		return;
+	}
+	if (!pt->nlk) {
+		fl_buf_adds(out, "<p class='empty'>Lock contention: none in the window.</p>\n");
+		return;
+	}
+	fl_buf_adds(out, "<table class='locks'>\n<thead><tr><th>lock</th><th>named by</th>"
+			 "<th>contentions</th><th>per second</th><th>wait ms</th>"
+			 "<th>longest wait us</th><th>top call chains</th></tr></thead>\n<tbody>\n");
+	for (size_t i = 0; i < pt->nlk; i++) {
+		const struct fl_lock_row *l = &pt->lk[i];
+
+		fl_html_addf(out, "<tr><td><code>%s</code></td><td>%s</td><td class='num'>%lld</td>"
+				  "<td class='num'>",
+			     l->lock, l->named_by, (long long)l->contentions);
+		fl_web_num(out, pt->measured_s > 0 ? (double)l->contentions / pt->measured_s : NAN);
+		fl_buf_adds(out, "</td><td class='num'>");
+		fl_web_num(out, (double)l->wait_ns / 1e6);
+		fl_buf_adds(out, "</td><td class='num'>");
+		fl_web_num(out, (double)l->max_wait_ns / 1e3);
+		fl_html_addf(out, "</td><td><pre>%s</pre></td></tr>\n", l->chains ? l->chains : "");
+	}
+	fl_buf_adds(out, "</tbody></table>\n");
+}
+
 static void evidence_html(fl_buf *out, const struct run_page *rp)
 {
 	fl_buf_adds(out, "<h2>Evidence</h2>\n");
@@ -466,6 +527,8 @@ static void evidence_html(fl_buf *out, const struct run_page *rp)
 		fl_buf_adds(out, "</p>\n");
 		profile_table(out, pt);
 		vmstat_table(out, pt);
+		nodes_table(out, pt);
+		locks_table(out, pt);
 		fl_buf_adds(out, "</section>\n");
 	}
 }
@@ -515,6 +578,27 @@ static json_t *environment_json(const struct fl_web_run_detail *d)
 			 ms_json(d->first_sample_ms), "ended", ms_json(d->ended_ms));
 }
 
+/* The point's lock evidence as JSON, added to its object. */
+static void locks_json(json_t *o, const struct fl_evidence_row *pt)
+{
+	json_t *a = json_array();
+
+	for (size_t k = 0; k < pt->nlk; k++)
+		json_array_append_new(
+		    a, json_pack("{s:o, s:o, s:I, s:I, s:I, s:I, s:o}", "lock",
+				 fl_web_json_str(pt->lk[k].lock), "named_by",
+				 fl_web_json_str(pt->lk[k].named_by), "contentions",
+				 (json_int_t)pt->lk[k].contentions, "waits",
+				 (json_int_t)pt->lk[k].waits, "wait_ns", (json_int_t)pt->lk[k].wait_ns,
+				 "max_wait_ns", (json_int_t)pt->lk[k].max_wait_ns, "chains",
+				 fl_web_json_str(pt->lk[k].chains)));
+	json_object_set_new(o, "locks_status", pt->locks ? fl_web_json_str(pt->locks) : json_null());
+	json_object_set_new(o, "locks", a);
+	json_object_set_new(o, "vmstat_missing", pt->vmstat_missing
+						     ? fl_web_json_str(pt->vmstat_missing)
+						     : json_null());
+}
+
 static json_t *evidence_json(const struct run_page *rp)
 {
 	json_t *a = json_array();
@@ -541,6 +625,7 @@ static json_t *evidence_json(const struct run_page *rp)
 				 "measured_s", fl_web_json_num(pt->measured_s), "profile",
 				 fl_web_json_str(pt->profile), "profile_samples",
 				 (json_int_t)pt->profile_samples, "vmstat", vm, "functions", fns));
+		locks_json(json_array_get(a, json_array_size(a) - 1), pt);
 	}
 	return a;
 }

@@ -75,6 +75,16 @@ if grep -Eq ' (do_user_addr_fault|exc_page_fault|handle_mm_fault|__handle_mm_fau
 else
 	fail "page_fault1's top functions miss the page-fault path"
 fi
+# Debian's kernel has the lock:contention_* tracepoints and hist triggers:
+# every point's window was traced (agents/lockstat.h), as the agent is the
+# guest's PID 1, and each says it; per-node rows for both nodes.
+n=$(grep -c '"type":"locks","test":"[a-z0-9_]*","mode":"[a-z]*","tasks":2,"cgroup":"root","status":"recorded"' "$tmp/bench.json")
+[ "$n" -eq 6 ] && ok "6 points traced for lock contention" || fail "$n points with a recorded locks record"
+n=$(grep -c '"locks":"recorded"' "$tmp/bench.json")
+[ "$n" -eq 6 ] && ok "6 results say their locks were recorded" || fail "$n results say locks recorded"
+n=$(grep -c '"nodes":\[{"node":0,"tasks":1,.*{"node":1,"tasks":1,' "$tmp/bench.json")
+[ "$n" -eq 6 ] && ok "6 results with per-node rows, a task on each node" || fail "$n results with both nodes"
+expect_grep "$tmp/bench.json" '"vmstat_missing":["nr_tlb_remote_flush"' "the missing TLB counters named"
 expect_exit 2 "a placeholder System.map is refused by name" "$FAULTLINE" profile \
 	--system-map "$(dirname "$kernel")/System.map-$(basename "$kernel" | sed 's/^vmlinuz-//')" "$tmp/bench.log"
 expect_grep "$tmp/err" "System.map" "the error names the map"

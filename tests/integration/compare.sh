@@ -40,6 +40,23 @@ for id in $(q "SELECT id FROM runs WHERE status = 'ok' ORDER BY id"); do
 	done
 done
 
+# -- lock contention and per-node evidence (agents/lockstat.h): Debian's
+# kernel has the contention tracepoints and hist triggers, so every point's
+# window was traced; the 2-node guest gives per-node rows, each node with
+# one of the 2 tasks; the kernel has no CONFIG_DEBUG_TLBFLUSH, and says so.
+for id in $(q "SELECT id FROM runs WHERE status = 'ok' ORDER BY id"); do
+	[ "$(q "SELECT group_concat(locks, ' ') FROM evidence_points WHERE run_id = $id")" = "recorded recorded" ] &&
+		ok "run $id: both windows traced for lock contention" ||
+		fail "run $id locks: $(q "SELECT tasks, locks FROM evidence_points WHERE run_id = $id")"
+	[ "$(q "SELECT group_concat(v.delta, ' ') FROM evidence_vmstat v JOIN evidence_points p ON p.id = v.point_id WHERE p.run_id = $id AND p.tasks = 2 AND v.name GLOB 'numa.node*.tasks' ORDER BY v.name")" = "1 1" ] &&
+		ok "run $id: 2 tasks, one on each node" ||
+		fail "run $id node tasks: $(q "SELECT v.name, v.delta FROM evidence_vmstat v JOIN evidence_points p ON p.id = v.point_id WHERE p.run_id = $id AND v.name GLOB 'numa.*'")"
+	n=$(q "SELECT count(*) FROM evidence_vmstat v JOIN evidence_points p ON p.id = v.point_id WHERE p.run_id = $id AND v.name GLOB 'numa-numastat.node[01].numa_hit' AND v.delta > 0")
+	[ "$n" -ge 2 ] && ok "run $id: numa_hit per node ($n rows)" || fail "run $id: $n per-node numa_hit rows"
+	q "SELECT vmstat_missing FROM evidence_points WHERE run_id = $id" | grep -q "nr_tlb_remote_flush" &&
+		ok "run $id: the missing TLB counters are named" || fail "run $id: vmstat_missing $(q "SELECT vmstat_missing FROM evidence_points WHERE run_id = $id")"
+done
+
 # -- the two pairs compared
 set -- $(q "SELECT id FROM runs WHERE status = 'ok' ORDER BY id")
 a="run:$1,$2" b="run:$3,$4"
@@ -74,6 +91,7 @@ while read -r change name tasks; do
 done <"$tmp/prof.cols"
 [ $bad -eq 0 ] && ok "every profile row's change and sign is that of the stored shares" ||
 	fail "$bad profile rows disagree with the store"
+expect_grep "$tmp/out" "# vmstat of run:$3,$4 has no nr_tlb_remote_flush" "compare names the missing counters"
 [ "$(q "SELECT count(*) FROM runs WHERE status = 'running'")" -eq 0 ] && ok "no run left running" ||
 	fail "runs left running"
 finish

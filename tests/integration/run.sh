@@ -44,8 +44,8 @@ n=$(q "select count(*) from samples where run_id = $okrun")
 [ "$n" -eq 8 ] && ok "8 samples (4 points, total and per task)" || fail "$n samples"
 [ "$(q "select count(*) from samples where run_id = $okrun and metric = 'per_thread_ops' and mode = 'threads' and tasks = 2 and value > 0")" -eq 1 ] &&
 	ok "per_thread_ops sample" || fail "per_thread_ops sample"
-[ "$(q "select group_concat(type) from (select type from run_records where run_id = $okrun order by seq)")" = "env,result,profile,result,profile,result,profile,result,profile,ksyms,done" ] &&
-	ok "every record stored in order (profile=2 from CONFIG_PROFILING)" ||
+[ "$(q "select group_concat(type) from (select type from run_records where run_id = $okrun order by seq)")" = "env,result,profile,locks,result,profile,locks,result,profile,locks,result,profile,locks,ksyms,done" ] &&
+	ok "every record stored in order (profile=2 from CONFIG_PROFILING, locks traced as PID 1)" ||
 	fail "records: $(q "select group_concat(type) from run_records where run_id = $okrun")"
 [ "$(q "select created_ms < agent_ms and agent_ms < first_sample_ms and first_sample_ms < ended_ms from runs where id = $okrun")" = 1 ] &&
 	ok "timing: created < agent < first sample < end" || fail "timing"

@@ -1079,6 +1079,97 @@ static void test_evidence(void **state)
 	expect_page(path, 200, "No vmstat or profile evidence for this run.");
 }
 
+/* Lock contention and per-node rows on top of test_evidence's points: the
+ * compare page's tables (root_usage only in new, on top; a name from the
+ * guest escaped), the JSON, and the run page's per-point locks table. */
+static void test_lock_evidence(void **state)
+{
+	char db[700], sql[4096], path[512];
+	json_t *j, *a, *row;
+	struct reply r;
+	int64_t run;
+
+	(void)state;
+	snprintf(db, sizeof(db), "%s/fl.db", env.dir);
+	for (int k = 0; k < 2; k++) {
+		long long commit = (long long)env.w.commit[2 + k];
+		const char *pts = "SELECT p.id FROM evidence_points p JOIN runs r ON r.id = p.run_id "
+				  "JOIN builds b ON b.id = r.build_id WHERE b.commit_id = ";
+
+		snprintf(sql, sizeof(sql),
+			 "UPDATE evidence_points SET locks = 'recorded', vmstat_missing = "
+			 "'nr_tlb_remote_flush' WHERE id IN (%s%lld);"
+			 "INSERT INTO evidence_locks SELECT id, 'do_<evil>', 'caller', 50, 50, "
+			 "1000000, 9000, '50 do_<evil> <- handle_mm_fault' FROM (%s%lld);"
+			 "INSERT INTO evidence_locks SELECT id, 'root_usage', 'symbol', 40000, 40000, "
+			 "2000000000, 318000, '23442 root_usage_update <- charge_memcg' FROM (%s%lld) "
+			 "WHERE %d;"
+			 "INSERT INTO evidence_vmstat SELECT id, 'numa-numastat.node0.numa_hit', 5, %d "
+			 "FROM (%s%lld);"
+			 "INSERT INTO evidence_vmstat SELECT id, 'numa.node0.tasks', 2, 2 FROM (%s%lld);",
+			 pts, commit, pts, commit, pts, commit, k, k ? 600 : 1000, pts, commit, pts,
+			 commit);
+		assert_int_equal(wf_sql(db, sql), 0);
+	}
+	snprintf(path, sizeof(path),
+		 "/api/compare?a=%.12s&b=%.12s&benchmark=page_fault2&machine=numa2", env.w.sha[2],
+		 env.w.sha[3]);
+	j = api(path, 200);
+	a = json_object_get(j, "locks");
+	assert_int_equal(json_array_size(a), 3); /* root_usage's three rows; do_<evil> level */
+	row = json_array_get(a, 0);
+	assert_string_equal(json_string_value(json_object_get(row, "lock")), "root_usage");
+	assert_string_equal(json_string_value(json_object_get(row, "what")),
+			    "root_usage.contentions");
+	assert_true(fabs(json_real_value(json_object_get(row, "new")) - 8000) < 1e-9);
+	assert_string_equal(json_string_value(json_object_get(row, "chains")),
+			    "23442 root_usage_update <- charge_memcg");
+	a = json_object_get(j, "nodes");
+	assert_int_equal(json_array_size(a), 1);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(a, 0), "what")),
+			    "numa-numastat.node0.numa_hit");
+	assert_true(fabs(json_real_value(json_object_get(json_array_get(a, 0), "change_pct")) +
+			 40) < 1e-9);
+	json_decref(j);
+
+	snprintf(path, sizeof(path), "/compare?a=%.12s&b=%.12s&benchmark=page_fault2&machine=numa2",
+		 env.w.sha[2], env.w.sha[3]);
+	request(NULL, path, &r);
+	assert_int_equal(r.status, 200);
+	assert_non_null(strstr(r.body.ptr, "<h2>Lock contention</h2>\n<table class='deltas locks'>"));
+	assert_non_null(strstr(r.body.ptr, "<tr><td><code>root_usage</code></td><td>threads</td>"
+					   "<td class='num'>4</td>"));
+	assert_non_null(strstr(r.body.ptr, "<pre>23442 root_usage_update &lt;- charge_memcg\n"
+					   "</pre>"));
+	assert_null(strstr(r.body.ptr, "do_<evil>"));
+	assert_non_null(strstr(r.body.ptr, "<h2>Per NUMA node</h2>"));
+	assert_non_null(strstr(r.body.ptr, "<td>numa-numastat.node0.numa_hit</td>"));
+	assert_null(strstr(r.body.ptr, "<td>numa.node0.tasks</td>")); /* did not change */
+	done(&r);
+
+	run = first_run(db, env.w.commit[3]);
+	snprintf(path, sizeof(path), "/run/%lld", (long long)run);
+	request(NULL, path, &r);
+	assert_int_equal(r.status, 200);
+	assert_non_null(strstr(r.body.ptr, "<table class='locks'>"));
+	assert_non_null(strstr(r.body.ptr, "<tr><td><code>root_usage</code></td><td>symbol</td>"
+					   "<td class='num'>40000</td>"));
+	assert_non_null(strstr(r.body.ptr, "<tr><td><code>do_&lt;evil&gt;</code></td>"));
+	assert_null(strstr(r.body.ptr, "do_<evil>"));
+	assert_non_null(strstr(r.body.ptr, "Counters this kernel does not have: nr_tlb_remote_flush"));
+	assert_non_null(strstr(r.body.ptr, "<table class='vmstat nodes'>"));
+	done(&r);
+	snprintf(path, sizeof(path), "/api/run/%lld", (long long)run);
+	j = api(path, 200);
+	row = json_array_get(json_object_get(j, "evidence"), 0);
+	assert_string_equal(json_string_value(json_object_get(row, "locks_status")), "recorded");
+	assert_int_equal(json_array_size(json_object_get(row, "locks")), 2);
+	assert_string_equal(json_string_value(json_object_get(
+				json_array_get(json_object_get(row, "locks"), 0), "lock")),
+			    "root_usage");
+	json_decref(j);
+}
+
 static void test_compare_errors(void **state)
 {
 	json_t *j;
@@ -1831,6 +1922,7 @@ int main(void)
 	    cmocka_unit_test(test_compare),
 	    cmocka_unit_test(test_compare_cgroup),
 	    cmocka_unit_test(test_evidence),
+	    cmocka_unit_test(test_lock_evidence),
 	    cmocka_unit_test(test_compare_errors),
 	    cmocka_unit_test(test_escaping),
 	    cmocka_unit_test(test_escaping_service_fields),

@@ -355,6 +355,121 @@ static void test_text(void **state)
 	fl_comparison_free(c);
 }
 
+/* Lock contention and per-node evidence on top of a side: every run traced
+ * its point; root_usage contended only in new (the demo's regression), the
+ * lruvec lock level on both sides, the zone lock moved less than 1%; node
+ * rates fall with the throughput, the tasks stay where they were, node 1
+ * starts allocating off-node in new. */
+static struct fl_lock_ev locks_of[2][NRUNS][3];
+static struct fl_vmstat_rate node_vm[2][NRUNS][9];
+
+static void add_locks_nodes(struct side *sd, int is_new)
+{
+	for (int r = 0; r < NRUNS; r++) {
+		struct fl_lock_ev *l = locks_of[is_new][r];
+		struct fl_vmstat_rate *v = node_vm[is_new][r];
+		size_t n = 0;
+
+		l[n++] = (struct fl_lock_ev){"folio_lruvec_lock_irqsave", "caller", 1000, 1000,
+					     1000000, 5000, "1000 folio_lruvec_lock_irqsave <- "
+							    "release_pages"};
+		l[n++] = (struct fl_lock_ev){"contig_page_data+0x1280", "symbol", 500,
+					     500,		       is_new ? 100400 : 100000,
+					     400,		       ""};
+		if (is_new)
+			l[n++] = (struct fl_lock_ev){"root_usage", "symbol", 40000 + 100 * (uint64_t)r,
+						     40000, 2000000000, 318214,
+						     "23442 root_usage_update <- charge_memcg\n"
+						     "18431 root_usage_update <- uncharge_folio"};
+		for (int k = 0; k < 4; k++)
+			v[k] = sd->vm[r][k];
+		v[4] = (struct fl_vmstat_rate){"numa-numastat.node0.numa_hit", 0,
+					       is_new ? 75000 : 100000};
+		v[5] = (struct fl_vmstat_rate){"numa-numastat.node1.numa_hit", 0,
+					       is_new ? 75000 : 100000};
+		v[6] = (struct fl_vmstat_rate){"numa-numastat.node1.other_node", 0, is_new ? 50 : 0};
+		v[7] = (struct fl_vmstat_rate){"numa.node0.tasks", 1, 1};
+		v[8] = (struct fl_vmstat_rate){"numa-vmstat.node0.nr_anon_pages", 0, -3};
+		sd->pt[r].vm = v;
+		sd->pt[r].nvm = 9;
+		sd->pt[r].lk = l;
+		sd->pt[r].nlk = n;
+		sd->pt[r].locks = "recorded";
+	}
+}
+
+static void test_lock_and_node_rows(void **state)
+{
+	struct fl_cmp_opts o;
+	struct fl_comparison *c;
+	const struct fl_cmp_row *row;
+	fl_buf out = FL_BUF_INIT;
+	const char *t;
+	size_t first_lock = 0, nlock = 0, nnode = 0;
+
+	(void)state;
+	make_side(&base_side, "v6.1-fl0", 100000, 200000, 0.10, 1);
+	make_side(&new_side, "v6.1-fl1", 50000, 100000, 0.60, 1);
+	add_locks_nodes(&base_side, 0);
+	add_locks_nodes(&new_side, 1);
+	/* one base run did not trace, and the new kernel lacks pgfault */
+	base_side.pt[4].locks = "off";
+	new_side.pt[0].vmstat_missing = "pgfault";
+	fl_cmp_opts_init(&o);
+	assert_int_equal(fl_compare("page_fault2", &base_side.set, &new_side.set, &o, &c), 0);
+	for (size_t i = 0; i < c->nrows; i++) {
+		if (c->rows[i].kind == FL_CMP_LOCK && !nlock++)
+			first_lock = i;
+		nnode += c->rows[i].kind == FL_CMP_NODE;
+	}
+	/* root_usage only (three rows): the lruvec and zone locks did not move */
+	assert_int_equal(nlock, 3);
+	row = &c->rows[first_lock];
+	assert_string_equal(row->what, "root_usage.contentions");
+	assert_string_equal(row->lock, "root_usage");
+	assert_string_equal(row->name, "page_fault2.processes.lock_stat.root_usage.contentions/s");
+	assert_true(row->base.value == 0 && row->base.n == 4);
+	assert_true(fabs(row->new_.value - 8040) < 1e-6); /* (40000 + 200) / 5 s */
+	assert_non_null(row->chains);
+	assert_non_null(strstr(row->chains, "root_usage_update <- charge_memcg"));
+	row = &c->rows[first_lock + 1];
+	assert_string_equal(row->what, "root_usage.waittime-total");
+	assert_true(fabs(row->new_.value - 400) < 1e-6); /* 2 s of waits in 5 s: ms/s */
+	assert_null(row->chains);
+	row = &c->rows[first_lock + 2];
+	assert_string_equal(row->name, "page_fault2.processes.lock_stat.root_usage.waittime-max");
+	assert_true(fabs(row->new_.value - 318.214) < 1e-9); /* us */
+	assert_null(find_row(c, FL_CMP_LOCK, "folio_lruvec_lock_irqsave.contentions", 2));
+	assert_null(find_row(c, FL_CMP_LOCK, "contig_page_data+0x1280.waittime-total", 2));
+	/* node rows: the two numa_hit rates and node 1's other_node; not the
+	 * unchanged task placement nor a gauge */
+	assert_int_equal(nnode, 3);
+	row = find_row(c, FL_CMP_NODE, "numa-numastat.node0.numa_hit", 2);
+	assert_non_null(row);
+	assert_true(fabs(row->change + 25) < 1e-9);
+	assert_string_equal(row->name, "page_fault2.processes.numa-numastat.node0.numa_hit/s");
+	assert_non_null(find_row(c, FL_CMP_NODE, "numa-numastat.node1.other_node", 2));
+	assert_null(find_row(c, FL_CMP_NODE, "numa.node0.tasks", 2));
+	/* per-node names stay out of the global vmstat rows */
+	assert_null(find_row(c, FL_CMP_VMSTAT, "numa-numastat.node0.numa_hit", 2));
+	fl_comparison_text(c, &out);
+	t = fl_buf_str(&out);
+	print_message("%s", t);
+	assert_non_null(strstr(t, "page_fault2.processes.lock_stat.root_usage.contentions/s tasks=2\n"
+				  "                                  chain: 23442 root_usage_update <- "
+				  "charge_memcg\n"));
+	assert_non_null(strstr(t, "# no lock contention in v6.1-fl0: not traced on this run"));
+	assert_non_null(strstr(t, "# vmstat of v6.1-fl1 has no pgfault"));
+	fl_buf_free(&out);
+	fl_comparison_free(c);
+	/* metrics_only: none of it */
+	o.metrics_only = 1;
+	assert_int_equal(fl_compare("page_fault2", &base_side.set, &new_side.set, &o, &c), 0);
+	for (size_t i = 0; i < c->nrows; i++)
+		assert_true(c->rows[i].kind == FL_CMP_METRIC);
+	fl_comparison_free(c);
+}
+
 /*
  * A point measured in the root and in a child cgroup: two rows, sorted root
  * first, found apart; the child's shows its context in the text. In the
@@ -420,6 +535,7 @@ int main(void)
 	    cmocka_unit_test(test_missing_side),
 	    cmocka_unit_test(test_text),
 	    cmocka_unit_test(test_cgroup_contexts),
+	    cmocka_unit_test(test_lock_and_node_rows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -322,12 +322,168 @@ static void test_store_run(void **state)
 	fl_test_rmtree(dir);
 }
 
+/* What fl-agent writes for a traced point (agents/lockstat.c, whose own
+ * test checks this shape), with two objects' locks named by one caller. */
+static const char locks_rec[] =
+    "{\"type\":\"locks\",\"test\":\"page_fault2\",\"mode\":\"threads\",\"tasks\":2,"
+    "\"cgroup\":\"root\",\"status\":\"recorded\",\"locks\":["
+    "{\"lock\":\"root_usage\",\"named_by\":\"symbol\",\"addr\":\"ffffffff81e4a2c0\","
+    "\"contentions\":41873,\"waits\":41873,\"wait_ns\":2214093377,\"max_wait_ns\":318214,"
+    "\"chains\":[{\"count\":23442,\"frames\":[\"root_usage_update\",\"charge_memcg\"]},"
+    "{\"count\":18431,\"frames\":[\"root_usage_update\",\"uncharge_folio\"]}]},"
+    "{\"lock\":\"folio_lruvec_lock_irqsave\",\"named_by\":\"caller\",\"addr\":\"ffff88801f5d0b40\","
+    "\"contentions\":200,\"waits\":200,\"wait_ns\":1000,\"max_wait_ns\":10,\"chains\":[]},"
+    "{\"lock\":\"folio_lruvec_lock_irqsave\",\"named_by\":\"caller\",\"addr\":\"ffff88801f5d1b40\","
+    "\"contentions\":12,\"waits\":11,\"wait_ns\":500,\"max_wait_ns\":90,\"chains\":[]}],"
+    "\"other_locks\":0}";
+/* A result with per-node deltas, the missing counters and the locks status. */
+static const char nodes_rec[] =
+    "{\"type\":\"result\",\"test\":\"page_fault2\",\"mode\":\"threads\",\"tasks\":2,"
+    "\"measured_s\":2.0,\"profile\":\"none\",\"locks\":\"recorded\","
+    "\"vmstat_delta\":{\"numa_hit\":1000},"
+    "\"vmstat_missing\":[\"pgfault\",\"nr_tlb_remote_flush\"],"
+    "\"nodes\":[{\"node\":0,\"tasks\":1,\"numastat\":{\"numa_hit\":600,\"local_node\":600},"
+    "\"vmstat\":{\"nr_anon_pages\":-40}},{\"node\":1,\"tasks\":1,\"numastat\":{\"numa_hit\":"
+    "400,\"other_node\":10},\"vmstat\":{}}]}";
+
+static const struct fl_vmstat_rate *vm_find(const struct fl_evidence_point *pt, const char *n)
+{
+	for (size_t i = 0; i < pt->nvm; i++)
+		if (!strcmp(pt->vm[i].name, n))
+			return &pt->vm[i];
+	return NULL;
+}
+
+static void test_locks_record(void **state)
+{
+	struct fl_evidence_point pt;
+	int has;
+
+	(void)state;
+	assert_int_equal(fl_evidence_from_record(locks_rec, strlen(locks_rec), NULL, &pt, &has), 0);
+	assert_int_equal(has, 1);
+	assert_int_equal(pt.source, FL_EV_LOCKS);
+	assert_string_equal(pt.locks, "recorded");
+	assert_int_equal(pt.nlk, 2);
+	assert_string_equal(pt.lk[0].name, "root_usage");
+	assert_string_equal(pt.lk[0].named_by, "symbol");
+	assert_true(pt.lk[0].wait_ns == 2214093377ull);
+	assert_string_equal(pt.lk[0].chains, "23442 root_usage_update <- charge_memcg\n"
+					     "18431 root_usage_update <- uncharge_folio");
+	/* one name, two objects: summed, the longer wait kept */
+	assert_string_equal(pt.lk[1].name, "folio_lruvec_lock_irqsave");
+	assert_true(pt.lk[1].contentions == 212);
+	assert_true(pt.lk[1].waits == 211);
+	assert_true(pt.lk[1].wait_ns == 1500);
+	assert_true(pt.lk[1].max_wait_ns == 90);
+	fl_evidence_point_release(&pt);
+
+	/* a kernel without the tracepoints: a status, no locks, no error */
+	const char *na = "{\"type\":\"locks\",\"test\":\"page_fault2\",\"mode\":\"threads\","
+			 "\"tasks\":2,\"status\":\"not available: no lock:contention_begin/end "
+			 "tracepoints (Linux 5.19 or later)\",\"locks\":[],\"other_locks\":0}";
+	assert_int_equal(fl_evidence_from_record(na, strlen(na), NULL, &pt, &has), 0);
+	assert_int_equal(has, 1);
+	assert_int_equal(pt.nlk, 0);
+	assert_non_null(strstr(pt.locks, "not available"));
+	fl_evidence_point_release(&pt);
+
+	expect_bad("{\"type\":\"locks\",\"test\":\"t\",\"mode\":\"m\",\"tasks\":2}", "'status'");
+	expect_bad("{\"type\":\"locks\",\"test\":\"t\",\"mode\":\"m\",\"tasks\":2,\"status\":"
+		   "\"recorded\",\"locks\":[{\"lock\":\"x\",\"contentions\":-1}]}",
+		   "'locks[0].contentions'");
+	expect_bad("{\"type\":\"locks\",\"test\":\"t\",\"mode\":\"m\",\"tasks\":2,\"status\":"
+		   "\"recorded\",\"locks\":[{\"lock\":\"x\",\"contentions\":1,\"wait_ns\":1,"
+		   "\"max_wait_ns\":1,\"chains\":[{\"frames\":[]}]}]}",
+		   "'locks[0].chains[0]'");
+}
+
+static void test_nodes_result(void **state)
+{
+	struct fl_evidence_point pt;
+	const struct fl_vmstat_rate *v;
+	int has;
+
+	(void)state;
+	assert_int_equal(fl_evidence_from_record(nodes_rec, strlen(nodes_rec), NULL, &pt, &has), 0);
+	assert_string_equal(pt.locks, "recorded");
+	assert_string_equal(pt.vmstat_missing, "pgfault,nr_tlb_remote_flush");
+	/* numa_hit, 2 tasks rows, 2 + 2 numastat, 1 vmstat */
+	assert_int_equal(pt.nvm, 8);
+	assert_non_null(v = vm_find(&pt, "numa-numastat.node0.numa_hit"));
+	assert_true(v->per_sec == 300.0);
+	assert_non_null(v = vm_find(&pt, "numa-numastat.node1.other_node"));
+	assert_int_equal(v->delta, 10);
+	assert_non_null(v = vm_find(&pt, "numa.node1.tasks"));
+	assert_true(v->delta == 1 && v->per_sec == 1.0);
+	assert_non_null(v = vm_find(&pt, "numa-vmstat.node0.nr_anon_pages"));
+	assert_int_equal(v->delta, -40);
+	assert_true(fl_vmstat_is_node("numa.node1.tasks"));
+	assert_false(fl_vmstat_is_node("numa_hit"));
+	assert_false(fl_vmstat_counter("numa-vmstat.node0.nr_anon_pages"));
+	assert_false(fl_vmstat_counter("numa.node0.tasks"));
+	assert_true(fl_vmstat_counter("numa-numastat.node0.numa_hit"));
+	fl_evidence_point_release(&pt);
+	expect_bad("{\"type\":\"result\",\"test\":\"t\",\"mode\":\"m\",\"tasks\":2,"
+		   "\"measured_s\":1,\"nodes\":[{\"node\":0,\"tasks\":1,\"numastat\":"
+		   "{\"numa_hit\":\"x\"}}]}",
+		   "'nodes[0].numastat.numa_hit'");
+}
+
+/* The three records of a traced point make one stored point: the profile
+ * status survives the locks record, the locks come back most wait first. */
+static void test_store_locks(void **state)
+{
+	const char *recs[] = {nodes_rec, locks_rec};
+	size_t lens[2] = {strlen(nodes_rec), strlen(locks_rec)};
+	char dir[64], *why;
+	struct fl_evidence_row *pts;
+	size_t n;
+	int64_t run;
+	fl_store *st;
+
+	(void)state;
+	assert_int_equal(fl_test_tmpdir(dir, sizeof(dir), "evlocks"), 0);
+	st = open_store(dir, &run);
+	assert_int_equal(fl_run_evidence_store(st, run, recs, lens, 2, NULL, &why), 0);
+	free(why);
+	assert_int_equal(fl_store_evidence_get(st, run, &pts, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(pts[0].profile, "none");
+	assert_true(pts[0].measured_s == 2.0);
+	assert_string_equal(pts[0].locks, "recorded");
+	assert_string_equal(pts[0].vmstat_missing, "pgfault,nr_tlb_remote_flush");
+	assert_int_equal(pts[0].nvm, 8);
+	assert_int_equal(pts[0].nlk, 2);
+	assert_string_equal(pts[0].lk[0].lock, "root_usage");
+	assert_true(pts[0].lk[0].contentions == 41873);
+	assert_true(pts[0].lk[0].max_wait_ns == 318214);
+	assert_non_null(strstr(pts[0].lk[0].chains, "root_usage_update <- charge_memcg"));
+	assert_string_equal(pts[0].lk[1].named_by, "caller");
+	fl_store_evidence_free(pts, n);
+	/* an older agent's run: no statuses at all */
+	recs[0] = plain_rec;
+	lens[0] = strlen(plain_rec);
+	assert_int_equal(fl_run_evidence_store(st, run, recs, lens, 1, NULL, &why), 0);
+	free(why);
+	assert_int_equal(fl_store_evidence_get(st, run, &pts, &n), 0);
+	assert_int_equal(n, 1);
+	assert_null(pts[0].locks);
+	assert_null(pts[0].vmstat_missing);
+	assert_int_equal(pts[0].nlk, 0);
+	fl_store_evidence_free(pts, n);
+	fl_store_free(st);
+	fl_test_rmtree(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_result_record), cmocka_unit_test(test_profile_record),
 	    cmocka_unit_test(test_other_records), cmocka_unit_test(test_bad_records),
 	    cmocka_unit_test(test_from_records),  cmocka_unit_test(test_store_run),
+	    cmocka_unit_test(test_locks_record),  cmocka_unit_test(test_nodes_result),
+	    cmocka_unit_test(test_store_locks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

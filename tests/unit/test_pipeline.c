@@ -497,6 +497,19 @@ static void test_legacy_rounds(void **state)
 	assert_int_equal(fl_test_sql_int(path, "SELECT sum(round) FROM jobs"), 9);
 }
 
+/* Which runs trace lock contention: all but bisection steps. */
+static void test_roles_trace_locks(void **state)
+{
+	(void)state;
+	assert_true(fl_role_traces_locks(fl_role_name(FL_ROLE_BASE)));
+	assert_true(fl_role_traces_locks(fl_role_name(FL_ROLE_NEW)));
+	assert_true(fl_role_traces_locks(fl_role_name(FL_ROLE_BAD)));
+	assert_true(fl_role_traces_locks(fl_role_name(FL_ROLE_REVERT)));
+	assert_true(fl_role_traces_locks(fl_role_name(FL_ROLE_FIX)));
+	assert_false(fl_role_traces_locks(fl_role_name(FL_ROLE_BISECT)));
+	assert_true(fl_role_traces_locks(NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -507,6 +520,7 @@ int main(void)
 	    cmocka_unit_test(test_rounds_kept),
 	    cmocka_unit_test(test_legacy_rounds),
 	    cmocka_unit_test(test_roles_and_revert_verdicts),
+	    cmocka_unit_test(test_roles_trace_locks),
 	    cmocka_unit_test(test_points),
 	};
 

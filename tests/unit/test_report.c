@@ -47,7 +47,7 @@ static int64_t machine_id, commit_id[3], build_id[3];
 /* One ok run of commit k: per_thread_ops at 2 tasks around speed (run
  * means 0.1% apart), five seconds, with pgfault and a profile whose lock
  * share is spin. */
-static int64_t add_run(int k, int run, double speed, double spin)
+static int64_t add_run(int k, int run, double speed, double spin, int traced)
 {
 	struct fl_run_new rn = {machine_id, build_id[k], commit_id[k], "pf2", "{}", NULL, NULL, NULL, 0};
 	struct fl_run_guest g = {"fl-test", "tcg",
@@ -74,6 +74,20 @@ static int64_t add_run(int k, int run, double speed, double spin)
 				       .profile_samples = 1000,
 				       .fn = fn,
 				       .nfn = 2};
+	/* lock contention: the lruvec lock level everywhere, root_usage only
+	 * where the spin share is high (the culprit) */
+	struct fl_lock_row lk[2] = {
+	    {"root_usage", "symbol", 40000, 40000, 2000000000, 318000,
+	     "23442 root_usage_update <- charge_memcg\n18431 root_usage_update <- uncharge_folio"},
+	    {"folio_lruvec_lock_irqsave", "caller", 100, 100, 100000, 2000,
+	     "100 folio_lruvec_lock_irqsave <- release_pages"}};
+	struct fl_evidence_row locks = {.is_locks = 1,
+					.test = "page_fault2",
+					.mode = "threads",
+					.tasks = 2,
+					.locks = traced ? "recorded" : "off",
+					.lk = spin > 0.3 ? lk : lk + 1,
+					.nlk = !traced ? 0 : spin > 0.3 ? 2 : 1};
 	struct fl_run_end e = {.status = "ok",
 			       .nodes = 2,
 			       .cpus = 2,
@@ -91,6 +105,7 @@ static int64_t add_run(int k, int run, double speed, double spin)
 	assert_int_equal(fl_store_begin(st), 0);
 	assert_int_equal(fl_store_evidence_add(st, id, &res), 0);
 	assert_int_equal(fl_store_evidence_add(st, id, &prof), 0);
+	assert_int_equal(fl_store_evidence_add(st, id, &locks), 0);
 	assert_int_equal(fl_store_commit(st), 0);
 	return id;
 }
@@ -201,8 +216,8 @@ static void test_kernel_machine_report(void **state)
 	/* the tags: v1 against v2, five runs each, -25% */
 	assert_int_equal(fl_store_job_add(st, &cj, &compare_job, NULL), 0);
 	for (int run = 0; run < NRUNS; run++) {
-		add_run_job(compare_job, "base", 0, seq++, add_run(0, run, 100000, 0.10));
-		add_run_job(compare_job, "new", 2, seq++, add_run(2, run, 75000, 0.68));
+		add_run_job(compare_job, "base", 0, seq++, add_run(0, run, 100000, 0.10, 1));
+		add_run_job(compare_job, "new", 2, seq++, add_run(2, run, 75000, 0.68, 1));
 	}
 	struct fl_regression_new g = {
 	    compare_job, tree, commit_id[0], commit_id[2], machine_id, "pf2", "per_thread_ops",
@@ -220,10 +235,10 @@ static void test_kernel_machine_report(void **state)
 	    0);
 	fl_job_release(&compare);
 	for (int run = 0; run < NRUNS; run++) {
-		int64_t c = add_run(2, run, 76000, 0.66);
+		int64_t c = add_run(2, run, 76000, 0.66, 0);
 
 		first_culprit_run = first_culprit_run ? first_culprit_run : c;
-		add_run_job(bisect_job, "bisect", 1, seq++, add_run(1, run, 101000, 0.11));
+		add_run_job(bisect_job, "bisect", 1, seq++, add_run(1, run, 101000, 0.11, 0));
 		add_run_job(bisect_job, "bisect", 2, seq++, c);
 	}
 
@@ -258,6 +273,27 @@ static void test_kernel_machine_report(void **state)
 	assert_non_null(strstr(body, "     10.00            +58.0      68.00        "
 				     "pf2.threads.profile._raw_spin_lock tasks=2\n"));
 	assert_null(strstr(body, "carry no vmstat or profile records"));
+	/* the lock that got hot, named, counted, timed, with its chains: in
+	 * the tags' table and in its own section; the bisection's runs did not
+	 * trace (pipeline.h), and the culprit's table says so */
+	assert_non_null(strstr(body, "# no lock contention in "));
+	assert_non_null(strstr(body, ": not traced on this run (see bench/README.md, lockcost)\n"));
+	assert_non_null(strstr(body, "      0.00                        8000        "
+				     "pf2.threads.lock_stat.root_usage.contentions/s tasks=2\n"
+				     "                                  chain: 23442 root_usage_update "
+				     "<- charge_memcg\n"));
+	snprintf(want, sizeof(want),
+		 "\nlock contention (lock:contention_begin/end tracepoints, %s against %s, "
+		 "the largest growth of wait time first):\n"
+		 "  root_usage (threads tasks=2): 0 -> 8000 contentions/s, waiting 0.0 -> 400.0 "
+		 "ms/s, longest wait 0 -> 318 us\n"
+		 "    chain: 23442 root_usage_update <- charge_memcg\n"
+		 "    chain: 18431 root_usage_update <- uncharge_folio\n\nBisection",
+		 sha[2], sha[0]);
+	if (!strstr(body, want))
+		fail_msg("no lock section like\n%s\nin\n%s", want, body);
+	/* the level lruvec lock is not a row */
+	assert_null(strstr(body, "lock_stat.folio_lruvec_lock_irqsave"));
 	/* the kernel config and the compiler of the culprit's first run */
 	snprintf(want, sizeof(want),
 		 "kernel config: small (the .config is attached as config-%.10s)\ncompiler: gcc "
