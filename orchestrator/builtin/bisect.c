@@ -38,15 +38,13 @@
 #define MAX_ATTEMPTS 3 /* values mode: a failing run is retried this many times in all */
 #define MAX_GOODS    32
 
-static const char help_text[] =
-    "usage: faultline bisect run [--repo DIR] --good REV [--good REV]... --bad REV\n"
-    "                            [options] -- CMD [ARGS...]\n"
-    "\n"
+const char cmd_bisect_help[] =
     "Finds the commit between the good and the bad revisions that made CMD worse,\n"
     "running CMD in a private worktree once per step (the user's checkout is not\n"
     "touched). The range is what bad reaches and no good reaches; a culprit inside\n"
     "a merged branch is found inside it.\n"
     "\n"
+    "options:\n"
     "  --repo DIR          the repository (default: the current directory)\n"
     "  --good REV          a good revision, an ancestor of bad; may be repeated\n"
     "  --bad REV           the bad revision\n"
@@ -882,7 +880,7 @@ static int bisect_run(int argc, char **argv)
 	if ((at = parse_args(argc, argv, &ro)) < 0)
 		return fl_usage("bisect");
 	if (ro.help) {
-		fputs(help_text, stdout);
+		fl_help_print(fl_command_find("bisect"), stdout);
 		return FL_EXIT_OK;
 	}
 	/*
@@ -913,7 +911,7 @@ static int bisect_run(int argc, char **argv)
 int cmd_bisect(int argc, char **argv)
 {
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		fputs(help_text, stdout);
+		fl_help_print(fl_command_find("bisect"), stdout);
 		return FL_EXIT_OK;
 	}
 	if (argc < 2 || strcmp(argv[1], "run"))

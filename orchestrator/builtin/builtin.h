@@ -5,6 +5,8 @@
 #ifndef FL_BUILTIN_H
 #define FL_BUILTIN_H
 
+#include <stdio.h>
+
 /* Exit codes, the same for every command (docs/cli.md). */
 enum {
 	FL_EXIT_OK = 0,
@@ -19,6 +21,7 @@ struct fl_command {
 	int (*run)(int argc, char **argv);
 	const char *usage;   /* "config check FILE" */
 	const char *summary; /* one line for "faultline help" */
+	const char *help;    /* every option, one per line, and the exit codes */
 };
 
 /* Global options, set by main.c before a command runs. */
@@ -40,10 +43,31 @@ int cmd_watch(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_try(int argc, char **argv);
 
+/* Each command's full help, beside its option parsing in builtin/NAME.c. */
+extern const char cmd_bisect_help[];
+extern const char cmd_build_help[];
+extern const char cmd_compare_help[];
+extern const char cmd_config_help[];
+extern const char cmd_db_help[];
+extern const char cmd_help_help[];
+extern const char cmd_profile_help[];
+extern const char cmd_records_help[];
+extern const char cmd_initramfs_help[];
+extern const char cmd_queue_help[];
+extern const char cmd_report_help[];
+extern const char cmd_serve_help[];
+extern const char cmd_watch_help[];
+extern const char cmd_run_help[];
+extern const char cmd_try_help[];
+
 const struct fl_command *fl_commands(void);
 const struct fl_command *fl_command_find(const char *name);
-/* Prints "usage: faultline <usage>" for cmd to stderr; returns FL_EXIT_USAGE. */
+/* Prints "usage: faultline <usage>" for cmd to stderr with a hint at its
+ * help; returns FL_EXIT_USAGE. */
 int fl_usage(const char *name);
+/* A command's full help (usage, summary, options) on f: what "faultline
+ * help NAME", "faultline NAME --help" and "-h" print. */
+void fl_help_print(const struct fl_command *c, FILE *f);
 
 struct fl_config;
 /* Loads --config (or path when given) and prints every error; returns 0 or FL_EXIT_*. */

@@ -224,6 +224,21 @@ static int compare_cmd(const struct fl_config *cfg, struct compare_opts *o)
 	return r ? FL_EXIT_NO : FL_EXIT_OK;
 }
 
+const char cmd_compare_help[] =
+    "options:\n"
+    "  --config F       the configuration (default: the global --config)\n"
+    "  --a REV          the base side: a tag or sha of tree T, or run:ID,ID,...\n"
+    "  --b REV          the new side, the same way\n"
+    "  --benchmark B    the benchmark (default: the configuration's only one)\n"
+    "  --machine M      the machine (default: the configuration's only one)\n"
+    "  --tree T         the tree the revisions belong to (default: the only one)\n"
+    "  -h, --help       this help\n"
+    "\n"
+    "Compares the stored runs of the two sides, one value per run, per point:\n"
+    "the means, the change, its confidence interval and p-value, vmstat and\n"
+    "profile deltas. Exit: 0 no point worse, 1 some point significantly worse,\n"
+    "2 usage or configuration error, 4 runtime failure.\n";
+
 int cmd_compare(int argc, char **argv)
 {
 	static const struct option opts[] = {

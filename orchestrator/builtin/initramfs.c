@@ -10,6 +10,16 @@
 #include <stdio.h>
 #include <string.h>
 
+const char cmd_initramfs_help[] =
+    "options:\n"
+    "  --agent PATH   the statically linked agent (fl-agent-static) to put at /init\n"
+    "  --job TEXT     a job line (fl.job=...) baked into the image\n"
+    "  --gzip         compress the archive with gzip\n"
+    "  OUT            the file to write\n"
+    "  -h, --help     this help\n"
+    "\n"
+    "Exit: 0 written, 2 usage error, 4 the agent cannot be read or OUT written.\n";
+
 int cmd_initramfs(int argc, char **argv)
 {
 	const char *agent = NULL, *job = NULL, *out = NULL;

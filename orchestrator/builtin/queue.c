@@ -68,6 +68,17 @@ static void show_jobs(fl_store *st)
 	}
 }
 
+const char cmd_queue_help[] =
+    "subcommands:\n"
+    "  show           the machines of the pool and the jobs running, queued,\n"
+    "                 waiting or failed\n"
+    "  enable MACHINE put a machine that left the pool back into it\n"
+    "\n"
+    "options:\n"
+    "  --config F     take the store's path from this configuration's store.path\n"
+    "  --db PATH      the SQLite store itself (no configuration read)\n"
+    "  -h, --help     this help\n";
+
 int cmd_queue(int argc, char **argv)
 {
 	struct fl_store_opts o;

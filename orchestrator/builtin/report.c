@@ -26,6 +26,17 @@ static void print_report(const struct fl_report *r)
 	printf("Subject: %s\n\n%s", r->subject, r->body);
 }
 
+const char cmd_report_help[] =
+    "subcommands:\n"
+    "  show ID        the report with this id, as mailed, with its delivery state\n"
+    "\n"
+    "options:\n"
+    "  --config F     take the store's path from this configuration's store.path\n"
+    "  --db PATH      the SQLite store itself (no configuration read)\n"
+    "  -h, --help     this help\n"
+    "\n"
+    "Exit: 0 printed, 1 no such report, 2 usage error, 4 the store cannot be read.\n";
+
 int cmd_report(int argc, char **argv)
 {
 	struct fl_store_opts o;

@@ -158,6 +158,17 @@ static int parse(int argc, char **argv, const char **config, int *once)
 	return optind == argc ? 0 : -1;
 }
 
+const char cmd_watch_help[] =
+    "options:\n"
+    "  --config F     the configuration (default: the global --config)\n"
+    "  --once         one pass: read the trees once, finish the work scheduled,\n"
+    "                 flush the outbox and exit\n"
+    "  -h, --help     this help\n"
+    "\n"
+    "Without --once it runs until SIGINT or SIGTERM. Exit (--once): 0 everything\n"
+    "finished and was mailed, 4 a tree could not be read, a job failed, a machine\n"
+    "left the pool or a report is still waiting for the mail server.\n";
+
 int cmd_watch(int argc, char **argv)
 {
 	struct watch w = {0};
