@@ -7,6 +7,8 @@
 #   make e2e    make demo as a test (label e2e): the injected regression
 #               found, bisected, mailed and shown, normal variant only
 # CMake does the real work in build/ (normal) and build-asan/ (ASan+UBSan).
+# Both are developer builds: warnings are errors (FL_WERROR). A packager's
+# "cmake -DCMAKE_BUILD_TYPE=Release" leaves it off.
 
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CTEST_ARGS ?= -LE 'kernel|e2e'
@@ -19,12 +21,13 @@ deps:
 	@scripts/install-deps.sh
 
 build: deps
-	@cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >build.cmake.log || \
+	@cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFL_WERROR=ON \
+		>build.cmake.log || \
 		{ cat build.cmake.log; exit 1; }
 	@cmake --build build -j$(JOBS)
 
 build-asan: deps
-	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DFL_SANITIZE=ON \
+	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DFL_SANITIZE=ON -DFL_WERROR=ON \
 		>build-asan.cmake.log || { cat build-asan.cmake.log; exit 1; }
 	@cmake --build build-asan -j$(JOBS)
 

@@ -25,7 +25,8 @@ enum fl_log_level fl_log_level(void)
  * the terminal. A newline in a message goes on an indented line; any other
  * control character (CR, ESC, ...) is written as \xNN.
  */
-static void say(const char *prefix, const char *fmt, va_list ap)
+__attribute__((format(printf, 2, 0))) static void say(const char *prefix, const char *fmt,
+							va_list ap)
 {
 	char *msg = NULL;
 	fl_buf line = FL_BUF_INIT;

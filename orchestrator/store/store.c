@@ -525,8 +525,8 @@ static const char *const migrations[] = {
 	 * choices), so a record is resumed only by the same bisection. An
 	 * unfinished bisection no process runs any more is 'stopped'.
 	 */
-	"ALTER TABLE bisect_steps ADD COLUMN branch TEXT;"
-	"ALTER TABLE bisections ADD COLUMN options TEXT;"
+	("ALTER TABLE bisect_steps ADD COLUMN branch TEXT;"
+	 "ALTER TABLE bisections ADD COLUMN options TEXT;"),
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
