@@ -4,6 +4,8 @@
 #               variants, and run the test suite on both (without the
 #               tests labelled kernel and e2e, which build Linux for minutes)
 #   make test-kernel   the kernel-labelled tests, normal variant only
+#   make release-check   a packager's builds: Release with gcc (warnings are
+#               errors) and with clang, installed into a DESTDIR and served
 #   make e2e    make demo as a test (label e2e): the injected regression
 #               found, bisected, mailed and shown, normal variant only
 # CMake does the real work in build/ (normal) and build-asan/ (ASan+UBSan).
@@ -13,7 +15,8 @@
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CTEST_ARGS ?= -LE 'kernel|e2e'
 
-.PHONY: all deps build build-asan test test-build test-asan test-kernel e2e demo clean
+.PHONY: all deps build build-asan test test-build test-asan test-kernel e2e demo clean \
+	release-check
 
 all: build
 
@@ -47,8 +50,11 @@ test-kernel: build
 e2e: build
 	@cd build && ctest --output-on-failure -L e2e
 
+release-check: deps
+	@scripts/release-check.sh
+
 demo: build
 	@scripts/demo.sh
 
 clean:
-	rm -rf build build-asan build.cmake.log build-asan.cmake.log
+	rm -rf build build-asan build-release build-clang build*.log

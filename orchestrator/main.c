@@ -33,7 +33,7 @@ static const struct fl_command commands[] = {
 	 cmd_config_help},
 	{"db", cmd_db, "db init|migrate [--config F | --db PATH]", "create or upgrade the SQLite store",
 	 cmd_db_help},
-	{"initramfs", cmd_initramfs, "initramfs --agent PATH [--job TEXT] [--gzip] OUT", "write a guest initramfs with fl-agent as /init",
+	{"initramfs", cmd_initramfs, "initramfs [--agent PATH] [--job TEXT] [--gzip] OUT", "write a guest initramfs with fl-agent as /init",
 	 cmd_initramfs_help},
 	{"profile", cmd_profile, "profile [--system-map FILE] [--top N] CONSOLE|-",
 	 "the kernel profile of each measured point in a console log, per function",

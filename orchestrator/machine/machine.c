@@ -418,7 +418,7 @@ static int build_kernel(const struct fl_run_req *req, struct fl_run_result *res,
 int fl_machine_agent_path(char **out)
 {
 	static const char *const rel[] = {"../agents/fl-agent-static", "fl-agent-static",
-					  "../libexec/faultline/fl-agent-static"};
+					  FL_BIN_TO_LIBEXEC "/fl-agent-static"};
 	char exe[PATH_MAX];
 	ssize_t n;
 
