@@ -33,3 +33,8 @@ endforeach()
 install(FILES dist/faultline-sysusers.conf DESTINATION lib/sysusers.d RENAME faultline.conf)
 install(FILES dist/fl-agent.default DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
 
+# bash completion: one script for both commands, loaded by either name.
+install(FILES dist/bash-completion/faultline
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
+install(FILES dist/bash-completion/faultline
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions RENAME fl-agent)

@@ -18,7 +18,9 @@ for f in bin/faultline bin/fl-agent libexec/faultline/fl-agent-static \
 	share/faultline/kernels/memcg.config share/faultline/kernels/guest-base.config \
 	share/doc/faultline/examples/example.yaml lib/systemd/system/faultline-watch.service \
 	lib/systemd/system/faultline-serve.service lib/systemd/system/fl-agent.service \
-	lib/sysusers.d/faultline.conf; do
+	lib/sysusers.d/faultline.conf share/man/man1/faultline.1 share/man/man5/faultline.yaml.5 \
+	share/man/man8/fl-agent.8 share/bash-completion/completions/faultline \
+	share/bash-completion/completions/fl-agent; do
 	[ -e "$root/$f" ] && ok "installed $f" || fail "installed $f"
 done
 [ -x "$bin" ] && "$bin" --version >"$tmp/out" && ok "installed faultline runs: $(cat "$tmp/out")" ||
