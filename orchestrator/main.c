@@ -26,7 +26,7 @@ static const struct fl_command commands[] = {
 	 "build a kernel, or find it in the artifact cache; prints the artifact directory",
 	 cmd_build_help},
 	{"compare", cmd_compare,
-	 "compare [--config F] --a REV --b REV [--benchmark B] [--machine M] [--tree T]",
+	 "compare [--config F] --a REV --b REV [--benchmark B] [--machine M] [--tree T] [--json]",
 	 "two revisions (or run:ID,... lists) side by side from the stored runs, LKP's way",
 	 cmd_compare_help},
 	{"config", cmd_config, "config check [FILE]", "validate a configuration and print it normalised",
@@ -40,10 +40,10 @@ static const struct fl_command commands[] = {
 	 cmd_profile_help},
 	{"records", cmd_records, "records FILE|-", "check a console log's FLR1 records and print their JSON",
 	 cmd_records_help},
-	{"queue", cmd_queue, "queue show|enable MACHINE [--config F | --db PATH]",
+	{"queue", cmd_queue, "queue show|enable MACHINE [--config F | --db PATH] [--json]",
 	 "show the watch service's jobs and machines, or put a machine back in the pool",
 	 cmd_queue_help},
-	{"report", cmd_report, "report show ID [--config F | --db PATH]",
+	{"report", cmd_report, "report show ID [--config F | --db PATH] [--json]",
 	 "print a stored report as it was mailed, with its delivery state",
 	 cmd_report_help},
 	{"serve", cmd_serve, "serve [--config F] [--db PATH] [--listen HOST:PORT] [--root DIR] [--threads N]",
@@ -128,11 +128,13 @@ int fl_pick_names(const struct fl_config *cfg, const char **bench, const char **
 	return FL_EXIT_USAGE;
 }
 
-int fl_store_opts_parse(int argc, char **argv, const char *cmd, struct fl_store_opts *o)
+int fl_store_opts_parse(int argc, char **argv, const char *cmd, int flags,
+			struct fl_store_opts *o)
 {
 	static const struct option opts[] = {
 		{"config", required_argument, NULL, 'c'},
 		{"db", required_argument, NULL, 'd'},
+		{"json", no_argument, NULL, 'j'},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
@@ -144,6 +146,8 @@ int fl_store_opts_parse(int argc, char **argv, const char *cmd, struct fl_store_
 			o->config = optarg;
 		else if (c == 'd')
 			o->db = optarg;
+		else if (c == 'j' && (flags & FL_STORE_OPTS_JSON))
+			o->json = 1;
 		else
 			return fl_usage(cmd);
 	}

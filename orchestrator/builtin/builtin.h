@@ -89,10 +89,14 @@ int fl_pick_names(const struct fl_config *cfg, const char **bench, const char **
 /* "--config F | --db PATH", shared by the commands that only need the store. */
 struct fl_store_opts {
 	const char *config, *db;
+	int json; /* --json, for the commands that pass FL_STORE_OPTS_JSON */
 	struct fl_config *cfg; /* loaded by fl_store_opts_path() when --db is absent */
 };
-/* Parses the options from argv[2]; optind is left at the first operand. */
-int fl_store_opts_parse(int argc, char **argv, const char *cmd, struct fl_store_opts *o);
+/* Parses the options from argv[2]; optind is left at the first operand.
+ * flags: FL_STORE_OPTS_JSON accepts --json. */
+enum { FL_STORE_OPTS_JSON = 1 };
+int fl_store_opts_parse(int argc, char **argv, const char *cmd, int flags,
+			struct fl_store_opts *o);
 /* --db, or the configuration's store.path; 0 or FL_EXIT_*. */
 int fl_store_opts_path(struct fl_store_opts *o, const char **path);
 

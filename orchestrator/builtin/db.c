@@ -58,7 +58,7 @@ int cmd_db(int argc, char **argv)
 	if (argc < 2 || (strcmp(argv[1], "init") && strcmp(argv[1], "migrate")))
 		return fl_usage("db");
 	init = !strcmp(argv[1], "init");
-	if ((r = fl_store_opts_parse(argc, argv, "db", &o)))
+	if ((r = fl_store_opts_parse(argc, argv, "db", 0, &o)))
 		return r;
 	if (optind != argc)
 		return fl_usage("db");

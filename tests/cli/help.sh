@@ -16,13 +16,15 @@ for c in initramfs records queue report serve watch try; do
 done
 
 # The long options a builtin parses: getopt_long tables, strcmp(argv[i],
-# "--x") loops, and the shared --config/--db of fl_store_opts_parse().
+# "--x") loops, and the shared --config/--db (and --json) of
+# fl_store_opts_parse().
 options_of() {
 	f=orchestrator/builtin/$1.c
 	{
 		grep -o '{"[a-z][a-z-]*", *[a-z]*_argument' "$f" | sed 's/{"\([a-z-]*\)".*/--\1/'
 		grep -o 'strcmp(argv\[i\], "--[a-z-]*")' "$f" | sed 's/.*"\(--[a-z-]*\)".*/\1/'
 		grep -q fl_store_opts_parse "$f" && printf -- '--config\n--db\n'
+		grep -q FL_STORE_OPTS_JSON "$f" && echo --json
 	} | sort -u
 }
 
