@@ -93,6 +93,7 @@ struct bisect_ctx {
 	fl_store *st; /* --db: every step is recorded here */
 	int64_t id;
 	size_t replayed;
+	struct fl_descent_echo echo; /* the step lines said so far */
 };
 
 static void add_line(void *data, const char *line)
@@ -420,7 +421,10 @@ static void show_step(void *ctx, const struct fl_descent_step *st)
 	if (bc->st)
 		record_step(bc, st);
 	fl_descent_step_text(&line, st);
-	fl_info("bisect: %s", line.ptr);
+	if (fl_descent_step_repeats(&bc->echo, st))
+		fl_verbose("bisect: %s", line.ptr);
+	else
+		fl_info("bisect: %s", line.ptr);
 	fl_buf_free(&line);
 }
 
@@ -671,17 +675,18 @@ static void print_text(struct bisect_ctx *bc, const struct fl_descent_result *r,
 		printf("%s\n", fl_bisect_kind_name(r->kind));
 	}
 	if (ro->bo.model == FL_MODEL_PASS_FAIL)
-		printf("confidence %.3f, %zu runs, %zu commits tested; estimated flakes: a bad "
+		printf("confidence %.3f, %zu run%s, %zu commit%s tested; estimated flakes: a bad "
 		       "commit's test passes %.1f%% of runs, a good commit's fails %.1f%%\n",
-		       r->confidence, r->runs, r->commits_tested, 100 * r->false_pass,
-		       100 * r->false_fail);
+		       r->confidence, r->runs, FL_S(r->runs), r->commits_tested,
+		       FL_S(r->commits_tested), 100 * r->false_pass, 100 * r->false_fail);
 	else if (r->kind == FL_BISECT_NO_REGRESSION) {
 		below_text(r, ro);
-		printf("%zu runs, %zu commits tested\n", r->runs, r->commits_tested);
+		printf("%zu run%s, %zu commit%s tested\n", r->runs, FL_S(r->runs), r->commits_tested,
+		       FL_S(r->commits_tested));
 	} else {
 		change_text(&b, r, ro->bo.dir);
-		printf("confidence %.3f, %s, %zu runs, %zu commits tested\n", r->confidence, b.ptr,
-		       r->runs, r->commits_tested);
+		printf("confidence %.3f, %s, %zu run%s, %zu commit%s tested\n", r->confidence, b.ptr,
+		       r->runs, FL_S(r->runs), r->commits_tested, FL_S(r->commits_tested));
 	}
 	fl_buf_free(&b);
 }

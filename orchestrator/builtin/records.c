@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/log.h"
 #include "proto/record.h"
 
 struct check {
@@ -66,10 +67,11 @@ int cmd_records(int argc, char **argv)
 	fl_record_finish(&p);
 	if (f != stdin)
 		fclose(f);
-	fprintf(stderr, "records: %llu records, %llu garbled, %llu missing, %llu duplicate, "
-		"%llu other lines\n", (unsigned long long)p.stats.records,
-		(unsigned long long)p.stats.garbled, (unsigned long long)p.stats.missing,
-		(unsigned long long)p.stats.duplicates, (unsigned long long)p.stats.noise);
+	fprintf(stderr, "records: %llu record%s, %llu garbled, %llu missing, %llu duplicate, "
+		"%llu other line%s\n", (unsigned long long)p.stats.records,
+		FL_S(p.stats.records), (unsigned long long)p.stats.garbled,
+		(unsigned long long)p.stats.missing, (unsigned long long)p.stats.duplicates,
+		(unsigned long long)p.stats.noise, FL_S(p.stats.noise));
 	lost = p.stats.garbled || p.stats.missing || c.bad_json;
 	fl_record_parser_free(&p);
 	return lost ? FL_EXIT_NO : FL_EXIT_OK;

@@ -177,8 +177,8 @@ static int schedule(struct fl_service *svc, fl_store *st, const struct fl_tree_c
 	if (r)
 		fl_store_rollback(st);
 	else if (!strcmp(w.state, "scheduled")) {
-		fl_info("watch: tree '%s': %s scheduled against %s (%u comparisons)", t->name,
-			l->tags[i], base_name, jobs);
+		fl_info("watch: tree '%s': %s scheduled against %s (%u comparison%s)", t->name,
+			l->tags[i], base_name, jobs, FL_S(jobs));
 		(*scheduled)++;
 	} else if (!strcmp(w.state, "no-baseline"))
 		fl_warn("watch: tree '%s': %s is not tested: %s", t->name, l->tags[i], why);
