@@ -27,12 +27,12 @@ build: deps
 	@cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFL_WERROR=ON \
 		>build.cmake.log || \
 		{ cat build.cmake.log; exit 1; }
-	@cmake --build build -j$(JOBS)
+	@cmake --build build -j$(JOBS) -- --no-print-directory
 
 build-asan: deps
 	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DFL_SANITIZE=ON -DFL_WERROR=ON \
 		>build-asan.cmake.log || { cat build-asan.cmake.log; exit 1; }
-	@cmake --build build-asan -j$(JOBS)
+	@cmake --build build-asan -j$(JOBS) -- --no-print-directory
 
 test-build: build
 	@cd build && ctest --output-on-failure -j$(JOBS) $(CTEST_ARGS)
@@ -53,7 +53,10 @@ e2e: build
 release-check: deps
 	@scripts/release-check.sh
 
-demo: build
+# The demo's output is the demo's: faultline is built quietly (build.log).
+demo: deps
+	@echo "demo: building faultline in build/ (its output: build.log)"
+	@$(MAKE) --no-print-directory build >build.log 2>&1 || { tail -n 40 build.log; exit 1; }
 	@scripts/demo.sh
 
 clean:

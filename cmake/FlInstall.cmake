@@ -20,7 +20,7 @@ install(DIRECTORY kernels/ DESTINATION ${CMAKE_INSTALL_DATADIR}/faultline/kernel
 install(FILES configs/example.yaml configs/demo.yaml
   DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
 install(FILES README.md docs/architecture.md docs/baremetal.md docs/cli.md docs/config.md
-  docs/security.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+  docs/security.md docs/environment.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 # systemd: units with this install's bindir, the dedicated user.
 set(FL_BINDIR ${CMAKE_INSTALL_FULL_BINDIR})

@@ -41,6 +41,7 @@ struct build_ctx {
 	int disk_full;
 	int compiling; /* progress lines only while make bzImage runs */
 	int64_t last_progress; /* fl_mono_ms() of the last progress line */
+	int64_t compile_start; /* fl_mono_ms() when make bzImage started */
 };
 
 /* Copies a file; a full disk is named as such. */
@@ -206,10 +207,12 @@ static void on_make_line(void *data, const char *line)
 		x->first_error = fl_xstrdup(line);
 	if (strstr(line, "No space left on device"))
 		x->disk_full = 1;
-	if (x->compiling && now - x->last_progress >= 2000) {
+	/* every 15 s: a clean kernel build takes minutes, and a line every
+	 * few seconds buried the rest of the log */
+	if (x->compiling && now - x->last_progress >= 15000) {
 		x->last_progress = now;
-		fl_info("build: slot %u: compiling, %u object%s", x->slot, x->objects,
-			FL_S(x->objects));
+		fl_info("build: slot %u: compiling, %u object%s after %lld s", x->slot, x->objects,
+			FL_S(x->objects), (long long)((now - x->compile_start) / 1000));
 	}
 }
 
@@ -638,6 +641,7 @@ static int compile(struct build_ctx *x, int64_t build_id, int64_t start)
 
 	fl_info("build: slot %u: make bzImage", x->slot);
 	x->compiling = 1;
+	x->compile_start = x->last_progress = fl_mono_ms();
 	r = make_target(x, "bzImage", &status);
 	x->compiling = 0;
 	fl_info("build: slot %u: %u object%s built", x->slot, x->objects, FL_S(x->objects));
