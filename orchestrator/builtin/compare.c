@@ -300,9 +300,9 @@ const char cmd_compare_help[] =
     "  -h, --help       this help\n"
     "\n"
     "Compares the stored runs of the two sides, one value per run, per point:\n"
-    "the means, the change, its confidence interval and p-value, vmstat and\n"
-    "profile deltas. Exit: 0 no point worse, 1 some point significantly worse,\n"
-    "2 usage or configuration error, 4 runtime failure.\n";
+    "the means, their spread, the change, the verdict (Mann-Whitney p) and, for a\n"
+    "regression, REGRESSION; then vmstat and profile deltas. Exit: 0, 1 when a\n"
+    "metric row is a REGRESSION, 2 usage or configuration error, 4 runtime failure.\n";
 
 int cmd_compare(int argc, char **argv)
 {
