@@ -97,6 +97,7 @@ static int64_t next_wake(const struct watch *w)
 static int serve(struct watch *w)
 {
 	struct fl_queue_status s = {0};
+	struct fl_log_repeat status = {0};
 	int64_t last_status = fl_mono_ms();
 
 	for (;;) {
@@ -116,14 +117,18 @@ static int serve(struct watch *w)
 				_exit(FL_EXIT_OK); /* the store is consistent: as after a crash */
 			}
 			fl_info("watch: stopping on signal %d", fl_cancel_requested());
+			fl_info_reset(&status);
 			return FL_EXIT_OK;
 		}
 		if (w->once && !s.running)
 			break;
+		/* each minute when it changed, every 10 minutes when not: a kernel
+		 * build of 13 minutes is not 13 times the same line */
 		if (fl_mono_ms() - last_status >= 60000) {
-			fl_info("watch: %zu job%s to do, %zu run%s in flight, %u report%s to send",
-				s.live, FL_S(s.live), s.running, FL_S(s.running), w->pending,
-				FL_S(w->pending));
+			fl_info_changed(&status, 600000,
+					"watch: %zu job%s to do, %zu run%s in flight, %u report%s to send",
+					s.live, FL_S(s.live), s.running, FL_S(s.running), w->pending,
+					FL_S(w->pending));
 			last_status = fl_mono_ms();
 		}
 		fl_queue_wait(w->q, next_wake(w));
@@ -138,6 +143,7 @@ static int serve(struct watch *w)
 	if (w->unreadable)
 		fl_err("watch: %u of %zu tree%s could not be read", w->unreadable, w->cfg->ntrees,
 		       FL_S(w->cfg->ntrees));
+	fl_info_reset(&status);
 	return s.live || s.failed || w->pending || w->unreadable ? FL_EXIT_FAIL : FL_EXIT_OK;
 }
 

@@ -1,6 +1,7 @@
 /* log.c - levelled messages on standard error (see log.h). */
 #include "lib/log.h"
 #include "lib/buf.h"
+#include "lib/time.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -100,4 +101,34 @@ void fl_warn(const char *fmt, ...)
 void fl_err(const char *fmt, ...)
 {
 	SAY(FL_LOG_QUIET, "error");
+}
+
+int fl_info_changed(struct fl_log_repeat *r, int64_t every_ms, const char *fmt, ...)
+{
+	int64_t now = fl_mono_ms();
+	va_list ap;
+	char *msg = NULL;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return 0;
+	if (r->last && !strcmp(r->last, msg) && now - r->at < every_ms) {
+		free(msg);
+		return 0;
+	}
+	fl_info("%s", msg);
+	free(r->last);
+	r->last = msg;
+	r->at = now;
+	return 1;
+}
+
+void fl_info_reset(struct fl_log_repeat *r)
+{
+	free(r->last);
+	r->last = NULL;
+	r->at = 0;
 }

@@ -236,6 +236,32 @@ static void test_log_levels(void **state)
 	free(out);
 }
 
+static void say_status(void)
+{
+	struct fl_log_repeat r = {0};
+
+	for (int i = 0; i < 12; i++) /* a build's minutes: the same status */
+		fl_info_changed(&r, 600000, "watch: %d jobs to do", 9);
+	fl_info_changed(&r, 600000, "watch: %d jobs to do", 8); /* changed: said */
+	fl_info_changed(&r, 0, "watch: %d jobs to do", 8);     /* due again: said */
+	fl_info_reset(&r);
+}
+
+/* A status line is said when it changes or when it is due, not every time. */
+static void test_log_changed(void **state)
+{
+	char *out = stderr_of(say_status);
+	size_t lines = 0;
+
+	(void)state;
+	for (char *p = out; *p; p++)
+		lines += *p == '\n';
+	assert_int_equal(lines, 3);
+	assert_non_null(strstr(out, "Z info watch: 9 jobs to do\n"));
+	assert_non_null(strstr(out, "Z info watch: 8 jobs to do\n"));
+	free(out);
+}
+
 /* The plurals of the log lines: 1 commit, 2 commits, 0 commits. */
 static void test_plural(void **state)
 {
@@ -255,7 +281,7 @@ int main(void)
 	    cmocka_unit_test(test_read_file),	    cmocka_unit_test(test_clocks),
 	    cmocka_unit_test(test_cancel_signals),  cmocka_unit_test(test_cancel_wait),
 	    cmocka_unit_test(test_log_one_message), cmocka_unit_test(test_log_levels),
-	    cmocka_unit_test(test_plural),
+	    cmocka_unit_test(test_plural),	    cmocka_unit_test(test_log_changed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
