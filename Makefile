@@ -4,14 +4,19 @@
 #               variants, and run the test suite on both (without the
 #               tests labelled kernel and e2e, which build Linux for minutes)
 #   make test-kernel   the kernel-labelled tests, normal variant only
+#   make release-check   a packager's builds: Release with gcc (warnings are
+#               errors) and with clang, installed into a DESTDIR and served
 #   make e2e    make demo as a test (label e2e): the injected regression
 #               found, bisected, mailed and shown, normal variant only
 # CMake does the real work in build/ (normal) and build-asan/ (ASan+UBSan).
+# Both are developer builds: warnings are errors (FL_WERROR). A packager's
+# "cmake -DCMAKE_BUILD_TYPE=Release" leaves it off.
 
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CTEST_ARGS ?= -LE 'kernel|e2e'
 
-.PHONY: all deps build build-asan test test-build test-asan test-kernel e2e demo clean
+.PHONY: all deps build build-asan test test-build test-asan test-kernel e2e demo clean \
+	release-check
 
 all: build
 
@@ -19,14 +24,15 @@ deps:
 	@scripts/install-deps.sh
 
 build: deps
-	@cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >build.cmake.log || \
+	@cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFL_WERROR=ON \
+		>build.cmake.log || \
 		{ cat build.cmake.log; exit 1; }
-	@cmake --build build -j$(JOBS)
+	@cmake --build build -j$(JOBS) -- --no-print-directory
 
 build-asan: deps
-	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DFL_SANITIZE=ON \
+	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DFL_SANITIZE=ON -DFL_WERROR=ON \
 		>build-asan.cmake.log || { cat build-asan.cmake.log; exit 1; }
-	@cmake --build build-asan -j$(JOBS)
+	@cmake --build build-asan -j$(JOBS) -- --no-print-directory
 
 test-build: build
 	@cd build && ctest --output-on-failure -j$(JOBS) $(CTEST_ARGS)
@@ -44,8 +50,14 @@ test-kernel: build
 e2e: build
 	@cd build && ctest --output-on-failure -L e2e
 
-demo: build
+release-check: deps
+	@scripts/release-check.sh
+
+# The demo's output is the demo's: faultline is built quietly (build.log).
+demo: deps
+	@echo "demo: building faultline in build/ (its output: build.log)"
+	@$(MAKE) --no-print-directory build >build.log 2>&1 || { tail -n 40 build.log; exit 1; }
 	@scripts/demo.sh
 
 clean:
-	rm -rf build build-asan build.cmake.log build-asan.cmake.log
+	rm -rf build build-asan build-release build-clang build*.log

@@ -39,7 +39,8 @@ static int write_file(const char *path, const char *text, char *why, int n)
 	int fd = open(path, O_WRONLY | O_CLOEXEC), r = 0;
 
 	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text)) {
-		snprintf(why, (size_t)n, "cannot write '%s' to %s: %s", text, path,
+		/* Bounded so the error fits the agent's 256-byte reason. */
+		snprintf(why, (size_t)n, "cannot write '%.31s' to %.160s: %s", text, path,
 			 strerror(errno));
 		r = -1;
 	}

@@ -82,13 +82,23 @@ struct reply {
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void say(const char *fmt, ...)
 {
+	char msg[1024], when[32];
+	struct timespec ts;
+	struct tm tm;
 	va_list ap;
 
-	fputs("fl-agent daemon: ", stderr);
+	/* one line: the time (ISO 8601, UTC), then the message, a server's
+	 * reply in it included, its control characters as ? */
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	for (char *p = msg; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	fprintf(stderr, "%s.%03ldZ fl-agent daemon: %s\n", when, ts.tv_nsec / 1000000, msg);
 }
 
 /* FL_AGENT_CRASH_AT=NAME:N: the N-th time NAME is reached the daemon dies (tests). */

@@ -54,13 +54,63 @@ static void host_emit(void *arg, const char *json, const struct fl_bench_point *
 	fflush(stdout);
 }
 
+static const char help_text[] =
+    "usage: fl-agent bench [options]\n"
+    "       fl-agent guest --cmdline TEXT\n"
+    "       fl-agent daemon --server URL --box NAME --token-file FILE [options]\n"
+    "       fl-agent --version\n"
+    "\n"
+    "Measures the machine it runs on with page-fault scalability benchmarks.\n"
+    "As /init of an initramfs (PID 1) it is a guest's agent.\n"
+    "\n"
+    "bench options (host mode):\n"
+    "  --test T,..           page_fault1, page_fault2, page_fault3 (default 1)\n"
+    "  --mode M,..           processes, threads (default processes)\n"
+    "  --tasks N|P%,..       task counts, or shares of the CPUs (default 1)\n"
+    "  --warmup DURATION     before each measured point (default 1s)\n"
+    "  --duration DURATION   each measured point (default 5s)\n"
+    "  --memory SIZE         memory each task faults per iteration (default 128M)\n"
+    "  --placement P         spread (default), pack or none: tasks on NUMA nodes\n"
+    "  --cgroup C,..         root (default), child: the memory cgroup measured in\n"
+    "  --json                one JSON object per point\n"
+    "  --records             the FLR1 record stream a guest writes\n"
+    "  (any other key of the agent's job line as --KEY VALUE)\n"
+    "\n"
+    "guest options:\n"
+    "  --cmdline TEXT        act on TEXT as if it were the kernel command line\n"
+    "\n"
+    "daemon options (a bare-metal box; not in fl-agent-static):\n"
+    "  --server URL          the agent API of faultline run/watch (http:// or https://)\n"
+    "  --box NAME            this box's name in the configuration\n"
+    "  --token-file FILE     the box's shared secret\n"
+    "  --results DIR         the state and results directory\n"
+    "  --results-dev DEV     the partition the kernel under test writes results to\n"
+    "  --kexec-hook CMD      run CMD instead of kexec -l and kexec -e\n"
+    "  --append ARGS         kernel arguments of this box\n"
+    "  --poll DURATION       ask for work this often (default 10s)\n"
+    "  --batch N             frames per upload request (default 64)\n"
+    "  --cacert FILE         the CA of an https:// server\n"
+    "  --once                one pass, then exit\n"
+    "\n"
+    "  -h, --help            this help\n"
+    "Exit: 0 done, 1 a benchmark or the daemon failed, 2 usage error.\n";
+
+static int wants_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help") || !strcmp(argv[i], "help"))
+			return 1;
+	return 0;
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: fl-agent bench [--test page_fault1,..] [--mode processes,threads]\n"
 			"       [--tasks 1,2,50%%] [--warmup 1s] [--duration 5s] [--memory 128M]\n"
 			"       [--placement spread|pack|none] [--json | --records]\n"
 			"       fl-agent guest --cmdline TEXT\n"
-			"       fl-agent daemon --server URL --box NAME --token-file FILE [...]\n");
+			"       fl-agent daemon --server URL --box NAME --token-file FILE [...]\n"
+			"'fl-agent --help' lists the options\n");
 	return 2;
 }
 
@@ -92,6 +142,14 @@ int main(int argc, char **argv)
 {
 	if (getpid() == 1)
 		return fl_guest_main(&(struct fl_guest_opts){1, NULL, -1});
+	if (argc == 2 && !strcmp(argv[1], "--version")) {
+		printf("fl-agent %s\n", FL_VERSION);
+		return 0;
+	}
+	if (wants_help(argc, argv)) {
+		fputs(help_text, stdout);
+		return 0;
+	}
 	if (argc >= 2 && !strcmp(argv[1], "bench"))
 		return cmd_bench(argc - 1, argv + 1);
 	if (argc == 4 && !strcmp(argv[1], "guest") && !strcmp(argv[2], "--cmdline"))

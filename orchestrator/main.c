@@ -20,47 +20,64 @@ static const struct fl_command commands[] = {
 	 "[--direction higher|lower] [--min-change PCT] [--false-pass RATE] [--false-fail RATE] "
 	 "[--confidence P] [--max-runs N] [--timeout SECONDS] [--json] [--db PATH] "
 	 "-- CMD [ARGS...]",
-	 "find the commit that made a noisy benchmark worse or a flaky test fail"},
+	 "find the commit that made a noisy benchmark worse or a flaky test fail",
+	 cmd_bisect_help},
 	{"build", cmd_build, "build [--config F] [--tree T] --rev REV [--kernel K]",
-	 "build a kernel, or find it in the artifact cache; prints the artifact directory"},
+	 "build a kernel, or find it in the artifact cache; prints the artifact directory",
+	 cmd_build_help},
 	{"compare", cmd_compare,
-	 "compare [--config F] --a REV --b REV [--benchmark B] [--machine M] [--tree T]",
-	 "two revisions (or run:ID,... lists) side by side from the stored runs, LKP's way"},
-	{"config", cmd_config, "config check [FILE]", "validate a configuration and print it normalised"},
-	{"db", cmd_db, "db init|migrate [--config F | --db PATH]", "create or upgrade the SQLite store"},
-	{"initramfs", cmd_initramfs, "initramfs --agent PATH [--job TEXT] [--gzip] OUT", "write a guest initramfs with fl-agent as /init"},
+	 "compare [--config F] --a REV --b REV [--benchmark B] [--machine M] [--tree T] [--json]",
+	 "two revisions (or run:ID,... lists) side by side from the stored runs, LKP's way",
+	 cmd_compare_help},
+	{"config", cmd_config, "config check [FILE]", "validate a configuration and print it normalised",
+	 cmd_config_help},
+	{"db", cmd_db, "db init|migrate [--config F | --db PATH]", "create or upgrade the SQLite store",
+	 cmd_db_help},
+	{"initramfs", cmd_initramfs, "initramfs [--agent PATH] [--job TEXT] [--gzip] OUT", "write a guest initramfs with fl-agent as /init",
+	 cmd_initramfs_help},
 	{"profile", cmd_profile, "profile [--system-map FILE] [--top N] CONSOLE|-",
-	 "the kernel profile of each measured point in a console log, per function"},
-	{"records", cmd_records, "records FILE|-", "check a console log's FLR1 records and print their JSON"},
-	{"queue", cmd_queue, "queue show|enable MACHINE [--config F | --db PATH]",
-	 "show the watch service's jobs and machines, or put a machine back in the pool"},
+	 "the kernel profile of each measured point in a console log, per function",
+	 cmd_profile_help},
+	{"records", cmd_records, "records FILE|-", "check a console log's FLR1 records and print their JSON",
+	 cmd_records_help},
+	{"queue", cmd_queue, "queue show|enable MACHINE [--config F | --db PATH] [--json]",
+	 "show the watch service's jobs and machines, or put a machine back in the pool",
+	 cmd_queue_help},
 	{"regression", cmd_regression,
 	 "regression list [--state S] [--tree T] [--json] | show ID [--json] | mark ID "
 	 "open|invalid|fixed --fix REV|duplicate --dup ID [--by WHO] [--note TEXT] [--json] "
 	 "[--config F]",
-	 "list regressions and their states, show one, mark it (mailed in its thread)"},
+	 "list regressions and their states, show one, mark it (mailed in its thread)",
+	 cmd_regression_help},
 	{"mail", cmd_mail, "mail ingest [--config F] MAILDIR",
 	 "act on the #faultline commands of replies to reports in a Maildir, each answered in "
-	 "its thread"},
-	{"report", cmd_report, "report show ID [--config F | --db PATH]",
-	 "print a stored report as it was mailed, with its delivery state"},
+	 "its thread",
+	 cmd_mail_help},
+	{"report", cmd_report, "report show ID [--config F | --db PATH] [--json]",
+	 "print a stored report as it was mailed, with its delivery state",
+	 cmd_report_help},
 	{"serve", cmd_serve, "serve [--config F] [--db PATH] [--listen HOST:PORT] [--root DIR] [--threads N]",
-	 "serve the results pages and their JSON API until SIGINT or SIGTERM"},
+	 "serve the results pages and their JSON API until SIGINT or SIGTERM",
+	 cmd_serve_help},
 	{"watch", cmd_watch, "watch [--config F] [--once] [--maildir DIR]",
-	 "test new tags of the trees, bisect regressions, mail reports (--once: one pass)"},
+	 "test new tags of the trees, bisect regressions, mail reports (--once: one pass)",
+	 cmd_watch_help},
 	{"run", cmd_run,
 	 "run [--config F] [--machine M] [--benchmark B] [--tree T --rev REV [--kernel K] | "
 	 "--kernel-image PATH [--system-map PATH]] [--repeat N] [--timeout DURATION] "
 	 "[--job KEY=VALUE]...",
-	 "boot a kernel on a machine, run a benchmark, store and print operations per second"},
+	 "boot a kernel on a machine, run a benchmark, store and print operations per second",
+	 cmd_run_help},
 	{"try", cmd_try,
 	 "try [--config F] (--regression ID [--base REV] | --base REV) (--patch FILE | --rev REV) "
 	 "[--tree T] [--benchmark B] [--machine M] [--point MODE:TASKS[:CGROUP]]... | "
 	 "try --resume ID",
 	 "measure a proposed fix against its base (and a regression's good commit); "
-	 "reply in the regression's thread"},
-	{"help", cmd_help, "help [COMMAND]", "show the commands, or one command's usage"},
-	{NULL, NULL, NULL, NULL},
+	 "reply in the regression's thread",
+	 cmd_try_help},
+	{"help", cmd_help, "help [COMMAND]", "show the commands, or one command's usage",
+	 cmd_help_help},
+	{NULL, NULL, NULL, NULL, NULL},
 };
 
 const struct fl_command *fl_commands(void)
@@ -81,6 +98,7 @@ int fl_usage(const char *name)
 	const struct fl_command *c = fl_command_find(name);
 
 	fprintf(stderr, "usage: faultline %s\n", c ? c->usage : name);
+	fprintf(stderr, "'faultline help %s' lists the options\n", name);
 	return FL_EXIT_USAGE;
 }
 
@@ -120,11 +138,13 @@ int fl_pick_names(const struct fl_config *cfg, const char **bench, const char **
 	return FL_EXIT_USAGE;
 }
 
-int fl_store_opts_parse(int argc, char **argv, const char *cmd, struct fl_store_opts *o)
+int fl_store_opts_parse(int argc, char **argv, const char *cmd, int flags,
+			struct fl_store_opts *o)
 {
 	static const struct option opts[] = {
 		{"config", required_argument, NULL, 'c'},
 		{"db", required_argument, NULL, 'd'},
+		{"json", no_argument, NULL, 'j'},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
@@ -136,6 +156,8 @@ int fl_store_opts_parse(int argc, char **argv, const char *cmd, struct fl_store_
 			o->config = optarg;
 		else if (c == 'd')
 			o->db = optarg;
+		else if (c == 'j' && (flags & FL_STORE_OPTS_JSON))
+			o->json = 1;
 		else
 			return fl_usage(cmd);
 	}
@@ -156,8 +178,9 @@ int fl_store_opts_path(struct fl_store_opts *o, const char **path)
 }
 
 /* -h or --help among a command's options (not in what follows "--", a
- * command of its own): its usage on standard output, exit 0, as every
- * command-line tool answers it. "bisect" prints its own, longer help. */
+ * command of its own): its full help on standard output, exit 0, as every
+ * command-line tool answers it. "bisect" parses its own (a CMD after its
+ * options may take --help), and prints the same text. */
 static int wants_help(int argc, char **argv)
 {
 	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
@@ -169,7 +192,8 @@ static int wants_help(int argc, char **argv)
 static int main_usage(void)
 {
 	fprintf(stderr, "usage: faultline [-v | -q] [--config PATH] <command> [options]\n"
-			"       faultline help [command]\n");
+			"       faultline help [command]\n"
+			"       faultline --version\n");
 	return FL_EXIT_USAGE;
 }
 
@@ -189,6 +213,10 @@ int main(int argc, char **argv)
 			fl_opt_config = argv[i] + 9;
 		else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
 			return cmd_help(1, (char *[]){"help", NULL});
+		else if (!strcmp(argv[i], "--version")) {
+			printf("faultline %s\n", FL_VERSION);
+			return FL_EXIT_OK;
+		}
 		else {
 			fprintf(stderr, "faultline: unknown option '%s'\n", argv[i]);
 			return main_usage();

@@ -11,8 +11,15 @@
 #      v6.1-fl0 on a 2-socket NUMA guest, the regression bisected, verified,
 #      revert-checked and reported by mail; its log is var/demo/demo.log and
 #      goes to the terminal as it happens;
-#   4. the culprit, the mail, and faultline serve on the bisection's page
-#      (until Ctrl-C; FL_DEMO_SERVE=0 stops after printing instead).
+#   4. the culprit, the mail as it arrived, and faultline serve on the
+#      bisection's page (until Ctrl-C; FL_DEMO_SERVE=0 stops after printing
+#      instead).
+#
+# Ctrl-C (or SIGTERM) at any point stops what the demo started (the SMTP
+# sink, faultline watch, faultline serve; watch destroys the guest of a run
+# in progress) and ends the demo; under make it exits 0 so that make dies
+# of the SIGINT itself instead of printing "make: *** [demo] Error 130".
+# Needs root: it installs packages and starts libvirtd.
 #
 # Environment: FL_DEMO_VAR (var/demo), FL_DEMO_TREE (var/demo/linux),
 # FL_DEMO_SMTP_PORT (2525), FL_DEMO_WEB_PORT (8080), FL_DEMO_SERVE (1).
@@ -35,14 +42,49 @@ db=$FL_DEMO_VAR/faultline.db
 # Debian's python3 has aiosmtpd (scripts/install-deps.sh); a python3 earlier
 # in PATH (pyenv, venv) may not.
 PY=/usr/bin/python3
-smtp_pid= serve_pid=
+smtp_pid= serve_pid= watch_pid= tail_pid=
+# stop NAME PID: SIGTERM, then wait for it (at most 30 s, then SIGKILL)
+stop() {
+	[ -n "$2" ] && kill -0 "$2" 2>/dev/null || return 0
+	kill -TERM "$2" 2>/dev/null
+	i=0
+	while kill -0 "$2" 2>/dev/null && [ $i -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	kill -0 "$2" 2>/dev/null && kill -KILL "$2" 2>/dev/null
+	wait "$2" 2>/dev/null || true # its status is a signal's: set -e must not end us here
+	return 0
+}
+# the guests a stopped faultline watch left (it leaves its runs to its next
+# start): their names carry its PID, fl-<host>-<pid>-<run>
+reap_guests() {
+	[ -n "$1" ] || return 0
+	for d in $(virsh -c qemu:///system list --name 2>/dev/null | grep -E "^fl-.*-$1-[0-9]+$"); do
+		virsh -c qemu:///system destroy "$d" >/dev/null 2>&1 && echo "demo: destroyed guest $d"
+	done
+	return 0
+}
 cleanup() {
-	[ -n "$smtp_pid" ] && kill "$smtp_pid" 2>/dev/null
-	[ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null
-	true
+	w=$watch_pid
+	stop "faultline watch" "$watch_pid"
+	reap_guests "$w"
+	stop "tail" "$tail_pid"
+	stop "faultline serve" "$serve_pid"
+	stop "the SMTP sink" "$smtp_pid"
+}
+interrupted() {
+	trap - EXIT INT TERM
+	echo
+	echo "demo: stopping (the store keeps what was done: make demo again continues)"
+	cleanup
+	# under make, end as make expects of a stopped recipe: make itself got
+	# the SIGINT and dies of it, without its "Error 130" line
+	[ -n "${MAKELEVEL:-}" ] && exit 0
+	exit 130
 }
 trap cleanup EXIT
-trap 'exit 130' INT TERM
+trap interrupted INT TERM
 say() { printf '\n== %s\n' "$*"; }
 start=$(date +%s)
 
@@ -76,9 +118,19 @@ until "$PY" -c "import socket,sys; socket.create_connection(('127.0.0.1', int(sy
 done
 
 say "faultline watch --once (log: $log)"
-{ rc=0; "$FAULTLINE" watch --once --config "$config" 2>&1 || rc=$?; echo $rc >"$FL_DEMO_VAR/watch.rc"; } |
-	tee -a "$log"
-rc=$(cat "$FL_DEMO_VAR/watch.rc")
+# in the background, so the traps can stop it by PID; its log is followed
+# on the terminal as it grows
+: >>"$log"
+from=$(($(wc -l <"$log") + 1))
+"$FAULTLINE" watch --once --config "$config" >>"$log" 2>&1 &
+watch_pid=$!
+tail -n +"$from" -f --pid="$watch_pid" "$log" &
+tail_pid=$!
+rc=0
+wait "$watch_pid" || rc=$?
+watch_pid=
+wait "$tail_pid" 2>/dev/null || true
+tail_pid=
 "$FAULTLINE" queue show --config "$config" || true
 end=$(date +%s)
 
@@ -90,11 +142,14 @@ if [ -z "$culprit" ]; then
 fi
 echo "culprit: $(git -C "$FL_DEMO_TREE" log -1 --format='%h ("%s") by %an' "$culprit")"
 echo "the injected regression is kernels/demo/$(cat kernels/demo/CULPRIT)"
-echo "mail, as the SMTP sink received it:"
 got=0
 for m in "$maildir"/new/*; do
 	[ -f "$m" ] || continue
-	echo "  $m: $(sed -n 's/^Subject: //p' "$m" | head -n1)"
+	say "the mail, as the SMTP sink received it ($m)"
+	# its headers a reader looks at, then the body
+	sed -n '/^$/q; /^\(From\|To\|Cc\|Date\|Subject\|Message-ID\|In-Reply-To\): /p' "$m"
+	echo
+	sed '1,/^$/d' "$m"
 	got=1
 done
 if [ $got = 0 ]; then

@@ -12,7 +12,7 @@ set -eu
 BUILD_PKGS="build-essential cmake pkg-config git clang
   libgit2-dev libcurl4-openssl-dev libvirt-dev libyaml-dev libsqlite3-dev
   libmicrohttpd-dev libjansson-dev libcmocka-dev zlib1g-dev libssl-dev
-  libclang-rt-14-dev libgmime-3.0-dev"
+  libclang-rt-14-dev libgmime-3.0-dev pandoc bash-completion"
 RUNTIME_PKGS="sqlite3 cpio qemu-system-x86 libvirt-daemon libvirt-daemon-driver-qemu
   libvirt-clients tini python3-aiosmtpd chromium bc flex bison libelf-dev ccache perl linux-source-6.1
   python3-prometheus-client"

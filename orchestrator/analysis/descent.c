@@ -548,6 +548,16 @@ static void run_value(fl_buf *out, const struct fl_descent_step *st)
 		fl_buf_addf(out, "%zu of %zu failed", fails, st->n);
 }
 
+int fl_descent_step_repeats(struct fl_descent_echo *last, const struct fl_descent_step *st)
+{
+	int verifying = st->phase == FL_PHASE_VERIFY && st->best;
+	int same = verifying && last->verifying && !strcmp(last->best, st->best);
+
+	last->verifying = verifying;
+	snprintf(last->best, sizeof(last->best), "%s", verifying ? st->best : "");
+	return same;
+}
+
 void fl_descent_step_text(fl_buf *out, const struct fl_descent_step *st)
 {
 	fl_buf_addf(out, "run %zu: %.12s", st->seq + 1, st->sha);

@@ -128,6 +128,18 @@ int fl_descent_run(fl_descent *d, const struct fl_descent_ops *ops, void *ctx,
  * likeliest 3f2a1b9c (p=0.62)", "run 1: 5be2c0a1 (good end) -> 100.1".
  */
 void fl_descent_step_text(fl_buf *out, const struct fl_descent_step *st);
+/*
+ * Whether a step's line would only repeat the one before: a verification
+ * run of the same culprit as the previous step's (the verification takes
+ * many runs and each says "the culprit is X, verifying it"). Both users
+ * log such a step as detail (-v), not as progress. last keeps what is
+ * compared between calls; zero it before the first.
+ */
+struct fl_descent_echo {
+	int verifying;
+	char best[64];
+};
+int fl_descent_step_repeats(struct fl_descent_echo *last, const struct fl_descent_step *st);
 /* "the first-parent line from G to B, 20 commits" / "the branch merged by M
  * (its second parent): 6 commits from base G to B". */
 void fl_descent_line_text(fl_buf *out, const struct fl_descent_line *ln);

@@ -56,7 +56,7 @@ static int get_uint(json_t *o, const char *key, uint64_t *out)
 static int get_point(json_t *o, struct fl_evidence_point *pt)
 {
 	json_t *cg = json_object_get(o, "cgroup");
-	uint64_t tasks;
+	uint64_t tasks = 0;
 	int r;
 
 	if ((r = get_str(o, "test", &pt->test)) || (r = get_str(o, "mode", &pt->mode)) ||
@@ -348,7 +348,7 @@ static int from_profile(json_t *o, const fl_symbols *syms, struct fl_evidence_po
 {
 	struct fl_profile_desc p = {0};
 	struct fl_profile_bucket *b = NULL;
-	uint64_t step;
+	uint64_t step = 0;
 	int r;
 
 	pt->source = FL_EV_PROFILE;

@@ -41,6 +41,7 @@ struct build_ctx {
 	int disk_full;
 	int compiling; /* progress lines only while make bzImage runs */
 	int64_t last_progress; /* fl_mono_ms() of the last progress line */
+	int64_t compile_start; /* fl_mono_ms() when make bzImage started */
 };
 
 /* Copies a file; a full disk is named as such. */
@@ -206,9 +207,12 @@ static void on_make_line(void *data, const char *line)
 		x->first_error = fl_xstrdup(line);
 	if (strstr(line, "No space left on device"))
 		x->disk_full = 1;
-	if (x->compiling && now - x->last_progress >= 2000) {
+	/* every 15 s: a clean kernel build takes minutes, and a line every
+	 * few seconds buried the rest of the log */
+	if (x->compiling && now - x->last_progress >= 15000) {
 		x->last_progress = now;
-		fl_info("build: slot %u: compiling, %u objects", x->slot, x->objects);
+		fl_info("build: slot %u: compiling, %u object%s after %lld s", x->slot, x->objects,
+			FL_S(x->objects), (long long)((now - x->compile_start) / 1000));
 	}
 }
 
@@ -433,7 +437,8 @@ static int kconfig_make(struct build_ctx *x, char *const *abs, const char *dotco
 		argv[n++] = dotconfig;
 		for (size_t i = 0; i < k->nfragments; i++)
 			argv[n++] = abs[i] ? abs[i] : k->fragments[i];
-		fl_info("build: slot %u: merge %zu fragments", x->slot, k->nfragments);
+		fl_info("build: slot %u: merge %zu fragment%s", x->slot, k->nfragments,
+			FL_S(k->nfragments));
 		/* merge_config.sh makes temporary files in its working directory: not in src */
 		r = slot_run(x, argv, x->obj, &status);
 		free(argv);
@@ -650,9 +655,10 @@ static int compile(struct build_ctx *x, int64_t build_id, int64_t start)
 
 	fl_info("build: slot %u: make bzImage", x->slot);
 	x->compiling = 1;
+	x->compile_start = x->last_progress = fl_mono_ms();
 	r = make_target(x, "bzImage", &status);
 	x->compiling = 0;
-	fl_info("build: slot %u: %u objects built", x->slot, x->objects);
+	fl_info("build: slot %u: %u object%s built", x->slot, x->objects, FL_S(x->objects));
 	res->objects = x->objects;
 	res->duration_ms = fl_mono_ms() - start;
 	o.duration_ms = res->duration_ms;
@@ -717,7 +723,8 @@ static int build_locked(struct build_ctx *x, int64_t build_id, int64_t start)
 	free(head);
 	res->checkout_ms = fl_mono_ms() - t;
 	if (!r)
-		fl_info("build: slot %u: %u files written", x->slot, res->files_written);
+		fl_info("build: slot %u: %u file%s written", x->slot, res->files_written,
+			FL_S(res->files_written));
 	if (!r)
 		r = fl_mkdir_p(x->obj);
 	if (!r && (fd = open(x->log, O_WRONLY | O_CREAT | O_TRUNC, 0644)) >= 0)
@@ -736,10 +743,11 @@ static int build_locked(struct build_ctx *x, int64_t build_id, int64_t start)
 	}
 	res->cpu_ms = cpu_ms() - cpu;
 	if (!r)
-		fl_info("build: slot %u: checkout %.1f s (%u files), kconfig %.1f s, "
-			"make %.1f s (%u objects), %.1f s CPU",
-			x->slot, res->checkout_ms / 1e3, res->files_written, res->kconfig_ms / 1e3,
-			res->make_ms / 1e3, res->objects, res->cpu_ms / 1e3);
+		fl_info("build: slot %u: checkout %.1f s (%u file%s), kconfig %.1f s, "
+			"make %.1f s (%u object%s), %.1f s CPU",
+			x->slot, res->checkout_ms / 1e3, res->files_written,
+			FL_S(res->files_written), res->kconfig_ms / 1e3, res->make_ms / 1e3,
+			res->objects, FL_S(res->objects), res->cpu_ms / 1e3);
 	return r;
 }
 

@@ -354,7 +354,7 @@ static int lookup_commit(fl_repo *r, const char *rev, git_commit **out)
 
 int fl_repo_resolve(fl_repo *r, const char *rev, char sha[41])
 {
-	git_commit *c;
+	git_commit *c = NULL;
 	int e;
 
 	if ((e = lookup_commit(r, rev, &c)))

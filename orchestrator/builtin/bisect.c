@@ -38,15 +38,13 @@
 #define MAX_ATTEMPTS 3 /* values mode: a failing run is retried this many times in all */
 #define MAX_GOODS    32
 
-static const char help_text[] =
-    "usage: faultline bisect run [--repo DIR] --good REV [--good REV]... --bad REV\n"
-    "                            [options] -- CMD [ARGS...]\n"
-    "\n"
+const char cmd_bisect_help[] =
     "Finds the commit between the good and the bad revisions that made CMD worse,\n"
     "running CMD in a private worktree once per step (the user's checkout is not\n"
     "touched). The range is what bad reaches and no good reaches; a culprit inside\n"
     "a merged branch is found inside it.\n"
     "\n"
+    "options:\n"
     "  --repo DIR          the repository (default: the current directory)\n"
     "  --good REV          a good revision, an ancestor of bad; may be repeated\n"
     "  --bad REV           the bad revision\n"
@@ -95,6 +93,7 @@ struct bisect_ctx {
 	fl_store *st; /* --db: every step is recorded here */
 	int64_t id;
 	size_t replayed;
+	struct fl_descent_echo echo; /* the step lines said so far */
 };
 
 static void add_line(void *data, const char *line)
@@ -422,7 +421,10 @@ static void show_step(void *ctx, const struct fl_descent_step *st)
 	if (bc->st)
 		record_step(bc, st);
 	fl_descent_step_text(&line, st);
-	fl_info("bisect: %s", line.ptr);
+	if (fl_descent_step_repeats(&bc->echo, st))
+		fl_verbose("bisect: %s", line.ptr);
+	else
+		fl_info("bisect: %s", line.ptr);
 	fl_buf_free(&line);
 }
 
@@ -673,17 +675,18 @@ static void print_text(struct bisect_ctx *bc, const struct fl_descent_result *r,
 		printf("%s\n", fl_bisect_kind_name(r->kind));
 	}
 	if (ro->bo.model == FL_MODEL_PASS_FAIL)
-		printf("confidence %.3f, %zu runs, %zu commits tested; estimated flakes: a bad "
+		printf("confidence %.3f, %zu run%s, %zu commit%s tested; estimated flakes: a bad "
 		       "commit's test passes %.1f%% of runs, a good commit's fails %.1f%%\n",
-		       r->confidence, r->runs, r->commits_tested, 100 * r->false_pass,
-		       100 * r->false_fail);
+		       r->confidence, r->runs, FL_S(r->runs), r->commits_tested,
+		       FL_S(r->commits_tested), 100 * r->false_pass, 100 * r->false_fail);
 	else if (r->kind == FL_BISECT_NO_REGRESSION) {
 		below_text(r, ro);
-		printf("%zu runs, %zu commits tested\n", r->runs, r->commits_tested);
+		printf("%zu run%s, %zu commit%s tested\n", r->runs, FL_S(r->runs), r->commits_tested,
+		       FL_S(r->commits_tested));
 	} else {
 		change_text(&b, r, ro->bo.dir);
-		printf("confidence %.3f, %s, %zu runs, %zu commits tested\n", r->confidence, b.ptr,
-		       r->runs, r->commits_tested);
+		printf("confidence %.3f, %s, %zu run%s, %zu commit%s tested\n", r->confidence, b.ptr,
+		       r->runs, FL_S(r->runs), r->commits_tested, FL_S(r->commits_tested));
 	}
 	fl_buf_free(&b);
 }
@@ -882,7 +885,7 @@ static int bisect_run(int argc, char **argv)
 	if ((at = parse_args(argc, argv, &ro)) < 0)
 		return fl_usage("bisect");
 	if (ro.help) {
-		fputs(help_text, stdout);
+		fl_help_print(fl_command_find("bisect"), stdout);
 		return FL_EXIT_OK;
 	}
 	/*
@@ -913,7 +916,7 @@ static int bisect_run(int argc, char **argv)
 int cmd_bisect(int argc, char **argv)
 {
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		fputs(help_text, stdout);
+		fl_help_print(fl_command_find("bisect"), stdout);
 		return FL_EXIT_OK;
 	}
 	if (argc < 2 || strcmp(argv[1], "run"))

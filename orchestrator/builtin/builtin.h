@@ -5,6 +5,8 @@
 #ifndef FL_BUILTIN_H
 #define FL_BUILTIN_H
 
+#include <stdio.h>
+
 /* Exit codes, the same for every command (docs/cli.md). */
 enum {
 	FL_EXIT_OK = 0,
@@ -19,6 +21,7 @@ struct fl_command {
 	int (*run)(int argc, char **argv);
 	const char *usage;   /* "config check FILE" */
 	const char *summary; /* one line for "faultline help" */
+	const char *help;    /* every option, one per line, and the exit codes */
 };
 
 /* Global options, set by main.c before a command runs. */
@@ -42,10 +45,33 @@ int cmd_watch(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_try(int argc, char **argv);
 
+/* Each command's full help, beside its option parsing in builtin/NAME.c. */
+extern const char cmd_bisect_help[];
+extern const char cmd_build_help[];
+extern const char cmd_compare_help[];
+extern const char cmd_config_help[];
+extern const char cmd_db_help[];
+extern const char cmd_help_help[];
+extern const char cmd_profile_help[];
+extern const char cmd_records_help[];
+extern const char cmd_initramfs_help[];
+extern const char cmd_queue_help[];
+extern const char cmd_regression_help[];
+extern const char cmd_mail_help[];
+extern const char cmd_report_help[];
+extern const char cmd_serve_help[];
+extern const char cmd_watch_help[];
+extern const char cmd_run_help[];
+extern const char cmd_try_help[];
+
 const struct fl_command *fl_commands(void);
 const struct fl_command *fl_command_find(const char *name);
-/* Prints "usage: faultline <usage>" for cmd to stderr; returns FL_EXIT_USAGE. */
+/* Prints "usage: faultline <usage>" for cmd to stderr with a hint at its
+ * help; returns FL_EXIT_USAGE. */
 int fl_usage(const char *name);
+/* A command's full help (usage, summary, options) on f: what "faultline
+ * help NAME", "faultline NAME --help" and "-h" print. */
+void fl_help_print(const struct fl_command *c, FILE *f);
 
 struct fl_config;
 /* Loads --config (or path when given) and prints every error; returns 0 or FL_EXIT_*. */
@@ -67,10 +93,14 @@ int fl_pick_names(const struct fl_config *cfg, const char **bench, const char **
 /* "--config F | --db PATH", shared by the commands that only need the store. */
 struct fl_store_opts {
 	const char *config, *db;
+	int json; /* --json, for the commands that pass FL_STORE_OPTS_JSON */
 	struct fl_config *cfg; /* loaded by fl_store_opts_path() when --db is absent */
 };
-/* Parses the options from argv[2]; optind is left at the first operand. */
-int fl_store_opts_parse(int argc, char **argv, const char *cmd, struct fl_store_opts *o);
+/* Parses the options from argv[2]; optind is left at the first operand.
+ * flags: FL_STORE_OPTS_JSON accepts --json. */
+enum { FL_STORE_OPTS_JSON = 1 };
+int fl_store_opts_parse(int argc, char **argv, const char *cmd, int flags,
+			struct fl_store_opts *o);
 /* --db, or the configuration's store.path; 0 or FL_EXIT_*. */
 int fl_store_opts_path(struct fl_store_opts *o, const char **path);
 

@@ -15,12 +15,14 @@
 #include "config/config.h"
 #include "lib/error.h"
 #include "service/measure.h"
+#include "service/pipeline.h"
 #include "build/repo.h"
 #include "store/compare.h"
 #include "store/run.h"
 #include "store/store.h"
 
 #include <ctype.h>
+#include <jansson.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -31,6 +33,7 @@
 
 struct compare_opts {
 	const char *config, *a, *b, *bench, *machine, *tree;
+	int json;
 };
 
 struct ctx {
@@ -167,6 +170,62 @@ static void header(const char *name, const char *rev, const struct side *s)
 	printf(")\n");
 }
 
+static const char *const kind_names[] = {"metric", "vmstat", "profile"};
+
+static json_t *side_json(const char *rev, const struct side *s)
+{
+	json_t *ids = json_array();
+
+	for (size_t i = 0; i < s->n; i++)
+		json_array_append_new(ids, json_integer(s->ids[i]));
+	return json_pack("{s:s, s:o, s:o}", "rev", rev, "sha",
+			 *s->sha ? json_string(s->sha) : json_null(), "runs", ids);
+}
+
+static json_t *value_json(const struct fl_cmp_value *v)
+{
+	return json_pack("{s:f, s:f, s:f, s:I}", "mean", v->value, "stddev", v->stddev,
+			 "stddev_pct", v->stddev_pct, "runs", (json_int_t)v->n);
+}
+
+/* The comparison as one JSON object: the sides and their runs, every row
+ * with both values and, for metric rows, the verdict, p, the shift and the
+ * class (regression, improvement, same, unclear), the notes. */
+static void print_json(const struct ctx *x, const struct side *a, const struct side *b,
+		       const struct fl_comparison *c)
+{
+	json_t *o = json_object(), *rows = json_array(), *notes = json_array();
+
+	json_object_set_new(o, "benchmark", json_string(x->o->bench));
+	json_object_set_new(o, "machine", json_string(x->o->machine));
+	json_object_set_new(o, "base", side_json(x->o->a, a));
+	json_object_set_new(o, "new", side_json(x->o->b, b));
+	json_object_set_new(o, "regressed", json_boolean(fl_comparison_regressed(c)));
+	for (size_t i = 0; i < c->nrows; i++) {
+		const struct fl_cmp_row *r = &c->rows[i];
+		json_t *row = json_pack("{s:s, s:s, s:s, s:i, s:s, s:s, s:o, s:o, s:f}", "kind",
+					kind_names[r->kind], "name", r->name, "mode", r->mode,
+					"tasks", (int)r->tasks, "cgroup", *r->cgroup ? r->cgroup : "root",
+					"what", r->what, "base", value_json(&r->base), "new",
+					value_json(&r->new_), "change", r->change);
+
+		if (r->kind == FL_CMP_METRIC) {
+			json_object_set_new(row, "verdict", json_string(fl_verdict_name(r->verdict)));
+			json_object_set_new(row, "p", json_real(r->p));
+			json_object_set_new(row, "shift_pct", json_real(r->shift_pct));
+			json_object_set_new(row, "class", json_string(fl_class_name(r->cls)));
+		}
+		json_array_append_new(rows, row);
+	}
+	for (size_t i = 0; i < c->nnotes; i++)
+		json_array_append_new(notes, json_string(c->notes[i]));
+	json_object_set_new(o, "rows", rows);
+	json_object_set_new(o, "notes", notes);
+	json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	putchar('\n');
+	json_decref(o);
+}
+
 static int compare(struct ctx *x, struct side *a, struct side *b)
 {
 	struct fl_cmp_side sa = {0}, sb = {0};
@@ -180,13 +239,17 @@ static int compare(struct ctx *x, struct side *a, struct side *b)
 	    (r = fl_cmp_side_load(x->st, x->o->b, b->ids, b->n, 0, &sb)) ||
 	    (r = fl_compare(x->o->bench, &sa.set, &sb.set, &opts, &c)))
 		goto out;
+	r = fl_comparison_regressed(c);
+	if (x->o->json) {
+		print_json(x, a, b, c);
+		goto out;
+	}
 	printf("%s on %s\n", x->o->bench, x->o->machine);
 	header("base", x->o->a, a);
 	header("new ", x->o->b, b);
 	printf("\n");
 	fl_comparison_text(c, &out);
 	fputs(fl_buf_str(&out), stdout);
-	r = fl_comparison_regressed(c);
 out:
 	fl_buf_free(&out);
 	fl_comparison_free(c);
@@ -224,6 +287,23 @@ static int compare_cmd(const struct fl_config *cfg, struct compare_opts *o)
 	return r ? FL_EXIT_NO : FL_EXIT_OK;
 }
 
+const char cmd_compare_help[] =
+    "options:\n"
+    "  --config F       the configuration (default: the global --config)\n"
+    "  --a REV          the base side: a tag or sha of tree T, or run:ID,ID,...\n"
+    "  --b REV          the new side, the same way\n"
+    "  --benchmark B    the benchmark (default: the configuration's only one)\n"
+    "  --machine M      the machine (default: the configuration's only one)\n"
+    "  --tree T         the tree the revisions belong to (default: the only one)\n"
+    "  --json           print the comparison (the sides, their runs, every row with\n"
+    "                   both values, verdict, p and class) as one JSON object\n"
+    "  -h, --help       this help\n"
+    "\n"
+    "Compares the stored runs of the two sides, one value per run, per point:\n"
+    "the means, their spread, the change, the verdict (Mann-Whitney p) and, for a\n"
+    "regression, REGRESSION; then vmstat and profile deltas. Exit: 0, 1 when a\n"
+    "metric row is a REGRESSION, 2 usage or configuration error, 4 runtime failure.\n";
+
 int cmd_compare(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -233,6 +313,7 @@ int cmd_compare(int argc, char **argv)
 		{"benchmark", required_argument, NULL, 'B'},
 		{"machine", required_argument, NULL, 'm'},
 		{"tree", required_argument, NULL, 't'},
+		{"json", no_argument, NULL, 'j'},
 		{NULL, 0, NULL, 0},
 	};
 	struct compare_opts o = {0};
@@ -259,6 +340,9 @@ int cmd_compare(int argc, char **argv)
 			break;
 		case 't':
 			o.tree = optarg;
+			break;
+		case 'j':
+			o.json = 1;
 			break;
 		default:
 			return fl_usage("compare");

@@ -8,6 +8,15 @@
 #include <stdio.h>
 #include <string.h>
 
+const char cmd_config_help[] =
+    "operands:\n"
+    "  FILE           the configuration to check (default: the global --config,\n"
+    "                 ./faultline.yaml)\n"
+    "  -h, --help     this help\n"
+    "\n"
+    "Prints every problem as file:line:col: path: message and exits 2, or prints\n"
+    "the normalised configuration (defaults filled in, secrets masked), exit 0.\n";
+
 int cmd_config(int argc, char **argv)
 {
 	struct fl_config *cfg;

@@ -36,6 +36,19 @@ static int open_store(const char *path, int init)
 	return FL_EXIT_OK;
 }
 
+const char cmd_db_help[] =
+    "subcommands:\n"
+    "  init           create the store (and its directory), apply every migration\n"
+    "  migrate        bring an existing store to this build's schema version\n"
+    "\n"
+    "options:\n"
+    "  --config F     take the store's path from this configuration's store.path\n"
+    "  --db PATH      the SQLite store itself (no configuration read)\n"
+    "  -h, --help     this help\n"
+    "\n"
+    "Exit: 0 done, 2 usage or configuration error, 4 the store cannot be opened\n"
+    "or migrated.\n";
+
 int cmd_db(int argc, char **argv)
 {
 	struct fl_store_opts o;
@@ -45,7 +58,7 @@ int cmd_db(int argc, char **argv)
 	if (argc < 2 || (strcmp(argv[1], "init") && strcmp(argv[1], "migrate")))
 		return fl_usage("db");
 	init = !strcmp(argv[1], "init");
-	if ((r = fl_store_opts_parse(argc, argv, "db", &o)))
+	if ((r = fl_store_opts_parse(argc, argv, "db", 0, &o)))
 		return r;
 	if (optind != argc)
 		return fl_usage("db");

@@ -1,18 +1,33 @@
 /*
- * builtin/initramfs.c - "faultline initramfs --agent PATH [--job TEXT]
+ * builtin/initramfs.c - "faultline initramfs [--agent PATH] [--job TEXT]
  * [--gzip] OUT": writes the agent image a test guest boots, so scripts and
  * the boot test use the same writer the runner does.
  */
 #include "builtin/builtin.h"
 #include "lib/error.h"
 #include "build/initramfs.h"
+#include "machine/machine.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+const char cmd_initramfs_help[] =
+    "options:\n"
+    "  --agent PATH   the statically linked agent to put at /init (default: $FL_AGENT,\n"
+    "                 else fl-agent-static beside faultline: the build tree's, or\n"
+    "                 the installed libexec/faultline/fl-agent-static)\n"
+    "  --job TEXT     a job line (fl.job=...) baked into the image\n"
+    "  --gzip         compress the archive with gzip\n"
+    "  OUT            the file to write\n"
+    "  -h, --help     this help\n"
+    "\n"
+    "Exit: 0 written, 2 usage error, 4 the agent cannot be read or OUT written.\n";
 
 int cmd_initramfs(int argc, char **argv)
 {
 	const char *agent = NULL, *job = NULL, *out = NULL;
+	char *found = NULL;
 	int gzip = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -27,11 +42,17 @@ int cmd_initramfs(int argc, char **argv)
 		else
 			return fl_usage("initramfs");
 	}
-	if (!agent || !out)
+	if (!out)
 		return fl_usage("initramfs");
-	if (fl_initramfs_agent(out, agent, job, gzip)) {
+	if (!agent && fl_machine_agent_path(&found)) {
 		fprintf(stderr, "faultline: %s\n", fl_error_last());
 		return FL_EXIT_FAIL;
 	}
+	if (fl_initramfs_agent(out, agent ? agent : found, job, gzip)) {
+		fprintf(stderr, "faultline: %s\n", fl_error_last());
+		free(found);
+		return FL_EXIT_FAIL;
+	}
+	free(found);
 	return FL_EXIT_OK;
 }

@@ -21,6 +21,17 @@
 #include <string.h>
 #include <time.h>
 
+const char cmd_mail_help[] =
+    "subcommands:\n"
+    "  ingest MAILDIR read the replies to faultline's reports delivered into the\n"
+    "                 Maildir and act on their #faultline commands (test, fix:,\n"
+    "                 invalid, dup:) from allowed senders or the report's\n"
+    "                 recipients, each answered in its thread, each mail once\n"
+    "\n"
+    "options:\n"
+    "  --config F     the configuration (default: the global --config)\n"
+    "  -h, --help     this help\n";
+
 int cmd_mail(int argc, char **argv)
 {
 	static const struct option opts[] = {

@@ -11,6 +11,7 @@
 #include "store/store.h"
 
 #include <getopt.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +69,85 @@ static void show_jobs(fl_store *st)
 	}
 }
 
+const char cmd_queue_help[] =
+    "subcommands:\n"
+    "  show           the machines of the pool and the jobs running, queued,\n"
+    "                 waiting or failed\n"
+    "  enable MACHINE put a machine that left the pool back into it\n"
+    "\n"
+    "options:\n"
+    "  --config F     take the store's path from this configuration's store.path\n"
+    "  --db PATH      the SQLite store itself (no configuration read)\n"
+    "  --json         show: the machines, the job counts by state and the jobs\n"
+    "                 running, queued, waiting or failed as one JSON object\n"
+    "  -h, --help     this help\n";
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+/* The same as one JSON object: {"machines": [...], "jobs": {"counts": {...},
+ * "list": [...]}}, the jobs running, queued, waiting and failed. */
+static void show_json(fl_store *st)
+{
+	static const char *const states[] = {"running", "queued", "waiting", "failed", "done"};
+	json_t *o = json_object(), *machines = json_array(), *counts = json_object(),
+	       *list = json_array(), *jobs = json_object();
+	char **names;
+	size_t n;
+
+	if (!fl_store_machine_names(st, &names, &n)) {
+		for (size_t i = 0; i < n; i++) {
+			struct fl_machine_state m;
+
+			if (!fl_store_machine_state(st, names[i], &m)) {
+				json_array_append_new(
+				    machines, json_pack("{s:s, s:s?, s:i, s:s?}", "name", names[i],
+							"state", m.state, "infra_errors",
+							m.infra_errors, "reason",
+							m.reason));
+				fl_machine_state_release(&m);
+			}
+			free(names[i]);
+		}
+		free(names);
+	}
+	for (size_t s = 0; s < 5; s++) {
+		struct fl_job *js;
+		size_t c = 0, nj;
+
+		fl_store_jobs_count(st, states[s], &c);
+		json_object_set_new(counts, states[s], json_integer((json_int_t)c));
+		if (s == 4 || fl_store_jobs_in_state(st, states[s], NULL, 0, &js, &nj))
+			continue;
+		for (size_t i = 0; i < nj; i++) {
+			const struct fl_job *j = &js[i];
+			json_t *jo = json_pack("{s:I, s:s?, s:s?, s:s?, s:s?, s:s?, s:i}", "id",
+					       (json_int_t)j->id, "kind", j->kind, "state", j->state,
+					       "tree", j->tree, "benchmark", j->benchmark,
+					       "machine", j->machine, "attempts", j->attempts);
+
+			if (fl_job_kind_is(j->kind, FL_JOB_RUN)) {
+				json_object_set_new(jo, "role", str_or_null(j->role));
+				json_object_set_new(jo, "rev", str_or_null(j->rev));
+				json_object_set_new(jo, "point", str_or_null(j->point));
+			}
+			json_object_set_new(jo, "error",
+					    j->error && *j->error ? json_string(j->error) : json_null());
+			json_array_append_new(list, jo);
+		}
+		fl_jobs_free(js, nj);
+	}
+	json_object_set_new(jobs, "counts", counts);
+	json_object_set_new(jobs, "list", list);
+	json_object_set_new(o, "machines", machines);
+	json_object_set_new(o, "jobs", jobs);
+	json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	putchar('\n');
+	json_decref(o);
+}
+
 int cmd_queue(int argc, char **argv)
 {
 	struct fl_store_opts o;
@@ -77,10 +157,10 @@ int cmd_queue(int argc, char **argv)
 
 	if (argc < 2 || (strcmp(argv[1], "show") && strcmp(argv[1], "enable")))
 		return fl_usage("queue");
-	if ((code = fl_store_opts_parse(argc, argv, "queue", &o)))
+	if ((code = fl_store_opts_parse(argc, argv, "queue", FL_STORE_OPTS_JSON, &o)))
 		return code;
 	if (!strcmp(argv[1], "enable")) {
-		if (optind + 1 != argc)
+		if (optind + 1 != argc || o.json)
 			return fl_usage("queue");
 		machine = argv[optind];
 	} else if (optind != argc) {
@@ -99,6 +179,8 @@ int cmd_queue(int argc, char **argv)
 			fprintf(stderr, "faultline: %s\n", fl_error_last());
 		else
 			printf("machine '%s' is back in the pool\n", machine);
+	} else if (o.json) {
+		show_json(st);
 	} else {
 		show_machines(st);
 		show_jobs(st);

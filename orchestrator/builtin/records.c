@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/log.h"
 #include "proto/record.h"
 
 struct check {
@@ -33,6 +34,16 @@ static int print_record(void *arg, uint64_t seq, const char *json, size_t len)
 	return 0;
 }
 
+const char cmd_records_help[] =
+    "operands:\n"
+    "  FILE|-         a console log, or - for standard input\n"
+    "  -h, --help     this help\n"
+    "\n"
+    "Prints every complete FLR1 record's JSON on its own line, and on standard\n"
+    "error how many records were garbled, missing or duplicated.\n"
+    "Exit: 0 every record intact, 1 a record lost or not a JSON object, 4 the file\n"
+    "cannot be read.\n";
+
 int cmd_records(int argc, char **argv)
 {
 	struct fl_record_parser p;
@@ -42,7 +53,7 @@ int cmd_records(int argc, char **argv)
 	size_t n;
 	int lost;
 
-	if (argc != 2)
+	if (argc != 2 || (argv[1][0] == '-' && argv[1][1]))
 		return fl_usage("records");
 	f = strcmp(argv[1], "-") ? fopen(argv[1], "rb") : stdin;
 	if (!f) {
@@ -56,10 +67,11 @@ int cmd_records(int argc, char **argv)
 	fl_record_finish(&p);
 	if (f != stdin)
 		fclose(f);
-	fprintf(stderr, "records: %llu records, %llu garbled, %llu missing, %llu duplicate, "
-		"%llu other lines\n", (unsigned long long)p.stats.records,
-		(unsigned long long)p.stats.garbled, (unsigned long long)p.stats.missing,
-		(unsigned long long)p.stats.duplicates, (unsigned long long)p.stats.noise);
+	fprintf(stderr, "records: %llu record%s, %llu garbled, %llu missing, %llu duplicate, "
+		"%llu other line%s\n", (unsigned long long)p.stats.records,
+		FL_S(p.stats.records), (unsigned long long)p.stats.garbled,
+		(unsigned long long)p.stats.missing, (unsigned long long)p.stats.duplicates,
+		(unsigned long long)p.stats.noise, FL_S(p.stats.noise));
 	lost = p.stats.garbled || p.stats.missing || c.bad_json;
 	fl_record_parser_free(&p);
 	return lost ? FL_EXIT_NO : FL_EXIT_OK;

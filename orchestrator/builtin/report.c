@@ -8,6 +8,7 @@
 #include "lib/error.h"
 #include "store/store.h"
 
+#include <jansson.h>
 #include <stdio.h>
 #include <unistd.h>
 #include <stdlib.h>
@@ -38,6 +39,41 @@ static void print_report(const struct fl_report *r)
 	printf("Subject: %s\n\n%s", r->subject, r->body);
 }
 
+const char cmd_report_help[] =
+    "subcommands:\n"
+    "  show ID        the report with this id, as mailed, with its delivery state\n"
+    "\n"
+    "options:\n"
+    "  --config F     take the store's path from this configuration's store.path\n"
+    "  --db PATH      the SQLite store itself (no configuration read)\n"
+    "  --json         print the report (its state, headers and body) as one JSON\n"
+    "                 object\n"
+    "  -h, --help     this help\n"
+    "\n"
+    "Exit: 0 printed, 1 no such report, 2 usage error, 4 the store cannot be read.\n";
+
+/* The same, one JSON object: what a script reads. */
+static void print_report_json(const struct fl_report *r)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "id", json_integer(r->id));
+	json_object_set_new(o, "regression_id",
+			    r->regression_id ? json_integer(r->regression_id) : json_null());
+	json_object_set_new(o, "state", json_string(r->state));
+	json_object_set_new(o, "attempts", json_integer(r->attempts));
+	json_object_set_new(o, "last_error", r->last_error ? json_string(r->last_error) : json_null());
+	json_object_set_new(o, "created", json_integer(r->created));
+	json_object_set_new(o, "sent", r->sent ? json_integer(r->sent) : json_null());
+	json_object_set_new(o, "message_id", json_string(r->message_id));
+	json_object_set_new(o, "in_reply_to", r->in_reply_to ? json_string(r->in_reply_to) : json_null());
+	json_object_set_new(o, "subject", json_string(r->subject));
+	json_object_set_new(o, "body", json_string(r->body));
+	json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	putchar('\n');
+	json_decref(o);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct fl_store_opts o;
@@ -50,7 +86,7 @@ int cmd_report(int argc, char **argv)
 
 	if (argc < 2 || strcmp(argv[1], "show"))
 		return fl_usage("report");
-	if ((rc = fl_store_opts_parse(argc, argv, "report", &o)))
+	if ((rc = fl_store_opts_parse(argc, argv, "report", FL_STORE_OPTS_JSON, &o)))
 		return rc;
 	if (optind + 1 != argc)
 		return fl_usage("report");
@@ -71,7 +107,10 @@ int cmd_report(int argc, char **argv)
 		fl_config_free(o.cfg);
 		return rc == FL_ENOTFOUND ? FL_EXIT_NO : FL_EXIT_FAIL;
 	}
-	print_report(&r);
+	if (o.json)
+		print_report_json(&r);
+	else
+		print_report(&r);
 	fl_store_report_clear(&r);
 	fl_store_free(st);
 	fl_config_free(o.cfg);

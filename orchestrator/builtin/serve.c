@@ -8,6 +8,7 @@
 #include "config/config.h"
 #include "lib/cancel.h"
 #include "lib/error.h"
+#include "lib/fs.h"
 #include "lib/log.h"
 #include "web/server.h"
 
@@ -58,12 +59,29 @@ static int parse(int argc, char **argv, struct serve_opts *o)
 	return optind == argc ? 0 : fl_usage("serve");
 }
 
+const char cmd_serve_help[] =
+    "options:\n"
+    "  --config F         the configuration (default: the global --config)\n"
+    "  --db PATH          the store (default: store.path), opened read-only\n"
+    "  --listen HOST:PORT the address (default: web.listen, 127.0.0.1:8080); port 0\n"
+    "                     takes a free port, [::1]:PORT listens on IPv6\n"
+    "  --root DIR         the templates and static files (default: web.root, or the\n"
+    "                     installed share/faultline/web)\n"
+    "  --threads N        the size of the thread pool, 1-256 (default 4)\n"
+    "  -h, --help         this help\n"
+    "\n"
+    "The first line on standard output is the URL it listens at. Runs until\n"
+    "SIGINT or SIGTERM, then exits 0. Exit 2 usage or configuration error, 4 the\n"
+    "store, the templates or the address cannot be used.\n";
+
 int cmd_serve(int argc, char **argv)
 {
 	struct fl_web_server_opts wo = {0};
 	struct fl_config *cfg = NULL, *dflt = NULL;
 	struct fl_web_server *s;
 	struct serve_opts o;
+	const char *root;
+	char *found;
 	int r;
 
 	if ((r = parse(argc, argv, &o)))
@@ -74,12 +92,16 @@ int cmd_serve(int argc, char **argv)
 		return r;
 	wo.store = o.db ? o.db : cfg->store.path;
 	wo.listen = o.listen ? o.listen : cfg ? cfg->web.listen : "127.0.0.1:8080";
-	wo.root = o.root ? o.root : cfg ? cfg->web.root : "web";
+	/* a relative root: from here, else the installed share/faultline/web */
+	root = o.root ? o.root : cfg ? cfg->web.root : "web";
+	found = fl_data_path(root);
+	wo.root = found ? found : root;
 	wo.threads = o.threads;
 	wo.cfg = cfg;
 	/* --db alone: the server's limits are web.*'s defaults */
 	if (!cfg && fl_config_defaults(&dflt)) {
 		fprintf(stderr, "faultline: serve: %s\n", fl_error_last());
+		free(found);
 		return FL_EXIT_FAIL;
 	}
 	wo.limits = &(cfg ? cfg : dflt)->web.limits;
@@ -90,15 +112,18 @@ int cmd_serve(int argc, char **argv)
 		fprintf(stderr, "faultline: serve: %s\n", fl_error_last());
 		fl_config_free(cfg);
 		fl_config_free(dflt);
+		free(found);
 		return FL_EXIT_FAIL;
 	}
 	printf("%s\n", fl_web_server_url(s));
 	fflush(stdout);
-	fl_info("serve: results pages at %s (store %s, read-only)", fl_web_server_url(s), wo.store);
+	fl_info("serve: results pages at %s (store %s, read-only; web root %s)",
+		fl_web_server_url(s), wo.store, wo.root);
 	r = fl_cancel_wait();
 	fl_info("serve: %s, stopping", strsignal(r));
 	fl_web_server_stop(s);
 	fl_config_free(cfg);
 	fl_config_free(dflt);
+	free(found);
 	return FL_EXIT_OK;
 }

@@ -127,6 +127,7 @@ static int64_t next_wake(const struct watch *w)
 static int serve(struct watch *w)
 {
 	struct fl_queue_status s = {0};
+	struct fl_log_repeat status = {0};
 	int64_t last_status = fl_mono_ms();
 
 	for (;;) {
@@ -139,32 +140,41 @@ static int serve(struct watch *w)
 		if (fl_cancel_requested()) {
 			if (s.running) {
 				fl_info(
-				    "watch: stopping on signal %d; %zu runs in flight are redone "
+				    "watch: stopping on signal %d; %zu run%s in flight %s redone "
 				    "at the next start",
-				    fl_cancel_requested(), s.running);
+				    fl_cancel_requested(), s.running, FL_S(s.running),
+				    s.running == 1 ? "is" : "are");
 				fflush(NULL);
 				_exit(FL_EXIT_OK); /* the store is consistent: as after a crash */
 			}
 			fl_info("watch: stopping on signal %d", fl_cancel_requested());
+			fl_info_reset(&status);
 			return FL_EXIT_OK;
 		}
 		if (w->once && !s.running)
 			break;
+		/* each minute when it changed, every 10 minutes when not: a kernel
+		 * build of 13 minutes is not 13 times the same line */
 		if (fl_mono_ms() - last_status >= 60000) {
-			fl_info("watch: %zu jobs to do, %zu runs in flight, %u reports to send",
-				s.live, s.running, w->pending);
+			fl_info_changed(&status, 600000,
+					"watch: %zu job%s to do, %zu run%s in flight, %u report%s to send",
+					s.live, FL_S(s.live), s.running, FL_S(s.running), w->pending,
+					FL_S(w->pending));
 			last_status = fl_mono_ms();
 		}
 		fl_queue_wait(w->q, next_wake(w));
 	}
 	if (s.live)
-		fl_err("watch: %zu jobs cannot go on (%zu runs wait for machines out of the pool)",
-		       s.live, s.blocked);
+		fl_err("watch: %zu job%s cannot go on (%zu run%s wait%s for machines out of the "
+		       "pool)",
+		       s.live, FL_S(s.live), s.blocked, FL_S(s.blocked), s.blocked == 1 ? "s" : "");
 	if (w->pending)
-		fl_warn("watch: %u reports are not sent yet; the next 'faultline watch' retries",
-			w->pending);
+		fl_warn("watch: %u report%s %s not sent yet; the next 'faultline watch' retries",
+			w->pending, FL_S(w->pending), w->pending == 1 ? "is" : "are");
 	if (w->unreadable)
-		fl_err("watch: %u of %zu trees could not be read", w->unreadable, w->cfg->ntrees);
+		fl_err("watch: %u of %zu tree%s could not be read", w->unreadable, w->cfg->ntrees,
+		       FL_S(w->cfg->ntrees));
+	fl_info_reset(&status);
 	return s.live || s.failed || w->pending || w->unreadable ? FL_EXIT_FAIL : FL_EXIT_OK;
 }
 
@@ -191,6 +201,20 @@ static int parse(int argc, char **argv, const char **config, int *once, const ch
 	}
 	return optind == argc ? 0 : -1;
 }
+
+const char cmd_watch_help[] =
+    "options:\n"
+    "  --config F     the configuration (default: the global --config)\n"
+    "  --once         one pass: read the trees once, finish the work scheduled,\n"
+    "                 flush the outbox and exit\n"
+    "  --maildir DIR  read the replies delivered into this Maildir at every poll\n"
+    "                 and act on their #faultline commands (as 'faultline mail\n"
+    "                 ingest' does)\n"
+    "  -h, --help     this help\n"
+    "\n"
+    "Without --once it runs until SIGINT or SIGTERM. Exit (--once): 0 everything\n"
+    "finished and was mailed, 4 a tree could not be read, a job failed, a machine\n"
+    "left the pool or a report is still waiting for the mail server.\n";
 
 int cmd_watch(int argc, char **argv)
 {
@@ -220,8 +244,9 @@ int cmd_watch(int argc, char **argv)
 	w.box = (struct fl_outbox){
 	    &w.smtp, cfg->report.from, (const char *const *)cfg->report.to, cfg->report.nto,
 	    cfg->report.retry_ms > 0 ? (cfg->report.retry_ms + 999) / 1000 : 60};
-	fl_info("watch: %zu trees, %zu machines, %zu benchmarks; store %s%s", cfg->ntrees,
-		cfg->nmachines, cfg->nbenchmarks, cfg->store.path, w.once ? "; one pass" : "");
+	fl_info("watch: %zu tree%s, %zu machine%s, %zu benchmark%s; store %s%s", cfg->ntrees,
+		FL_S(cfg->ntrees), cfg->nmachines, FL_S(cfg->nmachines), cfg->nbenchmarks,
+		FL_S(cfg->nbenchmarks), cfg->store.path, w.once ? "; one pass" : "");
 	/* SIGHUP too; runs in flight are left to the next start (serve()) */
 	fl_cancel_catch(FL_CANCEL_HUP | FL_CANCEL_KEEP_RUNS);
 	code = serve(&w);

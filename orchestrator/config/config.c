@@ -831,12 +831,32 @@ static int is_file(const char *path)
 static const char *const config_targets[] = {"tinyconfig", "defconfig", "allnoconfig",
 					     "allmodconfig", "allyesconfig", NULL};
 
+/* A relative kconfig file that is not here: the installed copy
+ * (share/faultline/kernels/...), so a configuration works from any directory. */
+static void find_data(char **path)
+{
+	char *p;
+
+	if (!*path || is_file(*path) || !(p = fl_data_path(*path)))
+		return;
+	if (is_file(p)) {
+		free(*path);
+		*path = p;
+	} else {
+		free(p);
+	}
+}
+
 static void check_kernel(struct loader *L, struct fl_kernel_conf *k)
 {
 	int target = 0;
 
 	for (const char *const *t = config_targets; *t; t++)
 		target |= !strcmp(*t, k->base);
+	if (!target)
+		find_data(&k->base);
+	for (size_t i = 0; i < k->nfragments; i++)
+		find_data(&k->fragments[i]);
 	if (!target && !is_file(k->base))
 		report_at(L, &k->base, "'%s' is neither a kconfig target (tinyconfig, defconfig, "
 				       "...) nor a config file",

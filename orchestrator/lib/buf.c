@@ -55,19 +55,20 @@ char *fl_xstrndup(const char *s, size_t n)
 
 char *fl_xasprintf(const char *fmt, ...)
 {
-	fl_buf b = FL_BUF_INIT;
 	va_list ap;
+	char *s;
 	int n;
 
 	va_start(ap, fmt);
 	n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
-	fl_buf_grow(&b, (size_t)n + 1);
+	if (n < 0) /* an invalid format or a result over INT_MAX: a bug */
+		abort();
+	s = fl_xmalloc((size_t)n + 1);
 	va_start(ap, fmt);
-	vsnprintf(b.ptr, (size_t)n + 1, fmt, ap);
+	vsnprintf(s, (size_t)n + 1, fmt, ap);
 	va_end(ap);
-	b.len = (size_t)n;
-	return fl_buf_detach(&b);
+	return s;
 }
 
 void fl_buf_grow(fl_buf *b, size_t extra)
@@ -109,6 +110,8 @@ void fl_buf_addf(fl_buf *b, const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
+	if (n < 0) /* an invalid format or a result over INT_MAX: a bug */
+		abort();
 	fl_buf_grow(b, (size_t)n);
 	va_start(ap, fmt);
 	vsnprintf(b->ptr + b->len, (size_t)n + 1, fmt, ap);

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+#include <limits.h>
 
 int fl_mkdir_p(const char *path)
 {
@@ -110,4 +112,47 @@ int fl_write_file(const char *path, const char *text)
 		return fl_error_set(FL_EIO, "cannot write %s: %s", path,
 				    errno == ENOSPC ? "disk full" : strerror(errno));
 	return 0;
+}
+
+char *fl_exe_dir(void)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n <= 0)
+		return NULL;
+	exe[n] = '\0';
+	*strrchr(exe, '/') = '\0';
+	return fl_xstrdup(exe);
+}
+
+static int exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+char *fl_data_path(const char *rel)
+{
+	char *dir, *p;
+
+	if (rel[0] == '/' || exists(rel))
+		return exists(rel) ? fl_xstrdup(rel) : NULL;
+	if ((dir = fl_exe_dir())) {
+		p = fl_xasprintf("%s/%s/%s", dir, FL_BIN_TO_DATA, rel);
+		free(dir);
+		if (exists(p))
+			return p;
+		free(p);
+	}
+	p = fl_xasprintf("%s/%s", FL_INSTALL_DATADIR, rel);
+	if (exists(p))
+		return p;
+	free(p);
+	p = fl_xasprintf("%s/%s", FL_BUILD_SOURCE_DIR, rel);
+	if (exists(p))
+		return p;
+	free(p);
+	return NULL;
 }

@@ -29,4 +29,16 @@ int fl_read_file(const char *path, fl_buf *out);
  */
 int fl_write_file(const char *path, const char *text);
 
+/* The directory of the running executable (/proc/self/exe), or NULL. Caller frees. */
+char *fl_exe_dir(void);
+/*
+ * Where the data file or directory rel ("web", "kernels/memcg.config") is,
+ * wherever the command runs: an absolute rel, or rel from the current
+ * directory when it exists there (a source checkout); else the installed
+ * copy beside the executable's prefix (<bindir>/../share/faultline/rel, so a
+ * relocated install works), the configured install's datadir, and the
+ * source tree the binary was built from. NULL when none exists. Caller frees.
+ */
+char *fl_data_path(const char *rel);
+
 #endif

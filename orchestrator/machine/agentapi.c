@@ -422,8 +422,8 @@ static void records(fl_agentapi *api, fl_store *st, const struct fl_agent_job *j
 	}
 	free(f);
 	if (added < n)
-		fl_info("agent api: box %s: job %lld: %zu records, %zu of them kept already",
-			j->box, (long long)j->id, n, n - added);
+		fl_info("agent api: box %s: job %lld: %zu record%s, %zu of them kept already",
+			j->box, (long long)j->id, n, FL_S(n), n - added);
 	answer_json(a, MHD_HTTP_OK,
 		    json_pack("{s:I, s:I, s:I}", "stored", (json_int_t)added, "duplicates",
 			      (json_int_t)(n - added), "have", (json_int_t)have));

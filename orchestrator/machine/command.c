@@ -287,8 +287,8 @@ static int command_run(const struct fl_run_req *req, struct fl_run_result *res)
 		r = fl_store_run_finish(req->store, x.run_id, "infra-error", res->detail);
 		goto out;
 	}
-	fl_verbose("run: %s: %.12s checked out in %s (%u files written)",
-		   req->label ? req->label : req->machine->name, x.sha, x.src, written);
+	fl_verbose("run: %s: %.12s checked out in %s (%u file%s written)",
+		   req->label ? req->label : req->machine->name, x.sha, x.src, written, FL_S(written));
 	run_command(&x, res);
 	if (res->status == FL_RUN_UNTESTABLE) {
 		/* like a commit that does not build: nothing of it is kept */

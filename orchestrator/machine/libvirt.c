@@ -365,9 +365,10 @@ static void libvirt_describe(const struct fl_machine_conf *m, const struct fl_ru
 
 	fl_format_size(memory, mem, sizeof(mem));
 	fl_buf_addf(out,
-		    "%s: %u sockets, %u NUMA nodes, %u CPUs, %s memory, accelerator %s "
+		    "%s: %u socket%s, %u NUMA node%s, %u CPU%s, %s memory, accelerator %s "
 		    "(%s%s%s)",
-		    m->name, sockets, nodes, cpus, mem, accel, m->backend, m->uri ? " " : "",
+		    m->name, sockets, FL_S(sockets), nodes, FL_S(nodes), cpus, FL_S(cpus), mem,
+		    accel, m->backend, m->uri ? " " : "",
 		    m->uri ? m->uri : "");
 	if (run && run->kernel_release)
 		fl_buf_addf(out, "\n                 as the guest of run %lld saw it, kernel %s",

@@ -420,7 +420,7 @@ static int build_kernel(const struct fl_run_req *req, struct fl_run_result *res,
 int fl_machine_agent_path(char **out)
 {
 	static const char *const rel[] = {"../agents/fl-agent-static", "fl-agent-static",
-					  "../libexec/faultline/fl-agent-static"};
+					  FL_BIN_TO_LIBEXEC "/fl-agent-static"};
 	char exe[PATH_MAX];
 	ssize_t n;
 
@@ -627,8 +627,8 @@ static void on_point(void *arg, const struct fl_console_point *pt)
 		w->first_mono = fl_mono_ms();
 	human_rate(pt->ops, ops, sizeof(ops));
 	human_rate(pt->per_task, per, sizeof(per));
-	fl_info("%s: %s %s %u tasks%s%s: %s ops/s (%s per task)", w->name, pt->test, pt->mode,
-		pt->tasks, *pt->cgroup ? " in cgroup " : "", pt->cgroup, ops, per);
+	fl_info("%s: %s %s %u task%s%s%s: %s ops/s (%s per task)", w->name, pt->test, pt->mode,
+		pt->tasks, FL_S(pt->tasks), *pt->cgroup ? " in cgroup " : "", pt->cgroup, ops, per);
 }
 
 void fl_run_watch_init(struct fl_run_watch *w, const struct fl_run_req *req,

@@ -117,6 +117,11 @@ struct fl_run_result {
  * detail "interrupted" and its guest destroyed; the caller should stop.
  */
 int fl_machine_run(const struct fl_run_req *req, struct fl_run_result *res);
+/*
+ * fl-agent-static: $FL_AGENT, else beside the executable: the build tree's
+ * agents/, or an install's libexec/faultline/ (from its bin/). Caller frees.
+ */
+int fl_machine_agent_path(char **out);
 void fl_run_result_release(struct fl_run_result *res);
 
 /*

@@ -64,9 +64,6 @@ int fl_machine_kernel_start(const struct fl_run_req *req, struct fl_run_result *
 unsigned fl_machine_points(const struct fl_benchmark_conf *b);
 long fl_machine_watchdog_s(const struct fl_benchmark_conf *b);
 
-/* fl-agent-static: $FL_AGENT, or where the build tree or an install puts it. */
-int fl_machine_agent_path(char **out);
-
 /* var/runs/<id>/, created, as an absolute path. */
 int fl_machine_run_dir(const struct fl_run_req *req, int64_t run_id, char **dir);
 /* That (k->dir) and its initrd.cpio (k->initrd): fl-agent-static as /init and k->job. */

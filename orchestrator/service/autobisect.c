@@ -50,6 +50,7 @@ struct autobisect {
 	fl_descent *search;
 	int64_t id; /* bisections row */
 	size_t recorded, added;
+	struct fl_descent_echo echo; /* the step lines said so far */
 };
 
 static int replay(void *ctx, const struct fl_bisect_step_rec *r)
@@ -143,7 +144,10 @@ static void step_done(void *ctx, const struct fl_descent_step *s)
 		       s->seq, fl_error_last());
 	fl_crashpoint("bisect-step");
 	fl_descent_step_text(&line, s);
-	fl_info("bisect: regression %lld: %s", (long long)a->reg.id, line.ptr);
+	if (fl_descent_step_repeats(&a->echo, s))
+		fl_verbose("bisect: regression %lld: %s", (long long)a->reg.id, line.ptr);
+	else
+		fl_info("bisect: regression %lld: %s", (long long)a->reg.id, line.ptr);
 	fl_buf_free(&line);
 }
 
@@ -196,13 +200,13 @@ static int conclude(struct autobisect *a, const struct fl_descent_result *res)
 		fl_store_rollback(a->st);
 	else if (res->kind == FL_BISECT_CULPRIT)
 		fl_info("bisect: regression %lld: culprit %s%s%s (confidence %.3f, %.1f%% %s, "
-			"%zu runs, %zu commits tested)",
+			"%zu run%s, %zu commit%s tested)",
 			(long long)a->reg.id, res->first, where.ptr ? where.ptr : "",
 			res->merge == FL_MERGE_ITSELF ? ": the merged branch alone does not "
 							"regress; the merge does"
 							: "",
 			res->confidence, res->change_pct, is_improvement(a) ? "better" : "worse",
-			res->runs, res->commits_tested);
+			res->runs, FL_S(res->runs), res->commits_tested, FL_S(res->commits_tested));
 	else
 		fl_info("bisect: regression %lld: %s after %zu runs", (long long)a->reg.id, kind,
 			res->runs);
@@ -329,10 +333,11 @@ int fl_autobisect_step(void *ctx, fl_store *st, const struct fl_job *job)
 	    (!a.recorded && (r = seed(&a))))
 		goto out;
 	if (!resumed)
-		fl_info("bisect: regression %lld: %zu commits in %.12s..%.12s on %s, %zu of them "
+		fl_info("bisect: regression %lld: %zu commit%s in %.12s..%.12s on %s, %zu of them "
 			"on the first-parent line",
-			(long long)a.reg.id, fl_dag_range_size(&a.dag), a.reg.good, a.reg.bad,
-			a.reg.machine, fl_descent_first_line(a.search) - 1);
+			(long long)a.reg.id, fl_dag_range_size(&a.dag),
+			FL_S(fl_dag_range_size(&a.dag)), a.reg.good, a.reg.bad, a.reg.machine,
+			fl_descent_first_line(a.search) - 1);
 	r = fl_descent_run(a.search, &ops, &a, &res);
 	if (r == FL_EAGAIN)
 		r = fl_store_job_wait(st, job->id);

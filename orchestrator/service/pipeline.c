@@ -271,14 +271,14 @@ int fl_class_parse(const char *name, enum fl_cmp_class *c)
 
 const char *fl_class_name_word(const char *name)
 {
-	enum fl_cmp_class c;
+	enum fl_cmp_class c = FL_CMP_UNCLEAR;
 
 	return fl_class_parse(name, &c) ? name : fl_class_word(c);
 }
 
 int fl_class_decides(const char *name)
 {
-	enum fl_cmp_class c;
+	enum fl_cmp_class c = FL_CMP_UNCLEAR;
 
 	return !fl_class_parse(name, &c) && classes[class_index(c)].decides;
 }

@@ -123,8 +123,8 @@ int fl_queue_open(fl_queue **out, const struct fl_queue_opts *o)
 	    (r = fl_pipeline_prepare(q->st, o->cfg)))
 		goto fail;
 	if (requeued || discarded)
-		fl_info("queue: resuming: %u jobs queued again, %u interrupted runs discarded",
-			requeued, discarded);
+		fl_info("queue: resuming: %u job%s queued again, %u interrupted run%s discarded",
+			requeued, FL_S(requeued), discarded, FL_S(discarded));
 	*out = q;
 	return 0;
 fail:

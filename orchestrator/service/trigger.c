@@ -240,9 +240,9 @@ static int schedule(struct fl_service *svc, fl_store *st, const struct fl_tree_c
 		char fx[40] = "";
 
 		if (fixchecks)
-			snprintf(fx, sizeof(fx), ", %u fix checks", fixchecks);
-		fl_info("watch: tree '%s': %s scheduled against %s (%u comparisons%s)%s%s", t->name,
-			l->tags[i], base_name, jobs, fx, why ? ": " : "", why ? why : "");
+			snprintf(fx, sizeof(fx), ", %u fix check%s", fixchecks, FL_S(fixchecks));
+		fl_info("watch: tree '%s': %s scheduled against %s (%u comparison%s%s)%s%s", t->name,
+			l->tags[i], base_name, jobs, FL_S(jobs), fx, why ? ": " : "", why ? why : "");
 		(*scheduled)++;
 	} else if (!strcmp(w.state, "no-baseline"))
 		fl_warn("watch: tree '%s': %s is not tested: %s", t->name, l->tags[i], why);
@@ -380,8 +380,8 @@ static int pass_branch(struct fl_service *svc, fl_store *st, const struct fl_tre
 		goto out;
 	if (!strcmp(p.state, "scheduled")) {
 		fl_info("watch: tree '%s': branch %s: head %s scheduled against %s (%u "
-			"comparisons)%s%s",
-			t->name, t->branch, name, p.base_name, jobs, p.note ? ": " : "",
+			"comparison%s)%s%s",
+			t->name, t->branch, name, p.base_name, jobs, FL_S(jobs), p.note ? ": " : "",
 			p.note ? p.note : "");
 		(*scheduled)++;
 	} else

@@ -525,8 +525,8 @@ static const char *const migrations[] = {
 	 * choices), so a record is resumed only by the same bisection. An
 	 * unfinished bisection no process runs any more is 'stopped'.
 	 */
-	"ALTER TABLE bisect_steps ADD COLUMN branch TEXT;"
-	"ALTER TABLE bisections ADD COLUMN options TEXT;",
+	("ALTER TABLE bisect_steps ADD COLUMN branch TEXT;"
+	 "ALTER TABLE bisections ADD COLUMN options TEXT;"),
 	/*
 	 * 14: runs_by_job over the runs that have a job only. Runs of
 	 * "faultline run" have none; once ANALYZE counted their NULLs as one
@@ -535,8 +535,8 @@ static const char *const migrations[] = {
 	 * runs instead (the bisection page: 0.6 ms to 79 ms). A partial index
 	 * still serves "job_id = x", and its statistics are the jobs' own.
 	 */
-	"DROP INDEX runs_by_job;"
-	"CREATE INDEX runs_by_job ON runs(job_id) WHERE job_id IS NOT NULL;",
+	("DROP INDEX runs_by_job;"
+	 "CREATE INDEX runs_by_job ON runs(job_id) WHERE job_id IS NOT NULL;"),
 	/*
 	 * 15: heads of watched branches next to tags (store/watch.c): a row of
 	 * watch_tags is a tag (every row from before) or a head of the branch
@@ -554,8 +554,8 @@ static const char *const migrations[] = {
 	 * holds, itself included, NULL where the writer did not know. The
 	 * pages order a tree's commits by it (history, not commit time).
 	 */
-	"ALTER TABLE commits ADD COLUMN depth INTEGER;"
-	"CREATE INDEX commits_by_depth ON commits(tree_id, depth, time);",
+	("ALTER TABLE commits ADD COLUMN depth INTEGER;"
+	 "CREATE INDEX commits_by_depth ON commits(tree_id, depth, time);"),
 	/*
 	 * 17: reports that reach people and a regression's life cycle
 	 * (store/report.c, store/triage.c): a mail's own recipients ("to

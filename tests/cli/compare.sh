@@ -92,6 +92,42 @@ grep -q "do_page_fault" "$tmp/reg.out" && fail "an unmoved function shown" || ok
 	grep -B1 'vmstat.pgfault' "$tmp/reg.out" | head -1 | grep -q '^$' && ok "metrics, then vmstat, then profile, apart" ||
 	fail "sections out of order"
 
+# ---- --json: the same comparison as one object ---------------------------------
+expect_exit 1 "--json: a regression, exit 1 still" cmp --a v1 --b v2 --json
+python3 - "$tmp/out" "$(side_mean "$sha1")" "$(side_mean "$sha2")" "$sha1" "$(runs_of "$sha1")" <<'PY' &&
+import json, sys
+c = json.load(open(sys.argv[1]))
+base_mean, new_mean, sha1, runs1 = float(sys.argv[2]), float(sys.argv[3]), sys.argv[4], sys.argv[5]
+bad = []
+def check(what, ok):
+    if not ok:
+        bad.append(what)
+check("benchmark", c["benchmark"] == "demo" and c["machine"] == "box")
+check("base side", c["base"] == {"rev": "v1", "sha": sha1, "runs": [int(x) for x in runs1.split()]})
+check("regressed", c["regressed"] is True)
+m = [r for r in c["rows"] if r["kind"] == "metric"]
+check("one metric row", len(m) == 1)
+r = m[0]
+check("name", r["name"] == "demo.value" and r["tasks"] == 1 and r["cgroup"] == "root")
+check("base mean", abs(r["base"]["mean"] - base_mean) < 0.006 and r["base"]["runs"] == 5)
+check("new mean", abs(r["new"]["mean"] - new_mean) < 0.006 and r["new"]["runs"] == 5)
+check("change", -21 < r["change"] < -19)
+check("verdict", r["verdict"] == "different" and abs(r["p"] - 0.0079) < 0.0001 and r["class"] == "regression")
+v = [r for r in c["rows"] if r["kind"] == "vmstat" and r["what"] == "pgfault"]
+check("vmstat pgfault", len(v) == 1 and v[0]["new"]["mean"] == 800 and "verdict" not in v[0])
+p = [r for r in c["rows"] if r["kind"] == "profile" and r["what"] == "_raw_spin_lock"]
+check("profile", len(p) == 1 and abs(p[0]["change"] - 50) < 1e-9)
+if bad:
+    print("  | wrong:", bad)
+    print(json.dumps(c, indent=1)[:3000])
+sys.exit(1 if bad else 0)
+PY
+	ok "--json: sides, runs, rows, verdict and class as the text says" ||
+	fail "--json: sides, runs, rows, verdict and class as the text says"
+expect_exit 0 "--json: an improvement, exit 0" cmp --a v2 --b v1 --json
+python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); sys.exit(0 if not c["regressed"] and [r["class"] for r in c["rows"] if r["kind"]=="metric"]==["improvement"] else 1)' \
+	"$tmp/out" && ok "--json: the improvement's class" || fail "--json: the improvement's class"
+
 # ---- the other way round: an improvement, exit 0 ----------------------------
 expect_exit 0 "v2 against v1: exit 0" cmp --a v2 --b v1
 expect_grep "$tmp/out" "DIFFERENT p=0.0079 n=5+5  improvement" "an improvement, not a regression"

@@ -120,7 +120,7 @@ rc1=$(g rev-parse HEAD)
 config mainline "  - { name: mainline, url: $tmp/mainline, tags: ['v*'], poll: 1s }"
 watch mainline "mainline: the first pass"
 expect_grep "$tmp/err" "first pass over 3 tags: testing the newest 1" "tests only the newest tag"
-expect_grep "$tmp/err" "tree 'mainline': v1.1-rc1 scheduled against v1.0 (1 comparisons)" \
+expect_grep "$tmp/err" "tree 'mainline': v1.1-rc1 scheduled against v1.0 (1 comparison)" \
 	"v1.1-rc1 against v1.0, not the stable v1.0.1 (no ancestor)"
 topic mm 5 3
 mmculprit=$culprit mmmerge=$merge
@@ -153,7 +153,7 @@ trees="  - { name: next, url: $tmp/next, tags: ['next-*'], baseline: contained-t
 config next "$trees"
 [ -z "$(g tag -l 'v*')" ] && ok "the next repository has no mainline tag" || fail "the next repository has no mainline tag"
 watch next "linux-next: the first day"
-expect_grep "$tmp/err" "tree 'next': next-20261201 scheduled against v1.0 (1 comparisons): the newest tag of tree 'mainline' it contains" \
+expect_grep "$tmp/err" "tree 'next': next-20261201 scheduled against v1.0 (1 comparison): the newest tag of tree 'mainline' it contains" \
 	"next-20261201 against the newest mainline tag it contains"
 # the next day: rebuilt on v1.1-rc1, the same branches again, one slower
 g checkout -q -B master "$rc1"
@@ -164,7 +164,7 @@ g tag next-20261202
 g merge-base --is-ancestor "$day1" next-20261202 && fail "the two next tags are unrelated" || ok "the two next tags are unrelated"
 before=$(mails)
 watch next "linux-next: the second day"
-expect_grep "$tmp/err" "tree 'next': next-20261202 scheduled against v1.1-rc1 (1 comparisons)" \
+expect_grep "$tmp/err" "tree 'next': next-20261202 scheduled against v1.1-rc1 (1 comparison)" \
 	"next-20261202 against v1.1-rc1 (not v1.1-rc2, which it does not contain)"
 expect_grep "$tmp/err" "bisect: regression 1: culprit $nculprit in the branch merged by $(short "$nmerge")" \
 	"the slowdown in a merged branch bisected to its commit"
@@ -225,7 +225,7 @@ h1=$(g rev-parse HEAD)
 g checkout -q master
 config maint "  - { name: mm, url: $tmp/maint, tags: [], branch: mm, branch_base: master, branch_interval: 1h, poll: 1s }"
 watch maint "the branch's first head against branch_base"
-expect_grep "$tmp/err" "tree 'mm': branch mm: head mm@$(short "$h1") scheduled against master (1 comparisons)" \
+expect_grep "$tmp/err" "tree 'mm': branch mm: head mm@$(short "$h1") scheduled against master (1 comparison)" \
 	"the first head is compared with branch_base"
 expect_grep "$tmp/err" "compare: mm mm@$(short "$h1") vs master, demo on box: same" "and measured"
 [ "$(q maint "SELECT kind || ' ' || ref || ' ' || state FROM watch_tags")" = "head mm scheduled" ] &&
@@ -279,7 +279,7 @@ g checkout -q master
 commit "mainline 5"
 sleep 1
 expect_exit 0 "a force-pushed branch" "$FAULTLINE" watch --config "$tmp/maint1s.yaml" --once
-expect_grep "$tmp/err" "head mm@$(short "$h5") scheduled against $(short "$newbase") (1 comparisons): force-pushed: the last head mm@$(short "$h4") is not an ancestor of it; compared with its merge base $(short "$newbase") with master" \
+expect_grep "$tmp/err" "head mm@$(short "$h5") scheduled against $(short "$newbase") (1 comparison): force-pushed: the last head mm@$(short "$h4") is not an ancestor of it; compared with its merge base $(short "$newbase") with master" \
 	"compared with its merge base with branch_base, and says so"
 [ "$(q maint "SELECT b.sha FROM watch_tags w JOIN commits b ON b.id = w.baseline_commit WHERE w.tag = 'mm@$(short "$h5")'")" = "$newbase" ] &&
 	ok "the merge base is the stored baseline" || fail "the merge base is the stored baseline"

@@ -54,7 +54,7 @@ start_run() {
 		>"$tmp/$name.out" 2>"$tmp/$name.err" &
 	run_pid=$!
 	for _ in $(seq 100); do
-		grep -q "^agent api: listening on $url/ " "$tmp/$name.err" 2>/dev/null && return
+		grep -q "Z info agent api: listening on $url/ " "$tmp/$name.err" 2>/dev/null && return
 		sleep 0.1
 	done
 	fail "$name: no agent API on $url"

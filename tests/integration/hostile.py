@@ -19,6 +19,7 @@ servers were hardened (docs/security.md):
 and both servers then stop cleanly (exit 0: no leak under LeakSanitizer).
 """
 import os
+import re
 import socket
 import sys
 import tempfile
@@ -299,7 +300,12 @@ def log_injection(serve, watch):
         lines = raw.decode("utf-8", "replace").splitlines()
         t.check(any("/agent/v1/x" in line for line in lines),
                 "%s: the request is logged" % name)
-        t.check(not any(line.startswith("run 1: ok") for line in lines),
+        # every line is a log line: its time and level, then the message
+        prefix = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z (error|warning|info|debug) ")
+        t.check(all(prefix.match(line) for line in lines),
+                "%s: every line has its time and level" % name,
+                [line for line in lines if not prefix.match(line)][:3])
+        t.check(not any(prefix.sub("", line).startswith("run 1: ok") for line in lines),
                 "%s: no forged log line" % name)
         t.check(b"\r" not in raw and b"\x1b" not in raw, "%s: no CR or ESC in the log" % name)
 

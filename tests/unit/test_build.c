@@ -33,7 +33,7 @@ static struct fl_config *cfg;
 static fl_repo *repo;
 static fl_store *store;
 
-static void sh(const char *fmt, ...)
+__attribute__((format(printf, 1, 2))) static void sh(const char *fmt, ...)
 {
 	char cmd[4096];
 	va_list ap;

@@ -549,6 +549,34 @@ static void test_words(void **state)
 	fl_buf_free(&b);
 }
 
+/* The verification's runs all say "the culprit is X, verifying it": only the
+ * first is progress, the rest repeat it; a new culprit or another phase is
+ * progress again. */
+static void test_step_repeats(void **state)
+{
+	struct fl_descent_step st = {.phase = FL_PHASE_SEARCH, .best = "3f2a", .left = 6};
+	struct fl_descent_echo echo = {0};
+
+	(void)state;
+	assert_false(fl_descent_step_repeats(&echo, &st));
+	assert_false(fl_descent_step_repeats(&echo, &st)); /* a search step is always news */
+	st.phase = FL_PHASE_VERIFY;
+	st.left = 1;
+	assert_false(fl_descent_step_repeats(&echo, &st)); /* the verification starts */
+	for (int i = 0; i < 12; i++)
+		assert_true(fl_descent_step_repeats(&echo, &st));
+	st.best = "77aa"; /* it failed: another candidate is verified */
+	assert_false(fl_descent_step_repeats(&echo, &st));
+	assert_true(fl_descent_step_repeats(&echo, &st));
+	st.phase = FL_PHASE_SEARCH;
+	assert_false(fl_descent_step_repeats(&echo, &st));
+	st.phase = FL_PHASE_VERIFY;
+	assert_false(fl_descent_step_repeats(&echo, &st));
+	st.phase = FL_PHASE_CONFIRM;
+	st.best = NULL;
+	assert_false(fl_descent_step_repeats(&echo, &st));
+}
+
 /* Where an answer is, read back from the summary the pages and the report get. */
 static void test_summary_where(void **state)
 {
@@ -591,7 +619,7 @@ int main(void)
 	    cmocka_unit_test(test_skip_in_branch),  cmocka_unit_test(test_goods),
 	    cmocka_unit_test(test_unsearched),	    cmocka_unit_test(test_resume),
 	    cmocka_unit_test(test_passfail_branch), cmocka_unit_test(test_words),
-	    cmocka_unit_test(test_summary_where),
+	    cmocka_unit_test(test_step_repeats), cmocka_unit_test(test_summary_where),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,7 @@
  * processes that are sent real signals; log messages that text from
  * outside cannot split or turn into terminal escapes (log.h).
  */
+#include <ctype.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -169,21 +170,109 @@ static void say_hostile(void)
 	/* a request path as the agent API logged it: %0d%0a and %1b decoded */
 	fl_warn("agent api: 127.0.0.1 \"GET %s\" refused (401)",
 		"/x\r\nrun 1: ok after 1.0 s\x1b[31m\x7f");
-	fl_info("two\nlines\tand a tab");
+	fl_info("conflicts in:\nperf.conf\n");
+	fl_err("1 tree could not be read");
+	fl_verbose("not shown at the default level");
 }
 
-/* No text in a message starts a line of its own or reaches the terminal raw. */
+/* "2026-12-04T15:20:01.123Z ": an ISO-8601 UTC time to the millisecond, within
+ * the seconds around the call. */
+static void check_time(const char *line, time_t before, time_t after)
+{
+	struct tm tm = {0};
+	const char *rest = strptime(line, "%Y-%m-%dT%H:%M:%S", &tm);
+	time_t t;
+
+	assert_non_null(rest);
+	assert_true(rest[0] == '.' && isdigit((unsigned char)rest[1]) &&
+		    isdigit((unsigned char)rest[2]) && isdigit((unsigned char)rest[3]) &&
+		    rest[4] == 'Z' && rest[5] == ' ');
+	t = timegm(&tm);
+	assert_true(t >= before && t <= after);
+}
+
+/* One line a message, each with its time and level; no text in a message
+ * starts a line of its own or reaches the terminal raw. */
 static void test_log_one_message(void **state)
 {
-	char *out = stderr_of(say_hostile);
+	time_t before = time(NULL);
+	char *out = stderr_of(say_hostile), *line[4] = {0}, *save = NULL;
+	time_t after = time(NULL);
+	size_t n = 0;
 
 	(void)state;
-	assert_string_equal(out, "warning: agent api: 127.0.0.1 \"GET /x\\x0d\n"
-				 "    run 1: ok after 1.0 s\\x1b[31m\\x7f\" refused (401)\n"
-				 "two\n    lines\tand a tab\n");
 	assert_null(strchr(out, '\r'));
 	assert_null(strchr(out, '\x1b'));
+	for (char *l = strtok_r(out, "\n", &save); l && n < 4; l = strtok_r(NULL, "\n", &save))
+		line[n++] = l;
+	assert_int_equal(n, 3);
+	for (size_t i = 0; i < n; i++)
+		check_time(line[i], before, after);
+	assert_string_equal(line[0] + 25, "warning agent api: 127.0.0.1 \"GET /x\\x0d\\n"
+					  "run 1: ok after 1.0 s\\x1b[31m\\x7f\" refused (401)");
+	assert_string_equal(line[1] + 25, "info conflicts in:\\nperf.conf");
+	assert_string_equal(line[2] + 25, "error 1 tree could not be read");
 	free(out);
+}
+
+static void say_verbose(void)
+{
+	fl_log_set_level(FL_LOG_VERBOSE);
+	fl_verbose("detail");
+	fl_log_set_level(FL_LOG_QUIET);
+	fl_info("progress");
+	fl_warn("still said");
+	fl_log_set_level(FL_LOG_INFO);
+}
+
+static void test_log_levels(void **state)
+{
+	char *out = stderr_of(say_verbose);
+
+	(void)state;
+	assert_non_null(strstr(out, "Z debug detail\n"));
+	assert_null(strstr(out, "progress"));
+	assert_non_null(strstr(out, "Z warning still said\n"));
+	free(out);
+}
+
+static void say_status(void)
+{
+	struct fl_log_repeat r = {0};
+
+	for (int i = 0; i < 12; i++) /* a build's minutes: the same status */
+		fl_info_changed(&r, 600000, "watch: %d jobs to do", 9);
+	fl_info_changed(&r, 600000, "watch: %d jobs to do", 8); /* changed: said */
+	fl_info_changed(&r, 0, "watch: %d jobs to do", 8);     /* due again: said */
+	fl_info_reset(&r);
+}
+
+/* A status line is said when it changes or when it is due, not every time. */
+static void test_log_changed(void **state)
+{
+	char *out = stderr_of(say_status);
+	size_t lines = 0;
+
+	(void)state;
+	for (char *p = out; *p; p++)
+		lines += *p == '\n';
+	assert_int_equal(lines, 3);
+	assert_non_null(strstr(out, "Z info watch: 9 jobs to do\n"));
+	assert_non_null(strstr(out, "Z info watch: 8 jobs to do\n"));
+	free(out);
+}
+
+/* The plurals of the log lines: 1 commit, 2 commits, 0 commits. */
+static void test_plural(void **state)
+{
+	char b[64];
+
+	(void)state;
+	for (size_t n = 0; n < 3; n++) {
+		snprintf(b, sizeof(b), "%zu commit%s left", n, FL_S(n));
+		assert_string_equal(b, n == 0 ? "0 commits left" : n == 1 ? "1 commit left"
+									  : "2 commits left");
+	}
 }
 
 int main(void)
@@ -191,7 +280,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_read_file),	    cmocka_unit_test(test_clocks),
 	    cmocka_unit_test(test_cancel_signals),  cmocka_unit_test(test_cancel_wait),
-	    cmocka_unit_test(test_log_one_message),
+	    cmocka_unit_test(test_log_one_message), cmocka_unit_test(test_log_levels),
+	    cmocka_unit_test(test_plural),	    cmocka_unit_test(test_log_changed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -21,7 +21,7 @@
 
 static char dir[64];
 
-static void sh(const char *fmt, ...)
+__attribute__((format(printf, 1, 2))) static void sh(const char *fmt, ...)
 {
 	char cmd[2048];
 	va_list ap;
@@ -225,7 +225,7 @@ static void test_changed_paths(void **state)
 	(void)state;
 	sh(GIT "checkout -q -b files && mkdir -p d && echo a > a.txt && echo k > d/Kconfig && "
 	       "echo b > d/b.c && " GIT "add -A && " GIT "commit -q -m one",
-	   dir, dir, dir, dir);
+	   dir, dir, dir);
 	snprintf(cmd, sizeof(cmd), "git -C %s/src rev-parse HEAD", dir);
 	out_of(cmd, one, sizeof(one));
 	sh(GIT "rm -q a.txt && echo c > d/b.c && mkdir e && echo n > e/new.c && " GIT
