@@ -361,6 +361,13 @@ expect_exit 0 "regression list --state duplicate" "$FAULTLINE" regression list -
 expect_exit 2 "regression list --state bogus" "$FAULTLINE" regression list --state bogus --config "$tmp/main.yaml"
 expect_grep "$tmp/err" "no regression state 'bogus'" "names the states"
 expect_exit 1 "regression show 99" "$FAULTLINE" regression show 99 --config "$tmp/main.yaml"
+for c in regression mail; do
+	expect_exit 0 "$c --help" "$FAULTLINE" $c --help
+	expect_grep "$tmp/out" "usage: faultline $c" "$c --help prints its usage"
+done
+expect_exit 2 "mail: no Maildir named" "$FAULTLINE" mail ingest --config "$tmp/main.yaml"
+expect_exit 2 "mail ingest: not a Maildir" "$FAULTLINE" mail ingest --config "$tmp/main.yaml" "$tmp/recipient"
+expect_grep "$tmp/err" "'$tmp/recipient' is not a Maildir (no cur/ or new/ in it)" "says what a Maildir lacks"
 expect_exit 2 "mark fixed without --fix" "$FAULTLINE" regression mark 1 fixed --config "$tmp/main.yaml"
 expect_exit 0 "regression mark 1 open" "$FAULTLINE" regression mark 1 open --config "$tmp/main.yaml"
 
