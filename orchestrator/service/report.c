@@ -639,7 +639,8 @@ static void add_repro_config(struct report *x, const char *url)
 	fl_buf *o = &x->b;
 	char v[32];
 
-	fl_buf_adds(o, "\tcat >repro.yaml <<'EOF'\n\ttrees:\n\t  - { name: ");
+	/* <<- drops the tab every line of the mail starts with: YAML takes no tab */
+	fl_buf_adds(o, "\tcat >repro.yaml <<-'EOF'\n\ttrees:\n\t  - { name: ");
 	add_yaml_str(o, x->tree->name);
 	fl_buf_adds(o, ", url: ");
 	add_yaml_str(o, url ? url : "<the tree's URL>");

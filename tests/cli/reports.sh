@@ -171,14 +171,27 @@ for w in ["[held: report.routing is 'hold', so this went to the operator only.",
           "tree:   linux (https://git.example.org/linux.git)",
           "git clone https://git.example.org/linux.git linux && cd linux",
           "git checkout --detach %s" % culprit, "FAULTLINE_COMMIT=%s sh -c 'sh bench.sh'" % culprit,
-          "cat >repro.yaml <<'EOF'", '  - { name: "linux", url: "https://git.example.org/linux.git" }',
+          "cat >repro.yaml <<-'EOF'", '  - { name: "linux", url: "https://git.example.org/linux.git" }',
           'backend: command, command: "sh bench.sh"', "faultline try --config repro.yaml --tree linux",
           "#faultline fix: <sha>"]:
     assert w in body, (w, body)
 assert tmp not in body, "a path of this host in the mail: " + tmp
 assert "--config " + tmp not in body
 PY
-held_body=$(ls "$out/new" | head -1)
+# the configuration as a recipient pastes it from the mail, tabs and all
+$PY - "$out" >"$tmp/paste.sh" <<'PY'
+import email, email.policy, os, sys
+d = sys.argv[1] + "/new"
+m = email.message_from_binary_file(open(os.path.join(d, sorted(os.listdir(d))[0]), "rb"), policy=email.policy.default)
+lines = m.get_content().splitlines()
+start = lines.index("\tcat >repro.yaml <<-'EOF'")
+end = lines.index("\tEOF", start)
+print("\n".join(lines[start:end + 1]))
+PY
+(mkdir -p "$tmp/recipient" && cd "$tmp/recipient" && sh "$tmp/paste.sh") &&
+	expect_exit 0 "the configuration written from the mail is a valid one" "$FAULTLINE" config check "$tmp/recipient/repro.yaml" ||
+	fail "the pasted steps write the configuration"
+expect_grep "$tmp/out" 'url: "https://git.example.org/linux.git"' "with the public URL"
 
 # ---- 2. routing 'maintainers' ------------------------------------------------
 rm -f "$out"/new/*
@@ -348,6 +361,13 @@ expect_exit 0 "regression list --state duplicate" "$FAULTLINE" regression list -
 expect_exit 2 "regression list --state bogus" "$FAULTLINE" regression list --state bogus --config "$tmp/main.yaml"
 expect_grep "$tmp/err" "no regression state 'bogus'" "names the states"
 expect_exit 1 "regression show 99" "$FAULTLINE" regression show 99 --config "$tmp/main.yaml"
+for c in regression mail; do
+	expect_exit 0 "$c --help" "$FAULTLINE" $c --help
+	expect_grep "$tmp/out" "usage: faultline $c" "$c --help prints its usage"
+done
+expect_exit 2 "mail: no Maildir named" "$FAULTLINE" mail ingest --config "$tmp/main.yaml"
+expect_exit 2 "mail ingest: not a Maildir" "$FAULTLINE" mail ingest --config "$tmp/main.yaml" "$tmp/recipient"
+expect_grep "$tmp/err" "'$tmp/recipient' is not a Maildir (no cur/ or new/ in it)" "says what a Maildir lacks"
 expect_exit 2 "mark fixed without --fix" "$FAULTLINE" regression mark 1 fixed --config "$tmp/main.yaml"
 expect_exit 0 "regression mark 1 open" "$FAULTLINE" regression mark 1 open --config "$tmp/main.yaml"
 

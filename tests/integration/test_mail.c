@@ -278,24 +278,53 @@ static void test_cc_attachment_sanitised(void **state)
 	(void)state;
 	m.cc = cc;
 	m.ncc = 1;
-	m.body = "culprit: \x1b[31mred\x1b[0m \xc2\x9b" "2J and \xff, \xc2\xb1 kept\n";
+	m.body = "culprit: \x1b[31mred\x1b[0m \xc2\x9b"
+		 "2J and \xff, \xc2\xb1 kept\n";
 	m.attach_name = "config-1a2b\r\nX: y";
 	m.attach = "CONFIG_SMP=y\n# CONFIG_MEMCG is not set\n";
 	text = fl_mail_format(&m);
 	assert_non_null(strstr(text, "Cc: \"Doe, John\" <john@example.org>\r\n"));
-	assert_non_null(strstr(text, "Content-Type: multipart/mixed; boundary=\"faultline-part-0-"));
+	assert_non_null(
+	    strstr(text, "Content-Type: multipart/mixed; boundary=\"faultline-part-0-"));
 	assert_non_null(strstr(text, "culprit: [31mred[0m 2J and ?, \xc2\xb1 kept\r\n"));
 	assert_null(strstr(text, "\x1b"));
-	assert_non_null(strstr(text, "Content-Type: text/plain; charset=UTF-8; "
-				     "name=\"config-1a2b__X__y\"\r\nContent-Disposition: attachment; "
-				     "filename=\"config-1a2b__X__y\"\r\n"));
-	assert_non_null(strstr(text, "\r\n\r\nCONFIG_SMP=y\r\n# CONFIG_MEMCG is not set\r\n--faultline-part-0-"));
+	assert_non_null(strstr(text,
+			       "Content-Type: text/plain; charset=UTF-8; "
+			       "name=\"config-1a2b__X__y\"\r\nContent-Disposition: attachment; "
+			       "filename=\"config-1a2b__X__y\"\r\n"));
+	assert_non_null(strstr(
+	    text, "\r\n\r\nCONFIG_SMP=y\r\n# CONFIG_MEMCG is not set\r\n--faultline-part-0-"));
 	free(text);
 	assert_int_equal(send_logged(&m, "attach", NULL, logdir, sizeof(logdir)), 0);
 	data = fl_smtplog_file(logdir, "transcript", &len);
 	assert_non_null(strstr(data, "RCPT TO:<dev@example.org>\r\n"));
 	assert_non_null(strstr(data, "RCPT TO:<john@example.org>\r\n"));
 	free(data);
+
+	/* and through aiosmtpd into a Maildir: one message, both parts as sent */
+	{
+		char box[160], url[64], *got;
+		struct fl_smtp s = {url, NULL, NULL, 20};
+		int p2 = fl_sink_free_port();
+		pid_t sink;
+		size_t n;
+
+		snprintf(box, sizeof(box), "%s/Maildir-attach", dir);
+		sink = fl_sink_start(box, p2);
+		assert_true(sink > 0);
+		snprintf(url, sizeof(url), "smtp://127.0.0.1:%d", p2);
+		assert_int_equal(fl_mail_send(&s, &m), 0);
+		got = fl_sink_read(box, &n);
+		fl_sink_stop(sink);
+		assert_int_equal(n, 1);
+		assert_non_null(strstr(got, "Cc: \"Doe, John\" <john@example.org>\n"));
+		assert_non_null(strstr(got, "X-RcptTo: dev@example.org, list@example.org, "
+					    "john@example.org\n"));
+		assert_non_null(strstr(got, "filename=\"config-1a2b__X__y\"\n"));
+		assert_non_null(strstr(
+		    got, "\n\nCONFIG_SMP=y\n# CONFIG_MEMCG is not set\n--faultline-part-0-"));
+		free(got);
+	}
 }
 
 int main(void)

@@ -303,7 +303,7 @@ static void test_kernel_machine_report(void **state)
 	assert_non_null(strstr(body, "| Reported-by: faultline@localhost\n| Closes: "
 				     "http://results.example/regression/1\n"));
 	/* commands a recipient runs: the configuration written in the mail, none of this host */
-	assert_non_null(strstr(body, "\tcat >repro.yaml <<'EOF'\n"));
+	assert_non_null(strstr(body, "\tcat >repro.yaml <<-'EOF'\n"));
 	snprintf(want, sizeof(want), "\t  - { name: \"small\", base: ./config-%.10s }", sha[2]);
 	assert_non_null(strstr(body, want));
 	assert_non_null(strstr(body, "\t  - { name: \"numa2\", backend: libvirt, sockets: 2, "
