@@ -603,12 +603,25 @@ static void remove_triggers(void)
 	}
 }
 
+void fl_lockstat_off(void)
+{
+	if (tfs[0])
+		remove_triggers();
+}
+
 int fl_lockstat_begin(char *status, size_t n)
 {
 	char cmd[512];
 
-	if (!tfs[0] || installed != NTRIGGERS)
+	if (!tfs[0])
 		return -1;
+	/* after fl_lockstat_off: the triggers again (fresh maps) */
+	if (installed != NTRIGGERS) {
+		if (install(status, n))
+			return -1;
+		snprintf(status, n, "tracing");
+		return 0;
+	}
 	/* empty maps for the window */
 	for (int i = 0; i < NTRIGGERS; i++) {
 		int e = 0;

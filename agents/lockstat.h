@@ -112,6 +112,9 @@ int fl_lockstat_begin(char *status, size_t n);
 /* Reads the maps at the end of a window and removes the triggers; 0 with
  * ls filled and status "recorded", or -1 with status. */
 int fl_lockstat_end(struct fl_lockstat *ls, char *status, size_t n);
+/* Removes the triggers until the next fl_lockstat_begin, so that the
+ * tracepoints are off, not just unread (locks=cost's untraced runs). */
+void fl_lockstat_off(void);
 /* Removes whatever is left (the synthetic event) at the end of a run. */
 void fl_lockstat_close(void);
 

@@ -699,6 +699,9 @@ static int run_point(const struct fl_bench_opts *o, const struct fl_topo *t,
 	win.topo = t;
 	win.traced = traced && lock_run_ok;
 	win.lock_setup_s = win.lock_read_s = 0;
+	/* an untraced point of a traced run (locks=cost): tracepoints off */
+	if (!traced && lock_run_ok)
+		fl_lockstat_off();
 	memset(&win.locks, 0, sizeof(win.locks));
 	snprintf(win.lock_status, sizeof(win.lock_status), "%s",
 		 !traced ? "off" : lock_run_ok ? "failed: the window did not start" : lock_run_status);
