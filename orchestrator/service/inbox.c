@@ -142,6 +142,18 @@ struct act {
 	struct fl_regression reg;
 	fl_buf answer;
 	unsigned commands;
+	/*
+	 * "#faultline test" reaches the network (a fetch of the tree or of
+	 * another repository): done in a first pass over the commands, before
+	 * the transaction that acts, so no fetch holds the store's write lock.
+	 * Each test's revision, or why there is none, in command order.
+	 */
+	int resolving;
+	struct resolved {
+		char sha[41];
+		char *why; /* NULL: sha */
+	} * res;
+	size_t nres, next;
 };
 
 static int lines_have(const char *lines, const char *bare)
@@ -214,26 +226,22 @@ static int mark(struct act *a, const struct fl_triage_change *c)
 	return r;
 }
 
-/* #faultline test <tree-or-url> <rev>: a try of rev against the regression. */
-static int test(struct act *a, const char *tree_arg, const char *rev)
+/* The revision a test names, fetched as needed: 0 with sha, 1 with *why, or FL_E*. */
+static int resolve(struct act *a, const char *tree_arg, const char *rev, char sha[41], char **why)
 {
 	const struct fl_tree_conf *t = fl_config_tree(a->cfg, a->reg.tree);
 	fl_repo *repo;
-	char sha[41];
 	int local, r;
-	char *point = NULL;
-	int64_t try_id, job;
 
 	int named = t && (!strcmp(tree_arg, t->name) || !strcmp(tree_arg, t->url) ||
 			  (t->public_url && !strcmp(tree_arg, t->public_url)));
 	int is_url = strstr(tree_arg, "://") != NULL;
 
+	*why = NULL;
 	if (!t || (!named && !is_url)) {
-		fl_buf_addf(
-		    &a->answer,
-		    "  not done: '%s' is neither the regression's tree '%s' nor a git URL.\n",
-		    tree_arg, a->reg.tree);
-		return 0;
+		*why = fl_xasprintf("'%s' is neither the regression's tree '%s' nor a git URL",
+				    tree_arg, a->reg.tree);
+		return 1;
 	}
 	if ((r = fl_service_repo(a->svc, t->name, &repo, &local)))
 		return r;
@@ -246,11 +254,9 @@ static int test(struct act *a, const char *tree_arg, const char *rev)
 
 		r = fl_repo_fetch_url(repo, tree_arg, rev, ref, FL_INBOX_FETCH_TIMEOUT_MS, sha);
 		free(ref);
-		if (r == FL_ESTORE)
-			return r;
 		if (r) {
-			fl_buf_addf(&a->answer, "  not done: %s.\n", fl_error_last());
-			return 0;
+			*why = fl_xstrdup(fl_error_last());
+			return 1;
 		}
 	} else {
 		if (!local && fl_repo_fetch(repo))
@@ -262,13 +268,39 @@ static int test(struct act *a, const char *tree_arg, const char *rev)
 			r = fl_repo_resolve(repo, origin, sha);
 			free(origin);
 			if (r) {
-				fl_buf_addf(&a->answer,
-					    "  not done: tree '%s' has no revision '%s'.\n",
-					    t->name, rev);
-				return 0;
+				*why = fl_xasprintf("tree '%s' has no revision '%s'", t->name, rev);
+				return 1;
 			}
 		}
 	}
+	return 0;
+}
+
+/* #faultline test <tree-or-url> <rev>: a try of rev against the regression. */
+static int test(struct act *a, const char *tree_arg, const char *rev)
+{
+	struct resolved *x;
+	const char *sha;
+	char *point = NULL;
+	int64_t try_id, job;
+	int r;
+
+	if (a->resolving) {
+		a->res = fl_xrealloc(a->res, (a->nres + 1) * sizeof(*a->res));
+		x = &a->res[a->nres++];
+		x->why = NULL;
+		r = resolve(a, tree_arg, rev, x->sha, &x->why);
+		return r < 0 ? r : 0;
+	}
+	if (a->next >= a->nres)
+		return fl_error_set(FL_EINVAL, "mail %s: a test command no first pass resolved",
+				    a->m->message_id);
+	x = &a->res[a->next++];
+	if (x->why) {
+		fl_buf_addf(&a->answer, "  not done: %s.\n", x->why);
+		return 0;
+	}
+	sha = x->sha;
 	point = *a->reg.mode ? fl_point_key(a->reg.mode, a->reg.tasks, a->reg.cgroup) : NULL;
 	struct fl_try ft = {.regression_id = a->reg.id,
 			    .tree = a->reg.tree,
@@ -276,7 +308,7 @@ static int test(struct act *a, const char *tree_arg, const char *rev)
 			    .machine = a->reg.machine,
 			    .base_sha = a->reg.bad,
 			    .good_sha = a->reg.good,
-			    .rev_sha = sha,
+			    .rev_sha = (char *)sha,
 			    .points = point,
 			    .created = (int64_t)time(NULL)};
 
@@ -302,9 +334,13 @@ static int test(struct act *a, const char *tree_arg, const char *rev)
 static int command(struct act *a, const char *line)
 {
 	const char *p = line;
-	char *verb = word(&p), *x = NULL, *y = NULL;
+	char *verb = word(&p), *x = NULL, *y = NULL, *extra = NULL;
 	int r = 0;
 
+	if (a->resolving && (!verb || strcmp(verb, "test"))) {
+		free(verb); /* the first pass only resolves what tests name */
+		return 0;
+	}
 	a->commands++;
 	fl_buf_addf(&a->answer, "> #faultline%s\n", line);
 	if (!verb) {
@@ -312,7 +348,7 @@ static int command(struct act *a, const char *line)
 	} else if (!strcmp(verb, "test")) {
 		x = word(&p);
 		y = word(&p);
-		if (!x || !y || word(&p) || !printable(x) || !printable(y))
+		if (!x || !y || (extra = word(&p)) || !printable(x) || !printable(y))
 			fl_buf_adds(&a->answer,
 				    "  not done: expected '#faultline test <tree-or-git-url> "
 				    "<branch-or-sha>'.\n");
@@ -361,6 +397,7 @@ static int command(struct act *a, const char *line)
 	free(verb);
 	free(x);
 	free(y);
+	free(extra);
 	return r;
 }
 
@@ -429,7 +466,14 @@ static int one(struct fl_service *svc, fl_store *st, const char *path, struct fl
 	else if (!allowed(&a, &first))
 		outcome = "refused: the sender is neither in report.allow nor a recipient of the "
 			  "report";
-	if (!(r = fl_store_begin(st))) {
+	if (!outcome) { /* the fetches, outside the transaction; the answers come below */
+		a.resolving = 1;
+		r = commands(&a);
+		a.resolving = 0;
+		a.commands = 0;
+		fl_buf_reset(&a.answer);
+	}
+	if (!r && !(r = fl_store_begin(st))) {
 		if (!outcome)
 			r = commands(&a);
 		if (!r && !outcome && !a.commands)
@@ -475,6 +519,9 @@ out:
 	fl_store_report_clear(&first);
 	fl_store_report_clear(&thread);
 	fl_buf_free(&a.answer);
+	for (size_t i = 0; i < a.nres; i++)
+		free(a.res[i].why);
+	free(a.res);
 	mail_free(&m);
 	free(ours);
 	return r;

@@ -298,7 +298,7 @@ gport=$(free_port)
 git daemon --reuseaddr --base-path="$tmp/pub" --export-all --listen=127.0.0.1 --port="$gport" "$tmp/pub" 2>/dev/null &
 gd_pid=$!
 for _ in $(seq 100); do $PY -c "import socket; socket.create_connection(('127.0.0.1', $gport), 1)" 2>/dev/null && break; sleep 0.1; done
-reply "Ada Lovelace <ada@example.org>" "$reg1_mid" "#faultline test git://127.0.0.1:$gport/fork.git memcg-fix\n#faultline test file://$tmp/pub/fork.git memcg-fix\n#faultline test git://127.0.0.1:$gport/fork.git no-such-branch"
+reply "Ada Lovelace <ada@example.org>" "$reg1_mid" "#faultline test git://127.0.0.1:$gport/fork.git memcg-fix\n#faultline test file://$tmp/pub/fork.git memcg-fix\n#faultline test git://127.0.0.1:$gport/fork.git no-such-branch\n#faultline invalid"
 expect_exit 0 "watch --once --maildir: a fix by its git URL" "$FAULTLINE" watch --config "$tmp/main.yaml" --once --maildir "$inbox"
 kill "$gd_pid" 2>/dev/null; wait "$gd_pid" 2>/dev/null
 [ "$(q main "SELECT verdict FROM tries WHERE rev_sha = '$ffix'")" = restores ] &&
@@ -309,13 +309,16 @@ $PY - "$out" <<'PY' && ok "a file:// URL and a missing branch are refused in the
 import email, email.policy, os, sys
 d = sys.argv[1] + "/new"
 bodies = [email.message_from_binary_file(open(os.path.join(d, f), "rb"), policy=email.policy.default).get_content() for f in os.listdir(d)]
-hits = [b for b in bodies if "faultline read 3 commands" in b]
+hits = [b for b in bodies if "faultline read 4 commands" in b]
 assert len(hits) == 1, len(hits)
 b = hits[0]
 assert "only http://, https:// and git:// URLs are fetched" in b, b
 assert "has no branch or tag 'no-such-branch'" in b, b
 assert b.count("done: try") == 1, b
+# the tests resolve (fetch) before the transaction that acts: the state changes once
+assert b.count("done: regression 1 is now invalid (was open;") == 1, b
 PY
+[ "$(q main "SELECT state FROM regressions WHERE id = 1")" = invalid ] && ok "invalid with the tests" || fail "invalid with the tests"
 
 reply "Ada Lovelace <ada@example.org>" "$reg2_mid" "#faultline dup: 1"
 reply "Lead <lead@example.org>" "$reg1_mid" "#faultline fix: $fix\\n#faultline frobnicate"
