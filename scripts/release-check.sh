@@ -1,7 +1,7 @@
 #!/bin/sh
 # release-check.sh - what a packager does, checked: a plain Release build with
-# gcc (warnings are errors here, so CI sees a new one) and a Release build
-# with clang (its warnings printed), each in its own build directory
+# gcc and one with clang (warnings are errors in both here, so CI sees a new
+# one), each in its own build directory
 # (build-release/, build-clang/); then the gcc build installed into a DESTDIR
 # and run from another directory (tests/cli/install.sh: faultline serve
 # answers with the installed pages). About 3 minutes per build on 2 cores.
@@ -27,7 +27,7 @@ build() { # build DIR CC [cmake args...]
 
 build build-release gcc -DFL_WERROR=ON
 if command -v clang >/dev/null; then
-	build build-clang clang
+	build build-clang clang -DFL_WERROR=ON
 else
 	echo "release-check: clang is not installed (scripts/install-deps.sh build)"
 fi

@@ -496,7 +496,9 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
  * limit", one line per connection refused), which a client could flood the
  * log with: -v.
  */
-static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+/* fmt is libmicrohttpd's own format, checked as printf's */
+__attribute__((format(printf, 2, 0))) static void on_mhd_log(void *cls, const char *fmt,
+							     va_list ap)
 {
 	fl_httpd *h = cls;
 	char msg[512];
