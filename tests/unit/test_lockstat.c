@@ -164,6 +164,9 @@ static void test_parse_edges(void **state)
 	assert_true(fl_lockstat_lock_frame("queued_spin_lock_slowpath"));
 	assert_true(fl_lockstat_lock_frame("down_write_killable"));
 	assert_false(fl_lockstat_lock_frame("root_usage_update"));
+	/* the mm's lock wrappers, out of line in a -Os kernel: the lock op */
+	assert_true(fl_lockstat_lock_frame("mmap_write_lock_killable"));
+	assert_true(fl_lockstat_lock_frame("mmap_read_lock_killable"));
 }
 
 /* A tracefs without the tracepoints (before 5.19) or without hist
