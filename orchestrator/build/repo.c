@@ -402,7 +402,7 @@ void fl_repo_strv_free(char **v, size_t n)
 
 int fl_repo_merge_base(fl_repo *r, const char *a, const char *b, char sha[41])
 {
-	git_commit *ca, *cb;
+	git_commit *ca = NULL, *cb = NULL;
 	git_oid base;
 	int e;
 
@@ -674,7 +674,7 @@ int fl_repo_commit_people(fl_repo *r, const char *rev, char **committer, char **
 {
 	const git_signature *sig;
 	const char *msg;
-	git_commit *gc;
+	git_commit *gc = NULL;
 	int e;
 
 	*committer = *message = NULL;

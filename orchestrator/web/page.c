@@ -214,7 +214,7 @@ void fl_web_commit_html(fl_buf *out, const char *sha, const char *subject)
 		fl_buf_adds(out, "-");
 		return;
 	}
-	snprintf(abbrev, sizeof(abbrev), "%s", sha);
+	snprintf(abbrev, sizeof(abbrev), "%.12s", sha);
 	if (strlen(sha) >= 40 && strspn(sha, "0123456789abcdef") == strlen(sha))
 		fl_html_addf(out, "<a class='sha' href='/commit/%s' title='%s'><code>%s</code></a>",
 			     sha, sha, abbrev);
