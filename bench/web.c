@@ -259,7 +259,7 @@ static void fill(const char *path, long nruns)
 		 "INSERT INTO trees(name, url) VALUES ('mainline', '/srv/linux.git');"
 		 "INSERT INTO machines(name, backend) VALUES ('numa2', 'libvirt'), "
 		 "('numa8', 'libvirt');");
-	/* a commit's depth as the run path stores it (migration 14): the pages' history order */
+	/* a commit's depth as the run path stores it (migration 16): the pages' history order */
 	commit = prep(db, "INSERT INTO commits(tree_id, sha, subject, author, time, depth) VALUES "
 			  "(1, ?1, ?2, 'A. Developer', ?3, ?4)");
 	build = prep(db, "INSERT INTO builds(commit_id, kernel, config_hash, compiler, status) "
