@@ -11,6 +11,11 @@
  * environment or error object. */
 typedef void (*fl_agent_emit_fn)(void *arg, const char *json, const struct fl_bench_point *pt);
 
+/* All of a /proc or tracefs file, malloc'ed and NUL-terminated (their size
+ * is 0 in stat, so read until the end, starting with cap bytes); NULL when
+ * it cannot be opened. */
+char *fl_agent_read_file(const char *path, size_t cap);
+
 /* Runs every point of o (test x mode x task count x cgroup context, the
  * contexts innermost); 0 if all ran, -1 if any failed (each failure is
  * emitted as an error object and the run goes on). Each point's result

@@ -4,6 +4,7 @@
  * parser and the tracefs plumbing.
  */
 #include "lockstat.h"
+#include "agent.h"
 #include "jsonw.h"
 
 #include <errno.h>
@@ -473,34 +474,9 @@ static int tfs_append(const char *rel, const char *text)
 static char *tfs_read(const char *rel)
 {
 	char p[256];
-	size_t len = 0, cap = 1 << 16;
-	char *buf = malloc(cap + 1);
-	ssize_t got;
-	int fd;
 
 	snprintf(p, sizeof(p), "%s/%s", tfs, rel);
-	if (!buf || (fd = open(p, O_RDONLY)) < 0) {
-		free(buf);
-		return NULL;
-	}
-	while ((got = read(fd, buf + len, cap - len)) != 0) {
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0)
-			break;
-		len += (size_t)got;
-		if (len == cap) {
-			char *nb = realloc(buf, 2 * cap + 1);
-
-			if (!nb)
-				break;
-			buf = nb;
-			cap *= 2;
-		}
-	}
-	close(fd);
-	buf[len] = '\0';
-	return buf;
+	return fl_agent_read_file(p, 1 << 16);
 }
 
 static int find_tracefs(void)

@@ -362,10 +362,9 @@ static int ksym_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* All of a /proc file, malloc'ed: its size is 0 in stat, so read until the end. */
-static char *read_proc(const char *path)
+char *fl_agent_read_file(const char *path, size_t cap)
 {
-	size_t len = 0, cap = 1 << 20;
+	size_t len = 0;
 	char *buf = malloc(cap + 1);
 	int fd = open(path, O_RDONLY);
 	ssize_t got;
@@ -431,7 +430,7 @@ static int ksyms_read(struct ksyms *ks)
 	char *line, *next;
 
 	memset(ks, 0, sizeof(*ks));
-	if (!(ks->text = read_proc("/proc/kallsyms")))
+	if (!(ks->text = fl_agent_read_file("/proc/kallsyms", 1 << 20)))
 		return -1;
 	for (line = ks->text; *line; line = next) {
 		struct ksym k;
