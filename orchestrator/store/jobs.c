@@ -68,15 +68,6 @@ static void bind_text(sqlite3_stmt *stmt, int i, const char *s)
 	sqlite3_bind_text(stmt, i, s ? s : "", -1, SQLITE_TRANSIENT);
 }
 
-/* An id, NULL for 0. */
-static void bind_id(sqlite3_stmt *stmt, int i, int64_t id)
-{
-	if (id)
-		sqlite3_bind_int64(stmt, i, id);
-	else
-		sqlite3_bind_null(stmt, i);
-}
-
 int fl_store_job_kinds_add(fl_store *st, const char *const *names, size_t n)
 {
 	sqlite3_stmt *stmt;
@@ -149,15 +140,15 @@ int fl_store_job_add(fl_store *st, const struct fl_job_new *j, int64_t *id, int 
 		return FL_ESTORE;
 	bind_text(stmt, 1, j->kind);
 	bind_text(stmt, 2, j->key);
-	bind_id(stmt, 3, j->parent_id);
+	fl_store_bind_id(stmt, 3, j->parent_id);
 	bind_text(stmt, 4, j->tree);
 	bind_text(stmt, 5, j->machine);
 	bind_text(stmt, 6, j->benchmark);
 	bind_text(stmt, 7, j->rev);
 	bind_text(stmt, 8, j->role);
 	sqlite3_bind_int(stmt, 9, j->seq);
-	bind_id(stmt, 10, j->tag_id);
-	bind_id(stmt, 11, j->regression_id);
+	fl_store_bind_id(stmt, 10, j->tag_id);
+	fl_store_bind_id(stmt, 11, j->regression_id);
 	if (j->parent_id && j->round >= 0) /* rounds are run jobs' */
 		sqlite3_bind_int(stmt, 12, j->round);
 	else
@@ -166,7 +157,7 @@ int fl_store_job_add(fl_store *st, const struct fl_job_new *j, int64_t *id, int 
 		sqlite3_bind_text(stmt, 13, j->point, -1, SQLITE_TRANSIENT);
 	else
 		sqlite3_bind_null(stmt, 13);
-	bind_id(stmt, 14, j->try_id);
+	fl_store_bind_id(stmt, 14, j->try_id);
 	if ((r = fl_store_step_done(st, stmt, "add job")))
 		return fl_error_wrap(r, "job %s", j->key);
 	if (created)

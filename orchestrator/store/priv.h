@@ -22,6 +22,8 @@ int fl_store_prepare(struct fl_store *st, sqlite3_stmt **stmt, const char *sql);
 int fl_store_step_done(struct fl_store *st, sqlite3_stmt *stmt, const char *what);
 /* Binds s as text (copied), or SQL NULL when s is NULL. */
 void fl_store_bind_opt(sqlite3_stmt *stmt, int i, const char *s);
+/* Binds an id, or SQL NULL for 0 (no row). */
+void fl_store_bind_id(sqlite3_stmt *stmt, int i, int64_t id);
 /* A text column as a fresh string, NULL for SQL NULL. */
 char *fl_store_column_dup(sqlite3_stmt *stmt, int col);
 /* "[1,2.5]" (bisect_steps.samples) -> values (caller frees *v); malformed

@@ -32,10 +32,7 @@ int fl_store_report_add_with(fl_store *st, const struct fl_report_new *r,
 			     "regression_id = ?1 ORDER BY id LIMIT 1)), coalesce(?6, (SELECT held "
 			     "FROM reports WHERE regression_id = ?1 ORDER BY id LIMIT 1)), ?7, ?8)"))
 		return FL_ESTORE;
-	if (r->regression_id)
-		sqlite3_bind_int64(stmt, 1, r->regression_id);
-	else
-		sqlite3_bind_null(stmt, 1);
+	fl_store_bind_id(stmt, 1, r->regression_id);
 	sqlite3_bind_text(stmt, 2, r->message_id, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(stmt, 3, r->subject, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(stmt, 4, r->body, -1, SQLITE_TRANSIENT);

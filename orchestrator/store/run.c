@@ -11,14 +11,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static void bind_id(sqlite3_stmt *stmt, int col, int64_t id)
-{
-	if (id)
-		sqlite3_bind_int64(stmt, col, id);
-	else
-		sqlite3_bind_null(stmt, col);
-}
-
 static void bind_str(sqlite3_stmt *stmt, int col, const char *s)
 {
 	sqlite3_bind_text(stmt, col, s, -1, SQLITE_TRANSIENT);
@@ -38,8 +30,8 @@ int fl_store_run_start(fl_store *st, const struct fl_run_new *r, int64_t *id)
 			     "RETURNING id"))
 		return FL_ESTORE;
 	sqlite3_bind_int64(stmt, 1, r->machine_id);
-	bind_id(stmt, 2, r->build_id);
-	bind_id(stmt, 3, r->commit_id);
+	fl_store_bind_id(stmt, 2, r->build_id);
+	fl_store_bind_id(stmt, 3, r->commit_id);
 	bind_str(stmt, 4, r->benchmark);
 	bind_str(stmt, 5, r->params ? r->params : "{}");
 	bind_str(stmt, 6, r->kernel_image);
@@ -47,7 +39,7 @@ int fl_store_run_start(fl_store *st, const struct fl_run_new *r, int64_t *id)
 	bind_str(stmt, 8, r->label);
 	bind_str(stmt, 9, host);
 	sqlite3_bind_int64(stmt, 10, (int64_t)getpid());
-	bind_id(stmt, 11, r->job_id);
+	fl_store_bind_id(stmt, 11, r->job_id);
 	rc = sqlite3_step(stmt);
 	if (rc == SQLITE_ROW)
 		*id = sqlite3_column_int64(stmt, 0);
@@ -79,7 +71,7 @@ int fl_store_run_guest(fl_store *st, int64_t id, const struct fl_run_guest *g)
 	bind_str(stmt, 3, g->accel);
 	bind_str(stmt, 4, g->machine_facts);
 	bind_str(stmt, 5, g->console_path);
-	bind_id(stmt, 6, g->created_ms);
+	fl_store_bind_id(stmt, 6, g->created_ms);
 	return update_one(st, stmt, id, "run guest");
 }
 
@@ -156,12 +148,12 @@ static int end_row(fl_store *st, int64_t id, const struct fl_run_end *e)
 	bind_str(stmt, 2, e->status);
 	bind_str(stmt, 3, e->detail);
 	bind_str(stmt, 4, e->console_tail);
-	bind_id(stmt, 5, e->nodes);
-	bind_id(stmt, 6, e->cpus);
+	fl_store_bind_id(stmt, 5, e->nodes);
+	fl_store_bind_id(stmt, 6, e->cpus);
 	bind_str(stmt, 7, e->kernel_release);
-	bind_id(stmt, 8, e->agent_ms);
-	bind_id(stmt, 9, e->first_sample_ms);
-	bind_id(stmt, 10, e->ended_ms);
+	fl_store_bind_id(stmt, 8, e->agent_ms);
+	fl_store_bind_id(stmt, 9, e->first_sample_ms);
+	fl_store_bind_id(stmt, 10, e->ended_ms);
 	if (fl_store_step_done(st, stmt, "end run"))
 		return FL_ESTORE;
 	if (!sqlite3_changes(st->db))

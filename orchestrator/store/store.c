@@ -659,6 +659,14 @@ void fl_store_bind_opt(sqlite3_stmt *stmt, int i, const char *s)
 		sqlite3_bind_null(stmt, i);
 }
 
+void fl_store_bind_id(sqlite3_stmt *stmt, int i, int64_t id)
+{
+	if (id)
+		sqlite3_bind_int64(stmt, i, id);
+	else
+		sqlite3_bind_null(stmt, i);
+}
+
 char *fl_store_column_dup(sqlite3_stmt *stmt, int col)
 {
 	const unsigned char *t = sqlite3_column_text(stmt, col);

@@ -23,10 +23,7 @@ int fl_store_regression_set_state(fl_store *st, int64_t id, const struct fl_regr
 	sqlite3_bind_int64(stmt, 4, s->at);
 	fl_store_bind_opt(stmt, 5, s->fixed_by);
 	fl_store_bind_opt(stmt, 6, s->fix_range);
-	if (s->dup_of)
-		sqlite3_bind_int64(stmt, 7, s->dup_of);
-	else
-		sqlite3_bind_null(stmt, 7);
+	fl_store_bind_id(stmt, 7, s->dup_of);
 	fl_store_bind_opt(stmt, 8, s->note);
 	if ((r = fl_store_step_done(st, stmt, "regression state")))
 		return r;
@@ -166,10 +163,7 @@ int fl_store_mail_mark(fl_store *st, const char *message_id, const char *sender,
 		return FL_ESTORE;
 	sqlite3_bind_text(stmt, 1, message_id, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(stmt, 2, sender, -1, SQLITE_TRANSIENT);
-	if (regression_id)
-		sqlite3_bind_int64(stmt, 3, regression_id);
-	else
-		sqlite3_bind_null(stmt, 3);
+	fl_store_bind_id(stmt, 3, regression_id);
 	sqlite3_bind_text(stmt, 4, outcome, -1, SQLITE_TRANSIENT);
 	rc = sqlite3_step(stmt);
 	sqlite3_finalize(stmt);

@@ -20,14 +20,6 @@ void fl_try_release(struct fl_try *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static void bind_id(sqlite3_stmt *stmt, int i, int64_t id)
-{
-	if (id)
-		sqlite3_bind_int64(stmt, i, id);
-	else
-		sqlite3_bind_null(stmt, i);
-}
-
 int fl_store_try_add(fl_store *st, const struct fl_try *t, int64_t *id)
 {
 	sqlite3_stmt *stmt;
@@ -40,7 +32,7 @@ int fl_store_try_add(fl_store *st, const struct fl_try *t, int64_t *id)
 			     "coalesce(?12, 'fix'), ?13) RETURNING id"))
 		return FL_ESTORE;
 	sqlite3_bind_text(stmt, 1, t->tree, -1, SQLITE_TRANSIENT);
-	bind_id(stmt, 2, t->regression_id);
+	fl_store_bind_id(stmt, 2, t->regression_id);
 	sqlite3_bind_text(stmt, 3, t->benchmark, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(stmt, 4, t->machine, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(stmt, 5, t->base_sha, -1, SQLITE_TRANSIENT);
@@ -146,7 +138,7 @@ int fl_store_try_conclude(fl_store *st, int64_t id, const char *verdict, double 
 		sqlite3_bind_null(stmt, 3);
 	else
 		sqlite3_bind_double(stmt, 3, recovered_pct);
-	bind_id(stmt, 4, report_id);
+	fl_store_bind_id(stmt, 4, report_id);
 	sqlite3_bind_int64(stmt, 5, now);
 	fl_store_bind_opt(stmt, 6, summary);
 	return fl_store_step_done(st, stmt, "conclude try");

@@ -11,14 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void bind_id(sqlite3_stmt *stmt, int i, int64_t id)
-{
-	if (id)
-		sqlite3_bind_int64(stmt, i, id);
-	else
-		sqlite3_bind_null(stmt, i);
-}
-
 /* Steps a one-row query: 1 with the row, 0 for none (stmt finalized), or a store error. */
 static int row(fl_store *st, sqlite3_stmt *stmt, const char *what)
 {
@@ -48,9 +40,9 @@ int fl_store_watch_tag_add(fl_store *st, const struct fl_watch_tag_new *t, int64
 		return FL_ESTORE;
 	sqlite3_bind_int64(stmt, 1, t->tree_id);
 	sqlite3_bind_text(stmt, 2, t->tag, -1, SQLITE_TRANSIENT);
-	bind_id(stmt, 3, t->commit_id);
+	fl_store_bind_id(stmt, 3, t->commit_id);
 	fl_store_bind_opt(stmt, 4, t->baseline);
-	bind_id(stmt, 5, t->baseline_commit);
+	fl_store_bind_id(stmt, 5, t->baseline_commit);
 	sqlite3_bind_text(stmt, 6, t->state, -1, SQLITE_TRANSIENT);
 	fl_store_bind_opt(stmt, 7, t->note);
 	if (t->kind) {
