@@ -36,6 +36,7 @@ struct message {
 	char *subject, *body; /* owned */
 	const char *diff;
 	size_t diff_len;
+	int plain; /* a diff -u or quilt diff: "--- " and "+++ " lines, no "diff --git" */
 };
 
 static int starts(const char *line, const char *word)
@@ -98,6 +99,12 @@ static void read_message(const char *text, size_t len, struct message *m)
 			break;
 		}
 	}
+	for (p = text; !diff && p < end; p = next_line(p, end)) {
+		if (starts(p, "--- ") && starts(next_line(p, end), "+++ ")) {
+			diff = p;
+			m->plain = 1;
+		}
+	}
 	if (body && body_end && body_end > body)
 		m->body = fl_xstrndup(body, (size_t)(body_end - body));
 	m->diff = diff;
@@ -146,6 +153,67 @@ static void free_series(struct message *v, size_t n)
 	free(v);
 }
 
+/* The path of a "--- " or "+++ " line as git applies it (-p1): "a/mm/x.c\t2024-.." -> "mm/x.c". */
+static char *plain_path(const char *line, const char *end)
+{
+	const char *p = line + 4, *e = p, *slash;
+
+	while (e < end && *e != '\n' && *e != '\t')
+		e++;
+	while (e > p && e[-1] == ' ')
+		e--;
+	if ((size_t)(e - p) == strlen("/dev/null") && !strncmp(p, "/dev/null", (size_t)(e - p)))
+		return NULL;
+	slash = memchr(p, '/', (size_t)(e - p));
+	if (slash)
+		p = slash + 1;
+	return fl_xstrndup(p, (size_t)(e - p));
+}
+
+/*
+ * A plain diff with the "diff --git" line libgit2's parser needs in front of
+ * each file, named from its "+++ " line (its "--- " line for a removal),
+ * with the timestamps diff -u puts after a tab dropped.
+ */
+static char *git_headers(const char *diff, size_t len)
+{
+	const char *end = diff + len;
+	fl_buf b = FL_BUF_INIT;
+
+	for (const char *p = diff; p < end;) {
+		const char *next = next_line(p, end), *after;
+
+		if (starts(p, "--- ") && next < end && starts(next, "+++ ")) {
+			char *from = plain_path(p, end), *to = plain_path(next, end);
+			const char *path = to ? to : from;
+
+			after = next_line(next, end);
+			if (path) {
+				fl_buf_addf(&b, "diff --git a/%s b/%s\n", path, path);
+				if (!from || !to)
+					fl_buf_addf(&b, "%s file mode 100644\n", from ? "deleted" : "new");
+				if (from)
+					fl_buf_addf(&b, "--- a/%s\n", path);
+				else
+					fl_buf_adds(&b, "--- /dev/null\n");
+				if (to)
+					fl_buf_addf(&b, "+++ b/%s\n", path);
+				else
+					fl_buf_adds(&b, "+++ /dev/null\n");
+			} else {
+				fl_buf_add(&b, p, (size_t)(after - p));
+			}
+			free(from);
+			free(to);
+			p = after;
+			continue;
+		}
+		fl_buf_add(&b, p, (size_t)(next - p));
+		p = next;
+	}
+	return fl_buf_detach(&b);
+}
+
 /* Which file and hunk libgit2 was applying when it gave up. */
 struct apply_at {
 	char path[512];
@@ -187,7 +255,7 @@ static int apply_one(git_repository *git, const struct message *m, const char *n
 	git_signature *sig = NULL;
 	git_commit *next = NULL;
 	git_oid tree_oid, oid;
-	char *msg = NULL, *what;
+	char *msg = NULL, *plain = NULL, *what;
 	int r = 0;
 
 	what = n > 1 ? fl_xasprintf("%s: message %zu of %zu ('%s')", name, k + 1, n,
@@ -201,7 +269,10 @@ static int apply_one(git_repository *git, const struct message *m, const char *n
 		r = fl_error_set(FL_EINVAL, "%s: no diff in it", what);
 		goto out;
 	}
-	if (git_diff_from_buffer(&diff, m->diff, m->diff_len)) {
+	if (m->plain)
+		plain = git_headers(m->diff, m->diff_len);
+	if (git_diff_from_buffer(&diff, plain ? plain : m->diff,
+				 plain ? strlen(plain) : m->diff_len)) {
 		r = fl_error_set(FL_EINVAL, "%s: not a diff libgit2 can read: %s", what, git_msg());
 		goto out;
 	}
@@ -235,6 +306,7 @@ static int apply_one(git_repository *git, const struct message *m, const char *n
 	*parent = next;
 out:
 	free(msg);
+	free(plain);
 	free(what);
 	git_signature_free(sig);
 	git_tree_free(out_tree);

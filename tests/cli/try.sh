@@ -129,10 +129,8 @@ for want in ["tried a proposed fix for regression 1", "patch:   0001-Revert-mm-m
 PY
 
 # ---- 3. an unrelated plain diff: no effect ---------------------------------------
+# as quilt writes a new file: no "diff --git" line
 cat >"$tmp/readme.diff" <<'EOF'
-diff --git a/README b/README
-new file mode 100644
-index 0000000..e845566
 --- /dev/null
 +++ b/README
 @@ -0,0 +1 @@
@@ -161,10 +159,10 @@ expect_exit 1 "a series whose second message does not apply" "$FAULTLINE" try --
 expect_grep "$tmp/out" "series-bad.mbox: message 2 of 2 ('mm: be fast again'): perf.conf: hunk 1 (@@ -2,4 +2,4 @@" "names the message, file and hunk"
 
 # ---- 4. does not apply; does not build ---------------------------------------------
+# as diff -u writes it (no "diff --git" line, timestamps after a tab): still a diff
 cat >"$tmp/conflict.diff" <<'EOF'
-diff --git a/perf.conf b/perf.conf
---- a/perf.conf
-+++ b/perf.conf
+--- a/perf.conf	2014-09-02 10:00:00.000000000 -0700
++++ b/perf.conf	2014-09-02 10:05:00.000000000 -0700
 @@ -1,3 +1,3 @@
  speed=100
 -other=2
