@@ -534,30 +534,51 @@ static void lock_values(const struct fl_cmp_set *s, const struct key *pk, const 
 }
 
 struct lock_move {
+	const struct key *pk;
 	const char *lock;
 	struct fl_cmp_value base[3], new_[3];
 	double change[3];
 	const char *chains;
+	int moved; /* Mann-Whitney says its wait per run differs between the sides */
 };
 
-static int by_wait_growth(const void *a, const void *b)
-{
-	const struct lock_move *x = a, *y = b;
-	double dx = x->new_[LK_WAIT].value - x->base[LK_WAIT].value;
-	double dy = y->new_[LK_WAIT].value - y->base[LK_WAIT].value;
+struct lock_moves {
+	struct lock_move *m;
+	size_t n, cap;
+};
 
-	if (dx != dy)
-		return dx > dy ? -1 : 1;
-	return strcmp(x->lock, y->lock);
+static double wait_growth(const struct lock_move *x)
+{
+	return x->new_[LK_WAIT].value - x->base[LK_WAIT].value;
 }
 
-static void lock_rows(struct build *b, const struct key *pk, const struct fl_cmp_set *base,
-		      const struct fl_cmp_set *nw)
+/* Across every point: the locks whose wait time moved beyond the runs'
+ * noise first (the culprit's lock, or the lock a fix relieves; not a lock
+ * that contended once in one run at another point), each group by how
+ * much the wait time moved, growth before an equal fall. */
+static int by_wait_move(const void *a, const void *b)
+{
+	const struct lock_move *x = a, *y = b;
+	double dx = wait_growth(x), dy = wait_growth(y);
+	int c;
+
+	if (x->moved != y->moved)
+		return y->moved - x->moved;
+	if (fabs(dx) != fabs(dy))
+		return fabs(dx) > fabs(dy) ? -1 : 1;
+	if (dx != dy)
+		return dx > dy ? -1 : 1;
+	if ((c = strcmp(x->lock, y->lock)))
+		return c;
+	return x->pk < y->pk ? -1 : x->pk > y->pk;
+}
+
+/* A point's locks that moved, added to ms. */
+static void lock_moves(struct build *b, const struct key *pk, const struct fl_cmp_set *base,
+		       const struct fl_cmp_set *nw, struct lock_moves *ms)
 {
 	struct keys locks = {0};
 	const struct fl_cmp_set *sides[2] = {base, nw};
-	struct lock_move *m;
-	size_t nm = 0;
 
 	lock_notes(b, pk, base);
 	lock_notes(b, pk, nw);
@@ -568,55 +589,81 @@ static void lock_rows(struct build *b, const struct key *pk, const struct fl_cmp
 			for (size_t i = 0; traced(pt) && i < pt->nlk; i++)
 				keys_add(&locks, "", 0, "", pt->lk[i].name);
 		}
-	m = fl_xcalloc(locks.n + 1, sizeof(*m));
 	for (size_t i = 0; i < locks.n; i++) {
 		const char *nchains = NULL, *bchains = NULL;
 		uint64_t nmost = 0, bmost = 0;
+		struct lock_move m = {.pk = pk, .lock = locks.k[i].what};
 		int changed = 0;
 
-		m[nm].lock = locks.k[i].what;
 		for (int w = 0; w < 3; w++) {
 			struct vec x = {0}, y = {0};
+			struct fl_mwu u;
 
-			lock_values(base, pk, locks.k[i].what, w, &x, &bchains, &bmost);
-			lock_values(nw, pk, locks.k[i].what, w, &y, &nchains, &nmost);
-			m[nm].base[w] = summary(&x);
-			m[nm].new_[w] = summary(&y);
-			m[nm].change[w] = pct_change(m[nm].base[w].value, m[nm].new_[w].value);
+			lock_values(base, pk, m.lock, w, &x, &bchains, &bmost);
+			lock_values(nw, pk, m.lock, w, &y, &nchains, &nmost);
+			m.base[w] = summary(&x);
+			m.new_[w] = summary(&y);
+			m.change[w] = pct_change(m.base[w].value, m.new_[w].value);
 			/* only the rows that changed: seen on one side only, or moved */
-			if (m[nm].base[w].value != m[nm].new_[w].value &&
-			    (m[nm].base[w].value == 0 ||
-			     fabs(m[nm].change[w]) >= b->o->vmstat_min_pct))
+			if (m.base[w].value != m.new_[w].value &&
+			    (m.base[w].value == 0 || fabs(m.change[w]) >= b->o->vmstat_min_pct))
 				changed = 1;
+			if (w == LK_WAIT && x.n && y.n && !fl_stats_mwu(x.v, x.n, y.v, y.n, &u))
+				m.moved = u.p <= b->o->alpha;
 			free(x.v);
 			free(y.v);
 		}
-		m[nm].chains = nchains ? nchains : bchains;
+		m.chains = nchains ? nchains : bchains;
 		/* a lock needs a traced run on both sides to have moved */
-		if (changed && m[nm].base[0].n && m[nm].new_[0].n)
-			nm++;
+		if (!changed || !m.base[0].n || !m.new_[0].n)
+			continue;
+		if (ms->n == ms->cap)
+			ms->m = fl_xrealloc(ms->m, (ms->cap = ms->cap ? 2 * ms->cap : 16) * sizeof(*ms->m));
+		ms->m[ms->n++] = m;
 	}
-	qsort(m, nm, sizeof(*m), by_wait_growth);
-	for (size_t i = 0; i < nm && i < b->o->profile_rows; i++)
-		for (int w = 0; w < 3; w++) {
-			char *what = fl_xasprintf("%s.%s", m[i].lock, lk_suffix[w]);
-			struct fl_cmp_row *row = new_row(b, FL_CMP_LOCK, pk, what, "lock_stat.");
-
-			free(what);
-			row->base = m[i].base[w];
-			row->new_ = m[i].new_[w];
-			row->change = m[i].change[w];
-			row->lock = fl_xstrdup(m[i].lock);
-			if (w == LK_CONT && m[i].chains)
-				row->chains = fl_xstrdup(m[i].chains);
-			if (w != LK_MAX) {
-				char *n = fl_xasprintf("%s/s", row->name);
-				free(row->name);
-				row->name = n;
-			}
-		}
-	free(m);
 	free(locks.k);
+}
+
+static void lock_row(struct build *b, const struct lock_move *m, int w)
+{
+	char *what = fl_xasprintf("%s.%s", m->lock, lk_suffix[w]);
+	struct fl_cmp_row *row = new_row(b, FL_CMP_LOCK, m->pk, what, "lock_stat.");
+
+	free(what);
+	row->base = m->base[w];
+	row->new_ = m->new_[w];
+	row->change = m->change[w];
+	row->lock = fl_xstrdup(m->lock);
+	if (w == LK_CONT && m->chains)
+		row->chains = fl_xstrdup(m->chains);
+	if (w != LK_MAX) {
+		char *n = fl_xasprintf("%s/s", row->name);
+		free(row->name);
+		row->name = n;
+	}
+}
+
+/* The lock rows of every point, in by_wait_move's order, at most
+ * profile_rows locks a point. */
+static void lock_rows(struct build *b, const struct keys *pks, const struct fl_cmp_set *base,
+		      const struct fl_cmp_set *nw)
+{
+	struct lock_moves ms = {0};
+	size_t *shown = fl_xcalloc(pks->n + 1, sizeof(*shown));
+
+	for (size_t i = 0; i < pks->n; i++)
+		lock_moves(b, &pks->k[i], base, nw, &ms);
+	qsort(ms.m, ms.n, sizeof(*ms.m), by_wait_move);
+	for (size_t i = 0; i < ms.n; i++) {
+		size_t p = (size_t)(ms.m[i].pk - pks->k);
+
+		if (shown[p]++ >= b->o->profile_rows)
+			continue;
+		for (int w = 0; w < 3; w++)
+			lock_row(b, &ms.m[i], w);
+	}
+	free(shown);
+	free(ms.m);
 }
 
 /* Every (mode, tasks, cgroup) with evidence on either side, sorted. */
@@ -663,8 +710,7 @@ int fl_compare(const char *benchmark, const struct fl_cmp_set *base, const struc
 		vmstat_rows(&b, &pks.k[i], base, nw);
 	for (size_t i = 0; i < pks.n; i++)
 		profile_rows(&b, &pks.k[i], base, nw);
-	for (size_t i = 0; i < pks.n; i++)
-		lock_rows(&b, &pks.k[i], base, nw);
+	lock_rows(&b, &pks, base, nw);
 	for (size_t i = 0; i < pks.n; i++)
 		node_rows(&b, &pks.k[i], base, nw);
 	if (pks.n) {

@@ -87,7 +87,11 @@ void fl_cmp_opts_init(struct fl_cmp_opts *o);
  * a debug kernel: agents/lockstat.h): <lock>.contentions (per second),
  * <lock>.waittime-total (ms of waiting per second of the window) and
  * <lock>.waittime-max (us, the mean over runs of each run's longest wait);
- * the locks whose wait time grew most first, only locks whose rows changed
+ * ordered across all points: first the locks whose wait time moved beyond
+ * the runs' noise (Mann-Whitney at alpha on the wait per run), then the
+ * rest, each group by how much the wait time moved (either way), so the
+ * culprit's lock (or the one a fix relieves) leads even when another point
+ * sorts before its point; only locks whose rows changed
  * (vmstat_min_pct, or seen on one side only), at most profile_rows a point;
  * the contentions row carries the lock's top call chains. FL_CMP_NODE: the
  * per-node rows (LKP's numa-numastat.nodeN.*, numa-vmstat.nodeN.* per

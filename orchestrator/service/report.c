@@ -402,7 +402,8 @@ static void add_tables(struct report *x)
 
 /*
  * Lock contention, the way the 2014 and 2024 threads were settled: the lock
- * whose wait time grew most between the culprit's parent and the culprit
+ * whose wait time moved most, beyond the noise of the runs (compare.h's
+ * order), between the culprit's parent and the culprit
  * (else between the tags: bisection steps do not trace, pipeline.h), first,
  * with its contentions, wait time, longest wait and call chains; the others
  * that changed after it. Nothing when no run traced locks (compare.c's
@@ -429,7 +430,8 @@ static void add_locks(struct report *x)
 			continue;
 		if (!any++)
 			fl_buf_addf(&x->b, "\nlock contention (lock:contention_begin/end tracepoints, "
-					   "%s against %s, the largest growth of wait time first):\n",
+					   "%s against %s, the locks whose wait time moved beyond "
+					   "the runs' noise first):\n",
 				    c->new_label, c->base_label);
 		fl_buf_addf(&x->b,
 			    "  %s (%s tasks=%u%s%s): %.0f -> %.0f contentions/s, waiting "

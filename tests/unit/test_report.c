@@ -284,7 +284,7 @@ static void test_kernel_machine_report(void **state)
 				     "<- charge_memcg\n"));
 	snprintf(want, sizeof(want),
 		 "\nlock contention (lock:contention_begin/end tracepoints, %s against %s, "
-		 "the largest growth of wait time first):\n"
+		 "the locks whose wait time moved beyond the runs' noise first):\n"
 		 "  root_usage (threads tasks=2): 0 -> 8000 contentions/s, waiting 0.0 -> 400.0 "
 		 "ms/s, longest wait 0 -> 318 us\n"
 		 "    chain: 23442 root_usage_update <- charge_memcg\n"
