@@ -407,6 +407,19 @@ static const struct {
 };
 #define NTRIGGERS (int)(sizeof(triggers) / sizeof(triggers[0]))
 static int installed; /* triggers[0..installed) are in */
+static pid_t self;    /* the agent, whose own contentions are not counted */
+
+/*
+ * Trigger i as written: pre ("!" removes it), its text, attr (":clear")
+ * and the filter that leaves out the agent's own contentions: adding a
+ * trigger or clearing a map allocates, and the allocator's lock
+ * (slob_lock on the demo's kernel) contended then would count in the
+ * window. The kernel matches a clear or a removal with the filter too.
+ */
+static void trigger_text(int i, const char *pre, const char *attr, char *out, size_t n)
+{
+	snprintf(out, n, "%s%s%s if common_pid != %d", pre, triggers[i].trigger, attr, (int)self);
+}
 
 static int install(char *status, size_t n);
 static void remove_triggers(void);
@@ -513,6 +526,7 @@ int fl_lockstat_open(char *status, size_t n)
 	int e;
 
 	tfs[0] = '\0';
+	self = getpid();
 	if (find_tracefs()) {
 		snprintf(status, n, "not available: no tracefs (a kernel without CONFIG_FTRACE)");
 		return -1;
@@ -552,8 +566,13 @@ int fl_lockstat_open(char *status, size_t n)
  * clearing a map between windows is one RCU wait. */
 static int install(char *status, size_t n)
 {
+	char cmd[512];
+
 	for (int i = 0; i < NTRIGGERS; i++) {
-		int e = tfs_append(triggers[i].file, triggers[i].trigger);
+		int e;
+
+		trigger_text(i, "", "", cmd, sizeof(cmd));
+		e = tfs_append(triggers[i].file, cmd);
 
 		if (e) {
 			char log[256];
@@ -574,7 +593,7 @@ static void remove_triggers(void)
 
 	while (installed > 0) {
 		installed--;
-		snprintf(cmd, sizeof(cmd), "!%s", triggers[installed].trigger);
+		trigger_text(installed, "!", "", cmd, sizeof(cmd));
 		tfs_append(triggers[installed].file, cmd);
 	}
 }
@@ -608,12 +627,14 @@ int fl_lockstat_begin(char *status, size_t n)
 			if (triggers[i].per_window != pass)
 				continue;
 			if (pass == 1) {
-				snprintf(cmd, sizeof(cmd), "%s:clear", triggers[i].trigger);
+				trigger_text(i, "", ":clear", cmd, sizeof(cmd));
 				e = tfs_append(triggers[i].file, cmd);
 			} else {
-				snprintf(cmd, sizeof(cmd), "!%s", triggers[i].trigger);
-				if (!(e = tfs_append(triggers[i].file, cmd)))
-					e = tfs_append(triggers[i].file, triggers[i].trigger);
+				trigger_text(i, "!", "", cmd, sizeof(cmd));
+				if (!(e = tfs_append(triggers[i].file, cmd))) {
+					trigger_text(i, "", "", cmd, sizeof(cmd));
+					e = tfs_append(triggers[i].file, cmd);
+				}
 			}
 			if (e) {
 				char log[256];

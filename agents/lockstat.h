@@ -29,6 +29,9 @@
  * and 0-0.4 s to clear the maps instead). A window starts by clearing the
  * two maps it reads (":clear"), and by removing and adding the onmax() one
  * again, whose variable a clear cannot take, and ends by reading them.
+ * Every trigger carries "if common_pid != AGENT": installing a trigger or
+ * clearing a map allocates, and the allocator's lock contended by the
+ * agent itself would otherwise count in the window it opens.
  * So the synthetic event's hists say per lock and call chain the timed
  * waits, their summed and maximum time (ns, the trace clock's; the chain is taken inside
  * contention_end's trigger, so its first frames are the tracing's own and

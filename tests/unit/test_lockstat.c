@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "agent.h"
 #include "jsonw.h"
 #include "lockstat.h"
 
@@ -223,6 +224,67 @@ static void test_json(void **state)
 	free(s);
 }
 
+static size_t count_of(const char *s, const char *what)
+{
+	size_t n = 0;
+
+	for (const char *p = s; (p = strstr(p, what)); p += strlen(what))
+		n++;
+	return n;
+}
+
+/* A tracefs made of plain files: every trigger the agent writes, its
+ * clears and its removals carry the filter that leaves its own pid out
+ * (its own map allocations contended slob_lock inside the demo's windows
+ * before). The writes land one after the other in each file. */
+static void test_agent_filtered(void **state)
+{
+	static const char *const files[] = {
+	    "events/lock/contention_begin/trigger", "events/lock/contention_end/trigger",
+	    "events/synthetic/fl_lock_wait/trigger", "events/lock/contention_begin/hist",
+	    "synthetic_events"};
+	char dir[] = "/tmp/fl-tracefs-XXXXXX", p[512], status[256], want[64];
+	size_t writes = 0;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(p, sizeof(p),
+		 "mkdir -p %s/events/lock/contention_begin %s/events/lock/contention_end "
+		 "%s/events/synthetic/fl_lock_wait",
+		 dir, dir, dir);
+	assert_int_equal(system(p), 0);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		FILE *f;
+
+		snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
+		assert_non_null(f = fopen(p, "w"));
+		fclose(f);
+	}
+	setenv("FL_TRACEFS", dir, 1);
+	assert_int_equal(fl_lockstat_open(status, sizeof(status)), 0);
+	assert_int_equal(fl_lockstat_begin(status, sizeof(status)), 0);
+	fl_lockstat_close();
+	unsetenv("FL_TRACEFS");
+	snprintf(want, sizeof(want), " if common_pid != %d", (int)getpid());
+	for (size_t i = 0; i < 3; i++) {
+		char *text;
+		size_t n;
+
+		snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
+		text = fl_agent_read_file(p, 1 << 16);
+		assert_non_null(text);
+		n = count_of(text, "hist:");
+		assert_true(n > 0);
+		assert_int_equal(count_of(text, want), n);
+		writes += n;
+		free(text);
+	}
+	/* installed (5), one window (2 clears, the onmax one out and in), removed (5) */
+	assert_int_equal(writes, 5 + 4 + 5);
+	snprintf(p, sizeof(p), "rm -r %s", dir);
+	assert_int_equal(system(p), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -231,6 +293,7 @@ int main(void)
 		cmocka_unit_test(test_parse_edges),
 		cmocka_unit_test(test_not_available),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_agent_filtered),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
