@@ -360,6 +360,7 @@ try {
 	struct fl_regression reg; /* reg.id 0: a try for no regression */
 	fl_repo *repo;
 	int64_t tree_id, machine_id, base_commit, good_commit, fix_commit;
+	int regression_stays; /* no effect: still below the good commit (regression_verdict) */
 };
 
 /* The candidate, made once and kept in the store. */
@@ -454,6 +455,10 @@ static char *render(struct try *x, enum fl_try_verdict v, const struct fl_cmp_ro
 		fl_buf_addf(&b, " at %s.\n\n", point);
 	else
 		fl_buf_adds(&b, " at the primary metric's points.\n\n");
+	if (x->regression_stays && vs_good && vs_base)
+		fl_buf_addf(&b, "The regression stays: %+.1f%% against the good commit (p=%.2g), and "
+				"the runs cannot tell the fix from its base (p=%.2g).\n\n",
+			    vs_good->change, vs_good->p, vs_base->p);
 	add_row(&b, "the base", vs_base);
 	add_row(&b, "the good commit", vs_good);
 	if (c) {
@@ -571,15 +576,24 @@ static enum fl_try_verdict plain_verdict(const struct fl_comparison *c)
 
 /*
  * With a regression, at its point: as the revert check decides (revert.c),
- * and worse when the fix is clearly worse than the base.
+ * and worse when the fix is clearly worse than the base. On the last round
+ * (last), a fix the runs cannot tell from its base while it is still
+ * clearly below the good commit has no effect on the regression: on a
+ * noisy machine "level with the base" may never be shown, but "the
+ * regression is still there" is.
  */
 static enum fl_try_verdict regression_verdict(struct try *x, const struct fl_cmp_row *vs_base,
-					      const struct fl_cmp_row *vs_good, double min_change)
+					      const struct fl_cmp_row *vs_good, double min_change,
+					      int last)
 {
 	int better = vs_base->cls == FL_CMP_IMPROVEMENT;
 
 	if (vs_base->cls == FL_CMP_REGRESSION)
 		return FL_TRY_WORSE;
+	if (!better && vs_base->cls != FL_CMP_SAME && last && vs_good->cls == FL_CMP_REGRESSION) {
+		x->regression_stays = 1;
+		return FL_TRY_NO_EFFECT;
+	}
 	if (!better)
 		return vs_base->cls == FL_CMP_SAME ? FL_TRY_NO_EFFECT : FL_TRY_UNCLEAR;
 	if (vs_good->cls == FL_CMP_SAME || vs_good->cls == FL_CMP_IMPROVEMENT ||
@@ -630,7 +644,8 @@ static int measure(struct try *x, const struct fl_role_runs *base, const struct 
 				    fl_comparison_find(c[k], FL_CMP_METRIC, x->reg.mode,
 						       x->reg.tasks, x->reg.cgroup, x->reg.metric);
 		if (at[0] && at[1] && at[0]->new_.n && at[0]->base.n && at[1]->base.n)
-			v = regression_verdict(x, at[0], at[1], o.min_change);
+			v = regression_verdict(x, at[0], at[1], o.min_change,
+					       fix->tried >= fl_measure_max_runs(x->bench));
 	} else if (c[0]) {
 		v = plain_verdict(c[0]);
 	}

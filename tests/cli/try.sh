@@ -27,6 +27,12 @@ base=100
 [ -f slow ] && base=90
 [ -f slower ] && base=80
 [ -f half ] && base=95
+# "noisy": each commit's k-th run anywhere in 40..80 (k times the golden
+# ratio, modulo 1), all far below 100
+if [ -f noisy ]; then
+	echo x >>"$BENCH_LOG.$FAULTLINE_COMMIT"
+	base=$(awk -v k="$(wc -l <"$BENCH_LOG.$FAULTLINE_COMMIT")" 'BEGIN { x = k * 0.6180339887; print 40 + 40 * (x - int(x)) }')
+fi
 awk -v seed="$$$(date +%N)" -v base="$base" 'BEGIN { srand(seed % 2147483647)
 	for (i = 0; i < 5; i++)
 		printf "%.3f\n", base + 0.5 * sqrt(-2 * log(1 - rand())) * cos(6.283185307 * rand()) }'
@@ -228,6 +234,24 @@ expect_grep "$tmp/out" "The fix partly restores the throughput (it recovers" "an
 pct=$(q "SELECT round(recovered_pct) FROM tries WHERE id = 8")
 [ "${pct%.*}" -ge 40 ] && [ "${pct%.*}" -le 60 ] && ok "it recovers about half of the drop ($pct%)" ||
 	fail "it recovers about half of the drop ($pct%)"
+
+# ---- a fix that changes nothing on a noisy base: the regression stays ----------------
+# The base's and the fix's runs spread over 40..80 (a machine whose runs
+# differ 2x): the runs can never show the fix level with its base, but
+# they show it far below the good commit. After the last round that is
+# "no effect", not "no clear answer".
+git_in "$tmp/dev" checkout -q v1.1
+echo noisy >"$tmp/dev/noisy"
+git_in "$tmp/dev" add noisy && git_in "$tmp/dev" commit -qm "a noisy base"
+git_in "$tmp/dev" push -q "$repo" HEAD:refs/heads/noisy
+printf -- '--- /dev/null\n+++ b/NEWS\n@@ -0,0 +1 @@\n+news\n' >"$tmp/news.diff"
+expect_exit 0 "a fix that changes nothing on a noisy base" "$FAULTLINE" try --config "$tmp/c.yaml" \
+	--regression 1 --base noisy --patch "$tmp/news.diff"
+expect_grep "$tmp/out" "The fix has no effect at demo.value." "answers no effect"
+expect_grep "$tmp/out" "The regression stays: -" "says the regression stays"
+expect_grep "$tmp/out" "the runs cannot tell the fix from its base" "and that the base could not be told apart"
+expect_grep "$tmp/out" "12 + 12 runs" "after the last round"
+grep -q "Tested-by" "$tmp/out" && fail "no Tested-by" || ok "no Tested-by"
 
 # ---- 6. without a regression -----------------------------------------------------------
 git_in "$tmp/dev" checkout -q v1.1
