@@ -70,7 +70,7 @@ static int64_t deadline(const struct fl_run_req *req)
 	/* timeout written in the file is the deadline; otherwise derived */
 	if (fl_config_where(req->cfg, &m->timeout_ms))
 		return m->timeout_ms;
-	return 2 * m->boot_timeout_ms + fl_machine_watchdog_s(req->bench) * 1000 + MARGIN_MS;
+	return 2 * m->boot_timeout_ms + fl_machine_watchdog_s(req) * 1000 + MARGIN_MS;
 }
 
 /* The current-kernel run: the job and the run row, nothing to build. */

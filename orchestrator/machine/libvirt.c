@@ -232,7 +232,7 @@ static int64_t deadline(const struct fl_run_req *req)
 {
 	if (req->deadline_ms > 0)
 		return req->deadline_ms;
-	return req->machine->boot_timeout_ms + fl_machine_watchdog_s(req->bench) * 1000 + 15000;
+	return req->machine->boot_timeout_ms + fl_machine_watchdog_s(req) * 1000 + 15000;
 }
 
 /* Everything after the run row exists: the row is ended on every path. */

@@ -464,12 +464,32 @@ unsigned fl_machine_points(const struct fl_benchmark_conf *b)
 }
 
 
-/* The agent's watchdog: twice what the job should take, and room to start. */
-long fl_machine_watchdog_s(const struct fl_benchmark_conf *b)
+/*
+ * How many times slower than its own clock a guest's job runs: under TCG
+ * (or auto, which may come to it) each vCPU is a host thread, so 8 vCPUs on
+ * 2 host cores do everything outside the measured seconds (starting tasks,
+ * installing the lock tracing, which stops every vCPU to patch kernel
+ * text) about 4 times slower. 1 for KVM, bare metal and commands.
+ */
+static long guest_slowdown(const struct fl_machine_conf *m)
 {
+	long host = sysconf(_SC_NPROCESSORS_ONLN), cpus;
+
+	if (!m || !fl_config_machine_kernel(m) || strcmp(m->backend, "libvirt") ||
+	    (m->accel && !strcmp(m->accel, "kvm")) || host < 1)
+		return 1;
+	cpus = (long)fl_config_machine_cpus(m);
+	return cpus > host ? (cpus + host - 1) / host : 1;
+}
+
+/* The agent's watchdog: twice what the job should take, and room to
+ * start, times the guest's slowdown. */
+long fl_machine_watchdog_s(const struct fl_run_req *req)
+{
+	const struct fl_benchmark_conf *b = req->bench;
 	long per_point = seconds_up(b->warmup_ms) + seconds_up(b->duration_ms) + POINT_SETUP_S;
 
-	return 2 * (long)fl_machine_points(b) * per_point + 30;
+	return (2 * (long)fl_machine_points(b) * per_point + 30) * guest_slowdown(req->machine);
 }
 
 /* The job as fl.job= carries it (proto/jobline.h). */
@@ -502,8 +522,8 @@ int fl_machine_job(const struct fl_run_req *req, char **out)
 		free(cgroups);
 	}
 	/* The agent takes at most an hour; past that it derives its own, alike. */
-	if (fl_machine_watchdog_s(b) <= FL_JOB_SECONDS_MAX)
-		bad |= fl_jobline_add_seconds(&job, FL_JOB_TIMEOUT, fl_machine_watchdog_s(b));
+	if (fl_machine_watchdog_s(req) <= FL_JOB_SECONDS_MAX)
+		bad |= fl_jobline_add_seconds(&job, FL_JOB_TIMEOUT, fl_machine_watchdog_s(req));
 	free(tasks);
 	fl_buf_free(&modes);
 	if (bad)

@@ -62,7 +62,7 @@ int fl_machine_kernel_start(const struct fl_run_req *req, struct fl_run_result *
 
 /* Measured points of a job (modes x task counts) and the agent's watchdog, seconds. */
 unsigned fl_machine_points(const struct fl_benchmark_conf *b);
-long fl_machine_watchdog_s(const struct fl_benchmark_conf *b);
+long fl_machine_watchdog_s(const struct fl_run_req *req);
 
 /* var/runs/<id>/, created, as an absolute path. */
 int fl_machine_run_dir(const struct fl_run_req *req, int64_t run_id, char **dir);

@@ -120,6 +120,52 @@ static void test_job_round_trip(void **state)
 	assert_int_equal(fl_machine_job(&req, &job), FL_EINVAL);
 }
 
+/* The agent's watchdog: twice the job's length and room to start, times
+ * what a TCG guest with more vCPUs than the host has cores is slower by
+ * (8 sockets on 2 cores ran out of a 42 s watchdog with lock tracing). */
+static void test_job_watchdog(void **state)
+{
+	char *modes[] = {"processes"};
+	struct fl_task_count tasks[] = {{4, 0}};
+	struct fl_benchmark_conf b = {.name = "pf", .test = "page_fault2", .modes = modes,
+				      .nmodes = 1, .tasks = tasks, .ntasks = 1,
+				      .warmup_ms = 1000, .duration_ms = 3000,
+				      .memory_per_task = 32ULL << 20, .placement = "spread"};
+	struct fl_machine_conf m = {.name = "numa8", .backend = "libvirt", .accel = "tcg",
+				    .sockets = 8, .cores = 1, .threads = 1};
+	struct fl_run_req req = {.bench = &b};
+	long host = sysconf(_SC_NPROCESSORS_ONLN), slow = host >= 8 ? 1 : (8 + host - 1) / host;
+	struct fl_bench_opts o;
+	char *job;
+
+	(void)state;
+	assert_int_equal(fl_machine_job(&req, &job), 0);
+	fl_bench_defaults(&o);
+	assert_int_equal(fl_bench_parse_job(&o, job), 0);
+	assert_int_equal(o.timeout_s, 2 * (1 + 3 + 2) + 30);
+	free(job);
+	req.machine = &m;
+	assert_int_equal(fl_machine_job(&req, &job), 0);
+	fl_bench_defaults(&o);
+	assert_int_equal(fl_bench_parse_job(&o, job), 0);
+	assert_int_equal(o.timeout_s, 42 * slow);
+	free(job);
+	m.accel = "kvm";
+	assert_int_equal(fl_machine_job(&req, &job), 0);
+	fl_bench_defaults(&o);
+	assert_int_equal(fl_bench_parse_job(&o, job), 0);
+	assert_int_equal(o.timeout_s, 42);
+	free(job);
+	/* as many vCPUs as the host has cores: no slower */
+	m.accel = "tcg";
+	m.sockets = (unsigned)host;
+	assert_int_equal(fl_machine_job(&req, &job), 0);
+	fl_bench_defaults(&o);
+	assert_int_equal(fl_bench_parse_job(&o, job), 0);
+	assert_int_equal(o.timeout_s, 42);
+	free(job);
+}
+
 /* A benchmark measured in the root and in a child memory cgroup: the job
  * names the contexts, the hierarchy and the limits, the agent reads them
  * back; a benchmark in the root only says nothing of cgroups (the line
@@ -361,6 +407,7 @@ int main(void)
 		cmocka_unit_test(test_job),
 		cmocka_unit_test(test_job_errors),
 		cmocka_unit_test(test_job_round_trip),
+		cmocka_unit_test(test_job_watchdog),
 		cmocka_unit_test(test_job_cgroups),
 		cmocka_unit_test(test_jobline),
 		cmocka_unit_test(test_cpulist),
