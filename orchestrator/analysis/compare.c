@@ -653,7 +653,8 @@ static void lock_rows(struct build *b, const struct keys *pks, const struct fl_c
 
 	for (size_t i = 0; i < pks->n; i++)
 		lock_moves(b, &pks->k[i], base, nw, &ms);
-	qsort(ms.m, ms.n, sizeof(*ms.m), by_wait_move);
+	if (ms.n)
+		qsort(ms.m, ms.n, sizeof(*ms.m), by_wait_move);
 	for (size_t i = 0; i < ms.n; i++) {
 		size_t p = (size_t)(ms.m[i].pk - pks->k);
 
