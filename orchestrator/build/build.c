@@ -42,6 +42,7 @@ struct build_ctx {
 	int compiling; /* progress lines only while make bzImage runs */
 	int64_t last_progress; /* fl_mono_ms() of the last progress line */
 	int64_t compile_start; /* fl_mono_ms() when make bzImage started */
+	const char *allconfig; /* KCONFIG_ALLCONFIG for the next make, or NULL */
 };
 
 /* Copies a file; a full disk is named as such. */
@@ -225,7 +226,8 @@ static int slot_run(struct build_ctx *x, const char *const *argv, const char *di
 	time_t t = (time_t)x->commit_time;
 	struct tm tm;
 	char *tsenv;
-	const char *env[7];
+	char *allconfig = x->allconfig ? fl_xasprintf("KCONFIG_ALLCONFIG=%s", x->allconfig) : NULL;
+	const char *env[8];
 	size_t n = 0;
 	struct fl_child c = {.argv = argv, .env = env, .dir = dir, .out_path = x->log,
 			     .on_line = on_make_line, .data = x, .timeout_ms = cfg->build.timeout_ms};
@@ -251,8 +253,11 @@ static int slot_run(struct build_ctx *x, const char *const *argv, const char *di
 	 */
 	if (!getenv("CCACHE_DEPEND") && !getenv("CCACHE_NODEPEND"))
 		env[n++] = "CCACHE_DEPEND=1";
+	if (allconfig)
+		env[n++] = allconfig;
 	env[n] = NULL;
 	r = fl_run_command(&c, status);
+	free(allconfig);
 	free(tsenv);
 	free(ccache_dir);
 	free(var);
@@ -409,10 +414,104 @@ out:
 	return keep;
 }
 
-/* base, then merge_config.sh -m with the fragments, then olddefconfig. */
+/*
+ * Linux 6.1's tinyconfig (scripts/kconfig/Makefile) is three kconfig runs:
+ * allnoconfig with KCONFIG_ALLCONFIG=kernel/configs/tiny-base.config, then
+ * "make tiny.config": merge_config.sh -m of kernel/configs/tiny.config and
+ * arch/x86/configs/tiny.config, then olddefconfig. A kernel based on it
+ * then had its fragments merged and a second olddefconfig. When the tree's
+ * recipe is that one, the tiny fragments are merged with the kernel's in
+ * one merge and one olddefconfig: the same .config byte for byte (the
+ * kernel-labelled test kernel_kconfig compares them), a kconfig run and a
+ * make fewer. Any other recipe (older or newer trees) runs make tinyconfig.
+ */
+static const char *const tiny_recipe[] = {
+    "\ntinyconfig:\n\t$(Q)KCONFIG_ALLCONFIG=kernel/configs/tiny-base.config "
+    "$(MAKE) -f $(srctree)/Makefile allnoconfig\n\t$(Q)$(MAKE) -f $(srctree)/Makefile "
+    "tiny.config\n",
+    "\nconfigfiles=$(wildcard $(srctree)/kernel/configs/$@ "
+    "$(srctree)/arch/$(SRCARCH)/configs/$@)\n",
+    "\t$(Q)$(CONFIG_SHELL) $(srctree)/scripts/kconfig/merge_config.sh -m .config "
+    "$(configfiles)\n\t$(Q)$(MAKE) -f $(srctree)/Makefile olddefconfig\n",
+    NULL,
+};
+
+/* 1 when the slot's tree makes tinyconfig the way tiny_recipe says. */
+static int tiny_recipe_known(struct build_ctx *x)
+{
+	char *path = fl_xasprintf("%s/scripts/kconfig/Makefile", x->src);
+	fl_buf b = FL_BUF_INIT;
+	int known = !fl_read_file(path, &b);
+
+	for (const char *const *line = tiny_recipe; known && *line; line++)
+		known = strstr(b.ptr, *line) != NULL;
+	fl_buf_free(&b);
+	free(path);
+	return known;
+}
+
+/*
+ * tinyconfig's allnoconfig; adds to merge what its "make tiny.config"
+ * would merge (configfiles: the files of that name that exist, in order).
+ */
+static int tiny_allnoconfig(struct build_ctx *x, char **merge, size_t *n, int *status)
+{
+	static const char *const tiny[] = {"kernel/configs/tiny.config",
+					   "arch/x86/configs/tiny.config"};
+	char *base = fl_xasprintf("%s/kernel/configs/tiny-base.config", x->src);
+	struct stat st;
+	int r;
+
+	fl_info("build: slot %u: make allnoconfig (tinyconfig's first step)", x->slot);
+	x->allconfig = base;
+	r = make_target(x, "allnoconfig", status);
+	x->allconfig = NULL;
+	free(base);
+	for (size_t i = 0; i < sizeof(tiny) / sizeof(*tiny); i++) {
+		char *path = fl_xasprintf("%s/%s", x->src, tiny[i]);
+
+		if (!stat(path, &st))
+			merge[(*n)++] = path;
+		else
+			free(path);
+	}
+	return r;
+}
+
+/* merge_config.sh -m of the n files onto dotconfig. */
+static int merge_fragments(struct build_ctx *x, char *const *merge, size_t n,
+			   const char *dotconfig, int *status)
+{
+	char *script = fl_xasprintf("%s/scripts/kconfig/merge_config.sh", x->src);
+	const char **argv = fl_xcalloc(n + 7, sizeof(*argv));
+	size_t k = 0;
+	int r;
+
+	argv[k++] = "sh";
+	argv[k++] = script;
+	argv[k++] = "-m";
+	argv[k++] = "-O";
+	argv[k++] = x->obj;
+	argv[k++] = dotconfig;
+	for (size_t i = 0; i < n; i++)
+		argv[k++] = merge[i];
+	fl_info("build: slot %u: merge %zu fragment%s", x->slot, n, FL_S(n));
+	/* merge_config.sh makes temporary files in its working directory: not in src */
+	r = slot_run(x, argv, x->obj, status);
+	free(argv);
+	free(script);
+	return r;
+}
+
+/*
+ * The base (a file, tinyconfig in fewer runs, or any make target), then
+ * merge_config.sh -m with the fragments, then olddefconfig.
+ */
 static int kconfig_make(struct build_ctx *x, char *const *abs, const char *dotconfig)
 {
 	const struct fl_kernel_conf *k = x->req->kernel;
+	char **merge = fl_xcalloc(k->nfragments + 3, sizeof(*merge));
+	size_t n = 0, owned = 0;
 	int status = 0, r = 0;
 	struct stat st;
 
@@ -420,35 +519,25 @@ static int kconfig_make(struct build_ctx *x, char *const *abs, const char *dotco
 		uint64_t size = 0;
 
 		r = copy_file(k->base, dotconfig, &size);
+	} else if (!strcmp(k->base, "tinyconfig") && tiny_recipe_known(x)) {
+		r = tiny_allnoconfig(x, merge, &n, &status);
+		owned = n;
 	} else {
 		fl_info("build: slot %u: make %s", x->slot, k->base);
 		r = make_target(x, k->base, &status);
 	}
-	if (!r && !status && k->nfragments) {
-		char *script = fl_xasprintf("%s/scripts/kconfig/merge_config.sh", x->src);
-		const char **argv = fl_xcalloc(k->nfragments + 7, sizeof(*argv));
-		size_t n = 0;
-
-		argv[n++] = "sh";
-		argv[n++] = script;
-		argv[n++] = "-m";
-		argv[n++] = "-O";
-		argv[n++] = x->obj;
-		argv[n++] = dotconfig;
-		for (size_t i = 0; i < k->nfragments; i++)
-			argv[n++] = abs[i] ? abs[i] : k->fragments[i];
-		fl_info("build: slot %u: merge %zu fragment%s", x->slot, k->nfragments,
-			FL_S(k->nfragments));
-		/* merge_config.sh makes temporary files in its working directory: not in src */
-		r = slot_run(x, argv, x->obj, &status);
-		free(argv);
-		free(script);
-	}
+	for (size_t i = 0; i < k->nfragments; i++)
+		merge[n++] = abs[i] ? abs[i] : k->fragments[i];
+	if (!r && !status && n)
+		r = merge_fragments(x, merge, n, dotconfig, &status);
 	if (!r && !status)
 		r = make_target(x, "olddefconfig", &status);
 	if (!r && status)
 		r = fl_error_set(FL_EINVAL, "kernel '%s': configuration failed (exit %d): %s",
 				 k->name, status, x->first_error ? x->first_error : "see the log");
+	for (size_t i = 0; i < owned; i++)
+		free(merge[i]);
+	free(merge);
 	return r;
 }
 

@@ -34,6 +34,20 @@ static const char *git_msg(void)
 	return e && e->message ? e->message : "unknown libgit2 error";
 }
 
+/*
+ * libgit2 for faultline's repositories. Strict hash verification (libgit2's
+ * default) hashes every object it reads again to compare it with its id:
+ * on a slot's first checkout of Linux (78k blobs) that was about half the
+ * CPU, for repositories faultline cloned itself onto its own disk and
+ * trusts (git fsck is the place to find a corrupted object, not every
+ * build). Off for the whole process; the setting outlives shutdowns.
+ */
+static void libgit2_init(void)
+{
+	git_libgit2_init();
+	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+}
+
 static int repo_new(fl_repo **out, const char *name, const char *path, git_repository *git)
 {
 	fl_repo *r = fl_xcalloc(1, sizeof(*r));
@@ -50,7 +64,7 @@ int fl_repo_open(fl_repo **out, const char *name, const char *path)
 	git_repository *git;
 
 	*out = NULL;
-	git_libgit2_init();
+	libgit2_init();
 	if (git_repository_open_ext(&git, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL)) {
 		fl_error_set(FL_ENOTFOUND, "tree '%s': cannot open repository %s: %s", name, path,
 			     git_msg());
@@ -130,7 +144,7 @@ int fl_repo_clone(fl_repo **out, const char *name, const char *url, const char *
 	}
 	if ((r = fl_mkdir_p(dir)))
 		goto out;
-	git_libgit2_init();
+	libgit2_init();
 	/* the _INIT macros leave fields out, which -Wextra rejects */
 	git_clone_options_init(&opts, GIT_CLONE_OPTIONS_VERSION);
 	opts.bare = 1;
