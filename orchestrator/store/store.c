@@ -1,5 +1,5 @@
 /*
- * store.c - the SQLite store: connection, migrations, and the statements of
+ * store.c - the store: its connection (an SQLite file or PostgreSQL, store/sql.h), migrations, and the statements of
  * trees, commits and machines (see store.h). Every other group of tables
  * has its file next to this one (runs and samples: store/run.c), never
  * elsewhere.
@@ -618,78 +618,81 @@ int fl_store_latest_version(void)
 
 int fl_store_sqlerr(fl_store *st, const char *what)
 {
-	return fl_error_set(FL_ESTORE, "store %s: %s: %s", st->path, what, sqlite3_errmsg(st->db));
+	return fl_error_set(FL_ESTORE, "store %s: %s: %s", st->path, what, fl_sql_errmsg(st->db));
 }
 
 int fl_store_exec(fl_store *st, const char *sql)
 {
-	char *msg = NULL;
-
-	if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		int r = fl_error_set(FL_ESTORE, "store %s: %s", st->path, msg ? msg : "error");
-
-		sqlite3_free(msg);
-		return r;
-	}
-	return 0;
+	return fl_sql_exec(st->db, sql) ? FL_ESTORE : 0;
 }
 
-int fl_store_prepare(fl_store *st, sqlite3_stmt **stmt, const char *sql)
+int fl_store_prepare(fl_store *st, fl_stmt **stmt, const char *sql)
 {
-	if (sqlite3_prepare_v2(st->db, sql, -1, stmt, NULL) != SQLITE_OK)
+	if (fl_sql_prepare(st->db, stmt, sql))
 		return fl_store_sqlerr(st, "prepare");
 	return 0;
 }
 
 /* Steps a statement that returns no row, then finalizes it. */
-int fl_store_step_done(fl_store *st, sqlite3_stmt *stmt, const char *what)
+int fl_store_step_done(fl_store *st, fl_stmt *stmt, const char *what)
 {
-	int rc = sqlite3_step(stmt);
-	int r = rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : fl_store_sqlerr(st, what);
+	int rc = fl_stmt_step(stmt);
+	int r = rc == FL_SQL_DONE || rc == FL_SQL_ROW ? 0 : fl_store_sqlerr(st, what);
 
-	sqlite3_finalize(stmt);
+	fl_stmt_finalize(stmt);
 	return r;
 }
 
-void fl_store_bind_opt(sqlite3_stmt *stmt, int i, const char *s)
+int fl_store_insert_id(fl_store *st, fl_stmt *stmt, const char *what, int64_t *id)
 {
-	if (s)
-		sqlite3_bind_text(stmt, i, s, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(stmt, i);
+	int rc = fl_stmt_step(stmt);
+	int r = rc == FL_SQL_ROW ? 0 : fl_store_sqlerr(st, what);
+
+	if (!r)
+		*id = fl_stmt_column_int64(stmt, 0);
+	fl_stmt_finalize(stmt);
+	return r;
 }
 
-void fl_store_bind_id(sqlite3_stmt *stmt, int i, int64_t id)
+void fl_store_bind_opt(fl_stmt *stmt, int i, const char *s)
+{
+	fl_stmt_bind_text(stmt, i, s);
+}
+
+void fl_store_bind_id(fl_stmt *stmt, int i, int64_t id)
 {
 	if (id)
-		sqlite3_bind_int64(stmt, i, id);
+		fl_stmt_bind_int64(stmt, i, id);
 	else
-		sqlite3_bind_null(stmt, i);
+		fl_stmt_bind_null(stmt, i);
 }
 
-char *fl_store_column_dup(sqlite3_stmt *stmt, int col)
+char *fl_store_column_dup(fl_stmt *stmt, int col)
 {
-	const unsigned char *t = sqlite3_column_text(stmt, col);
+	const char *t = fl_stmt_column_text(stmt, col);
 
-	return t ? fl_xstrdup((const char *)t) : NULL;
+	return t ? fl_xstrdup(t) : NULL;
 }
 
 int fl_store_version(fl_store *st)
 {
-	sqlite3_stmt *stmt;
-	int v = -1;
+	int v;
 
-	if (fl_store_prepare(st, &stmt, "PRAGMA user_version"))
+	if (st->db->ops->version(st->db, &v)) {
+		fl_store_sqlerr(st, "schema version");
 		return -1;
-	if (sqlite3_step(stmt) == SQLITE_ROW)
-		v = sqlite3_column_int(stmt, 0);
-	sqlite3_finalize(stmt);
+	}
 	return v;
 }
 
+/*
+ * A write transaction that holds the store's write lock from its start
+ * (SQLite: BEGIN IMMEDIATE; PostgreSQL: store/pg.c). The one place for the
+ * claims of many workers to take their locks when they come.
+ */
 int fl_store_begin(fl_store *st)
 {
-	return fl_store_exec(st, "BEGIN IMMEDIATE");
+	return st->db->ops->begin_write(st->db) ? FL_ESTORE : 0;
 }
 
 int fl_store_commit(fl_store *st)
@@ -699,28 +702,8 @@ int fl_store_commit(fl_store *st)
 
 void fl_store_rollback(fl_store *st)
 {
-	if (!sqlite3_get_autocommit(st->db))
-		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-}
-
-/* The first row a foreign key points from to nothing: 0 when there is none. */
-static int keys_hold(fl_store *st)
-{
-	sqlite3_stmt *stmt;
-	int rc, r = 0;
-
-	if (fl_store_prepare(st, &stmt, "PRAGMA foreign_key_check"))
-		return FL_ESTORE;
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW)
-		r = fl_error_set(FL_ESTORE, "store %s: %s row %lld points at no row of %s",
-				 st->path, (const char *)sqlite3_column_text(stmt, 0),
-				 (long long)sqlite3_column_int64(stmt, 1),
-				 (const char *)sqlite3_column_text(stmt, 2));
-	else if (rc != SQLITE_DONE)
-		r = fl_store_sqlerr(st, "foreign key check");
-	sqlite3_finalize(stmt);
-	return r;
+	if (fl_sql_in_transaction(st->db))
+		fl_sql_exec(st->db, "ROLLBACK");
 }
 
 /*
@@ -730,7 +713,7 @@ static int keys_hold(fl_store *st)
  */
 static int migrate_one(fl_store *st, int upto, int *v)
 {
-	char pragma[64];
+	const struct fl_sql_ops *ops = st->db->ops;
 
 	if (fl_store_begin(st))
 		return FL_ESTORE;
@@ -738,8 +721,8 @@ static int migrate_one(fl_store *st, int upto, int *v)
 		fl_store_rollback(st);
 		return *v < 0 ? FL_ESTORE : 0;
 	}
-	snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", *v + 1);
-	if (fl_store_exec(st, migrations[*v]) || keys_hold(st) || fl_store_exec(st, pragma)) {
+	if (fl_store_exec(st, migrations[*v]) || ops->migrate_check(st->db) ||
+	    ops->set_version(st->db, *v + 1)) {
 		fl_error_wrap(FL_ESTORE, "migration to version %d", *v + 1);
 		fl_store_rollback(st);
 		return FL_ESTORE;
@@ -766,136 +749,44 @@ int fl_store_migrate(fl_store *st, int upto, int *from)
 				    st->path, v, NMIGRATIONS);
 	if (v >= upto)
 		return 0;
-	/* a migration may rebuild a table others point at (SQLite's way of
-	 * changing a constraint): keys are checked once it is done instead */
-	if (fl_store_exec(st, "PRAGMA foreign_keys = OFF"))
+	if (st->db->ops->migrate_start(st->db))
 		return FL_ESTORE;
 	while (v < upto && !r)
 		r = migrate_one(st, upto, &v);
-	if (fl_store_exec(st, "PRAGMA foreign_keys = ON"))
+	if (st->db->ops->migrate_end(st->db))
 		return FL_ESTORE;
 	return r;
 }
 
-/*
- * WAL mode, once for the file. Processes that create the store at the same
- * moment all ask for it, and SQLite answers some of them busy at once
- * rather than through the busy handler (each would wait for the other's
- * lock): those ask again, for as long as the busy timeout.
- */
-static int set_wal(fl_store *st)
+/* The backend the location names: a postgresql:// URL, or an SQLite file. */
+static int open_backend(fl_store *st, const char *path, unsigned flags)
 {
-	int rc;
-
-	for (int waited = 0;; waited += 10) {
-		rc = sqlite3_exec(st->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
-		if ((rc & 0xff) != SQLITE_BUSY || waited >= 10000)
-			break;
-		sqlite3_sleep(10);
-	}
-	return rc == SQLITE_OK ? 0 : fl_store_sqlerr(st, "WAL mode");
-}
-
-/* The directory of path is on a read-only filesystem. */
-static int on_read_only_fs(const char *path)
-{
-	char *dir = fl_xstrdup(path), *slash = strrchr(dir, '/');
-	struct statvfs vfs;
-	int ro;
-
-	if (slash)
-		*(slash == dir ? slash + 1 : slash) = '\0';
-	ro = !statvfs(slash ? dir : ".", &vfs) && (vfs.f_flag & ST_RDONLY);
-	free(dir);
-	return ro;
-}
-
-/*
- * Why SQLite cannot use the file, in words an operator can act on: not a
- * database, or on a read-only filesystem (SQLite writes next to a store in
- * WAL mode, its -wal and -shm files, even to read it), or SQLite's reason.
- */
-static int unusable(fl_store *st, const char *path)
-{
-	int code = st->db ? sqlite3_errcode(st->db) & 0xff : SQLITE_NOMEM;
-	const char *msg = st->db ? sqlite3_errmsg(st->db) : "out of memory";
-	struct stat sb;
-
-	if (stat(path, &sb) && errno == ENOENT)
-		return fl_error_set(FL_ESTORE,
-				    "store %s: no such file ('faultline db init' makes it)", path);
-	if (code == SQLITE_NOTADB)
-		return fl_error_set(FL_ESTORE, "store %s: not a faultline store (%s)", path, msg);
-	if (on_read_only_fs(path))
-		return fl_error_set(
-		    FL_ESTORE,
-		    "store %s: cannot use it (%s): it is on a read-only filesystem "
-		    "(SQLite writes beside a store, its -wal and -shm files, even to "
-		    "read it)",
-		    path, msg);
-	return fl_error_set(FL_ESTORE, "store %s: cannot use it: %s", path, msg);
-}
-
-/* The schema version, read first: the first read shows whether the file can be used at all. */
-static int read_version(fl_store *st, const char *path, int *v)
-{
-	sqlite3_stmt *stmt;
-	int rc;
-
-	if (sqlite3_prepare_v2(st->db, "PRAGMA user_version", -1, &stmt, NULL) != SQLITE_OK)
-		return unusable(st, path);
-	rc = sqlite3_step(stmt);
-	*v = rc == SQLITE_ROW ? sqlite3_column_int(stmt, 0) : -1;
-	sqlite3_finalize(stmt);
-	return rc == SQLITE_ROW ? 0 : unusable(st, path);
+	if (fl_sql_is_pg(path))
+		return fl_pg_open(&st->db, path, flags);
+	if (!(flags & FL_STORE_READONLY) && fl_mkdir_parent(path))
+		return fl_error_wrap(FL_EIO, "store %s", path);
+	return fl_sqlite_open(&st->db, path, flags);
 }
 
 int fl_store_open(fl_store **out, const char *path, unsigned flags)
 {
 	fl_store *st;
-	int r, v = -1;
-	int oflags = flags & FL_STORE_READONLY ? SQLITE_OPEN_READONLY
-					       : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	int r, v;
 
 	*out = NULL;
-	if (!(flags & FL_STORE_READONLY) && fl_mkdir_parent(path))
-		return fl_error_wrap(FL_EIO, "store %s", path);
 	st = fl_xcalloc(1, sizeof(*st));
 	st->path = fl_xstrdup(path);
-	if (sqlite3_open_v2(path, &st->db, oflags | SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK) {
-		r = unusable(st, path);
-		fl_store_free(st);
-		return r;
-	}
-	sqlite3_busy_timeout(st->db, 10000);
-	r = read_version(st, path, &v);
-	/* SQLite opens a file it cannot write read-only, and says so at the first write */
-	if (!r && !(flags & FL_STORE_READONLY) && sqlite3_db_readonly(st->db, "main") == 1)
-		r = fl_error_set(FL_ESTORE, "store %s: cannot write it%s", path,
-				 on_read_only_fs(path) ? ": it is on a read-only filesystem"
-						       : " (its permissions?)");
-	if (!r)
-		r = fl_store_exec(st, "PRAGMA foreign_keys = ON");
-	if (!r && !(flags & FL_STORE_READONLY))
-		r = set_wal(st);
-	if (!r && !(flags & FL_STORE_READONLY))
-		r = fl_store_exec(st, "PRAGMA synchronous = NORMAL");
+	r = open_backend(st, path, flags);
 	if (!r && !(flags & (FL_STORE_NO_MIGRATE | FL_STORE_READONLY)))
 		r = fl_store_migrate(st, 0, NULL);
+	if (!r && (flags & FL_STORE_READONLY) && (v = fl_store_version(st)) != NMIGRATIONS)
+		r = fl_error_set(FL_EVERSION,
+				 "store %s has schema version %d, expected %d (run "
+				 "'faultline db migrate')",
+				 path, v, NMIGRATIONS);
 	if (r) {
 		fl_store_free(st);
 		return r;
-	}
-	if (flags & FL_STORE_READONLY) {
-		if (v != NMIGRATIONS) {
-			r = fl_error_set(FL_EVERSION,
-					     "store %s has schema version %d, expected %d (run "
-					     "'faultline db migrate')",
-					     path, v, NMIGRATIONS);
-
-			fl_store_free(st);
-			return r;
-		}
 	}
 	*out = st;
 	return 0;
@@ -905,7 +796,7 @@ void fl_store_free(fl_store *st)
 {
 	if (!st)
 		return;
-	sqlite3_close_v2(st->db);
+	fl_sql_close(st->db);
 	free(st->path);
 	free(st);
 }
@@ -914,24 +805,24 @@ void fl_store_free(fl_store *st)
 static int ensure_row(fl_store *st, const char *insert, const char *select, const char *a,
 		      const char *b, int64_t *id)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int r;
 
 	if (fl_store_prepare(st, &stmt, insert))
 		return FL_ESTORE;
-	sqlite3_bind_text(stmt, 1, a, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(stmt, 2, b, -1, SQLITE_TRANSIENT);
+	fl_stmt_bind_text(stmt, 1, a);
+	fl_stmt_bind_text(stmt, 2, b);
 	if ((r = fl_store_step_done(st, stmt, "insert")))
 		return r;
 	if (fl_store_prepare(st, &stmt, select))
 		return FL_ESTORE;
-	sqlite3_bind_text(stmt, 1, a, -1, SQLITE_TRANSIENT);
-	if (sqlite3_step(stmt) != SQLITE_ROW) {
-		sqlite3_finalize(stmt);
+	fl_stmt_bind_text(stmt, 1, a);
+	if (fl_stmt_step(stmt) != FL_SQL_ROW) {
+		fl_stmt_finalize(stmt);
 		return fl_store_sqlerr(st, "select");
 	}
-	*id = sqlite3_column_int64(stmt, 0);
-	sqlite3_finalize(stmt);
+	*id = fl_stmt_column_int64(stmt, 0);
+	fl_stmt_finalize(stmt);
 	return 0;
 }
 
@@ -943,7 +834,7 @@ int fl_store_tree_ensure(fl_store *st, const char *name, const char *url, int64_
 
 int fl_store_commit_depth(fl_store *st, int64_t id, int64_t depth)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int r;
 
 	if (depth <= 0)
@@ -951,8 +842,8 @@ int fl_store_commit_depth(fl_store *st, int64_t id, int64_t depth)
 	if (fl_store_prepare(st, &stmt,
 			     "UPDATE commits SET depth = ?2 WHERE id = ?1 AND depth IS NULL"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, id);
-	sqlite3_bind_int64(stmt, 2, depth);
+	fl_stmt_bind_int64(stmt, 1, id);
+	fl_stmt_bind_int64(stmt, 2, depth);
 	if ((r = fl_store_step_done(st, stmt, "commit depth")))
 		return fl_error_wrap(r, "commit %lld", (long long)id);
 	return 0;
@@ -960,18 +851,18 @@ int fl_store_commit_depth(fl_store *st, int64_t id, int64_t depth)
 
 int fl_store_commit_needs_depth(fl_store *st, int64_t id)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int rc;
 
 	if (fl_store_prepare(st, &stmt, "SELECT depth IS NULL FROM commits WHERE id = ?1"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, id);
-	rc = sqlite3_step(stmt);
-	rc = rc == SQLITE_ROW	 ? sqlite3_column_int(stmt, 0)
-	     : rc == SQLITE_DONE ? fl_error_set(FL_ENOTFOUND, "commit %lld: no such commit",
+	fl_stmt_bind_int64(stmt, 1, id);
+	rc = fl_stmt_step(stmt);
+	rc = rc == FL_SQL_ROW	 ? fl_stmt_column_int(stmt, 0)
+	     : rc == FL_SQL_DONE ? fl_error_set(FL_ENOTFOUND, "commit %lld: no such commit",
 						(long long)id)
 				 : fl_store_sqlerr(st, "commit depth");
-	sqlite3_finalize(stmt);
+	fl_stmt_finalize(stmt);
 	return rc;
 }
 
@@ -986,27 +877,27 @@ int fl_store_machine_ensure(fl_store *st, const char *name, const char *backend,
 int fl_store_commit_ensure(fl_store *st, int64_t tree_id, const struct fl_commit_info *c,
 			   int64_t *id)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int r;
 
 	if (fl_store_prepare(st, &stmt,
 			     "INSERT INTO commits(tree_id, sha, subject, author, time) "
 			     "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, tree_id);
-	sqlite3_bind_text(stmt, 2, c->sha, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(stmt, 3, c->subject ? c->subject : "", -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(stmt, 4, c->author ? c->author : "", -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(stmt, 5, c->time);
+	fl_stmt_bind_int64(stmt, 1, tree_id);
+	fl_stmt_bind_text(stmt, 2, c->sha);
+	fl_stmt_bind_text(stmt, 3, c->subject ? c->subject : "");
+	fl_stmt_bind_text(stmt, 4, c->author ? c->author : "");
+	fl_stmt_bind_int64(stmt, 5, c->time);
 	if ((r = fl_store_step_done(st, stmt, "insert commit")))
 		return fl_error_wrap(r, "commit %s", c->sha);
 	if (fl_store_prepare(st, &stmt, "SELECT id FROM commits WHERE tree_id = ?1 AND sha = ?2"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, tree_id);
-	sqlite3_bind_text(stmt, 2, c->sha, -1, SQLITE_TRANSIENT);
-	r = sqlite3_step(stmt) == SQLITE_ROW ? 0 : fl_store_sqlerr(st, "select commit");
+	fl_stmt_bind_int64(stmt, 1, tree_id);
+	fl_stmt_bind_text(stmt, 2, c->sha);
+	r = fl_stmt_step(stmt) == FL_SQL_ROW ? 0 : fl_store_sqlerr(st, "select commit");
 	if (!r)
-		*id = sqlite3_column_int64(stmt, 0);
-	sqlite3_finalize(stmt);
+		*id = fl_stmt_column_int64(stmt, 0);
+	fl_stmt_finalize(stmt);
 	return r;
 }
