@@ -40,7 +40,7 @@ int fl_store_box_seen(fl_store *st, const char *name, const char *facts, int64_t
 	if (fl_store_prepare(st, &stmt,
 			     "INSERT INTO boxes(name, facts, last_seen_ms) VALUES (?1, ?2, ?3) "
 			     "ON CONFLICT(name) DO UPDATE SET state = 'online', misses = 0, "
-			     "reason = NULL, last_seen_ms = ?3, facts = coalesce(?2, facts)"))
+			     "reason = NULL, last_seen_ms = ?3, facts = coalesce(?2, boxes.facts)"))
 		return FL_ESTORE;
 	bind_str(stmt, 1, name);
 	bind_str(stmt, 2, facts);
@@ -82,7 +82,7 @@ int fl_store_box_miss(fl_store *st, const char *name, int max, const char *why, 
 	*offline = 0;
 	if (fl_store_prepare(st, &stmt,
 			     "INSERT INTO boxes(name, misses) VALUES (?1, 1) "
-			     "ON CONFLICT(name) DO UPDATE SET misses = misses + 1 "
+			     "ON CONFLICT(name) DO UPDATE SET misses = boxes.misses + 1 "
 			     "RETURNING misses"))
 		return FL_ESTORE;
 	bind_str(stmt, 1, name);

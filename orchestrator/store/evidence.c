@@ -32,11 +32,12 @@ static int point_row(fl_store *st, int64_t run_id, const struct fl_evidence_row 
 		"profile, profile_samples, cgroup, locks, vmstat_missing) "
 		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?10, ?11) "
 		"ON CONFLICT (run_id, test, mode, tasks, cgroup) DO UPDATE SET "
-		"measured_s = coalesce(excluded.measured_s, measured_s), "
-		"profile = CASE WHEN ?9 THEN profile ELSE excluded.profile END, "
-		"profile_samples = coalesce(excluded.profile_samples, profile_samples), "
-		"locks = coalesce(excluded.locks, locks), "
-		"vmstat_missing = coalesce(excluded.vmstat_missing, vmstat_missing) "
+		"measured_s = coalesce(excluded.measured_s, evidence_points.measured_s), "
+		"profile = CASE WHEN ?9 THEN evidence_points.profile ELSE excluded.profile END, "
+		"profile_samples = coalesce(excluded.profile_samples, "
+		"evidence_points.profile_samples), "
+		"locks = coalesce(excluded.locks, evidence_points.locks), "
+		"vmstat_missing = coalesce(excluded.vmstat_missing, evidence_points.vmstat_missing) "
 		"RETURNING id"))
 		return FL_ESTORE;
 	if (pt->is_locks)
@@ -70,8 +71,9 @@ static int add_vmstat(fl_store *st, int64_t id, const struct fl_evidence_row *pt
 
 	if (fl_store_prepare(
 		st, &stmt,
-		"INSERT OR REPLACE INTO evidence_vmstat(point_id, name, delta, per_sec) "
-		"VALUES (?1, ?2, ?3, ?4)"))
+		"INSERT INTO evidence_vmstat(point_id, name, delta, per_sec) "
+		"VALUES (?1, ?2, ?3, ?4) ON CONFLICT (point_id, name) DO UPDATE SET "
+		"delta = excluded.delta, per_sec = excluded.per_sec"))
 		return FL_ESTORE;
 	for (size_t i = 0; i < pt->nvm && !r; i++) {
 		fl_stmt_bind_int64(stmt, 1, id);
@@ -92,8 +94,9 @@ static int add_profile(fl_store *st, int64_t id, const struct fl_evidence_row *p
 	int r = 0;
 
 	if (fl_store_prepare(st, &stmt,
-			     "INSERT OR REPLACE INTO evidence_profile(point_id, function, samples, "
-			     "share) VALUES (?1, ?2, ?3, ?4)"))
+			     "INSERT INTO evidence_profile(point_id, function, samples, share) "
+			     "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (point_id, function) DO UPDATE "
+			     "SET samples = excluded.samples, share = excluded.share"))
 		return FL_ESTORE;
 	for (size_t i = 0; i < pt->nfn && !r; i++) {
 		fl_stmt_bind_int64(stmt, 1, id);
@@ -114,9 +117,13 @@ static int add_locks(fl_store *st, int64_t id, const struct fl_evidence_row *pt)
 	int r = 0;
 
 	if (fl_store_prepare(st, &stmt,
-			     "INSERT OR REPLACE INTO evidence_locks(point_id, lock, named_by, "
+			     "INSERT INTO evidence_locks(point_id, lock, named_by, "
 			     "contentions, waits, wait_ns, max_wait_ns, chains) "
-			     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"))
+			     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (point_id, lock) "
+			     "DO UPDATE SET named_by = excluded.named_by, contentions = "
+			     "excluded.contentions, waits = excluded.waits, wait_ns = "
+			     "excluded.wait_ns, max_wait_ns = excluded.max_wait_ns, chains = "
+			     "excluded.chains"))
 		return FL_ESTORE;
 	for (size_t i = 0; i < pt->nlk && !r; i++) {
 		const struct fl_lock_row *l = &pt->lk[i];

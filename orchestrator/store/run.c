@@ -80,10 +80,10 @@ int fl_store_run_record_add(fl_store *st, int64_t id, uint64_t seq, const char *
 {
 	fl_stmt *stmt;
 
-	/* A frame seen twice is dropped by the parser; OR IGNORE only guards a replay. */
+	/* A frame seen twice is dropped by the parser; DO NOTHING only guards a replay. */
 	if (fl_store_prepare(st, &stmt,
-			     "INSERT OR IGNORE INTO run_records(run_id, seq, type, json) "
-			     "VALUES (?1, ?2, ?3, ?4)"))
+			     "INSERT INTO run_records(run_id, seq, type, json) "
+			     "VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING"))
 		return FL_ESTORE;
 	fl_stmt_bind_int64(stmt, 1, id);
 	fl_stmt_bind_int64(stmt, 2, (int64_t)seq);

@@ -72,11 +72,15 @@ struct fl_stmt {
 	struct fl_sql *db;
 };
 
-/* The backends. fl_sqlite_open: a file, flags store.h's FL_STORE_*; fl_pg_open: a postgresql:// URL. */
+/* The backends. fl_sqlite_open: a file, flags store.h's FL_STORE_*; fl_pg_open: a postgresql://
+ * URL. */
 int fl_sqlite_open(struct fl_sql **out, const char *path, unsigned flags);
 int fl_pg_open(struct fl_sql **out, const char *url, unsigned flags);
 /* url names a PostgreSQL database (postgresql:// or postgres://) */
 int fl_sql_is_pg(const char *url);
+/* SQL in the store's dialect (SQLite's) in PostgreSQL's (store/pg.c); *nparams: its highest ?N,
+ * *used (may be NULL): bit N-1 for each ?N it has */
+char *fl_pg_dialect(const char *sql, int *nparams, uint64_t *used);
 
 void fl_sql_close(struct fl_sql *db);
 int fl_sql_exec(struct fl_sql *db, const char *sql);

@@ -22,9 +22,19 @@
  * Migrations, oldest first. A released migration is never edited: a change
  * to the schema is a new entry at the end. Entry i brings version i to i+1.
  */
-static const char *const migrations[] = {
+/*
+ * A migration: its SQL in the store's dialect (SQLite's, which store/pg.c
+ * takes to PostgreSQL's), and PostgreSQL's own text where the SQLite one
+ * cannot be taken (rebuilding a table to change a constraint).
+ */
+struct migration {
+	const char *sql;
+	const char *pg;
+};
+
+static const struct migration migrations[] = {
 	/* 1: the foundation */
-	"CREATE TABLE trees ("
+	{"CREATE TABLE trees ("
 	"  id INTEGER PRIMARY KEY,"
 	"  name TEXT NOT NULL UNIQUE,"
 	"  url TEXT NOT NULL);"
@@ -126,14 +136,14 @@ static const char *const migrations[] = {
 	"  attempts INTEGER NOT NULL DEFAULT 0,"
 	"  last_error TEXT,"
 	"  created INTEGER NOT NULL DEFAULT (unixepoch()),"
-	"  sent INTEGER);",
+	"  sent INTEGER);", NULL},
 	/* 2: the outbox: when a pending report is tried next, and its thread */
-	"ALTER TABLE reports ADD COLUMN next_attempt INTEGER NOT NULL DEFAULT 0;"
+	{"ALTER TABLE reports ADD COLUMN next_attempt INTEGER NOT NULL DEFAULT 0;"
 	"ALTER TABLE reports ADD COLUMN in_reply_to TEXT;"
-	"CREATE INDEX reports_pending ON reports(state, next_attempt);",
+	"CREATE INDEX reports_pending ON reports(state, next_attempt);", NULL},
 	/* 3: evidence per measured point of a run (store/evidence.c): the
 	 * vmstat rates of its window and its kernel profile per function */
-	"CREATE TABLE evidence_points ("
+	{"CREATE TABLE evidence_points ("
 	"  id INTEGER PRIMARY KEY,"
 	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
 	"  test TEXT NOT NULL,"
@@ -154,7 +164,7 @@ static const char *const migrations[] = {
 	"  function TEXT NOT NULL,"
 	"  samples INTEGER NOT NULL,"
 	"  share REAL NOT NULL,"
-	"  PRIMARY KEY (point_id, function)) WITHOUT ROWID;",
+	"  PRIMARY KEY (point_id, function)) WITHOUT ROWID;", NULL},
 	/*
 	 * 4: indexes the results pages read by (store/web.c), so a page stays
 	 * fast with 100k runs: a kernel's runs of one benchmark on one machine,
@@ -162,20 +172,20 @@ static const char *const migrations[] = {
 	 * first), commits by sha prefix and by tree in time order, and a
 	 * regression's reports.
 	 */
-	"CREATE INDEX runs_by_build ON runs(build_id, benchmark, machine_id);"
+	{"CREATE INDEX runs_by_build ON runs(build_id, benchmark, machine_id);"
 	"CREATE INDEX runs_active ON runs(id) WHERE status IN ('queued', 'running');"
 	"CREATE INDEX commits_by_sha ON commits(sha);"
 	"CREATE INDEX commits_by_time ON commits(tree_id, time);"
 	"CREATE INDEX reports_by_regression ON reports(regression_id);"
 	"CREATE INDEX bisections_by_state ON bisections(state);"
-	"CREATE INDEX regressions_by_state ON regressions(state);",
+	"CREATE INDEX regressions_by_state ON regressions(state);", NULL},
 	/*
 	 * 5: the watch service (store/jobs.c, store/watch.c): the job queue, the
 	 * tags it scheduled, comparison results and revert checks; runs and
 	 * regressions point at the job that made them, machines count their
 	 * infra errors in a row, one bisection per regression.
 	 */
-	"CREATE TABLE jobs ("
+	{"CREATE TABLE jobs ("
 	"  id INTEGER PRIMARY KEY,"
 	"  kind TEXT NOT NULL CHECK (kind IN ('compare', 'bisect', 'revert', 'report', 'run')),"
 	"  key TEXT NOT NULL UNIQUE,"
@@ -253,14 +263,14 @@ static const char *const migrations[] = {
 	"  conflicts TEXT,"
 	"  error TEXT,"
 	"  verdict TEXT,"
-	"  created INTEGER NOT NULL DEFAULT (unixepoch()));",
+	"  created INTEGER NOT NULL DEFAULT (unixepoch()));", NULL},
 	/*
 	 * 6: runs on any machine backend (store/run.c): what ran without a
 	 * build row (commit, prebuilt image), who runs it (host and pid, so a
 	 * run left 'running' by a dead process is recognised), the guest's
 	 * facts, the timing, and every record the agent sent.
 	 */
-	"ALTER TABLE runs ADD COLUMN commit_id INTEGER REFERENCES commits(id);"
+	{"ALTER TABLE runs ADD COLUMN commit_id INTEGER REFERENCES commits(id);"
 	"ALTER TABLE runs ADD COLUMN kernel_image TEXT;"
 	"ALTER TABLE runs ADD COLUMN system_map TEXT;"
 	"ALTER TABLE runs ADD COLUMN label TEXT;"
@@ -284,7 +294,7 @@ static const char *const migrations[] = {
 	"  seq INTEGER NOT NULL,"
 	"  type TEXT NOT NULL,"
 	"  json TEXT NOT NULL,"
-	"  PRIMARY KEY (run_id, seq));",
+	"  PRIMARY KEY (run_id, seq));", NULL},
 	/*
 	 * 7: what the results pages read since the service and the run path
 	 * store it (store/web.c): a kernel's runs by runs.commit_id, a tag's
@@ -293,21 +303,21 @@ static const char *const migrations[] = {
 	 * in URLs), and each bisection step's progress (commits left, best
 	 * candidate, phase) as the engine reported it.
 	 */
-	"CREATE INDEX runs_by_commit ON runs(commit_id, benchmark, machine_id);"
+	{"CREATE INDEX runs_by_commit ON runs(commit_id, benchmark, machine_id);"
 	"CREATE INDEX jobs_by_ref ON jobs(kind, ref_id);"
 	"CREATE INDEX jobs_live ON jobs(id) WHERE state IN ('queued', 'running', 'waiting');"
 	"CREATE INDEX watch_tags_by_tag ON watch_tags(tag);"
 	"CREATE INDEX watch_tags_by_baseline ON watch_tags(baseline);"
 	"ALTER TABLE bisect_steps ADD COLUMN remaining INTEGER;"
 	"ALTER TABLE bisect_steps ADD COLUMN best TEXT;"
-	"ALTER TABLE bisect_steps ADD COLUMN phase TEXT;",
+	"ALTER TABLE bisect_steps ADD COLUMN phase TEXT;", NULL},
 	/*
 	 * 8: bare-metal boxes (store/agent.c): the facts each box reports and
 	 * its missed deadlines in a row; one agent job per run on a box, with
 	 * what it downloads, its deadline and its state; the record frames the
 	 * box uploaded, each (job, seq) once.
 	 */
-	"CREATE TABLE boxes ("
+	{"CREATE TABLE boxes ("
 	"  name TEXT PRIMARY KEY,"
 	"  state TEXT NOT NULL DEFAULT 'online' CHECK (state IN ('online', 'offline')),"
 	"  facts TEXT,"
@@ -344,14 +354,14 @@ static const char *const migrations[] = {
 	"  seq INTEGER NOT NULL,"
 	"  frame TEXT NOT NULL,"
 	"  received_ms INTEGER NOT NULL,"
-	"  PRIMARY KEY (job_id, seq)) WITHOUT ROWID;",
+	"  PRIMARY KEY (job_id, seq)) WITHOUT ROWID;", NULL},
 	/*
 	 * 9: a run job may measure one point of its benchmark (mode and task
 	 * count, "threads:2"): a bisection and a revert check decide at the
 	 * regression's point only, and a run of one point costs a quarter of
 	 * a run of four. NULL: every point.
 	 */
-	"ALTER TABLE jobs ADD COLUMN point TEXT;",
+	{"ALTER TABLE jobs ADD COLUMN point TEXT;", NULL},
 	/*
 	 * 10: what a job is about, with foreign keys: a compare job's watch tag
 	 * (tag_id), a bisect, revert or report job's regression
@@ -366,7 +376,7 @@ static const char *const migrations[] = {
 	 * migrations run with foreign keys off and are checked before they
 	 * commit (fl_store_migrate).
 	 */
-	"CREATE TABLE job_kinds (name TEXT PRIMARY KEY) WITHOUT ROWID;"
+	{"CREATE TABLE job_kinds (name TEXT PRIMARY KEY) WITHOUT ROWID;"
 	"INSERT INTO job_kinds(name) SELECT DISTINCT kind FROM jobs;"
 	"CREATE TABLE jobs_v10 ("
 	"  id INTEGER PRIMARY KEY,"
@@ -407,6 +417,20 @@ static const char *const migrations[] = {
 	"CREATE INDEX jobs_by_tag ON jobs(tag_id) WHERE tag_id IS NOT NULL;"
 	"CREATE INDEX jobs_by_regression ON jobs(regression_id) WHERE regression_id IS NOT NULL;"
 	"CREATE INDEX jobs_live ON jobs(id) WHERE state IN ('queued', 'running', 'waiting');",
+	 /* PostgreSQL changes the table in place (others point at it) */
+	 "CREATE TABLE job_kinds (name TEXT PRIMARY KEY);"
+	 "INSERT INTO job_kinds(name) SELECT DISTINCT kind FROM jobs;"
+	 "ALTER TABLE jobs DROP CONSTRAINT jobs_kind_check;"
+	 "ALTER TABLE jobs ADD FOREIGN KEY (kind) REFERENCES job_kinds(name);"
+	 "ALTER TABLE jobs ADD COLUMN round INTEGER CHECK (round >= 0);"
+	 "ALTER TABLE jobs ADD COLUMN tag_id INTEGER REFERENCES watch_tags(id);"
+	 "ALTER TABLE jobs ADD COLUMN regression_id INTEGER REFERENCES regressions(id);"
+	 "UPDATE jobs SET tag_id = CASE WHEN kind = 'compare' THEN (SELECT w.id FROM watch_tags w"
+	 "  WHERE w.id = ref_id) END, regression_id = CASE WHEN kind IN ('bisect', 'revert',"
+	 "  'report') THEN (SELECT g.id FROM regressions g WHERE g.id = ref_id) END;"
+	 "ALTER TABLE jobs DROP COLUMN ref_id;"
+	 "CREATE INDEX jobs_by_tag ON jobs(tag_id) WHERE tag_id IS NOT NULL;"
+	 "CREATE INDEX jobs_by_regression ON jobs(regression_id) WHERE regression_id IS NOT NULL;"},
 	/*
 	 * 11: a point's cgroup context, next to its mode and task count: ''
 	 * is the root cgroup (every row from before), 'child' a child memory
@@ -415,7 +439,7 @@ static const char *const migrations[] = {
 	 * constraints take the column and the three tables are rebuilt
 	 * (SQLite cannot change a constraint), keeping their ids.
 	 */
-	"CREATE TABLE samples_v11 ("
+	{"CREATE TABLE samples_v11 ("
 	"  id INTEGER PRIMARY KEY,"
 	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
 	"  metric TEXT NOT NULL,"
@@ -480,6 +504,17 @@ static const char *const migrations[] = {
 	"DROP TABLE comparisons;"
 	"ALTER TABLE comparisons_v11 RENAME TO comparisons;"
 	"ALTER TABLE regressions ADD COLUMN cgroup TEXT NOT NULL DEFAULT '';",
+	 /* PostgreSQL changes the constraints in place */
+	 "ALTER TABLE samples ADD COLUMN cgroup TEXT NOT NULL DEFAULT '';"
+	 "ALTER TABLE samples DROP CONSTRAINT samples_run_id_metric_mode_tasks_seq_key;"
+	 "ALTER TABLE samples ADD UNIQUE (run_id, metric, mode, tasks, cgroup, seq);"
+	 "ALTER TABLE evidence_points ADD COLUMN cgroup TEXT NOT NULL DEFAULT '';"
+	 "ALTER TABLE evidence_points DROP CONSTRAINT evidence_points_run_id_test_mode_tasks_key;"
+	 "ALTER TABLE evidence_points ADD UNIQUE (run_id, test, mode, tasks, cgroup);"
+	 "ALTER TABLE comparisons ADD COLUMN cgroup TEXT NOT NULL DEFAULT '';"
+	 "ALTER TABLE comparisons DROP CONSTRAINT comparisons_job_id_what_metric_mode_tasks_key;"
+	 "ALTER TABLE comparisons ADD UNIQUE (job_id, what, metric, mode, tasks, cgroup);"
+	 "ALTER TABLE regressions ADD COLUMN cgroup TEXT NOT NULL DEFAULT '';"},
 	/*
 	 * 12: tries (store/try.c): a proposed fix (a patch's text, or a
 	 * revision) measured against the commit it was made on and, for a
@@ -488,7 +523,7 @@ static const char *const migrations[] = {
 	 * Commits are shas here: the candidate belongs to no tree's history.
 	 * A try's job points at it (jobs.try_id), as a compare job at its tag.
 	 */
-	"CREATE TABLE tries ("
+	{"CREATE TABLE tries ("
 	"  id INTEGER PRIMARY KEY,"
 	"  tree TEXT NOT NULL,"
 	"  regression_id INTEGER REFERENCES regressions(id),"
@@ -516,7 +551,7 @@ static const char *const migrations[] = {
 	"  CHECK (patch IS NOT NULL OR rev_sha IS NOT NULL));"
 	"CREATE INDEX tries_by_regression ON tries(regression_id) WHERE regression_id IS NOT NULL;"
 	"ALTER TABLE jobs ADD COLUMN try_id INTEGER REFERENCES tries(id);"
-	"CREATE INDEX jobs_by_try ON jobs(try_id) WHERE try_id IS NOT NULL;",
+	"CREATE INDEX jobs_by_try ON jobs(try_id) WHERE try_id IS NOT NULL;", NULL},
 	/*
 	 * 13: bisections over merged branches and their resume key
 	 * (store/bisect.c): the merge whose merged branch a step searched
@@ -525,8 +560,8 @@ static const char *const migrations[] = {
 	 * choices), so a record is resumed only by the same bisection. An
 	 * unfinished bisection no process runs any more is 'stopped'.
 	 */
-	("ALTER TABLE bisect_steps ADD COLUMN branch TEXT;"
-	 "ALTER TABLE bisections ADD COLUMN options TEXT;"),
+	{("ALTER TABLE bisect_steps ADD COLUMN branch TEXT;"
+	 "ALTER TABLE bisections ADD COLUMN options TEXT;"), NULL},
 	/*
 	 * 14: runs_by_job over the runs that have a job only. Runs of
 	 * "faultline run" have none; once ANALYZE counted their NULLs as one
@@ -535,8 +570,8 @@ static const char *const migrations[] = {
 	 * runs instead (the bisection page: 0.6 ms to 79 ms). A partial index
 	 * still serves "job_id = x", and its statistics are the jobs' own.
 	 */
-	("DROP INDEX runs_by_job;"
-	 "CREATE INDEX runs_by_job ON runs(job_id) WHERE job_id IS NOT NULL;"),
+	{("DROP INDEX runs_by_job;"
+	 "CREATE INDEX runs_by_job ON runs(job_id) WHERE job_id IS NOT NULL;"), NULL},
 	/*
 	 * 15: heads of watched branches next to tags (store/watch.c): a row of
 	 * watch_tags is a tag (every row from before) or a head of the branch
@@ -544,18 +579,18 @@ static const char *const migrations[] = {
 	 * what its next head is compared with, and the time of its newest
 	 * tested head keeps one test per branch_interval across restarts.
 	 */
-	"ALTER TABLE watch_tags ADD COLUMN kind TEXT NOT NULL DEFAULT 'tag'"
+	{"ALTER TABLE watch_tags ADD COLUMN kind TEXT NOT NULL DEFAULT 'tag'"
 	"  CHECK (kind IN ('tag', 'head'));"
 	"ALTER TABLE watch_tags ADD COLUMN ref TEXT;"
-	"CREATE INDEX watch_tags_heads ON watch_tags(tree_id, ref, id) WHERE kind = 'head';",
+	"CREATE INDEX watch_tags_heads ON watch_tags(tree_id, ref, id) WHERE kind = 'head';", NULL},
 	/*
 	 * 16: a commit's place in its tree's history (store.h's
 	 * fl_commit_info.depth): how many commits its first-parent line
 	 * holds, itself included, NULL where the writer did not know. The
 	 * pages order a tree's commits by it (history, not commit time).
 	 */
-	("ALTER TABLE commits ADD COLUMN depth INTEGER;"
-	 "CREATE INDEX commits_by_depth ON commits(tree_id, depth, time);"),
+	{("ALTER TABLE commits ADD COLUMN depth INTEGER;"
+	 "CREATE INDEX commits_by_depth ON commits(tree_id, depth, time);"), NULL},
 	/*
 	 * 17: reports that reach people and a regression's life cycle
 	 * (store/report.c, store/triage.c): a mail's own recipients ("to
@@ -568,7 +603,7 @@ static const char *const migrations[] = {
 	 * fixed a regression (purpose fixcheck, the tag); mails read by
 	 * "faultline mail ingest", once each by Message-ID.
 	 */
-	"ALTER TABLE reports ADD COLUMN recipients TEXT;"
+	{"ALTER TABLE reports ADD COLUMN recipients TEXT;"
 	"ALTER TABLE reports ADD COLUMN held TEXT;"
 	"ALTER TABLE reports ADD COLUMN attach_name TEXT;"
 	"ALTER TABLE reports ADD COLUMN attach TEXT;"
@@ -588,14 +623,14 @@ static const char *const migrations[] = {
 	"  sender TEXT NOT NULL,"
 	"  regression_id INTEGER REFERENCES regressions(id),"
 	"  outcome TEXT NOT NULL,"
-	"  created INTEGER NOT NULL DEFAULT (unixepoch()));",
+	"  created INTEGER NOT NULL DEFAULT (unixepoch()));", NULL},
 	/*
 	 * 18: lock contention per measured point (store/evidence.c): whether
 	 * the window was traced (recorded, off, not available: why, failed:
 	 * why), the expected vmstat counters the kernel lacks, and per
 	 * contended lock its counts, wait times and top call chains.
 	 */
-	"ALTER TABLE evidence_points ADD COLUMN locks TEXT;"
+	{"ALTER TABLE evidence_points ADD COLUMN locks TEXT;"
 	"ALTER TABLE evidence_points ADD COLUMN vmstat_missing TEXT;"
 	"CREATE TABLE evidence_locks ("
 	"  point_id INTEGER NOT NULL REFERENCES evidence_points(id) ON DELETE CASCADE,"
@@ -606,7 +641,7 @@ static const char *const migrations[] = {
 	"  wait_ns INTEGER NOT NULL,"
 	"  max_wait_ns INTEGER NOT NULL,"
 	"  chains TEXT NOT NULL DEFAULT '',"
-	"  PRIMARY KEY (point_id, lock));",
+	"  PRIMARY KEY (point_id, lock));", NULL},
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -706,6 +741,14 @@ void fl_store_rollback(fl_store *st)
 		fl_sql_exec(st->db, "ROLLBACK");
 }
 
+/* Migration i's text for the store's backend. */
+static const char *migration_sql(fl_store *st, int i)
+{
+	const struct migration *m = &migrations[i];
+
+	return m->pg && !strcmp(st->db->ops->name, "postgresql") ? m->pg : m->sql;
+}
+
 /*
  * The next migration up to upto, in one transaction; *v: the version then.
  * The version is read under the write lock: another process opening the
@@ -721,7 +764,7 @@ static int migrate_one(fl_store *st, int upto, int *v)
 		fl_store_rollback(st);
 		return *v < 0 ? FL_ESTORE : 0;
 	}
-	if (fl_store_exec(st, migrations[*v]) || ops->migrate_check(st->db) ||
+	if (fl_store_exec(st, migration_sql(st, *v)) || ops->migrate_check(st->db) ||
 	    ops->set_version(st->db, *v + 1)) {
 		fl_error_wrap(FL_ESTORE, "migration to version %d", *v + 1);
 		fl_store_rollback(st);

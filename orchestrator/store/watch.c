@@ -196,12 +196,20 @@ int fl_store_comparison_add(fl_store *st, int64_t job_id, const struct fl_watch_
 	fl_stmt *stmt;
 
 	if (fl_store_prepare(st, &stmt,
-			     "INSERT OR REPLACE INTO comparisons(job_id, what, base_commit, "
+			     "INSERT INTO comparisons(job_id, what, base_commit, "
 			     "new_commit, benchmark, machine_id, metric, mode, tasks, is_primary, "
 			     "base_runs, base_mean, base_stddev, new_runs, new_mean, new_stddev, "
 			     "change, p_value, verdict, class, cgroup) VALUES (?1, ?2, ?3, ?4, ?5, "
 			     "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, "
-			     "?20, ?21)"))
+			     "?20, ?21) ON CONFLICT (job_id, what, metric, mode, tasks, cgroup) DO "
+			     "UPDATE SET base_commit = excluded.base_commit, new_commit = "
+			     "excluded.new_commit, benchmark = excluded.benchmark, machine_id = "
+			     "excluded.machine_id, is_primary = excluded.is_primary, base_runs = "
+			     "excluded.base_runs, base_mean = excluded.base_mean, base_stddev = "
+			     "excluded.base_stddev, new_runs = excluded.new_runs, new_mean = "
+			     "excluded.new_mean, new_stddev = excluded.new_stddev, change = "
+			     "excluded.change, p_value = excluded.p_value, verdict = excluded.verdict, "
+			     "class = excluded.class, created = unixepoch()"))
 		return FL_ESTORE;
 	fl_stmt_bind_int64(stmt, 1, job_id);
 	fl_stmt_bind_text(stmt, 2, c->what);
