@@ -801,6 +801,11 @@ int fl_store_migrate(fl_store *st, int upto, int *from)
 	return r;
 }
 
+int fl_store_is_file(const char *path)
+{
+	return !fl_sql_is_pg(path);
+}
+
 /* The backend the location names: a postgresql:// URL, or an SQLite file. */
 static int open_backend(fl_store *st, const char *path, unsigned flags)
 {
