@@ -686,18 +686,18 @@ int fl_pg_open(struct fl_sql **out, const char *url, unsigned flags)
 
 	*out = NULL;
 	p->base.ops = &pg_ops;
-	p->url = fl_xstrdup(url);
+	p->url = fl_sql_redact(url); /* for messages */
 	p->c = PQconnectdb(url);
 	if (PQstatus(p->c) != CONNECTION_OK)
-		r = fl_error_set(FL_ESTORE, "store %s: cannot connect: %s", url,
+		r = fl_error_set(FL_ESTORE, "store %s: cannot connect: %s", p->url,
 				 set_err(p, PQerrorMessage(p->c)));
 	else {
 		PQsetNoticeProcessor(p->c, quiet, NULL);
 		if (run(p, "SET lock_timeout = '10s'; SET client_min_messages = warning") ||
 		    (flags & FL_STORE_READONLY && run(p, "SET default_transaction_read_only = on")))
-			r = fl_error_set(FL_ESTORE, "store %s: %s", url, p->err);
+			r = fl_error_set(FL_ESTORE, "store %s: %s", p->url, p->err);
 		else
-			r = check_database(p, url);
+			r = check_database(p, p->url);
 	}
 	if (r) {
 		pg_close(&p->base);

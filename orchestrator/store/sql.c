@@ -1,11 +1,38 @@
 /* store/sql.c - the statement layer's calls, each to its backend's op (see store/sql.h). */
 #include "store/sql.h"
+#include "lib/buf.h"
 
 #include <string.h>
 
 int fl_sql_is_pg(const char *url)
 {
 	return url && (!strncmp(url, "postgresql://", 13) || !strncmp(url, "postgres://", 11));
+}
+
+char *fl_sql_redact(const char *url)
+{
+	const char *auth = fl_sql_is_pg(url) ? strstr(url, "://") + 3 : NULL;
+	const char *end = auth ? auth + strcspn(auth, "/?") : NULL;
+	const char *at = auth ? memchr(auth, '@', (size_t)(end - auth)) : NULL;
+	const char *colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
+	const char *pw = auth ? strstr(end, "password=") : NULL;
+	fl_buf b = FL_BUF_INIT;
+
+	if (!colon && !pw)
+		return fl_xstrdup(url);
+	if (colon)
+		fl_buf_add(&b, url, (size_t)(colon + 1 - url));
+	fl_buf_adds(&b, colon ? "***" : "");
+	if (!pw) {
+		fl_buf_adds(&b, colon ? at : url);
+		return fl_buf_detach(&b);
+	}
+	if (colon)
+		fl_buf_add(&b, at, (size_t)(pw - at));
+	else
+		fl_buf_add(&b, url, (size_t)(pw - url));
+	fl_buf_addf(&b, "password=***%s", pw + strcspn(pw, "&"));
+	return fl_buf_detach(&b);
 }
 
 void fl_sql_close(struct fl_sql *db)

@@ -78,6 +78,8 @@ int fl_sqlite_open(struct fl_sql **out, const char *path, unsigned flags);
 int fl_pg_open(struct fl_sql **out, const char *url, unsigned flags);
 /* url names a PostgreSQL database (postgresql:// or postgres://) */
 int fl_sql_is_pg(const char *url);
+/* url with its password (user:PASSWORD@, password=) as *** for messages; a copy */
+char *fl_sql_redact(const char *url);
 /* SQL in the store's dialect (SQLite's) in PostgreSQL's (store/pg.c); *nparams: its highest ?N,
  * *used (may be NULL): bit N-1 for each ?N it has */
 char *fl_pg_dialect(const char *sql, int *nparams, uint64_t *used);

@@ -823,7 +823,7 @@ int fl_store_open(fl_store **out, const char *path, unsigned flags)
 
 	*out = NULL;
 	st = fl_xcalloc(1, sizeof(*st));
-	st->path = fl_xstrdup(path);
+	st->path = fl_sql_redact(path); /* for messages */
 	r = open_backend(st, path, flags);
 	if (!r && !(flags & (FL_STORE_NO_MIGRATE | FL_STORE_READONLY)))
 		r = fl_store_migrate(st, 0, NULL);

@@ -601,6 +601,21 @@ static void test_concurrent_migrations(void **state)
 	}
 }
 
+/* A PostgreSQL URL's password never shows in a message (nothing listens on port 1). */
+static void test_url_password_hidden(void **state)
+{
+	fl_store *st;
+
+	(void)state;
+	assert_int_equal(fl_store_open(&st, "postgresql://fl:s3cret@127.0.0.1:1/x", 0), FL_ESTORE);
+	assert_null(strstr(fl_error_last(), "s3cret"));
+	assert_non_null(strstr(fl_error_last(), "store postgresql://fl:***@127.0.0.1:1/x: cannot connect"));
+	assert_int_equal(fl_store_open(&st, "postgresql://127.0.0.1:1/x?user=fl&password=s3cret&a=b", 0),
+			 FL_ESTORE);
+	assert_null(strstr(fl_error_last(), "s3cret"));
+	assert_non_null(strstr(fl_error_last(), "x?user=fl&password=***&a=b: cannot connect"));
+}
+
 static void test_unwritable_place(void **state)
 {
 	fl_store *st;
@@ -624,6 +639,7 @@ int main(void)
 	    cmocka_unit_test(test_runs_by_job_planned),
 	    cmocka_unit_test(test_migration_15),
 	    cmocka_unit_test(test_concurrent_migrations),
+	    cmocka_unit_test(test_url_password_hidden),
 	    cmocka_unit_test(test_unwritable_place),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
