@@ -6,16 +6,17 @@
 #
 # build:   compiler, CMake and the -dev libraries faultline links with
 # runtime: what the tests and the service start for real (QEMU, libvirtd,
-#          an SMTP server, Chromium, kernel build tools, Linux sources)
+#          an SMTP server, Chromium, kernel build tools, Linux sources,
+#          PostgreSQL for the tests labelled pg)
 set -eu
 
 BUILD_PKGS="build-essential cmake pkg-config git clang
-  libgit2-dev libcurl4-openssl-dev libvirt-dev libyaml-dev libsqlite3-dev
+  libgit2-dev libcurl4-openssl-dev libvirt-dev libyaml-dev libsqlite3-dev libpq-dev
   libmicrohttpd-dev libjansson-dev libcmocka-dev zlib1g-dev libssl-dev
   libclang-rt-14-dev libgmime-3.0-dev pandoc bash-completion"
 RUNTIME_PKGS="sqlite3 cpio qemu-system-x86 libvirt-daemon libvirt-daemon-driver-qemu
   libvirt-clients tini python3-aiosmtpd chromium bc flex bison libelf-dev ccache perl linux-source-6.1
-  python3-prometheus-client"
+  python3-prometheus-client postgresql"
 
 want=""
 [ $# -eq 0 ] && set -- all

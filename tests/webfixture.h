@@ -658,7 +658,7 @@ static inline int wf_fill(const char *dir, struct wf_store *w)
 	memset(w, 0, sizeof(*w));
 	snprintf(w->dir, sizeof(w->dir), "%s", dir);
 	snprintf(db, sizeof(db), "%s/fl.db", dir);
-	if (fl_store_open(&st, db, 0))
+	if (fl_store_open(&st, fl_test_store(db), 0))
 		return -1;
 	r = fl_pipeline_register(st) ||
 	    fl_store_tree_ensure(st, "mainline", "/srv/linux.git", &w->tree) ||

@@ -17,7 +17,7 @@ static int open_store(const char *path, int init)
 	fl_store *st;
 	int from, r;
 
-	if (!init && access(path, F_OK)) {
+	if (!init && fl_store_is_file(path) && access(path, F_OK)) {
 		fprintf(stderr, "faultline: store %s does not exist (use 'faultline db init')\n",
 			path);
 		return FL_EXIT_FAIL;
@@ -42,8 +42,9 @@ const char cmd_db_help[] =
     "  migrate        bring an existing store to this build's schema version\n"
     "\n"
     "options:\n"
-    "  --config F     take the store's path from this configuration's store.path\n"
-    "  --db PATH      the SQLite store itself (no configuration read)\n"
+    "  --config F     take the store from this configuration (store.path, store.url)\n"
+    "  --db PATH      the store itself, an SQLite file or a postgresql:// URL\n"
+    "                 (no configuration read)\n"
     "  -h, --help     this help\n"
     "\n"
     "Exit: 0 done, 2 usage or configuration error, 4 the store cannot be opened\n"

@@ -174,6 +174,7 @@ static const struct schema benchmark_schema = {sizeof(struct fl_benchmark_conf),
 #define T struct fl_config
 static const struct field store_fields[] = {
 	{"path", F_STR, OFF(T, store.path) - OFF(T, store), 0, 0, NULL, NULL, 0, 0, NULL},
+	{"url", F_STR, OFF(T, store.url) - OFF(T, store), 0, 0, NULL, NULL, 0, 0, NULL},
 	END,
 };
 static const struct schema store_schema = {sizeof(((T *)0)->store), store_fields};
@@ -1133,6 +1134,45 @@ static void check_limits(struct loader *L, struct fl_httpd_limits *l, int body)
 		report_at(L, &l->body_max, "at least 64K: a box's facts and batches of records");
 }
 
+/*
+ * store.url: a PostgreSQL database (postgresql:// or postgres://, as libpq
+ * takes it), or an SQLite file (sqlite:FILE, or FILE); it becomes
+ * store.path, the location the store is opened at.
+ */
+static void check_store(struct loader *L)
+{
+	struct fl_config *cfg = L->cfg;
+	const char *u = cfg->store.url, *scheme_end;
+
+	if (!u)
+		return;
+	if (cfg->store.path) {
+		report_at(L, &cfg->store.url, "'url' and 'path' both name the store: keep one");
+		return;
+	}
+	scheme_end = strstr(u, "://");
+	if (!strncmp(u, "postgresql://", 13) || !strncmp(u, "postgres://", 11)) {
+		if (!scheme_end[3] || scheme_end[3] == '?')
+			report_at(L, &cfg->store.url,
+				  "'%s' names no database (postgresql://USER@HOST:PORT/DATABASE)",
+				  u);
+		else
+			cfg->store.path = fl_xstrdup(u);
+	} else if (!strncmp(u, "sqlite:", 7)) {
+		if (!u[7])
+			report_at(L, &cfg->store.url, "'sqlite:' names no file (sqlite:FILE)");
+		else
+			cfg->store.path = fl_xstrdup(u + 7);
+	} else if (scheme_end || !*u) {
+		report_at(L, &cfg->store.url,
+			  "'%s' is not a store: postgresql://USER@HOST:PORT/DATABASE, "
+			  "sqlite:FILE or a file",
+			  u);
+	} else {
+		cfg->store.path = fl_xstrdup(u);
+	}
+}
+
 static void check_whole(struct loader *L)
 {
 	struct fl_config *cfg = L->cfg;
@@ -1168,6 +1208,7 @@ static void check_whole(struct loader *L)
 	for (char **f = &cfg->agent_api.cert; f <= &cfg->agent_api.key; f++)
 		if (*f && !is_file(*f))
 			report_at(L, f, "no such file '%s'", *f);
+	check_store(L);
 	if (!cfg->store.path && cfg->var)
 		cfg->store.path = fl_xasprintf("%s/faultline.db", cfg->var);
 }

@@ -107,7 +107,8 @@ struct fl_config {
 	char *path; /* the file it was read from */
 	char *var;  /* runtime state: trees, slots, artifacts, logs */
 	struct {
-		char *path;
+		char *path; /* what fl_store_open takes: a file, or url when it is PostgreSQL's */
+		char *url;  /* as written: postgresql://..., sqlite:FILE or FILE */
 	} store;
 	struct fl_tree_conf *trees;
 	size_t ntrees;

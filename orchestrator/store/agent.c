@@ -12,14 +12,14 @@
 
 #define LIVE "('queued', 'fetched', 'booting', 'running')"
 
-static void bind_str(sqlite3_stmt *stmt, int col, const char *s)
+static void bind_str(fl_stmt *stmt, int col, const char *s)
 {
-	sqlite3_bind_text(stmt, col, s, -1, SQLITE_TRANSIENT);
+	fl_stmt_bind_text(stmt, col, s);
 }
 
-static int64_t column_ms(sqlite3_stmt *stmt, int col)
+static int64_t column_ms(fl_stmt *stmt, int col)
 {
-	return sqlite3_column_type(stmt, col) == SQLITE_NULL ? 0 : sqlite3_column_int64(stmt, col);
+	return fl_stmt_column_type(stmt, col) == FL_SQL_NULL ? 0 : fl_stmt_column_int64(stmt, col);
 }
 
 /* ---- boxes ---------------------------------------------------------- */
@@ -35,22 +35,22 @@ void fl_box_release(struct fl_box *b)
 
 int fl_store_box_seen(fl_store *st, const char *name, const char *facts, int64_t now_ms)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 
 	if (fl_store_prepare(st, &stmt,
 			     "INSERT INTO boxes(name, facts, last_seen_ms) VALUES (?1, ?2, ?3) "
 			     "ON CONFLICT(name) DO UPDATE SET state = 'online', misses = 0, "
-			     "reason = NULL, last_seen_ms = ?3, facts = coalesce(?2, facts)"))
+			     "reason = NULL, last_seen_ms = ?3, facts = coalesce(?2, boxes.facts)"))
 		return FL_ESTORE;
 	bind_str(stmt, 1, name);
 	bind_str(stmt, 2, facts);
-	sqlite3_bind_int64(stmt, 3, now_ms);
+	fl_stmt_bind_int64(stmt, 3, now_ms);
 	return fl_store_step_done(st, stmt, "box seen");
 }
 
 int fl_store_box_get(fl_store *st, const char *name, struct fl_box *b)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int rc;
 
 	memset(b, 0, sizeof(*b));
@@ -59,37 +59,37 @@ int fl_store_box_get(fl_store *st, const char *name, struct fl_box *b)
 			     "WHERE name = ?1"))
 		return FL_ESTORE;
 	bind_str(stmt, 1, name);
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW) {
+	rc = fl_stmt_step(stmt);
+	if (rc == FL_SQL_ROW) {
 		b->name = fl_store_column_dup(stmt, 0);
 		b->state = fl_store_column_dup(stmt, 1);
 		b->facts = fl_store_column_dup(stmt, 2);
 		b->reason = fl_store_column_dup(stmt, 3);
 		b->last_seen_ms = column_ms(stmt, 4);
-		b->misses = sqlite3_column_int(stmt, 5);
+		b->misses = fl_stmt_column_int(stmt, 5);
 	}
-	sqlite3_finalize(stmt);
-	if (rc == SQLITE_DONE)
+	fl_stmt_finalize(stmt);
+	if (rc == FL_SQL_DONE)
 		return fl_error_set(FL_ENOTFOUND, "box '%s' has never asked for work", name);
-	return rc == SQLITE_ROW ? 0 : fl_store_sqlerr(st, "get box");
+	return rc == FL_SQL_ROW ? 0 : fl_store_sqlerr(st, "get box");
 }
 
 int fl_store_box_miss(fl_store *st, const char *name, int max, const char *why, int *offline)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int rc;
 
 	*offline = 0;
 	if (fl_store_prepare(st, &stmt,
 			     "INSERT INTO boxes(name, misses) VALUES (?1, 1) "
-			     "ON CONFLICT(name) DO UPDATE SET misses = misses + 1 "
+			     "ON CONFLICT(name) DO UPDATE SET misses = boxes.misses + 1 "
 			     "RETURNING misses"))
 		return FL_ESTORE;
 	bind_str(stmt, 1, name);
-	rc = sqlite3_step(stmt);
-	*offline = rc == SQLITE_ROW && sqlite3_column_int(stmt, 0) >= max;
-	sqlite3_finalize(stmt);
-	if (rc != SQLITE_ROW)
+	rc = fl_stmt_step(stmt);
+	*offline = rc == FL_SQL_ROW && fl_stmt_column_int(stmt, 0) >= max;
+	fl_stmt_finalize(stmt);
+	if (rc != FL_SQL_ROW)
 		return fl_store_sqlerr(st, "box missed a deadline");
 	if (!*offline)
 		return 0;
@@ -103,19 +103,19 @@ int fl_store_box_miss(fl_store *st, const char *name, int max, const char *why, 
 
 /* ---- agent jobs ----------------------------------------------------- */
 
-static void bind_file(sqlite3_stmt *stmt, int col, const struct fl_agent_file *f)
+static void bind_file(fl_stmt *stmt, int col, const struct fl_agent_file *f)
 {
 	bind_str(stmt, col, f->path);
 	bind_str(stmt, col + 1, f->sha256);
 	if (f->path)
-		sqlite3_bind_int64(stmt, col + 2, f->size);
+		fl_stmt_bind_int64(stmt, col + 2, f->size);
 	else
-		sqlite3_bind_null(stmt, col + 2);
+		fl_stmt_bind_null(stmt, col + 2);
 }
 
 int fl_store_agent_job_add(fl_store *st, const struct fl_agent_job_new *j, int64_t *id)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int rc;
 
 	if (fl_store_prepare(st, &stmt,
@@ -125,19 +125,19 @@ int fl_store_agent_job_add(fl_store *st, const struct fl_agent_job_new *j, int64
 			     "?10, ?11, ?12, ?13) RETURNING id"))
 		return FL_ESTORE;
 	bind_str(stmt, 1, j->box);
-	sqlite3_bind_int64(stmt, 2, j->run_id);
+	fl_stmt_bind_int64(stmt, 2, j->run_id);
 	bind_str(stmt, 3, j->mode);
 	bind_str(stmt, 4, j->job);
 	bind_str(stmt, 5, j->cmdline);
 	bind_file(stmt, 6, &j->kernel);
 	bind_file(stmt, 9, &j->initrd);
-	sqlite3_bind_int64(stmt, 12, j->created_ms);
-	sqlite3_bind_int64(stmt, 13, j->deadline_ms);
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW)
-		*id = sqlite3_column_int64(stmt, 0);
-	sqlite3_finalize(stmt);
-	return rc == SQLITE_ROW ? 0 : fl_store_sqlerr(st, "add agent job");
+	fl_stmt_bind_int64(stmt, 12, j->created_ms);
+	fl_stmt_bind_int64(stmt, 13, j->deadline_ms);
+	rc = fl_stmt_step(stmt);
+	if (rc == FL_SQL_ROW)
+		*id = fl_stmt_column_int64(stmt, 0);
+	fl_stmt_finalize(stmt);
+	return rc == FL_SQL_ROW ? 0 : fl_store_sqlerr(st, "add agent job");
 }
 
 void fl_agent_job_release(struct fl_agent_job *j)
@@ -171,23 +171,23 @@ int fl_agent_job_live(const struct fl_agent_job *j)
 	"initrd_path, initrd_sha256, initrd_size, progress, message, records, created_ms, "        \
 	"deadline_ms, fetched_ms, progress_ms, finished_ms"
 
-static void read_job(sqlite3_stmt *stmt, struct fl_agent_job *j)
+static void read_job(fl_stmt *stmt, struct fl_agent_job *j)
 {
 	char **text[] = {&j->box,   &j->mode,	     &j->job,	       &j->cmdline,
 			 &j->state, &j->kernel_path, &j->kernel_sha256};
 
-	j->id = sqlite3_column_int64(stmt, 0);
-	j->run_id = sqlite3_column_int64(stmt, 1);
+	j->id = fl_stmt_column_int64(stmt, 0);
+	j->run_id = fl_stmt_column_int64(stmt, 1);
 	for (int i = 0; i < 7; i++)
 		*text[i] = fl_store_column_dup(stmt, 2 + i);
-	j->kernel_size = sqlite3_column_int64(stmt, 9);
+	j->kernel_size = fl_stmt_column_int64(stmt, 9);
 	j->initrd_path = fl_store_column_dup(stmt, 10);
 	j->initrd_sha256 = fl_store_column_dup(stmt, 11);
-	j->initrd_size = sqlite3_column_int64(stmt, 12);
+	j->initrd_size = fl_stmt_column_int64(stmt, 12);
 	j->progress = fl_store_column_dup(stmt, 13);
 	j->message = fl_store_column_dup(stmt, 14);
 	j->records =
-	    sqlite3_column_type(stmt, 15) == SQLITE_NULL ? -1 : sqlite3_column_int64(stmt, 15);
+	    fl_stmt_column_type(stmt, 15) == FL_SQL_NULL ? -1 : fl_stmt_column_int64(stmt, 15);
 	j->created_ms = column_ms(stmt, 16);
 	j->deadline_ms = column_ms(stmt, 17);
 	j->fetched_ms = column_ms(stmt, 18);
@@ -196,27 +196,27 @@ static void read_job(sqlite3_stmt *stmt, struct fl_agent_job *j)
 }
 
 /* Steps a SELECT of JOB_COLUMNS: 0 with the row, FL_ENOTFOUND, or a store error. */
-static int one_job(fl_store *st, sqlite3_stmt *stmt, struct fl_agent_job *j, const char *what)
+static int one_job(fl_store *st, fl_stmt *stmt, struct fl_agent_job *j, const char *what)
 {
-	int rc = sqlite3_step(stmt);
+	int rc = fl_stmt_step(stmt);
 
 	memset(j, 0, sizeof(*j));
-	if (rc == SQLITE_ROW)
+	if (rc == FL_SQL_ROW)
 		read_job(stmt, j);
-	sqlite3_finalize(stmt);
-	if (rc == SQLITE_DONE)
+	fl_stmt_finalize(stmt);
+	if (rc == FL_SQL_DONE)
 		return FL_ENOTFOUND;
-	return rc == SQLITE_ROW ? 0 : fl_store_sqlerr(st, what);
+	return rc == FL_SQL_ROW ? 0 : fl_store_sqlerr(st, what);
 }
 
 int fl_store_agent_job_get(fl_store *st, int64_t id, struct fl_agent_job *j)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int r;
 
 	if (fl_store_prepare(st, &stmt, "SELECT " JOB_COLUMNS " FROM agent_jobs WHERE id = ?1"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, id);
+	fl_stmt_bind_int64(stmt, 1, id);
 	r = one_job(st, stmt, j, "get agent job");
 	return r == FL_ENOTFOUND ? fl_error_set(FL_ENOTFOUND, "no agent job %lld", (long long)id)
 				 : r;
@@ -225,7 +225,7 @@ int fl_store_agent_job_get(fl_store *st, int64_t id, struct fl_agent_job *j)
 /* Live jobs of the box whose run ended without them (its process died) are nobody's any more. */
 static int cancel_orphans(fl_store *st, const char *box, int64_t now_ms)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 
 	if (fl_store_prepare(
 		st, &stmt,
@@ -234,13 +234,13 @@ static int cancel_orphans(fl_store *st, const char *box, int64_t now_ms)
 		" AND run_id NOT IN (SELECT id FROM runs WHERE status = 'running')"))
 		return FL_ESTORE;
 	bind_str(stmt, 1, box);
-	sqlite3_bind_int64(stmt, 2, now_ms);
+	fl_stmt_bind_int64(stmt, 2, now_ms);
 	return fl_store_step_done(st, stmt, "cancel orphaned agent jobs");
 }
 
 static int oldest_live(fl_store *st, const char *box, int64_t now_ms, struct fl_agent_job *j)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 
 	if (fl_store_prepare(st, &stmt,
 			     "SELECT " JOB_COLUMNS
@@ -248,20 +248,20 @@ static int oldest_live(fl_store *st, const char *box, int64_t now_ms, struct fl_
 			     " AND deadline_ms > ?2 ORDER BY id LIMIT 1"))
 		return FL_ESTORE;
 	bind_str(stmt, 1, box);
-	sqlite3_bind_int64(stmt, 2, now_ms);
+	fl_stmt_bind_int64(stmt, 2, now_ms);
 	return one_job(st, stmt, j, "next agent job");
 }
 
 static int mark_fetched(fl_store *st, struct fl_agent_job *j, int64_t now_ms)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 
 	if (fl_store_prepare(
 		st, &stmt,
 		"UPDATE agent_jobs SET state = 'fetched', fetched_ms = ?2 WHERE id = ?1"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, j->id);
-	sqlite3_bind_int64(stmt, 2, now_ms);
+	fl_stmt_bind_int64(stmt, 1, j->id);
+	fl_stmt_bind_int64(stmt, 2, now_ms);
 	free(j->state);
 	j->state = fl_xstrdup("fetched");
 	j->fetched_ms = now_ms;
@@ -294,19 +294,19 @@ int fl_store_agent_job_next(fl_store *st, const char *box, int64_t now_ms, struc
 static int update_live(fl_store *st, const char *sql, int64_t id, const char *state,
 		       const char *message, int64_t records, int64_t now_ms, const char *what)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int r;
 
 	if (fl_store_prepare(st, &stmt, sql))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, id);
+	fl_stmt_bind_int64(stmt, 1, id);
 	bind_str(stmt, 2, state);
 	bind_str(stmt, 3, message);
 	if (records >= 0)
-		sqlite3_bind_int64(stmt, 4, records);
-	sqlite3_bind_int64(stmt, 5, now_ms);
+		fl_stmt_bind_int64(stmt, 4, records);
+	fl_stmt_bind_int64(stmt, 5, now_ms);
 	r = fl_store_step_done(st, stmt, what);
-	if (!r && !sqlite3_changes(st->db))
+	if (!r && !fl_sql_changes(st->db))
 		r = fl_error_set(FL_EEXISTS, "agent job %lld has ended", (long long)id);
 	return r;
 }
@@ -337,7 +337,7 @@ int fl_store_agent_job_end(fl_store *st, int64_t id, const char *state, const ch
 int fl_store_agent_records_add(fl_store *st, int64_t job_id, const struct fl_agent_frame *f,
 			       size_t n, int64_t now_ms, size_t *added)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int r = 0;
 
 	*added = 0;
@@ -350,17 +350,17 @@ int fl_store_agent_records_add(fl_store *st, int64_t job_id, const struct fl_age
 		return FL_ESTORE;
 	}
 	for (size_t i = 0; i < n && !r; i++) {
-		sqlite3_reset(stmt);
-		sqlite3_bind_int64(stmt, 1, job_id);
-		sqlite3_bind_int64(stmt, 2, (int64_t)f[i].seq);
-		sqlite3_bind_text(stmt, 3, f[i].text, (int)f[i].len, SQLITE_TRANSIENT);
-		sqlite3_bind_int64(stmt, 4, now_ms);
-		if (sqlite3_step(stmt) != SQLITE_DONE)
+		fl_stmt_reset(stmt);
+		fl_stmt_bind_int64(stmt, 1, job_id);
+		fl_stmt_bind_int64(stmt, 2, (int64_t)f[i].seq);
+		fl_stmt_bind_textn(stmt, 3, f[i].text, f[i].len);
+		fl_stmt_bind_int64(stmt, 4, now_ms);
+		if (fl_stmt_step(stmt) != FL_SQL_DONE)
 			r = fl_store_sqlerr(st, "add agent record");
 		else
-			*added += (size_t)sqlite3_changes(st->db);
+			*added += (size_t)fl_sql_changes(st->db);
 	}
-	sqlite3_finalize(stmt);
+	fl_stmt_finalize(stmt);
 	if (!r && !(r = fl_store_commit(st)))
 		return 0;
 	fl_store_rollback(st);
@@ -371,7 +371,7 @@ int fl_store_agent_records_add(fl_store *st, int64_t job_id, const struct fl_age
 int fl_store_agent_records_count(fl_store *st, int64_t job_id, int64_t want, size_t *n,
 				 char **missing)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	fl_buf b = FL_BUF_INIT;
 	int64_t expect = 0;
 	int rc, listed = 0;
@@ -383,19 +383,19 @@ int fl_store_agent_records_count(fl_store *st, int64_t job_id, int64_t want, siz
 			     "SELECT seq FROM agent_records WHERE job_id = ?1 "
 			     "ORDER BY seq"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, job_id);
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		int64_t seq = sqlite3_column_int64(stmt, 0);
+	fl_stmt_bind_int64(stmt, 1, job_id);
+	while ((rc = fl_stmt_step(stmt)) == FL_SQL_ROW) {
+		int64_t seq = fl_stmt_column_int64(stmt, 0);
 
 		for (; expect < seq && expect < want && listed < 10; expect++, listed++)
 			fl_buf_addf(&b, "%s%lld", b.len ? ", " : "", (long long)expect);
 		expect = seq + 1;
 		(*n)++;
 	}
-	sqlite3_finalize(stmt);
+	fl_stmt_finalize(stmt);
 	for (; expect < want && listed < 10; expect++, listed++)
 		fl_buf_addf(&b, "%s%lld", b.len ? ", " : "", (long long)expect);
-	if (rc != SQLITE_DONE) {
+	if (rc != FL_SQL_DONE) {
 		fl_buf_free(&b);
 		return fl_store_sqlerr(st, "count agent records");
 	}
@@ -408,7 +408,7 @@ int fl_store_agent_records_count(fl_store *st, int64_t job_id, int64_t want, siz
 
 int fl_store_agent_records_text(fl_store *st, int64_t job_id, char **text, size_t *len)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	fl_buf b = FL_BUF_INIT;
 	int rc;
 
@@ -417,13 +417,13 @@ int fl_store_agent_records_text(fl_store *st, int64_t job_id, char **text, size_
 	if (fl_store_prepare(st, &stmt,
 			     "SELECT frame FROM agent_records WHERE job_id = ?1 ORDER BY seq"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, job_id);
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		fl_buf_add(&b, sqlite3_column_text(stmt, 0), (size_t)sqlite3_column_bytes(stmt, 0));
+	fl_stmt_bind_int64(stmt, 1, job_id);
+	while ((rc = fl_stmt_step(stmt)) == FL_SQL_ROW) {
+		fl_buf_add(&b, fl_stmt_column_text(stmt, 0), fl_stmt_column_bytes(stmt, 0));
 		fl_buf_addch(&b, '\n');
 	}
-	sqlite3_finalize(stmt);
-	if (rc != SQLITE_DONE) {
+	fl_stmt_finalize(stmt);
+	if (rc != FL_SQL_DONE) {
 		fl_buf_free(&b);
 		return fl_store_sqlerr(st, "agent records");
 	}

@@ -15,11 +15,11 @@
 /* An UPDATE of bisection id (?1). */
 static int update_one(fl_store *st, const char *sql, int64_t id, const char *what)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 
 	if (fl_store_prepare(st, &stmt, sql))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, id);
+	fl_stmt_bind_int64(stmt, 1, id);
 	return fl_store_step_done(st, stmt, what);
 }
 
@@ -28,7 +28,7 @@ static int update_one(fl_store *st, const char *sql, int64_t id, const char *wha
 static int find_unfinished(fl_store *st, const char *good, const char *bad, const char *options,
 			   int same, int64_t *id)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int rc;
 
 	if (fl_store_prepare(st, &stmt,
@@ -39,19 +39,19 @@ static int find_unfinished(fl_store *st, const char *good, const char *bad, cons
 				    "state IN ('running', 'stopped') AND coalesce(options, '') <> "
 				    "coalesce(?3, '') ORDER BY id DESC LIMIT 1"))
 		return FL_ESTORE;
-	sqlite3_bind_text(stmt, 1, good, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 2, bad, -1, SQLITE_STATIC);
+	fl_stmt_bind_text(stmt, 1, good);
+	fl_stmt_bind_text(stmt, 2, bad);
 	fl_store_bind_opt(stmt, 3, options);
-	rc = sqlite3_step(stmt);
-	*id = rc == SQLITE_ROW ? sqlite3_column_int64(stmt, 0) : 0;
-	sqlite3_finalize(stmt);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : fl_store_sqlerr(st, "find bisection");
+	rc = fl_stmt_step(stmt);
+	*id = rc == FL_SQL_ROW ? fl_stmt_column_int64(stmt, 0) : 0;
+	fl_stmt_finalize(stmt);
+	return rc == FL_SQL_ROW || rc == FL_SQL_DONE ? 0 : fl_store_sqlerr(st, "find bisection");
 }
 
 int fl_store_bisection_open(fl_store *st, const char *good, const char *bad, const char *options,
 			    int64_t *id, int *resumed, int64_t *other)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int r;
 
 	if ((r = find_unfinished(st, good, bad, options, 0, other)) ||
@@ -65,15 +65,15 @@ int fl_store_bisection_open(fl_store *st, const char *good, const char *bad, con
 			     "INSERT INTO bisections(good, bad, options) VALUES (?1, ?2, ?3) "
 			     "RETURNING id"))
 		return FL_ESTORE;
-	sqlite3_bind_text(stmt, 1, good, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 2, bad, -1, SQLITE_STATIC);
+	fl_stmt_bind_text(stmt, 1, good);
+	fl_stmt_bind_text(stmt, 2, bad);
 	fl_store_bind_opt(stmt, 3, options);
-	if (sqlite3_step(stmt) != SQLITE_ROW) {
-		sqlite3_finalize(stmt);
+	if (fl_stmt_step(stmt) != FL_SQL_ROW) {
+		fl_stmt_finalize(stmt);
 		return fl_store_sqlerr(st, "create bisection");
 	}
-	*id = sqlite3_column_int64(stmt, 0);
-	sqlite3_finalize(stmt);
+	*id = fl_stmt_column_int64(stmt, 0);
+	fl_stmt_finalize(stmt);
 	return 0;
 }
 
@@ -88,7 +88,7 @@ int fl_store_bisection_stop(fl_store *st, int64_t id)
 int fl_store_bisect_step_add(fl_store *st, int64_t id, const struct fl_bisect_step_rec *r)
 {
 	fl_buf json = FL_BUF_INIT;
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int ret;
 
 	fl_buf_addch(&json, '[');
@@ -102,16 +102,16 @@ int fl_store_bisect_step_add(fl_store *st, int64_t id, const struct fl_bisect_st
 		fl_buf_free(&json);
 		return FL_ESTORE;
 	}
-	sqlite3_bind_int64(stmt, 1, id);
-	sqlite3_bind_int64(stmt, 2, (sqlite3_int64)r->seq);
-	sqlite3_bind_text(stmt, 3, r->sha, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 4, r->skipped ? "skip" : "ok", -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 5, json.ptr, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 6, r->verdict ? r->verdict : "", -1, SQLITE_STATIC);
-	sqlite3_bind_double(stmt, 7, r->confidence);
-	sqlite3_bind_int64(stmt, 8, (sqlite3_int64)r->remaining);
-	sqlite3_bind_text(stmt, 9, r->best, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 10, r->phase, -1, SQLITE_STATIC);
+	fl_stmt_bind_int64(stmt, 1, id);
+	fl_stmt_bind_int64(stmt, 2, (int64_t)r->seq);
+	fl_stmt_bind_text(stmt, 3, r->sha);
+	fl_stmt_bind_text(stmt, 4, r->skipped ? "skip" : "ok");
+	fl_stmt_bind_text(stmt, 5, json.ptr);
+	fl_stmt_bind_text(stmt, 6, r->verdict ? r->verdict : "");
+	fl_stmt_bind_double(stmt, 7, r->confidence);
+	fl_stmt_bind_int64(stmt, 8, (int64_t)r->remaining);
+	fl_stmt_bind_text(stmt, 9, r->best);
+	fl_stmt_bind_text(stmt, 10, r->phase);
 	fl_store_bind_opt(stmt, 11, r->branch);
 	ret = fl_store_step_done(st, stmt, "record bisect step");
 	fl_buf_free(&json);
@@ -141,7 +141,7 @@ size_t fl_store_parse_numbers(const char *s, double **v)
 
 int fl_store_bisect_steps_each(fl_store *st, int64_t id, fl_store_step_fn fn, void *ctx)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int rc, r = 0;
 
 	if (fl_store_prepare(st, &stmt,
@@ -149,44 +149,44 @@ int fl_store_bisect_steps_each(fl_store *st, int64_t id, fl_store_step_fn fn, vo
 			     "coalesce(confidence, 0), branch, phase FROM bisect_steps WHERE "
 			     "bisection_id = ?1 ORDER BY seq"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, id);
-	while (!r && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+	fl_stmt_bind_int64(stmt, 1, id);
+	while (!r && (rc = fl_stmt_step(stmt)) == FL_SQL_ROW) {
 		struct fl_bisect_step_rec rec = {0};
 		double *v;
 
-		rec.seq = (size_t)sqlite3_column_int64(stmt, 0);
-		rec.sha = (const char *)sqlite3_column_text(stmt, 1);
-		rec.skipped = !strcmp((const char *)sqlite3_column_text(stmt, 2), "skip");
-		rec.n = fl_store_parse_numbers((const char *)sqlite3_column_text(stmt, 3), &v);
+		rec.seq = (size_t)fl_stmt_column_int64(stmt, 0);
+		rec.sha = fl_stmt_column_text(stmt, 1);
+		rec.skipped = !strcmp(fl_stmt_column_text(stmt, 2), "skip");
+		rec.n = fl_store_parse_numbers(fl_stmt_column_text(stmt, 3), &v);
 		rec.v = v;
-		rec.verdict = (const char *)sqlite3_column_text(stmt, 4);
-		rec.confidence = sqlite3_column_double(stmt, 5);
-		rec.branch = (const char *)sqlite3_column_text(stmt, 6);
-		rec.phase = (const char *)sqlite3_column_text(stmt, 7);
+		rec.verdict = fl_stmt_column_text(stmt, 4);
+		rec.confidence = fl_stmt_column_double(stmt, 5);
+		rec.branch = fl_stmt_column_text(stmt, 6);
+		rec.phase = fl_stmt_column_text(stmt, 7);
 		r = fn(ctx, &rec);
 		free(v);
 	}
-	if (!r && rc != SQLITE_DONE)
+	if (!r && rc != FL_SQL_DONE)
 		r = fl_store_sqlerr(st, "read bisect steps");
-	sqlite3_finalize(stmt);
+	fl_stmt_finalize(stmt);
 	return r;
 }
 
 int fl_store_bisection_finish(fl_store *st, int64_t id, const char *result, const char *culprit,
 			      double confidence)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 
 	if (fl_store_prepare(st, &stmt,
 			     "UPDATE bisections SET state = 'finished', result = ?2, culprit = ?3, "
 			     "confidence = ?4, finished = unixepoch() WHERE id = ?1"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, id);
-	sqlite3_bind_text(stmt, 2, result, -1, SQLITE_STATIC);
+	fl_stmt_bind_int64(stmt, 1, id);
+	fl_stmt_bind_text(stmt, 2, result);
 	if (culprit)
-		sqlite3_bind_text(stmt, 3, culprit, -1, SQLITE_STATIC);
+		fl_stmt_bind_text(stmt, 3, culprit);
 	else
-		sqlite3_bind_null(stmt, 3);
-	sqlite3_bind_double(stmt, 4, confidence);
+		fl_stmt_bind_null(stmt, 3);
+	fl_stmt_bind_double(stmt, 4, confidence);
 	return fl_store_step_done(st, stmt, "finish bisection");
 }

@@ -15,7 +15,7 @@ int fl_store_cmp_commit_sha(fl_store *st, const char *prefix, char sha[41])
 {
 	size_t len = strlen(prefix), found = 0;
 	char hex[41], first[41] = "";
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int rc;
 
 	if (len < 4 || len > 40)
@@ -30,17 +30,17 @@ int fl_store_cmp_commit_sha(fl_store *st, const char *prefix, char sha[41])
 			     "SELECT DISTINCT sha FROM commits WHERE sha >= ?1 AND sha < ?1 || 'g' "
 			     "ORDER BY sha LIMIT 2"))
 		return FL_ESTORE;
-	sqlite3_bind_text(stmt, 1, hex, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		const char *s = (const char *)sqlite3_column_text(stmt, 0);
+	fl_stmt_bind_text(stmt, 1, hex);
+	while ((rc = fl_stmt_step(stmt)) == FL_SQL_ROW) {
+		const char *s = fl_stmt_column_text(stmt, 0);
 
 		if (!found++)
 			snprintf(first, sizeof(first), "%s", s ? s : "");
 		else
 			snprintf(sha, 41, "%s", s ? s : "");
 	}
-	sqlite3_finalize(stmt);
-	if (rc != SQLITE_DONE)
+	fl_stmt_finalize(stmt);
+	if (rc != FL_SQL_DONE)
 		return fl_store_sqlerr(st, "commit by sha");
 	if (!found)
 		return fl_error_set(FL_ENOTFOUND, "no stored commit matches '%s'", prefix);

@@ -10,11 +10,11 @@
 
 int fl_store_evidence_clear(fl_store *st, int64_t run_id)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 
 	if (fl_store_prepare(st, &stmt, "DELETE FROM evidence_points WHERE run_id = ?1"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, run_id);
+	fl_stmt_bind_int64(stmt, 1, run_id);
 	return fl_store_step_done(st, stmt, "clear evidence");
 }
 
@@ -23,7 +23,7 @@ int fl_store_evidence_clear(fl_store *st, int64_t run_id)
 static int point_row(fl_store *st, int64_t run_id, const struct fl_evidence_row *pt, int64_t *id)
 {
 	int result = !pt->is_profile;
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int r;
 
 	if (fl_store_prepare(
@@ -32,108 +32,115 @@ static int point_row(fl_store *st, int64_t run_id, const struct fl_evidence_row 
 		"profile, profile_samples, cgroup, locks, vmstat_missing) "
 		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?10, ?11) "
 		"ON CONFLICT (run_id, test, mode, tasks, cgroup) DO UPDATE SET "
-		"measured_s = coalesce(excluded.measured_s, measured_s), "
-		"profile = CASE WHEN ?9 THEN profile ELSE excluded.profile END, "
-		"profile_samples = coalesce(excluded.profile_samples, profile_samples), "
-		"locks = coalesce(excluded.locks, locks), "
-		"vmstat_missing = coalesce(excluded.vmstat_missing, vmstat_missing) "
+		"measured_s = coalesce(excluded.measured_s, evidence_points.measured_s), "
+		"profile = CASE WHEN ?9 THEN evidence_points.profile ELSE excluded.profile END, "
+		"profile_samples = coalesce(excluded.profile_samples, "
+		"evidence_points.profile_samples), "
+		"locks = coalesce(excluded.locks, evidence_points.locks), "
+		"vmstat_missing = coalesce(excluded.vmstat_missing, evidence_points.vmstat_missing) "
 		"RETURNING id"))
 		return FL_ESTORE;
 	if (pt->is_locks)
 		result = 0;
-	sqlite3_bind_int64(stmt, 1, run_id);
-	sqlite3_bind_text(stmt, 2, pt->test, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 3, pt->mode, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(stmt, 4, pt->tasks);
+	fl_stmt_bind_int64(stmt, 1, run_id);
+	fl_stmt_bind_text(stmt, 2, pt->test);
+	fl_stmt_bind_text(stmt, 3, pt->mode);
+	fl_stmt_bind_int64(stmt, 4, pt->tasks);
 	if (result)
-		sqlite3_bind_double(stmt, 5, pt->measured_s);
+		fl_stmt_bind_double(stmt, 5, pt->measured_s);
 	else if (pt->is_profile)
-		sqlite3_bind_int64(stmt, 7, (sqlite3_int64)pt->profile_samples);
-	sqlite3_bind_int(stmt, 9, pt->is_locks);
+		fl_stmt_bind_int64(stmt, 7, (int64_t)pt->profile_samples);
+	fl_stmt_bind_int64(stmt, 9, pt->is_locks);
 	if (pt->locks)
-		sqlite3_bind_text(stmt, 10, pt->locks, -1, SQLITE_STATIC);
+		fl_stmt_bind_text(stmt, 10, pt->locks);
 	if (pt->vmstat_missing)
-		sqlite3_bind_text(stmt, 11, pt->vmstat_missing, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 6, pt->profile ? pt->profile : "none", -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 8, pt->cgroup ? pt->cgroup : "", -1, SQLITE_STATIC);
-	r = sqlite3_step(stmt) == SQLITE_ROW ? 0 : fl_store_sqlerr(st, "evidence point");
+		fl_stmt_bind_text(stmt, 11, pt->vmstat_missing);
+	fl_stmt_bind_text(stmt, 6, pt->profile ? pt->profile : "none");
+	fl_stmt_bind_text(stmt, 8, pt->cgroup ? pt->cgroup : "");
+	r = fl_stmt_step(stmt) == FL_SQL_ROW ? 0 : fl_store_sqlerr(st, "evidence point");
 	if (!r)
-		*id = sqlite3_column_int64(stmt, 0);
-	sqlite3_finalize(stmt);
+		*id = fl_stmt_column_int64(stmt, 0);
+	fl_stmt_finalize(stmt);
 	return r;
 }
 
 static int add_vmstat(fl_store *st, int64_t id, const struct fl_evidence_row *pt)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int r = 0;
 
 	if (fl_store_prepare(
 		st, &stmt,
-		"INSERT OR REPLACE INTO evidence_vmstat(point_id, name, delta, per_sec) "
-		"VALUES (?1, ?2, ?3, ?4)"))
+		"INSERT INTO evidence_vmstat(point_id, name, delta, per_sec) "
+		"VALUES (?1, ?2, ?3, ?4) ON CONFLICT (point_id, name) DO UPDATE SET "
+		"delta = excluded.delta, per_sec = excluded.per_sec"))
 		return FL_ESTORE;
 	for (size_t i = 0; i < pt->nvm && !r; i++) {
-		sqlite3_bind_int64(stmt, 1, id);
-		sqlite3_bind_text(stmt, 2, pt->vm[i].name, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(stmt, 3, pt->vm[i].delta);
-		sqlite3_bind_double(stmt, 4, pt->vm[i].per_sec);
-		if (sqlite3_step(stmt) != SQLITE_DONE)
+		fl_stmt_bind_int64(stmt, 1, id);
+		fl_stmt_bind_text(stmt, 2, pt->vm[i].name);
+		fl_stmt_bind_int64(stmt, 3, pt->vm[i].delta);
+		fl_stmt_bind_double(stmt, 4, pt->vm[i].per_sec);
+		if (fl_stmt_step(stmt) != FL_SQL_DONE)
 			r = fl_store_sqlerr(st, "evidence vmstat");
-		sqlite3_reset(stmt);
+		fl_stmt_reset(stmt);
 	}
-	sqlite3_finalize(stmt);
+	fl_stmt_finalize(stmt);
 	return r;
 }
 
 static int add_profile(fl_store *st, int64_t id, const struct fl_evidence_row *pt)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int r = 0;
 
 	if (fl_store_prepare(st, &stmt,
-			     "INSERT OR REPLACE INTO evidence_profile(point_id, function, samples, "
-			     "share) VALUES (?1, ?2, ?3, ?4)"))
+			     "INSERT INTO evidence_profile(point_id, function, samples, share) "
+			     "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (point_id, function) DO UPDATE "
+			     "SET samples = excluded.samples, share = excluded.share"))
 		return FL_ESTORE;
 	for (size_t i = 0; i < pt->nfn && !r; i++) {
-		sqlite3_bind_int64(stmt, 1, id);
-		sqlite3_bind_text(stmt, 2, pt->fn[i].name, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(stmt, 3, (sqlite3_int64)pt->fn[i].samples);
-		sqlite3_bind_double(stmt, 4, pt->fn[i].share);
-		if (sqlite3_step(stmt) != SQLITE_DONE)
+		fl_stmt_bind_int64(stmt, 1, id);
+		fl_stmt_bind_text(stmt, 2, pt->fn[i].name);
+		fl_stmt_bind_int64(stmt, 3, (int64_t)pt->fn[i].samples);
+		fl_stmt_bind_double(stmt, 4, pt->fn[i].share);
+		if (fl_stmt_step(stmt) != FL_SQL_DONE)
 			r = fl_store_sqlerr(st, "evidence profile");
-		sqlite3_reset(stmt);
+		fl_stmt_reset(stmt);
 	}
-	sqlite3_finalize(stmt);
+	fl_stmt_finalize(stmt);
 	return r;
 }
 
 static int add_locks(fl_store *st, int64_t id, const struct fl_evidence_row *pt)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int r = 0;
 
 	if (fl_store_prepare(st, &stmt,
-			     "INSERT OR REPLACE INTO evidence_locks(point_id, lock, named_by, "
+			     "INSERT INTO evidence_locks(point_id, lock, named_by, "
 			     "contentions, waits, wait_ns, max_wait_ns, chains) "
-			     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"))
+			     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (point_id, lock) "
+			     "DO UPDATE SET named_by = excluded.named_by, contentions = "
+			     "excluded.contentions, waits = excluded.waits, wait_ns = "
+			     "excluded.wait_ns, max_wait_ns = excluded.max_wait_ns, chains = "
+			     "excluded.chains"))
 		return FL_ESTORE;
 	for (size_t i = 0; i < pt->nlk && !r; i++) {
 		const struct fl_lock_row *l = &pt->lk[i];
 
-		sqlite3_bind_int64(stmt, 1, id);
-		sqlite3_bind_text(stmt, 2, l->lock, -1, SQLITE_STATIC);
-		sqlite3_bind_text(stmt, 3, l->named_by ? l->named_by : "symbol", -1, SQLITE_STATIC);
-		sqlite3_bind_int64(stmt, 4, (sqlite3_int64)l->contentions);
-		sqlite3_bind_int64(stmt, 5, (sqlite3_int64)l->waits);
-		sqlite3_bind_int64(stmt, 6, (sqlite3_int64)l->wait_ns);
-		sqlite3_bind_int64(stmt, 7, (sqlite3_int64)l->max_wait_ns);
-		sqlite3_bind_text(stmt, 8, l->chains ? l->chains : "", -1, SQLITE_STATIC);
-		if (sqlite3_step(stmt) != SQLITE_DONE)
+		fl_stmt_bind_int64(stmt, 1, id);
+		fl_stmt_bind_text(stmt, 2, l->lock);
+		fl_stmt_bind_text(stmt, 3, l->named_by ? l->named_by : "symbol");
+		fl_stmt_bind_int64(stmt, 4, (int64_t)l->contentions);
+		fl_stmt_bind_int64(stmt, 5, (int64_t)l->waits);
+		fl_stmt_bind_int64(stmt, 6, (int64_t)l->wait_ns);
+		fl_stmt_bind_int64(stmt, 7, (int64_t)l->max_wait_ns);
+		fl_stmt_bind_text(stmt, 8, l->chains ? l->chains : "");
+		if (fl_stmt_step(stmt) != FL_SQL_DONE)
 			r = fl_store_sqlerr(st, "evidence locks");
-		sqlite3_reset(stmt);
+		fl_stmt_reset(stmt);
 	}
-	sqlite3_finalize(stmt);
+	fl_stmt_finalize(stmt);
 	return r;
 }
 
@@ -170,7 +177,7 @@ int fl_store_evidence_put(fl_store *st, int64_t run_id, const struct fl_evidence
 
 static int read_vmstat(fl_store *st, int64_t id, struct fl_evidence_row *pt)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	size_t cap = 0;
 	int rc;
 
@@ -178,23 +185,23 @@ static int read_vmstat(fl_store *st, int64_t id, struct fl_evidence_row *pt)
 			     "SELECT name, delta, per_sec FROM evidence_vmstat WHERE point_id = ?1 "
 			     "ORDER BY name"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, id);
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+	fl_stmt_bind_int64(stmt, 1, id);
+	while ((rc = fl_stmt_step(stmt)) == FL_SQL_ROW) {
 		if (pt->nvm == cap) {
 			cap = cap ? 2 * cap : 64;
 			pt->vm = fl_xrealloc(pt->vm, cap * sizeof(*pt->vm));
 		}
 		pt->vm[pt->nvm++] = (struct fl_vmstat_row){fl_store_column_dup(stmt, 0),
-							   sqlite3_column_int64(stmt, 1),
-							   sqlite3_column_double(stmt, 2)};
+							   fl_stmt_column_int64(stmt, 1),
+							   fl_stmt_column_double(stmt, 2)};
 	}
-	sqlite3_finalize(stmt);
-	return rc == SQLITE_DONE ? 0 : fl_store_sqlerr(st, "read evidence vmstat");
+	fl_stmt_finalize(stmt);
+	return rc == FL_SQL_DONE ? 0 : fl_store_sqlerr(st, "read evidence vmstat");
 }
 
 static int read_profile(fl_store *st, int64_t id, struct fl_evidence_row *pt)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	size_t cap = 0;
 	int rc;
 
@@ -202,23 +209,23 @@ static int read_profile(fl_store *st, int64_t id, struct fl_evidence_row *pt)
 			     "SELECT function, samples, share FROM evidence_profile "
 			     "WHERE point_id = ?1 ORDER BY samples DESC, function"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, id);
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+	fl_stmt_bind_int64(stmt, 1, id);
+	while ((rc = fl_stmt_step(stmt)) == FL_SQL_ROW) {
 		if (pt->nfn == cap) {
 			cap = cap ? 2 * cap : 64;
 			pt->fn = fl_xrealloc(pt->fn, cap * sizeof(*pt->fn));
 		}
 		pt->fn[pt->nfn++] = (struct fl_profile_row){fl_store_column_dup(stmt, 0),
-							    (uint64_t)sqlite3_column_int64(stmt, 1),
-							    sqlite3_column_double(stmt, 2)};
+							    (uint64_t)fl_stmt_column_int64(stmt, 1),
+							    fl_stmt_column_double(stmt, 2)};
 	}
-	sqlite3_finalize(stmt);
-	return rc == SQLITE_DONE ? 0 : fl_store_sqlerr(st, "read evidence profile");
+	fl_stmt_finalize(stmt);
+	return rc == FL_SQL_DONE ? 0 : fl_store_sqlerr(st, "read evidence profile");
 }
 
 static int read_locks(fl_store *st, int64_t id, struct fl_evidence_row *pt)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	size_t cap = 0;
 	int rc;
 
@@ -226,28 +233,28 @@ static int read_locks(fl_store *st, int64_t id, struct fl_evidence_row *pt)
 			     "SELECT lock, named_by, contentions, waits, wait_ns, max_wait_ns, chains "
 			     "FROM evidence_locks WHERE point_id = ?1 ORDER BY wait_ns DESC, lock"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, id);
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+	fl_stmt_bind_int64(stmt, 1, id);
+	while ((rc = fl_stmt_step(stmt)) == FL_SQL_ROW) {
 		if (pt->nlk == cap) {
 			cap = cap ? 2 * cap : 16;
 			pt->lk = fl_xrealloc(pt->lk, cap * sizeof(*pt->lk));
 		}
 		pt->lk[pt->nlk++] = (struct fl_lock_row){fl_store_column_dup(stmt, 0),
 							 fl_store_column_dup(stmt, 1),
-							 (uint64_t)sqlite3_column_int64(stmt, 2),
-							 (uint64_t)sqlite3_column_int64(stmt, 3),
-							 (uint64_t)sqlite3_column_int64(stmt, 4),
-							 (uint64_t)sqlite3_column_int64(stmt, 5),
+							 (uint64_t)fl_stmt_column_int64(stmt, 2),
+							 (uint64_t)fl_stmt_column_int64(stmt, 3),
+							 (uint64_t)fl_stmt_column_int64(stmt, 4),
+							 (uint64_t)fl_stmt_column_int64(stmt, 5),
 							 fl_store_column_dup(stmt, 6)};
 	}
-	sqlite3_finalize(stmt);
-	return rc == SQLITE_DONE ? 0 : fl_store_sqlerr(st, "read evidence locks");
+	fl_stmt_finalize(stmt);
+	return rc == FL_SQL_DONE ? 0 : fl_store_sqlerr(st, "read evidence locks");
 }
 
 int fl_store_evidence_get(fl_store *st, int64_t run_id, struct fl_evidence_row **pts, size_t *n)
 {
 	struct fl_evidence_row *v = NULL;
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	size_t cap = 0, k = 0;
 	int rc, r = 0;
 
@@ -259,10 +266,10 @@ int fl_store_evidence_get(fl_store *st, int64_t run_id, struct fl_evidence_row *
 			     "FROM evidence_points WHERE "
 			     "run_id = ?1 ORDER BY test, mode, tasks, cgroup"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, run_id);
-	while (!r && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+	fl_stmt_bind_int64(stmt, 1, run_id);
+	while (!r && (rc = fl_stmt_step(stmt)) == FL_SQL_ROW) {
 		struct fl_evidence_row *pt;
-		int64_t id = sqlite3_column_int64(stmt, 0);
+		int64_t id = fl_stmt_column_int64(stmt, 0);
 
 		if (k == cap) {
 			cap = cap ? 2 * cap : 16;
@@ -272,14 +279,14 @@ int fl_store_evidence_get(fl_store *st, int64_t run_id, struct fl_evidence_row *
 		memset(pt, 0, sizeof(*pt));
 		pt->test = fl_store_column_dup(stmt, 1);
 		pt->mode = fl_store_column_dup(stmt, 2);
-		pt->tasks = (unsigned)sqlite3_column_int64(stmt, 3);
-		pt->measured_s = sqlite3_column_double(stmt, 4);
+		pt->tasks = (unsigned)fl_stmt_column_int64(stmt, 3);
+		pt->measured_s = fl_stmt_column_double(stmt, 4);
 		pt->profile = fl_store_column_dup(stmt, 5);
-		pt->profile_samples = (uint64_t)sqlite3_column_int64(stmt, 6);
+		pt->profile_samples = (uint64_t)fl_stmt_column_int64(stmt, 6);
 		pt->cgroup = fl_store_column_dup(stmt, 7);
-		if (sqlite3_column_type(stmt, 8) != SQLITE_NULL)
+		if (fl_stmt_column_type(stmt, 8) != FL_SQL_NULL)
 			pt->locks = fl_store_column_dup(stmt, 8);
-		if (sqlite3_column_type(stmt, 9) != SQLITE_NULL)
+		if (fl_stmt_column_type(stmt, 9) != FL_SQL_NULL)
 			pt->vmstat_missing = fl_store_column_dup(stmt, 9);
 		r = read_vmstat(st, id, pt);
 		if (!r)
@@ -287,9 +294,9 @@ int fl_store_evidence_get(fl_store *st, int64_t run_id, struct fl_evidence_row *
 		if (!r)
 			r = read_locks(st, id, pt);
 	}
-	if (!r && rc != SQLITE_DONE)
+	if (!r && rc != FL_SQL_DONE)
 		r = fl_store_sqlerr(st, "read evidence points");
-	sqlite3_finalize(stmt);
+	fl_stmt_finalize(stmt);
 	if (r) {
 		fl_store_evidence_free(v, k);
 		return fl_error_wrap(r, "run %lld", (long long)run_id);

@@ -16,14 +16,14 @@
 	"coalesce(regression_id, 0), coalesce(round, -1), kind, key, state, tree, machine, "       \
 	"benchmark, rev, role, seq, attempts, result, error, point, coalesce(try_id, 0)"
 
-static void read_job(sqlite3_stmt *stmt, struct fl_job *j)
+static void read_job(fl_stmt *stmt, struct fl_job *j)
 {
-	j->id = sqlite3_column_int64(stmt, 0);
-	j->parent_id = sqlite3_column_int64(stmt, 1);
-	j->run_id = sqlite3_column_int64(stmt, 2);
-	j->tag_id = sqlite3_column_int64(stmt, 3);
-	j->regression_id = sqlite3_column_int64(stmt, 4);
-	j->round = sqlite3_column_int(stmt, 5);
+	j->id = fl_stmt_column_int64(stmt, 0);
+	j->parent_id = fl_stmt_column_int64(stmt, 1);
+	j->run_id = fl_stmt_column_int64(stmt, 2);
+	j->tag_id = fl_stmt_column_int64(stmt, 3);
+	j->regression_id = fl_stmt_column_int64(stmt, 4);
+	j->round = fl_stmt_column_int(stmt, 5);
 	j->kind = fl_store_column_dup(stmt, 6);
 	j->key = fl_store_column_dup(stmt, 7);
 	j->state = fl_store_column_dup(stmt, 8);
@@ -32,12 +32,12 @@ static void read_job(sqlite3_stmt *stmt, struct fl_job *j)
 	j->benchmark = fl_store_column_dup(stmt, 11);
 	j->rev = fl_store_column_dup(stmt, 12);
 	j->role = fl_store_column_dup(stmt, 13);
-	j->seq = sqlite3_column_int(stmt, 14);
-	j->attempts = sqlite3_column_int(stmt, 15);
+	j->seq = fl_stmt_column_int(stmt, 14);
+	j->attempts = fl_stmt_column_int(stmt, 15);
 	j->result = fl_store_column_dup(stmt, 16);
 	j->error = fl_store_column_dup(stmt, 17);
 	j->point = fl_store_column_dup(stmt, 18);
-	j->try_id = sqlite3_column_int64(stmt, 19);
+	j->try_id = fl_stmt_column_int64(stmt, 19);
 }
 
 void fl_job_release(struct fl_job *j)
@@ -63,14 +63,14 @@ void fl_jobs_free(struct fl_job *j, size_t n)
 	free(j);
 }
 
-static void bind_text(sqlite3_stmt *stmt, int i, const char *s)
+static void bind_text(fl_stmt *stmt, int i, const char *s)
 {
-	sqlite3_bind_text(stmt, i, s ? s : "", -1, SQLITE_TRANSIENT);
+	fl_stmt_bind_text(stmt, i, s ? s : "");
 }
 
 int fl_store_job_kinds_add(fl_store *st, const char *const *names, size_t n)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int r = 0;
 
 	if (fl_store_prepare(st, &stmt,
@@ -79,32 +79,32 @@ int fl_store_job_kinds_add(fl_store *st, const char *const *names, size_t n)
 		return FL_ESTORE;
 	for (size_t i = 0; i < n && !r; i++) {
 		bind_text(stmt, 1, names[i]);
-		if (sqlite3_step(stmt) != SQLITE_DONE)
+		if (fl_stmt_step(stmt) != FL_SQL_DONE)
 			r = fl_error_wrap(fl_store_sqlerr(st, "add job kind"), "kind %s", names[i]);
-		sqlite3_reset(stmt);
+		fl_stmt_reset(stmt);
 	}
-	sqlite3_finalize(stmt);
+	fl_stmt_finalize(stmt);
 	return r;
 }
 
 /* One row into j: 0, FL_ENOTFOUND, or a store error. */
-static int one_job(fl_store *st, sqlite3_stmt *stmt, struct fl_job *j, const char *what)
+static int one_job(fl_store *st, fl_stmt *stmt, struct fl_job *j, const char *what)
 {
-	int rc = sqlite3_step(stmt);
+	int rc = fl_stmt_step(stmt);
 
-	if (rc == SQLITE_ROW)
+	if (rc == FL_SQL_ROW)
 		read_job(stmt, j);
-	sqlite3_finalize(stmt);
-	if (rc == SQLITE_ROW)
+	fl_stmt_finalize(stmt);
+	if (rc == FL_SQL_ROW)
 		return 0;
-	if (rc == SQLITE_DONE)
+	if (rc == FL_SQL_DONE)
 		return fl_error_set(FL_ENOTFOUND, "store %s: no job %s", st->path, what);
 	return fl_store_sqlerr(st, "read job");
 }
 
 int fl_store_job_find(fl_store *st, const char *key, struct fl_job *j)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 
 	memset(j, 0, sizeof(*j));
 	if (fl_store_prepare(st, &stmt, "SELECT " JOB_COLUMNS " FROM jobs WHERE key = ?1"))
@@ -115,20 +115,20 @@ int fl_store_job_find(fl_store *st, const char *key, struct fl_job *j)
 
 int fl_store_job_get(fl_store *st, int64_t id, struct fl_job *j)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	char what[32];
 
 	memset(j, 0, sizeof(*j));
 	if (fl_store_prepare(st, &stmt, "SELECT " JOB_COLUMNS " FROM jobs WHERE id = ?1"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, id);
+	fl_stmt_bind_int64(stmt, 1, id);
 	snprintf(what, sizeof(what), "%lld", (long long)id);
 	return one_job(st, stmt, j, what);
 }
 
 int fl_store_job_add(fl_store *st, const struct fl_job_new *j, int64_t *id, int *created)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	struct fl_job got;
 	int r;
 
@@ -146,22 +146,22 @@ int fl_store_job_add(fl_store *st, const struct fl_job_new *j, int64_t *id, int 
 	bind_text(stmt, 6, j->benchmark);
 	bind_text(stmt, 7, j->rev);
 	bind_text(stmt, 8, j->role);
-	sqlite3_bind_int(stmt, 9, j->seq);
+	fl_stmt_bind_int64(stmt, 9, j->seq);
 	fl_store_bind_id(stmt, 10, j->tag_id);
 	fl_store_bind_id(stmt, 11, j->regression_id);
 	if (j->parent_id && j->round >= 0) /* rounds are run jobs' */
-		sqlite3_bind_int(stmt, 12, j->round);
+		fl_stmt_bind_int64(stmt, 12, j->round);
 	else
-		sqlite3_bind_null(stmt, 12);
+		fl_stmt_bind_null(stmt, 12);
 	if (j->point && *j->point)
-		sqlite3_bind_text(stmt, 13, j->point, -1, SQLITE_TRANSIENT);
+		fl_stmt_bind_text(stmt, 13, j->point);
 	else
-		sqlite3_bind_null(stmt, 13);
+		fl_stmt_bind_null(stmt, 13);
 	fl_store_bind_id(stmt, 14, j->try_id);
 	if ((r = fl_store_step_done(st, stmt, "add job")))
 		return fl_error_wrap(r, "job %s", j->key);
 	if (created)
-		*created = sqlite3_changes(st->db) > 0;
+		*created = fl_sql_changes(st->db) > 0;
 	if ((r = fl_store_job_find(st, j->key, &got)))
 		return r;
 	*id = got.id;
@@ -169,22 +169,22 @@ int fl_store_job_add(fl_store *st, const struct fl_job_new *j, int64_t *id, int 
 	return 0;
 }
 
-static int many_jobs(fl_store *st, sqlite3_stmt *stmt, struct fl_job **out, size_t *n)
+static int many_jobs(fl_store *st, fl_stmt *stmt, struct fl_job **out, size_t *n)
 {
 	size_t alloc = 0;
 	int rc;
 
 	*out = NULL;
 	*n = 0;
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+	while ((rc = fl_stmt_step(stmt)) == FL_SQL_ROW) {
 		if (*n == alloc) {
 			alloc = alloc ? 2 * alloc : 16;
 			*out = fl_xrealloc(*out, alloc * sizeof(**out));
 		}
 		read_job(stmt, &(*out)[(*n)++]);
 	}
-	sqlite3_finalize(stmt);
-	if (rc != SQLITE_DONE) {
+	fl_stmt_finalize(stmt);
+	if (rc != FL_SQL_DONE) {
 		fl_jobs_free(*out, *n);
 		*out = NULL;
 		*n = 0;
@@ -201,7 +201,7 @@ int fl_store_jobs_in_state(fl_store *st, const char *state, const char *kind, in
 				  "AND kind <> ?2 ORDER BY id"
 				: "SELECT " JOB_COLUMNS " FROM jobs WHERE state = ?1 "
 				  "AND kind = ?2 ORDER BY id";
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 
 	if (fl_store_prepare(st, &stmt, sql))
 		return FL_ESTORE;
@@ -213,13 +213,13 @@ int fl_store_jobs_in_state(fl_store *st, const char *state, const char *kind, in
 
 int fl_store_jobs_children(fl_store *st, int64_t parent, struct fl_job **out, size_t *n)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 
 	if (fl_store_prepare(st, &stmt,
 			     "SELECT " JOB_COLUMNS
 			     " FROM jobs WHERE parent_id = ?1 ORDER BY seq, id"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, parent);
+	fl_stmt_bind_int64(stmt, 1, parent);
 	return many_jobs(st, stmt, out, n);
 }
 
@@ -238,28 +238,28 @@ int fl_store_jobs_live(fl_store *st, size_t *n)
 
 int fl_store_jobs_count(fl_store *st, const char *state, size_t *n)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int rc;
 
 	if (fl_store_prepare(st, &stmt, "SELECT count(*) FROM jobs WHERE state = ?1"))
 		return FL_ESTORE;
 	bind_text(stmt, 1, state);
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW)
-		*n = (size_t)sqlite3_column_int64(stmt, 0);
-	sqlite3_finalize(stmt);
-	return rc == SQLITE_ROW ? 0 : fl_store_sqlerr(st, "count jobs");
+	rc = fl_stmt_step(stmt);
+	if (rc == FL_SQL_ROW)
+		*n = (size_t)fl_stmt_column_int64(stmt, 0);
+	fl_stmt_finalize(stmt);
+	return rc == FL_SQL_ROW ? 0 : fl_store_sqlerr(st, "count jobs");
 }
 
 static int update(fl_store *st, int64_t id, const char *sql, const char *a, const char *b,
 		  const char *c, const char *what)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int r;
 
 	if (fl_store_prepare(st, &stmt, sql))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, id);
+	fl_stmt_bind_int64(stmt, 1, id);
 	if (a)
 		bind_text(stmt, 2, a);
 	if (b)
@@ -268,7 +268,7 @@ static int update(fl_store *st, int64_t id, const char *sql, const char *a, cons
 		bind_text(stmt, 4, c);
 	if ((r = fl_store_step_done(st, stmt, what)))
 		return r;
-	if (!sqlite3_changes(st->db))
+	if (!fl_sql_changes(st->db))
 		return fl_error_set(FL_ENOTFOUND, "store %s: %s: no job %lld", st->path, what,
 				    (long long)id);
 	return 0;
@@ -297,23 +297,23 @@ int fl_store_job_set(fl_store *st, int64_t id, const char *state, const char *re
 int fl_store_job_run_done(fl_store *st, int64_t id, const char *result, int64_t run_id,
 			  const char *error)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int r;
 
 	if (fl_store_prepare(st, &stmt,
 			     "UPDATE jobs SET state = 'done', result = ?2, run_id = ?3, "
 			     "error = ?4, finished = unixepoch() WHERE id = ?1"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, id);
+	fl_stmt_bind_int64(stmt, 1, id);
 	bind_text(stmt, 2, result);
 	if (run_id)
-		sqlite3_bind_int64(stmt, 3, run_id);
+		fl_stmt_bind_int64(stmt, 3, run_id);
 	else
-		sqlite3_bind_null(stmt, 3);
+		fl_stmt_bind_null(stmt, 3);
 	if (error)
 		bind_text(stmt, 4, error);
 	else
-		sqlite3_bind_null(stmt, 4);
+		fl_stmt_bind_null(stmt, 4);
 	r = fl_store_step_done(st, stmt, "finish run job");
 	return r ? fl_error_wrap(r, "job %lld", (long long)id) : 0;
 }
@@ -329,7 +329,7 @@ int fl_store_job_wait(fl_store *st, int64_t id)
 
 int fl_store_job_wake_parent(fl_store *st, int64_t id)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 
 	if (fl_store_prepare(st, &stmt,
 			     "UPDATE jobs SET state = 'queued' WHERE state = 'waiting' AND id = "
@@ -337,14 +337,14 @@ int fl_store_job_wake_parent(fl_store *st, int64_t id)
 			     "FROM jobs c WHERE c.parent_id = jobs.id AND c.state NOT IN ('done', "
 			     "'failed'))"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, id);
+	fl_stmt_bind_int64(stmt, 1, id);
 	return fl_store_step_done(st, stmt, "wake parent job");
 }
 
 int fl_store_jobs_number_rounds(fl_store *st, const char *parent_kind, const char *benchmark,
 				unsigned repeat, unsigned *numbered)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int r;
 
 	if (fl_store_prepare(st, &stmt,
@@ -355,10 +355,10 @@ int fl_store_jobs_number_rounds(fl_store *st, const char *parent_kind, const cha
 		return FL_ESTORE;
 	bind_text(stmt, 1, parent_kind);
 	bind_text(stmt, 2, benchmark);
-	sqlite3_bind_int(stmt, 3, (int)(repeat ? repeat : 1));
+	fl_stmt_bind_int64(stmt, 3, (int)(repeat ? repeat : 1));
 	if ((r = fl_store_step_done(st, stmt, "number rounds")))
 		return r;
-	*numbered = (unsigned)sqlite3_changes(st->db);
+	*numbered = (unsigned)fl_sql_changes(st->db);
 	return 0;
 }
 
@@ -375,11 +375,11 @@ int fl_store_jobs_recover(fl_store *st, unsigned *requeued, unsigned *discarded)
 		goto fail;
 	if (fl_store_exec(st, "DELETE FROM runs WHERE id IN (" UNRECORDED_RUNS ")"))
 		goto fail;
-	*discarded = (unsigned)sqlite3_changes(st->db);
+	*discarded = (unsigned)fl_sql_changes(st->db);
 	if (fl_store_exec(st, "UPDATE jobs SET state = 'queued' WHERE state IN ('running', "
 			      "'waiting')"))
 		goto fail;
-	*requeued = (unsigned)sqlite3_changes(st->db);
+	*requeued = (unsigned)fl_sql_changes(st->db);
 	if (fl_store_commit(st))
 		goto fail;
 	return 0;
@@ -392,7 +392,7 @@ fail:
 
 int fl_store_machine_state(fl_store *st, const char *name, struct fl_machine_state *m)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int rc;
 
 	memset(m, 0, sizeof(*m));
@@ -401,16 +401,16 @@ int fl_store_machine_state(fl_store *st, const char *name, struct fl_machine_sta
 		"SELECT state, state_reason, infra_errors FROM machines WHERE name = ?1"))
 		return FL_ESTORE;
 	bind_text(stmt, 1, name);
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW) {
+	rc = fl_stmt_step(stmt);
+	if (rc == FL_SQL_ROW) {
 		m->state = fl_store_column_dup(stmt, 0);
 		m->reason = fl_store_column_dup(stmt, 1);
-		m->infra_errors = sqlite3_column_int(stmt, 2);
+		m->infra_errors = fl_stmt_column_int(stmt, 2);
 	}
-	sqlite3_finalize(stmt);
-	if (rc == SQLITE_ROW)
+	fl_stmt_finalize(stmt);
+	if (rc == FL_SQL_ROW)
 		return 0;
-	if (rc == SQLITE_DONE)
+	if (rc == FL_SQL_DONE)
 		return fl_error_set(FL_ENOTFOUND, "no machine '%s' in the store", name);
 	return fl_store_sqlerr(st, "machine state");
 }
@@ -424,7 +424,7 @@ void fl_machine_state_release(struct fl_machine_state *m)
 
 static int machine_update(fl_store *st, const char *sql, const char *name, const char *why, int max)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int r;
 
 	if (fl_store_prepare(st, &stmt, sql))
@@ -433,10 +433,10 @@ static int machine_update(fl_store *st, const char *sql, const char *name, const
 	if (why)
 		bind_text(stmt, 2, why);
 	if (max)
-		sqlite3_bind_int(stmt, 3, max);
+		fl_stmt_bind_int64(stmt, 3, max);
 	if ((r = fl_store_step_done(st, stmt, "update machine")))
 		return r;
-	if (!sqlite3_changes(st->db))
+	if (!fl_sql_changes(st->db))
 		return fl_error_set(FL_ENOTFOUND, "no machine '%s' in the store", name);
 	return 0;
 }
@@ -481,23 +481,23 @@ int fl_store_machine_set_facts(fl_store *st, const char *name, const char *json)
 
 int fl_store_machine_facts(fl_store *st, const char *name, char **json)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int rc;
 
 	*json = NULL;
 	if (fl_store_prepare(st, &stmt, "SELECT facts FROM machines WHERE name = ?1"))
 		return FL_ESTORE;
 	bind_text(stmt, 1, name);
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW)
+	rc = fl_stmt_step(stmt);
+	if (rc == FL_SQL_ROW)
 		*json = fl_store_column_dup(stmt, 0);
-	sqlite3_finalize(stmt);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : fl_store_sqlerr(st, "machine facts");
+	fl_stmt_finalize(stmt);
+	return rc == FL_SQL_ROW || rc == FL_SQL_DONE ? 0 : fl_store_sqlerr(st, "machine facts");
 }
 
 int fl_store_machine_names(fl_store *st, char ***names, size_t *n)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	size_t alloc = 8;
 	int rc;
 
@@ -505,42 +505,42 @@ int fl_store_machine_names(fl_store *st, char ***names, size_t *n)
 	*names = fl_xcalloc(alloc, sizeof(**names));
 	if (fl_store_prepare(st, &stmt, "SELECT name FROM machines ORDER BY name"))
 		return FL_ESTORE;
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+	while ((rc = fl_stmt_step(stmt)) == FL_SQL_ROW) {
 		if (*n + 1 >= alloc)
 			*names = fl_xrealloc(*names, (alloc *= 2) * sizeof(**names));
 		(*names)[(*n)++] = fl_store_column_dup(stmt, 0);
 	}
-	sqlite3_finalize(stmt);
-	return rc == SQLITE_DONE ? 0 : fl_store_sqlerr(st, "list machines");
+	fl_stmt_finalize(stmt);
+	return rc == FL_SQL_DONE ? 0 : fl_store_sqlerr(st, "list machines");
 }
 
 /* ---- runs ----------------------------------------------------------- */
 
 int fl_store_run_set_job(fl_store *st, int64_t run_id, int64_t job_id)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 
 	if (fl_store_prepare(st, &stmt, "UPDATE runs SET job_id = ?2 WHERE id = ?1"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, run_id);
-	sqlite3_bind_int64(stmt, 2, job_id);
+	fl_stmt_bind_int64(stmt, 1, run_id);
+	fl_stmt_bind_int64(stmt, 2, job_id);
 	return fl_store_step_done(st, stmt, "link run to job");
 }
 
 int fl_store_run_discard(fl_store *st, int64_t run_id)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 
 	if (fl_store_begin(st))
 		return FL_ESTORE;
 	if (fl_store_prepare(st, &stmt, "DELETE FROM samples WHERE run_id = ?1"))
 		goto fail;
-	sqlite3_bind_int64(stmt, 1, run_id);
+	fl_stmt_bind_int64(stmt, 1, run_id);
 	if (fl_store_step_done(st, stmt, "discard samples"))
 		goto fail;
 	if (fl_store_prepare(st, &stmt, "DELETE FROM runs WHERE id = ?1"))
 		goto fail;
-	sqlite3_bind_int64(stmt, 1, run_id);
+	fl_stmt_bind_int64(stmt, 1, run_id);
 	if (fl_store_step_done(st, stmt, "discard run") || fl_store_commit(st))
 		goto fail;
 	return 0;

@@ -1,31 +1,35 @@
 /*
  * store/priv.h - what the files of store/ share; nothing outside the store
- * includes this (the rest of faultline never sees SQL): the connection, the
+ * includes this (the rest of faultline never sees SQL): the connection (a
+ * backend of store/sql.h), the
  * statement helpers, and the rules of a table that the queries of other
  * files take from its owner rather than spell again.
  */
 #ifndef FL_STORE_PRIV_H
 #define FL_STORE_PRIV_H
 
-#include <sqlite3.h>
+#include "store/sql.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
 struct fl_store {
-	sqlite3 *db;
+	struct fl_sql *db;
 	char *path;
 };
 
 int fl_store_sqlerr(struct fl_store *st, const char *what);
 int fl_store_exec(struct fl_store *st, const char *sql);
-int fl_store_prepare(struct fl_store *st, sqlite3_stmt **stmt, const char *sql);
-int fl_store_step_done(struct fl_store *st, sqlite3_stmt *stmt, const char *what);
+int fl_store_prepare(struct fl_store *st, fl_stmt **stmt, const char *sql);
+int fl_store_step_done(struct fl_store *st, fl_stmt *stmt, const char *what);
+/* Steps an INSERT ... RETURNING id, reads the id, finalizes it. */
+int fl_store_insert_id(struct fl_store *st, fl_stmt *stmt, const char *what, int64_t *id);
 /* Binds s as text (copied), or SQL NULL when s is NULL. */
-void fl_store_bind_opt(sqlite3_stmt *stmt, int i, const char *s);
+void fl_store_bind_opt(fl_stmt *stmt, int i, const char *s);
 /* Binds an id, or SQL NULL for 0 (no row). */
-void fl_store_bind_id(sqlite3_stmt *stmt, int i, int64_t id);
+void fl_store_bind_id(fl_stmt *stmt, int i, int64_t id);
 /* A text column as a fresh string, NULL for SQL NULL. */
-char *fl_store_column_dup(sqlite3_stmt *stmt, int col);
+char *fl_store_column_dup(fl_stmt *stmt, int col);
 /* "[1,2.5]" (bisect_steps.samples) -> values (caller frees *v); malformed
  * text ends the list where it stops parsing. */
 size_t fl_store_parse_numbers(const char *s, double **v);

@@ -20,8 +20,7 @@ int fl_store_report_add_with(fl_store *st, const struct fl_report_new *r,
 			     const struct fl_report_extra *x, int64_t *id)
 {
 	static const struct fl_report_extra none;
-	sqlite3_stmt *stmt;
-	int rc;
+	fl_stmt *stmt;
 
 	/* A follow-up on the same regression threads under its first report. */
 	if (fl_store_prepare(st, &stmt,
@@ -30,36 +29,34 @@ int fl_store_report_add_with(fl_store *st, const struct fl_report_new *r,
 			     "?4, (SELECT message_id FROM reports WHERE regression_id = ?1 ORDER BY "
 			     "id LIMIT 1), coalesce(?5, (SELECT recipients FROM reports WHERE "
 			     "regression_id = ?1 ORDER BY id LIMIT 1)), coalesce(?6, (SELECT held "
-			     "FROM reports WHERE regression_id = ?1 ORDER BY id LIMIT 1)), ?7, ?8)"))
+			     "FROM reports WHERE regression_id = ?1 ORDER BY id LIMIT 1)), ?7, ?8) "
+			     "RETURNING id"))
 		return FL_ESTORE;
 	fl_store_bind_id(stmt, 1, r->regression_id);
-	sqlite3_bind_text(stmt, 2, r->message_id, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(stmt, 3, r->subject, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(stmt, 4, r->body, -1, SQLITE_TRANSIENT);
+	fl_stmt_bind_text(stmt, 2, r->message_id);
+	fl_stmt_bind_text(stmt, 3, r->subject);
+	fl_stmt_bind_text(stmt, 4, r->body);
 	x = x ? x : &none;
 	fl_store_bind_opt(stmt, 5, x->recipients);
 	fl_store_bind_opt(stmt, 6, x->held);
 	fl_store_bind_opt(stmt, 7, x->attach_name);
 	fl_store_bind_opt(stmt, 8, x->attach);
-	if ((rc = fl_store_step_done(st, stmt, "insert report")))
-		return rc;
-	*id = sqlite3_last_insert_rowid(st->db);
-	return 0;
+	return fl_store_insert_id(st, stmt, "insert report", id);
 }
 
-static void read_row(sqlite3_stmt *stmt, struct fl_report *r)
+static void read_row(fl_stmt *stmt, struct fl_report *r)
 {
-	r->id = sqlite3_column_int64(stmt, 0);
-	r->regression_id = sqlite3_column_int64(stmt, 1);
+	r->id = fl_stmt_column_int64(stmt, 0);
+	r->regression_id = fl_stmt_column_int64(stmt, 1);
 	r->message_id = fl_store_column_dup(stmt, 2);
 	r->in_reply_to = fl_store_column_dup(stmt, 3);
 	r->subject = fl_store_column_dup(stmt, 4);
 	r->body = fl_store_column_dup(stmt, 5);
 	r->state = fl_store_column_dup(stmt, 6);
-	r->attempts = sqlite3_column_int(stmt, 7);
+	r->attempts = fl_stmt_column_int(stmt, 7);
 	r->last_error = fl_store_column_dup(stmt, 8);
-	r->created = sqlite3_column_int64(stmt, 9);
-	r->sent = sqlite3_column_int64(stmt, 10);
+	r->created = fl_stmt_column_int64(stmt, 9);
+	r->sent = fl_stmt_column_int64(stmt, 10);
 	r->recipients = fl_store_column_dup(stmt, 11);
 	r->held = fl_store_column_dup(stmt, 12);
 	r->attach_name = fl_store_column_dup(stmt, 13);
@@ -74,19 +71,19 @@ static void read_row(sqlite3_stmt *stmt, struct fl_report *r)
 static int report_one(fl_store *st, const char *sql, int64_t id, struct fl_report *r,
 		      const char *missing)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int rc;
 
 	if (fl_store_prepare(st, &stmt, sql))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, id);
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW)
+	fl_stmt_bind_int64(stmt, 1, id);
+	rc = fl_stmt_step(stmt);
+	if (rc == FL_SQL_ROW)
 		read_row(stmt, r);
-	sqlite3_finalize(stmt);
-	if (rc == SQLITE_ROW)
+	fl_stmt_finalize(stmt);
+	if (rc == FL_SQL_ROW)
 		return 0;
-	if (rc == SQLITE_DONE)
+	if (rc == FL_SQL_DONE)
 		return fl_error_set(FL_ENOTFOUND, "%s %lld", missing, (long long)id);
 	return fl_store_sqlerr(st, "read report");
 }
@@ -107,27 +104,27 @@ int fl_store_report_first(fl_store *st, int64_t regression_id, struct fl_report 
 
 int fl_store_report_by_message_id(fl_store *st, const char *mid, struct fl_report *r)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int rc;
 
 	if (fl_store_prepare(st, &stmt,
 			     "SELECT " REPORT_COLUMNS " FROM reports WHERE message_id = ?1"))
 		return FL_ESTORE;
-	sqlite3_bind_text(stmt, 1, mid, -1, SQLITE_TRANSIENT);
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW)
+	fl_stmt_bind_text(stmt, 1, mid);
+	rc = fl_stmt_step(stmt);
+	if (rc == FL_SQL_ROW)
 		read_row(stmt, r);
-	sqlite3_finalize(stmt);
-	if (rc == SQLITE_ROW)
+	fl_stmt_finalize(stmt);
+	if (rc == FL_SQL_ROW)
 		return 0;
-	if (rc == SQLITE_DONE)
+	if (rc == FL_SQL_DONE)
 		return fl_error_set(FL_ENOTFOUND, "no report with Message-ID %s", mid);
 	return fl_store_sqlerr(st, "report by Message-ID");
 }
 
 int fl_store_reports_due(fl_store *st, int64_t now, struct fl_report **out, size_t *n)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	size_t alloc = 0;
 	int rc;
 
@@ -137,16 +134,16 @@ int fl_store_reports_due(fl_store *st, int64_t now, struct fl_report **out, size
 			     "SELECT " REPORT_COLUMNS " FROM reports WHERE state = 'pending' AND "
 			     "next_attempt <= ?1 ORDER BY id"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, now);
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+	fl_stmt_bind_int64(stmt, 1, now);
+	while ((rc = fl_stmt_step(stmt)) == FL_SQL_ROW) {
 		if (*n == alloc) {
 			alloc = alloc ? 2 * alloc : 8;
 			*out = fl_xrealloc(*out, alloc * sizeof(**out));
 		}
 		read_row(stmt, &(*out)[(*n)++]);
 	}
-	sqlite3_finalize(stmt);
-	if (rc != SQLITE_DONE) {
+	fl_stmt_finalize(stmt);
+	if (rc != FL_SQL_DONE) {
 		fl_store_reports_free(*out, *n);
 		*out = NULL;
 		*n = 0;
@@ -157,28 +154,28 @@ int fl_store_reports_due(fl_store *st, int64_t now, struct fl_report **out, size
 
 int fl_store_report_sent(fl_store *st, int64_t id, int64_t now)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 
 	if (fl_store_prepare(st, &stmt,
 			     "UPDATE reports SET state = 'sent', sent = ?2, attempts = attempts + 1, "
 			     "last_error = NULL WHERE id = ?1"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, id);
-	sqlite3_bind_int64(stmt, 2, now);
+	fl_stmt_bind_int64(stmt, 1, id);
+	fl_stmt_bind_int64(stmt, 2, now);
 	return fl_store_step_done(st, stmt, "mark report sent");
 }
 
 int fl_store_report_retry(fl_store *st, int64_t id, const char *error, int64_t next_attempt)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 
 	if (fl_store_prepare(st, &stmt,
 			     "UPDATE reports SET attempts = attempts + 1, last_error = ?2, "
 			     "next_attempt = ?3 WHERE id = ?1"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, id);
-	sqlite3_bind_text(stmt, 2, error, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(stmt, 3, next_attempt);
+	fl_stmt_bind_int64(stmt, 1, id);
+	fl_stmt_bind_text(stmt, 2, error);
+	fl_stmt_bind_int64(stmt, 3, next_attempt);
 	return fl_store_step_done(st, stmt, "reschedule report");
 }
 

@@ -11,15 +11,15 @@
 #include <string.h>
 #include <unistd.h>
 
-static void bind_str(sqlite3_stmt *stmt, int col, const char *s)
+static void bind_str(fl_stmt *stmt, int col, const char *s)
 {
-	sqlite3_bind_text(stmt, col, s, -1, SQLITE_TRANSIENT);
+	fl_stmt_bind_text(stmt, col, s);
 }
 
 int fl_store_run_start(fl_store *st, const struct fl_run_new *r, int64_t *id)
 {
 	char host[256] = "";
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int rc;
 
 	gethostname(host, sizeof(host) - 1);
@@ -29,7 +29,7 @@ int fl_store_run_start(fl_store *st, const struct fl_run_new *r, int64_t *id)
 			     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 'running') "
 			     "RETURNING id"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, r->machine_id);
+	fl_stmt_bind_int64(stmt, 1, r->machine_id);
 	fl_store_bind_id(stmt, 2, r->build_id);
 	fl_store_bind_id(stmt, 3, r->commit_id);
 	bind_str(stmt, 4, r->benchmark);
@@ -38,21 +38,21 @@ int fl_store_run_start(fl_store *st, const struct fl_run_new *r, int64_t *id)
 	bind_str(stmt, 7, r->system_map);
 	bind_str(stmt, 8, r->label);
 	bind_str(stmt, 9, host);
-	sqlite3_bind_int64(stmt, 10, (int64_t)getpid());
+	fl_stmt_bind_int64(stmt, 10, (int64_t)getpid());
 	fl_store_bind_id(stmt, 11, r->job_id);
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW)
-		*id = sqlite3_column_int64(stmt, 0);
-	sqlite3_finalize(stmt);
-	return rc == SQLITE_ROW ? 0 : fl_store_sqlerr(st, "start run");
+	rc = fl_stmt_step(stmt);
+	if (rc == FL_SQL_ROW)
+		*id = fl_stmt_column_int64(stmt, 0);
+	fl_stmt_finalize(stmt);
+	return rc == FL_SQL_ROW ? 0 : fl_store_sqlerr(st, "start run");
 }
 
 /* UPDATE ... WHERE id = ?1: FL_ENOTFOUND when no row changed. */
-static int update_one(fl_store *st, sqlite3_stmt *stmt, int64_t id, const char *what)
+static int update_one(fl_store *st, fl_stmt *stmt, int64_t id, const char *what)
 {
 	int r = fl_store_step_done(st, stmt, what);
 
-	if (!r && !sqlite3_changes(st->db))
+	if (!r && !fl_sql_changes(st->db))
 		r = fl_error_set(FL_ENOTFOUND, "store %s: %s: no run %lld", st->path, what,
 				 (long long)id);
 	return r;
@@ -60,13 +60,13 @@ static int update_one(fl_store *st, sqlite3_stmt *stmt, int64_t id, const char *
 
 int fl_store_run_guest(fl_store *st, int64_t id, const struct fl_run_guest *g)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 
 	if (fl_store_prepare(st, &stmt,
 			     "UPDATE runs SET domain = ?2, accel = ?3, machine_facts = ?4, "
 			     "console_path = ?5, created_ms = ?6 WHERE id = ?1"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, id);
+	fl_stmt_bind_int64(stmt, 1, id);
 	bind_str(stmt, 2, g->domain);
 	bind_str(stmt, 3, g->accel);
 	bind_str(stmt, 4, g->machine_facts);
@@ -78,23 +78,23 @@ int fl_store_run_guest(fl_store *st, int64_t id, const struct fl_run_guest *g)
 int fl_store_run_record_add(fl_store *st, int64_t id, uint64_t seq, const char *type,
 			    const char *json, size_t len)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 
-	/* A frame seen twice is dropped by the parser; OR IGNORE only guards a replay. */
+	/* A frame seen twice is dropped by the parser; DO NOTHING only guards a replay. */
 	if (fl_store_prepare(st, &stmt,
-			     "INSERT OR IGNORE INTO run_records(run_id, seq, type, json) "
-			     "VALUES (?1, ?2, ?3, ?4)"))
+			     "INSERT INTO run_records(run_id, seq, type, json) "
+			     "VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, id);
-	sqlite3_bind_int64(stmt, 2, (int64_t)seq);
+	fl_stmt_bind_int64(stmt, 1, id);
+	fl_stmt_bind_int64(stmt, 2, (int64_t)seq);
 	bind_str(stmt, 3, type ? type : "");
-	sqlite3_bind_text(stmt, 4, json, (int)len, SQLITE_TRANSIENT);
+	fl_stmt_bind_textn(stmt, 4, json, len);
 	return fl_store_step_done(st, stmt, "add run record");
 }
 
 int fl_store_run_records(fl_store *st, int64_t id, char ***json, size_t **lens, size_t *n)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	size_t cap = 0;
 	int rc;
 
@@ -104,19 +104,19 @@ int fl_store_run_records(fl_store *st, int64_t id, char ***json, size_t **lens, 
 	if (fl_store_prepare(st, &stmt,
 			     "SELECT json FROM run_records WHERE run_id = ?1 ORDER BY seq"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, id);
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+	fl_stmt_bind_int64(stmt, 1, id);
+	while ((rc = fl_stmt_step(stmt)) == FL_SQL_ROW) {
 		if (*n == cap) {
 			cap = cap ? 2 * cap : 32;
 			*json = fl_xrealloc(*json, cap * sizeof(**json));
 			*lens = fl_xrealloc(*lens, cap * sizeof(**lens));
 		}
-		(*lens)[*n] = (size_t)sqlite3_column_bytes(stmt, 0);
-		(*json)[*n] = fl_xstrndup((const char *)sqlite3_column_text(stmt, 0), (*lens)[*n]);
+		(*lens)[*n] = fl_stmt_column_bytes(stmt, 0);
+		(*json)[*n] = fl_xstrndup(fl_stmt_column_text(stmt, 0), (*lens)[*n]);
 		(*n)++;
 	}
-	sqlite3_finalize(stmt);
-	if (rc != SQLITE_DONE) {
+	fl_stmt_finalize(stmt);
+	if (rc != FL_SQL_DONE) {
 		fl_store_run_records_free(*json, *lens, *n);
 		*json = NULL;
 		*lens = NULL;
@@ -136,7 +136,7 @@ void fl_store_run_records_free(char **json, size_t *lens, size_t n)
 
 static int end_row(fl_store *st, int64_t id, const struct fl_run_end *e)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 
 	if (fl_store_prepare(st, &stmt,
 			     "UPDATE runs SET status = ?2, detail = ?3, console = ?4, nodes = ?5, "
@@ -144,7 +144,7 @@ static int end_row(fl_store *st, int64_t id, const struct fl_run_end *e)
 			     "ended_ms = ?10, finished = unixepoch() "
 			     "WHERE id = ?1 AND status = 'running'"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, id);
+	fl_stmt_bind_int64(stmt, 1, id);
 	bind_str(stmt, 2, e->status);
 	bind_str(stmt, 3, e->detail);
 	bind_str(stmt, 4, e->console_tail);
@@ -156,7 +156,7 @@ static int end_row(fl_store *st, int64_t id, const struct fl_run_end *e)
 	fl_store_bind_id(stmt, 10, e->ended_ms);
 	if (fl_store_step_done(st, stmt, "end run"))
 		return FL_ESTORE;
-	if (!sqlite3_changes(st->db))
+	if (!fl_sql_changes(st->db))
 		return fl_error_set(FL_EEXISTS, "store %s: run %lld is not running", st->path,
 				    (long long)id);
 	return 0;
@@ -184,45 +184,41 @@ int fl_store_run_end(fl_store *st, int64_t id, const struct fl_run_end *e)
 
 int fl_store_run_create(fl_store *st, const struct fl_run_info *run, int64_t *id)
 {
-	sqlite3_stmt *stmt;
-	int r;
+	fl_stmt *stmt;
 
 	if (fl_store_prepare(st, &stmt,
 			     "INSERT INTO runs(build_id, machine_id, benchmark, params, job_id, "
-			     "commit_id) VALUES (?1, ?2, ?3, ?4, ?5, nullif(?6, 0))"))
+			     "commit_id) VALUES (?1, ?2, ?3, ?4, ?5, nullif(?6, 0)) RETURNING id"))
 		return FL_ESTORE;
 	if (run->build_id)
-		sqlite3_bind_int64(stmt, 1, run->build_id);
+		fl_stmt_bind_int64(stmt, 1, run->build_id);
 	else
-		sqlite3_bind_null(stmt, 1);
-	sqlite3_bind_int64(stmt, 2, run->machine_id);
-	sqlite3_bind_text(stmt, 3, run->benchmark, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(stmt, 4, run->params ? run->params : "{}", -1, SQLITE_TRANSIENT);
+		fl_stmt_bind_null(stmt, 1);
+	fl_stmt_bind_int64(stmt, 2, run->machine_id);
+	fl_stmt_bind_text(stmt, 3, run->benchmark);
+	fl_stmt_bind_text(stmt, 4, run->params ? run->params : "{}");
 	if (run->job_id)
-		sqlite3_bind_int64(stmt, 5, run->job_id);
+		fl_stmt_bind_int64(stmt, 5, run->job_id);
 	else
-		sqlite3_bind_null(stmt, 5);
-	sqlite3_bind_int64(stmt, 6, run->commit_id);
-	if ((r = fl_store_step_done(st, stmt, "insert run")))
-		return r;
-	*id = sqlite3_last_insert_rowid(st->db);
-	return 0;
+		fl_stmt_bind_null(stmt, 5);
+	fl_stmt_bind_int64(stmt, 6, run->commit_id);
+	return fl_store_insert_id(st, stmt, "insert run", id);
 }
 
 int fl_store_run_finish(fl_store *st, int64_t run_id, const char *status, const char *console)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 
 	if (fl_store_prepare(st, &stmt,
 			     "UPDATE runs SET status = ?2, console = ?3, finished = unixepoch() "
 			     "WHERE id = ?1"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, run_id);
-	sqlite3_bind_text(stmt, 2, status, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(stmt, 3, console, -1, SQLITE_TRANSIENT);
+	fl_stmt_bind_int64(stmt, 1, run_id);
+	fl_stmt_bind_text(stmt, 2, status);
+	fl_stmt_bind_text(stmt, 3, console);
 	if (fl_store_step_done(st, stmt, "finish run"))
 		return fl_error_wrap(FL_ESTORE, "run %lld", (long long)run_id);
-	if (!sqlite3_changes(st->db))
+	if (!fl_sql_changes(st->db))
 		return fl_error_set(FL_ENOTFOUND, "store %s: no run %lld", st->path,
 				    (long long)run_id);
 	return 0;
@@ -230,30 +226,30 @@ int fl_store_run_finish(fl_store *st, int64_t run_id, const char *status, const 
 
 int fl_store_samples_insert(fl_store *st, int64_t run_id, const struct fl_sample *s, size_t n)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 
 	if (fl_store_prepare(st, &stmt,
 			     "INSERT INTO samples(run_id, metric, mode, tasks, seq, value, cgroup) "
 			     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"))
 		return FL_ESTORE;
 	for (size_t i = 0; i < n; i++) {
-		sqlite3_bind_int64(stmt, 1, run_id);
-		sqlite3_bind_text(stmt, 2, s[i].metric, -1, SQLITE_STATIC);
-		sqlite3_bind_text(stmt, 3, s[i].mode ? s[i].mode : "", -1, SQLITE_STATIC);
-		sqlite3_bind_int64(stmt, 4, s[i].tasks);
-		sqlite3_bind_int64(stmt, 5, s[i].seq);
-		sqlite3_bind_double(stmt, 6, s[i].value);
-		sqlite3_bind_text(stmt, 7, s[i].cgroup ? s[i].cgroup : "", -1, SQLITE_STATIC);
-		if (sqlite3_step(stmt) != SQLITE_DONE) {
+		fl_stmt_bind_int64(stmt, 1, run_id);
+		fl_stmt_bind_text(stmt, 2, s[i].metric);
+		fl_stmt_bind_text(stmt, 3, s[i].mode ? s[i].mode : "");
+		fl_stmt_bind_int64(stmt, 4, s[i].tasks);
+		fl_stmt_bind_int64(stmt, 5, s[i].seq);
+		fl_stmt_bind_double(stmt, 6, s[i].value);
+		fl_stmt_bind_text(stmt, 7, s[i].cgroup ? s[i].cgroup : "");
+		if (fl_stmt_step(stmt) != FL_SQL_DONE) {
 			fl_store_sqlerr(st, "insert sample");
 			fl_error_wrap(FL_ESTORE, "run %lld, sample %zu of %zu", (long long)run_id,
 				      i + 1, n);
-			sqlite3_finalize(stmt);
+			fl_stmt_finalize(stmt);
 			return FL_ESTORE;
 		}
-		sqlite3_reset(stmt);
+		fl_stmt_reset(stmt);
 	}
-	sqlite3_finalize(stmt);
+	fl_stmt_finalize(stmt);
 	return 0;
 }
 
@@ -270,44 +266,44 @@ int fl_store_samples_add(fl_store *st, int64_t run_id, const struct fl_sample *s
 
 int fl_store_samples_count(fl_store *st, int64_t run_id, size_t *count)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 
 	if (fl_store_prepare(st, &stmt, "SELECT count(*) FROM samples WHERE run_id = ?1"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, run_id);
-	if (sqlite3_step(stmt) != SQLITE_ROW) {
-		sqlite3_finalize(stmt);
+	fl_stmt_bind_int64(stmt, 1, run_id);
+	if (fl_stmt_step(stmt) != FL_SQL_ROW) {
+		fl_stmt_finalize(stmt);
 		return fl_store_sqlerr(st, "count samples");
 	}
-	*count = (size_t)sqlite3_column_int64(stmt, 0);
-	sqlite3_finalize(stmt);
+	*count = (size_t)fl_stmt_column_int64(stmt, 0);
+	fl_stmt_finalize(stmt);
 	return 0;
 }
 
 int fl_store_run_status(fl_store *st, int64_t run_id, char **status)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int rc;
 
 	if (fl_store_prepare(st, &stmt, "SELECT status FROM runs WHERE id = ?1"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, run_id);
-	rc = sqlite3_step(stmt);
-	if (rc != SQLITE_ROW) {
-		sqlite3_finalize(stmt);
-		if (rc == SQLITE_DONE)
+	fl_stmt_bind_int64(stmt, 1, run_id);
+	rc = fl_stmt_step(stmt);
+	if (rc != FL_SQL_ROW) {
+		fl_stmt_finalize(stmt);
+		if (rc == FL_SQL_DONE)
 			return fl_error_set(FL_ENOTFOUND, "store %s: no run %lld", st->path,
 					    (long long)run_id);
 		return fl_store_sqlerr(st, "run status");
 	}
-	*status = fl_xstrdup((const char *)sqlite3_column_text(stmt, 0));
-	sqlite3_finalize(stmt);
+	*status = fl_xstrdup(fl_stmt_column_text(stmt, 0));
+	fl_stmt_finalize(stmt);
 	return 0;
 }
 
 int fl_store_run_get(fl_store *st, int64_t id, struct fl_run_row *row)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int rc;
 
 	memset(row, 0, sizeof(*row));
@@ -320,18 +316,18 @@ int fl_store_run_get(fl_store *st, int64_t id, struct fl_run_row *row)
 		"coalesce(first_sample_ms, 0), coalesce(ended_ms, 0), machine_facts "
 		"FROM runs WHERE id = ?1"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, id);
-	rc = sqlite3_step(stmt);
-	if (rc != SQLITE_ROW) {
-		sqlite3_finalize(stmt);
-		return rc == SQLITE_DONE ? fl_error_set(FL_ENOTFOUND, "store %s: no run %lld",
+	fl_stmt_bind_int64(stmt, 1, id);
+	rc = fl_stmt_step(stmt);
+	if (rc != FL_SQL_ROW) {
+		fl_stmt_finalize(stmt);
+		return rc == FL_SQL_DONE ? fl_error_set(FL_ENOTFOUND, "store %s: no run %lld",
 							st->path, (long long)id)
 					 : fl_store_sqlerr(st, "get run");
 	}
-	row->id = sqlite3_column_int64(stmt, 0);
-	row->machine_id = sqlite3_column_int64(stmt, 1);
-	row->build_id = sqlite3_column_int64(stmt, 2);
-	row->commit_id = sqlite3_column_int64(stmt, 3);
+	row->id = fl_stmt_column_int64(stmt, 0);
+	row->machine_id = fl_stmt_column_int64(stmt, 1);
+	row->build_id = fl_stmt_column_int64(stmt, 2);
+	row->commit_id = fl_stmt_column_int64(stmt, 3);
 	row->benchmark = fl_store_column_dup(stmt, 4);
 	row->status = fl_store_column_dup(stmt, 5);
 	row->detail = fl_store_column_dup(stmt, 6);
@@ -341,14 +337,14 @@ int fl_store_run_get(fl_store *st, int64_t id, struct fl_run_row *row)
 	row->kernel_release = fl_store_column_dup(stmt, 10);
 	row->console_path = fl_store_column_dup(stmt, 11);
 	row->kernel_image = fl_store_column_dup(stmt, 12);
-	row->nodes = sqlite3_column_int(stmt, 13);
-	row->cpus = sqlite3_column_int(stmt, 14);
-	row->created_ms = sqlite3_column_int64(stmt, 15);
-	row->agent_ms = sqlite3_column_int64(stmt, 16);
-	row->first_sample_ms = sqlite3_column_int64(stmt, 17);
-	row->ended_ms = sqlite3_column_int64(stmt, 18);
+	row->nodes = fl_stmt_column_int(stmt, 13);
+	row->cpus = fl_stmt_column_int(stmt, 14);
+	row->created_ms = fl_stmt_column_int64(stmt, 15);
+	row->agent_ms = fl_stmt_column_int64(stmt, 16);
+	row->first_sample_ms = fl_stmt_column_int64(stmt, 17);
+	row->ended_ms = fl_stmt_column_int64(stmt, 18);
 	row->machine_facts = fl_store_column_dup(stmt, 19);
-	sqlite3_finalize(stmt);
+	fl_stmt_finalize(stmt);
 	return 0;
 }
 
@@ -371,7 +367,7 @@ int fl_store_run_samples(fl_store *st, int64_t id, struct fl_sample_row **out, s
 {
 	struct fl_sample_row *v = NULL;
 	size_t len = 0, cap = 0;
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	char *status;
 	int r, rc;
 
@@ -391,22 +387,22 @@ int fl_store_run_samples(fl_store *st, int64_t id, struct fl_sample_row **out, s
 		"SELECT metric, mode, tasks, seq, value, cgroup FROM samples WHERE run_id = ?1 "
 		"ORDER BY metric, mode, tasks, cgroup, seq"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, id);
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+	fl_stmt_bind_int64(stmt, 1, id);
+	while ((rc = fl_stmt_step(stmt)) == FL_SQL_ROW) {
 		if (len == cap) {
 			cap = cap ? 2 * cap : 64;
 			v = fl_xrealloc(v, cap * sizeof(*v));
 		}
 		v[len].metric = fl_store_column_dup(stmt, 0);
 		v[len].mode = fl_store_column_dup(stmt, 1);
-		v[len].tasks = (unsigned)sqlite3_column_int(stmt, 2);
-		v[len].seq = (unsigned)sqlite3_column_int(stmt, 3);
-		v[len].value = sqlite3_column_double(stmt, 4);
+		v[len].tasks = (unsigned)fl_stmt_column_int(stmt, 2);
+		v[len].seq = (unsigned)fl_stmt_column_int(stmt, 3);
+		v[len].value = fl_stmt_column_double(stmt, 4);
 		v[len].cgroup = fl_store_column_dup(stmt, 5);
 		len++;
 	}
-	sqlite3_finalize(stmt);
-	if (rc != SQLITE_DONE) {
+	fl_stmt_finalize(stmt);
+	if (rc != FL_SQL_DONE) {
 		fl_store_samples_free(v, len);
 		return fl_store_sqlerr(st, "read samples");
 	}
@@ -428,7 +424,7 @@ void fl_store_samples_free(struct fl_sample_row *s, size_t n)
 int fl_store_commit_runs(fl_store *st, const char *sha, const char *benchmark, const char *machine,
 			 int64_t **ids, size_t *n)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	size_t cap = 0;
 	int rc;
 
@@ -440,16 +436,16 @@ int fl_store_commit_runs(fl_store *st, const char *sha, const char *benchmark, c
 				  "x.benchmark = ?2 AND x.machine_id = (SELECT id FROM "
 				  "machines WHERE name = ?3) AND +x.status = 'ok'") " ORDER BY 1"))
 		return FL_ESTORE;
-	sqlite3_bind_text(stmt, 1, sha, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 2, benchmark, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 3, machine, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+	fl_stmt_bind_text(stmt, 1, sha);
+	fl_stmt_bind_text(stmt, 2, benchmark);
+	fl_stmt_bind_text(stmt, 3, machine);
+	while ((rc = fl_stmt_step(stmt)) == FL_SQL_ROW) {
 		if (*n == cap)
 			*ids = fl_xrealloc(*ids, (cap = cap ? 2 * cap : 16) * sizeof(**ids));
-		(*ids)[(*n)++] = sqlite3_column_int64(stmt, 0);
+		(*ids)[(*n)++] = fl_stmt_column_int64(stmt, 0);
 	}
-	sqlite3_finalize(stmt);
-	if (rc != SQLITE_DONE) {
+	fl_stmt_finalize(stmt);
+	if (rc != FL_SQL_DONE) {
 		free(*ids);
 		*ids = NULL;
 		*n = 0;
@@ -460,7 +456,7 @@ int fl_store_commit_runs(fl_store *st, const char *sha, const char *benchmark, c
 
 int fl_store_run_info(fl_store *st, int64_t id, struct fl_run_info_row *out)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -468,17 +464,17 @@ int fl_store_run_info(fl_store *st, int64_t id, struct fl_run_info_row *out)
 			     "SELECT r.benchmark, m.name, r.status FROM runs r "
 			     "JOIN machines m ON m.id = r.machine_id WHERE r.id = ?1"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, id);
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW) {
+	fl_stmt_bind_int64(stmt, 1, id);
+	rc = fl_stmt_step(stmt);
+	if (rc == FL_SQL_ROW) {
 		out->benchmark = fl_store_column_dup(stmt, 0);
 		out->machine = fl_store_column_dup(stmt, 1);
 		out->status = fl_store_column_dup(stmt, 2);
 	}
-	sqlite3_finalize(stmt);
-	if (rc == SQLITE_DONE)
+	fl_stmt_finalize(stmt);
+	if (rc == FL_SQL_DONE)
 		return fl_error_set(FL_ENOTFOUND, "no run %lld", (long long)id);
-	return rc == SQLITE_ROW ? 0 : fl_store_sqlerr(st, "run info");
+	return rc == FL_SQL_ROW ? 0 : fl_store_sqlerr(st, "run info");
 }
 
 void fl_store_run_info_release(struct fl_run_info_row *ri)
@@ -493,7 +489,7 @@ int fl_store_runs_in_flight(fl_store *st, struct fl_run_owner **out, size_t *n)
 {
 	struct fl_run_owner *v = NULL;
 	size_t len = 0;
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int rc;
 
 	*out = NULL;
@@ -503,15 +499,15 @@ int fl_store_runs_in_flight(fl_store *st, struct fl_run_owner **out, size_t *n)
 		"SELECT id, coalesce(owner_host, ''), coalesce(owner_pid, 0) FROM runs "
 		"WHERE status = 'running' ORDER BY id"))
 		return FL_ESTORE;
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+	while ((rc = fl_stmt_step(stmt)) == FL_SQL_ROW) {
 		v = fl_xrealloc(v, (len + 1) * sizeof(*v));
-		v[len].id = sqlite3_column_int64(stmt, 0);
+		v[len].id = fl_stmt_column_int64(stmt, 0);
 		v[len].host = fl_store_column_dup(stmt, 1);
-		v[len].pid = sqlite3_column_int(stmt, 2);
+		v[len].pid = fl_stmt_column_int(stmt, 2);
 		len++;
 	}
-	sqlite3_finalize(stmt);
-	if (rc != SQLITE_DONE) {
+	fl_stmt_finalize(stmt);
+	if (rc != FL_SQL_DONE) {
 		fl_store_run_owners_free(v, len);
 		return fl_store_sqlerr(st, "runs in flight");
 	}

@@ -1,5 +1,5 @@
 /*
- * store.c - the SQLite store: connection, migrations, and the statements of
+ * store.c - the store: its connection (an SQLite file or PostgreSQL, store/sql.h), migrations, and the statements of
  * trees, commits and machines (see store.h). Every other group of tables
  * has its file next to this one (runs and samples: store/run.c), never
  * elsewhere.
@@ -22,9 +22,19 @@
  * Migrations, oldest first. A released migration is never edited: a change
  * to the schema is a new entry at the end. Entry i brings version i to i+1.
  */
-static const char *const migrations[] = {
+/*
+ * A migration: its SQL in the store's dialect (SQLite's, which store/pg.c
+ * takes to PostgreSQL's), and PostgreSQL's own text where the SQLite one
+ * cannot be taken (rebuilding a table to change a constraint).
+ */
+struct migration {
+	const char *sql;
+	const char *pg;
+};
+
+static const struct migration migrations[] = {
 	/* 1: the foundation */
-	"CREATE TABLE trees ("
+	{"CREATE TABLE trees ("
 	"  id INTEGER PRIMARY KEY,"
 	"  name TEXT NOT NULL UNIQUE,"
 	"  url TEXT NOT NULL);"
@@ -126,14 +136,14 @@ static const char *const migrations[] = {
 	"  attempts INTEGER NOT NULL DEFAULT 0,"
 	"  last_error TEXT,"
 	"  created INTEGER NOT NULL DEFAULT (unixepoch()),"
-	"  sent INTEGER);",
+	"  sent INTEGER);", NULL},
 	/* 2: the outbox: when a pending report is tried next, and its thread */
-	"ALTER TABLE reports ADD COLUMN next_attempt INTEGER NOT NULL DEFAULT 0;"
+	{"ALTER TABLE reports ADD COLUMN next_attempt INTEGER NOT NULL DEFAULT 0;"
 	"ALTER TABLE reports ADD COLUMN in_reply_to TEXT;"
-	"CREATE INDEX reports_pending ON reports(state, next_attempt);",
+	"CREATE INDEX reports_pending ON reports(state, next_attempt);", NULL},
 	/* 3: evidence per measured point of a run (store/evidence.c): the
 	 * vmstat rates of its window and its kernel profile per function */
-	"CREATE TABLE evidence_points ("
+	{"CREATE TABLE evidence_points ("
 	"  id INTEGER PRIMARY KEY,"
 	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
 	"  test TEXT NOT NULL,"
@@ -154,7 +164,7 @@ static const char *const migrations[] = {
 	"  function TEXT NOT NULL,"
 	"  samples INTEGER NOT NULL,"
 	"  share REAL NOT NULL,"
-	"  PRIMARY KEY (point_id, function)) WITHOUT ROWID;",
+	"  PRIMARY KEY (point_id, function)) WITHOUT ROWID;", NULL},
 	/*
 	 * 4: indexes the results pages read by (store/web.c), so a page stays
 	 * fast with 100k runs: a kernel's runs of one benchmark on one machine,
@@ -162,20 +172,20 @@ static const char *const migrations[] = {
 	 * first), commits by sha prefix and by tree in time order, and a
 	 * regression's reports.
 	 */
-	"CREATE INDEX runs_by_build ON runs(build_id, benchmark, machine_id);"
+	{"CREATE INDEX runs_by_build ON runs(build_id, benchmark, machine_id);"
 	"CREATE INDEX runs_active ON runs(id) WHERE status IN ('queued', 'running');"
 	"CREATE INDEX commits_by_sha ON commits(sha);"
 	"CREATE INDEX commits_by_time ON commits(tree_id, time);"
 	"CREATE INDEX reports_by_regression ON reports(regression_id);"
 	"CREATE INDEX bisections_by_state ON bisections(state);"
-	"CREATE INDEX regressions_by_state ON regressions(state);",
+	"CREATE INDEX regressions_by_state ON regressions(state);", NULL},
 	/*
 	 * 5: the watch service (store/jobs.c, store/watch.c): the job queue, the
 	 * tags it scheduled, comparison results and revert checks; runs and
 	 * regressions point at the job that made them, machines count their
 	 * infra errors in a row, one bisection per regression.
 	 */
-	"CREATE TABLE jobs ("
+	{"CREATE TABLE jobs ("
 	"  id INTEGER PRIMARY KEY,"
 	"  kind TEXT NOT NULL CHECK (kind IN ('compare', 'bisect', 'revert', 'report', 'run')),"
 	"  key TEXT NOT NULL UNIQUE,"
@@ -253,14 +263,14 @@ static const char *const migrations[] = {
 	"  conflicts TEXT,"
 	"  error TEXT,"
 	"  verdict TEXT,"
-	"  created INTEGER NOT NULL DEFAULT (unixepoch()));",
+	"  created INTEGER NOT NULL DEFAULT (unixepoch()));", NULL},
 	/*
 	 * 6: runs on any machine backend (store/run.c): what ran without a
 	 * build row (commit, prebuilt image), who runs it (host and pid, so a
 	 * run left 'running' by a dead process is recognised), the guest's
 	 * facts, the timing, and every record the agent sent.
 	 */
-	"ALTER TABLE runs ADD COLUMN commit_id INTEGER REFERENCES commits(id);"
+	{"ALTER TABLE runs ADD COLUMN commit_id INTEGER REFERENCES commits(id);"
 	"ALTER TABLE runs ADD COLUMN kernel_image TEXT;"
 	"ALTER TABLE runs ADD COLUMN system_map TEXT;"
 	"ALTER TABLE runs ADD COLUMN label TEXT;"
@@ -284,7 +294,7 @@ static const char *const migrations[] = {
 	"  seq INTEGER NOT NULL,"
 	"  type TEXT NOT NULL,"
 	"  json TEXT NOT NULL,"
-	"  PRIMARY KEY (run_id, seq));",
+	"  PRIMARY KEY (run_id, seq));", NULL},
 	/*
 	 * 7: what the results pages read since the service and the run path
 	 * store it (store/web.c): a kernel's runs by runs.commit_id, a tag's
@@ -293,21 +303,21 @@ static const char *const migrations[] = {
 	 * in URLs), and each bisection step's progress (commits left, best
 	 * candidate, phase) as the engine reported it.
 	 */
-	"CREATE INDEX runs_by_commit ON runs(commit_id, benchmark, machine_id);"
+	{"CREATE INDEX runs_by_commit ON runs(commit_id, benchmark, machine_id);"
 	"CREATE INDEX jobs_by_ref ON jobs(kind, ref_id);"
 	"CREATE INDEX jobs_live ON jobs(id) WHERE state IN ('queued', 'running', 'waiting');"
 	"CREATE INDEX watch_tags_by_tag ON watch_tags(tag);"
 	"CREATE INDEX watch_tags_by_baseline ON watch_tags(baseline);"
 	"ALTER TABLE bisect_steps ADD COLUMN remaining INTEGER;"
 	"ALTER TABLE bisect_steps ADD COLUMN best TEXT;"
-	"ALTER TABLE bisect_steps ADD COLUMN phase TEXT;",
+	"ALTER TABLE bisect_steps ADD COLUMN phase TEXT;", NULL},
 	/*
 	 * 8: bare-metal boxes (store/agent.c): the facts each box reports and
 	 * its missed deadlines in a row; one agent job per run on a box, with
 	 * what it downloads, its deadline and its state; the record frames the
 	 * box uploaded, each (job, seq) once.
 	 */
-	"CREATE TABLE boxes ("
+	{"CREATE TABLE boxes ("
 	"  name TEXT PRIMARY KEY,"
 	"  state TEXT NOT NULL DEFAULT 'online' CHECK (state IN ('online', 'offline')),"
 	"  facts TEXT,"
@@ -344,14 +354,14 @@ static const char *const migrations[] = {
 	"  seq INTEGER NOT NULL,"
 	"  frame TEXT NOT NULL,"
 	"  received_ms INTEGER NOT NULL,"
-	"  PRIMARY KEY (job_id, seq)) WITHOUT ROWID;",
+	"  PRIMARY KEY (job_id, seq)) WITHOUT ROWID;", NULL},
 	/*
 	 * 9: a run job may measure one point of its benchmark (mode and task
 	 * count, "threads:2"): a bisection and a revert check decide at the
 	 * regression's point only, and a run of one point costs a quarter of
 	 * a run of four. NULL: every point.
 	 */
-	"ALTER TABLE jobs ADD COLUMN point TEXT;",
+	{"ALTER TABLE jobs ADD COLUMN point TEXT;", NULL},
 	/*
 	 * 10: what a job is about, with foreign keys: a compare job's watch tag
 	 * (tag_id), a bisect, revert or report job's regression
@@ -366,7 +376,7 @@ static const char *const migrations[] = {
 	 * migrations run with foreign keys off and are checked before they
 	 * commit (fl_store_migrate).
 	 */
-	"CREATE TABLE job_kinds (name TEXT PRIMARY KEY) WITHOUT ROWID;"
+	{"CREATE TABLE job_kinds (name TEXT PRIMARY KEY) WITHOUT ROWID;"
 	"INSERT INTO job_kinds(name) SELECT DISTINCT kind FROM jobs;"
 	"CREATE TABLE jobs_v10 ("
 	"  id INTEGER PRIMARY KEY,"
@@ -407,6 +417,20 @@ static const char *const migrations[] = {
 	"CREATE INDEX jobs_by_tag ON jobs(tag_id) WHERE tag_id IS NOT NULL;"
 	"CREATE INDEX jobs_by_regression ON jobs(regression_id) WHERE regression_id IS NOT NULL;"
 	"CREATE INDEX jobs_live ON jobs(id) WHERE state IN ('queued', 'running', 'waiting');",
+	 /* PostgreSQL changes the table in place (others point at it) */
+	 "CREATE TABLE job_kinds (name TEXT PRIMARY KEY);"
+	 "INSERT INTO job_kinds(name) SELECT DISTINCT kind FROM jobs;"
+	 "ALTER TABLE jobs DROP CONSTRAINT jobs_kind_check;"
+	 "ALTER TABLE jobs ADD FOREIGN KEY (kind) REFERENCES job_kinds(name);"
+	 "ALTER TABLE jobs ADD COLUMN round INTEGER CHECK (round >= 0);"
+	 "ALTER TABLE jobs ADD COLUMN tag_id INTEGER REFERENCES watch_tags(id);"
+	 "ALTER TABLE jobs ADD COLUMN regression_id INTEGER REFERENCES regressions(id);"
+	 "UPDATE jobs SET tag_id = CASE WHEN kind = 'compare' THEN (SELECT w.id FROM watch_tags w"
+	 "  WHERE w.id = ref_id) END, regression_id = CASE WHEN kind IN ('bisect', 'revert',"
+	 "  'report') THEN (SELECT g.id FROM regressions g WHERE g.id = ref_id) END;"
+	 "ALTER TABLE jobs DROP COLUMN ref_id;"
+	 "CREATE INDEX jobs_by_tag ON jobs(tag_id) WHERE tag_id IS NOT NULL;"
+	 "CREATE INDEX jobs_by_regression ON jobs(regression_id) WHERE regression_id IS NOT NULL;"},
 	/*
 	 * 11: a point's cgroup context, next to its mode and task count: ''
 	 * is the root cgroup (every row from before), 'child' a child memory
@@ -415,7 +439,7 @@ static const char *const migrations[] = {
 	 * constraints take the column and the three tables are rebuilt
 	 * (SQLite cannot change a constraint), keeping their ids.
 	 */
-	"CREATE TABLE samples_v11 ("
+	{"CREATE TABLE samples_v11 ("
 	"  id INTEGER PRIMARY KEY,"
 	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
 	"  metric TEXT NOT NULL,"
@@ -480,6 +504,17 @@ static const char *const migrations[] = {
 	"DROP TABLE comparisons;"
 	"ALTER TABLE comparisons_v11 RENAME TO comparisons;"
 	"ALTER TABLE regressions ADD COLUMN cgroup TEXT NOT NULL DEFAULT '';",
+	 /* PostgreSQL changes the constraints in place */
+	 "ALTER TABLE samples ADD COLUMN cgroup TEXT NOT NULL DEFAULT '';"
+	 "ALTER TABLE samples DROP CONSTRAINT samples_run_id_metric_mode_tasks_seq_key;"
+	 "ALTER TABLE samples ADD UNIQUE (run_id, metric, mode, tasks, cgroup, seq);"
+	 "ALTER TABLE evidence_points ADD COLUMN cgroup TEXT NOT NULL DEFAULT '';"
+	 "ALTER TABLE evidence_points DROP CONSTRAINT evidence_points_run_id_test_mode_tasks_key;"
+	 "ALTER TABLE evidence_points ADD UNIQUE (run_id, test, mode, tasks, cgroup);"
+	 "ALTER TABLE comparisons ADD COLUMN cgroup TEXT NOT NULL DEFAULT '';"
+	 "ALTER TABLE comparisons DROP CONSTRAINT comparisons_job_id_what_metric_mode_tasks_key;"
+	 "ALTER TABLE comparisons ADD UNIQUE (job_id, what, metric, mode, tasks, cgroup);"
+	 "ALTER TABLE regressions ADD COLUMN cgroup TEXT NOT NULL DEFAULT '';"},
 	/*
 	 * 12: tries (store/try.c): a proposed fix (a patch's text, or a
 	 * revision) measured against the commit it was made on and, for a
@@ -488,7 +523,7 @@ static const char *const migrations[] = {
 	 * Commits are shas here: the candidate belongs to no tree's history.
 	 * A try's job points at it (jobs.try_id), as a compare job at its tag.
 	 */
-	"CREATE TABLE tries ("
+	{"CREATE TABLE tries ("
 	"  id INTEGER PRIMARY KEY,"
 	"  tree TEXT NOT NULL,"
 	"  regression_id INTEGER REFERENCES regressions(id),"
@@ -516,7 +551,7 @@ static const char *const migrations[] = {
 	"  CHECK (patch IS NOT NULL OR rev_sha IS NOT NULL));"
 	"CREATE INDEX tries_by_regression ON tries(regression_id) WHERE regression_id IS NOT NULL;"
 	"ALTER TABLE jobs ADD COLUMN try_id INTEGER REFERENCES tries(id);"
-	"CREATE INDEX jobs_by_try ON jobs(try_id) WHERE try_id IS NOT NULL;",
+	"CREATE INDEX jobs_by_try ON jobs(try_id) WHERE try_id IS NOT NULL;", NULL},
 	/*
 	 * 13: bisections over merged branches and their resume key
 	 * (store/bisect.c): the merge whose merged branch a step searched
@@ -525,8 +560,8 @@ static const char *const migrations[] = {
 	 * choices), so a record is resumed only by the same bisection. An
 	 * unfinished bisection no process runs any more is 'stopped'.
 	 */
-	("ALTER TABLE bisect_steps ADD COLUMN branch TEXT;"
-	 "ALTER TABLE bisections ADD COLUMN options TEXT;"),
+	{("ALTER TABLE bisect_steps ADD COLUMN branch TEXT;"
+	 "ALTER TABLE bisections ADD COLUMN options TEXT;"), NULL},
 	/*
 	 * 14: runs_by_job over the runs that have a job only. Runs of
 	 * "faultline run" have none; once ANALYZE counted their NULLs as one
@@ -535,8 +570,8 @@ static const char *const migrations[] = {
 	 * runs instead (the bisection page: 0.6 ms to 79 ms). A partial index
 	 * still serves "job_id = x", and its statistics are the jobs' own.
 	 */
-	("DROP INDEX runs_by_job;"
-	 "CREATE INDEX runs_by_job ON runs(job_id) WHERE job_id IS NOT NULL;"),
+	{("DROP INDEX runs_by_job;"
+	 "CREATE INDEX runs_by_job ON runs(job_id) WHERE job_id IS NOT NULL;"), NULL},
 	/*
 	 * 15: heads of watched branches next to tags (store/watch.c): a row of
 	 * watch_tags is a tag (every row from before) or a head of the branch
@@ -544,18 +579,18 @@ static const char *const migrations[] = {
 	 * what its next head is compared with, and the time of its newest
 	 * tested head keeps one test per branch_interval across restarts.
 	 */
-	"ALTER TABLE watch_tags ADD COLUMN kind TEXT NOT NULL DEFAULT 'tag'"
+	{"ALTER TABLE watch_tags ADD COLUMN kind TEXT NOT NULL DEFAULT 'tag'"
 	"  CHECK (kind IN ('tag', 'head'));"
 	"ALTER TABLE watch_tags ADD COLUMN ref TEXT;"
-	"CREATE INDEX watch_tags_heads ON watch_tags(tree_id, ref, id) WHERE kind = 'head';",
+	"CREATE INDEX watch_tags_heads ON watch_tags(tree_id, ref, id) WHERE kind = 'head';", NULL},
 	/*
 	 * 16: a commit's place in its tree's history (store.h's
 	 * fl_commit_info.depth): how many commits its first-parent line
 	 * holds, itself included, NULL where the writer did not know. The
 	 * pages order a tree's commits by it (history, not commit time).
 	 */
-	("ALTER TABLE commits ADD COLUMN depth INTEGER;"
-	 "CREATE INDEX commits_by_depth ON commits(tree_id, depth, time);"),
+	{("ALTER TABLE commits ADD COLUMN depth INTEGER;"
+	 "CREATE INDEX commits_by_depth ON commits(tree_id, depth, time);"), NULL},
 	/*
 	 * 17: reports that reach people and a regression's life cycle
 	 * (store/report.c, store/triage.c): a mail's own recipients ("to
@@ -568,7 +603,7 @@ static const char *const migrations[] = {
 	 * fixed a regression (purpose fixcheck, the tag); mails read by
 	 * "faultline mail ingest", once each by Message-ID.
 	 */
-	"ALTER TABLE reports ADD COLUMN recipients TEXT;"
+	{"ALTER TABLE reports ADD COLUMN recipients TEXT;"
 	"ALTER TABLE reports ADD COLUMN held TEXT;"
 	"ALTER TABLE reports ADD COLUMN attach_name TEXT;"
 	"ALTER TABLE reports ADD COLUMN attach TEXT;"
@@ -588,14 +623,14 @@ static const char *const migrations[] = {
 	"  sender TEXT NOT NULL,"
 	"  regression_id INTEGER REFERENCES regressions(id),"
 	"  outcome TEXT NOT NULL,"
-	"  created INTEGER NOT NULL DEFAULT (unixepoch()));",
+	"  created INTEGER NOT NULL DEFAULT (unixepoch()));", NULL},
 	/*
 	 * 18: lock contention per measured point (store/evidence.c): whether
 	 * the window was traced (recorded, off, not available: why, failed:
 	 * why), the expected vmstat counters the kernel lacks, and per
 	 * contended lock its counts, wait times and top call chains.
 	 */
-	"ALTER TABLE evidence_points ADD COLUMN locks TEXT;"
+	{"ALTER TABLE evidence_points ADD COLUMN locks TEXT;"
 	"ALTER TABLE evidence_points ADD COLUMN vmstat_missing TEXT;"
 	"CREATE TABLE evidence_locks ("
 	"  point_id INTEGER NOT NULL REFERENCES evidence_points(id) ON DELETE CASCADE,"
@@ -606,7 +641,7 @@ static const char *const migrations[] = {
 	"  wait_ns INTEGER NOT NULL,"
 	"  max_wait_ns INTEGER NOT NULL,"
 	"  chains TEXT NOT NULL DEFAULT '',"
-	"  PRIMARY KEY (point_id, lock));",
+	"  PRIMARY KEY (point_id, lock));", NULL},
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -618,78 +653,81 @@ int fl_store_latest_version(void)
 
 int fl_store_sqlerr(fl_store *st, const char *what)
 {
-	return fl_error_set(FL_ESTORE, "store %s: %s: %s", st->path, what, sqlite3_errmsg(st->db));
+	return fl_error_set(FL_ESTORE, "store %s: %s: %s", st->path, what, fl_sql_errmsg(st->db));
 }
 
 int fl_store_exec(fl_store *st, const char *sql)
 {
-	char *msg = NULL;
-
-	if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		int r = fl_error_set(FL_ESTORE, "store %s: %s", st->path, msg ? msg : "error");
-
-		sqlite3_free(msg);
-		return r;
-	}
-	return 0;
+	return fl_sql_exec(st->db, sql) ? FL_ESTORE : 0;
 }
 
-int fl_store_prepare(fl_store *st, sqlite3_stmt **stmt, const char *sql)
+int fl_store_prepare(fl_store *st, fl_stmt **stmt, const char *sql)
 {
-	if (sqlite3_prepare_v2(st->db, sql, -1, stmt, NULL) != SQLITE_OK)
+	if (fl_sql_prepare(st->db, stmt, sql))
 		return fl_store_sqlerr(st, "prepare");
 	return 0;
 }
 
 /* Steps a statement that returns no row, then finalizes it. */
-int fl_store_step_done(fl_store *st, sqlite3_stmt *stmt, const char *what)
+int fl_store_step_done(fl_store *st, fl_stmt *stmt, const char *what)
 {
-	int rc = sqlite3_step(stmt);
-	int r = rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : fl_store_sqlerr(st, what);
+	int rc = fl_stmt_step(stmt);
+	int r = rc == FL_SQL_DONE || rc == FL_SQL_ROW ? 0 : fl_store_sqlerr(st, what);
 
-	sqlite3_finalize(stmt);
+	fl_stmt_finalize(stmt);
 	return r;
 }
 
-void fl_store_bind_opt(sqlite3_stmt *stmt, int i, const char *s)
+int fl_store_insert_id(fl_store *st, fl_stmt *stmt, const char *what, int64_t *id)
 {
-	if (s)
-		sqlite3_bind_text(stmt, i, s, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(stmt, i);
+	int rc = fl_stmt_step(stmt);
+	int r = rc == FL_SQL_ROW ? 0 : fl_store_sqlerr(st, what);
+
+	if (!r)
+		*id = fl_stmt_column_int64(stmt, 0);
+	fl_stmt_finalize(stmt);
+	return r;
 }
 
-void fl_store_bind_id(sqlite3_stmt *stmt, int i, int64_t id)
+void fl_store_bind_opt(fl_stmt *stmt, int i, const char *s)
+{
+	fl_stmt_bind_text(stmt, i, s);
+}
+
+void fl_store_bind_id(fl_stmt *stmt, int i, int64_t id)
 {
 	if (id)
-		sqlite3_bind_int64(stmt, i, id);
+		fl_stmt_bind_int64(stmt, i, id);
 	else
-		sqlite3_bind_null(stmt, i);
+		fl_stmt_bind_null(stmt, i);
 }
 
-char *fl_store_column_dup(sqlite3_stmt *stmt, int col)
+char *fl_store_column_dup(fl_stmt *stmt, int col)
 {
-	const unsigned char *t = sqlite3_column_text(stmt, col);
+	const char *t = fl_stmt_column_text(stmt, col);
 
-	return t ? fl_xstrdup((const char *)t) : NULL;
+	return t ? fl_xstrdup(t) : NULL;
 }
 
 int fl_store_version(fl_store *st)
 {
-	sqlite3_stmt *stmt;
-	int v = -1;
+	int v;
 
-	if (fl_store_prepare(st, &stmt, "PRAGMA user_version"))
+	if (st->db->ops->version(st->db, &v)) {
+		fl_store_sqlerr(st, "schema version");
 		return -1;
-	if (sqlite3_step(stmt) == SQLITE_ROW)
-		v = sqlite3_column_int(stmt, 0);
-	sqlite3_finalize(stmt);
+	}
 	return v;
 }
 
+/*
+ * A write transaction that holds the store's write lock from its start
+ * (SQLite: BEGIN IMMEDIATE; PostgreSQL: store/pg.c). The one place for the
+ * claims of many workers to take their locks when they come.
+ */
 int fl_store_begin(fl_store *st)
 {
-	return fl_store_exec(st, "BEGIN IMMEDIATE");
+	return st->db->ops->begin_write(st->db) ? FL_ESTORE : 0;
 }
 
 int fl_store_commit(fl_store *st)
@@ -699,28 +737,16 @@ int fl_store_commit(fl_store *st)
 
 void fl_store_rollback(fl_store *st)
 {
-	if (!sqlite3_get_autocommit(st->db))
-		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	if (fl_sql_in_transaction(st->db))
+		fl_sql_exec(st->db, "ROLLBACK");
 }
 
-/* The first row a foreign key points from to nothing: 0 when there is none. */
-static int keys_hold(fl_store *st)
+/* Migration i's text for the store's backend. */
+static const char *migration_sql(fl_store *st, int i)
 {
-	sqlite3_stmt *stmt;
-	int rc, r = 0;
+	const struct migration *m = &migrations[i];
 
-	if (fl_store_prepare(st, &stmt, "PRAGMA foreign_key_check"))
-		return FL_ESTORE;
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW)
-		r = fl_error_set(FL_ESTORE, "store %s: %s row %lld points at no row of %s",
-				 st->path, (const char *)sqlite3_column_text(stmt, 0),
-				 (long long)sqlite3_column_int64(stmt, 1),
-				 (const char *)sqlite3_column_text(stmt, 2));
-	else if (rc != SQLITE_DONE)
-		r = fl_store_sqlerr(st, "foreign key check");
-	sqlite3_finalize(stmt);
-	return r;
+	return m->pg && !strcmp(st->db->ops->name, "postgresql") ? m->pg : m->sql;
 }
 
 /*
@@ -730,7 +756,7 @@ static int keys_hold(fl_store *st)
  */
 static int migrate_one(fl_store *st, int upto, int *v)
 {
-	char pragma[64];
+	const struct fl_sql_ops *ops = st->db->ops;
 
 	if (fl_store_begin(st))
 		return FL_ESTORE;
@@ -738,8 +764,8 @@ static int migrate_one(fl_store *st, int upto, int *v)
 		fl_store_rollback(st);
 		return *v < 0 ? FL_ESTORE : 0;
 	}
-	snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", *v + 1);
-	if (fl_store_exec(st, migrations[*v]) || keys_hold(st) || fl_store_exec(st, pragma)) {
+	if (fl_store_exec(st, migration_sql(st, *v)) || ops->migrate_check(st->db) ||
+	    ops->set_version(st->db, *v + 1)) {
 		fl_error_wrap(FL_ESTORE, "migration to version %d", *v + 1);
 		fl_store_rollback(st);
 		return FL_ESTORE;
@@ -766,136 +792,49 @@ int fl_store_migrate(fl_store *st, int upto, int *from)
 				    st->path, v, NMIGRATIONS);
 	if (v >= upto)
 		return 0;
-	/* a migration may rebuild a table others point at (SQLite's way of
-	 * changing a constraint): keys are checked once it is done instead */
-	if (fl_store_exec(st, "PRAGMA foreign_keys = OFF"))
+	if (st->db->ops->migrate_start(st->db))
 		return FL_ESTORE;
 	while (v < upto && !r)
 		r = migrate_one(st, upto, &v);
-	if (fl_store_exec(st, "PRAGMA foreign_keys = ON"))
+	if (st->db->ops->migrate_end(st->db))
 		return FL_ESTORE;
 	return r;
 }
 
-/*
- * WAL mode, once for the file. Processes that create the store at the same
- * moment all ask for it, and SQLite answers some of them busy at once
- * rather than through the busy handler (each would wait for the other's
- * lock): those ask again, for as long as the busy timeout.
- */
-static int set_wal(fl_store *st)
+int fl_store_is_file(const char *path)
 {
-	int rc;
-
-	for (int waited = 0;; waited += 10) {
-		rc = sqlite3_exec(st->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
-		if ((rc & 0xff) != SQLITE_BUSY || waited >= 10000)
-			break;
-		sqlite3_sleep(10);
-	}
-	return rc == SQLITE_OK ? 0 : fl_store_sqlerr(st, "WAL mode");
+	return !fl_sql_is_pg(path);
 }
 
-/* The directory of path is on a read-only filesystem. */
-static int on_read_only_fs(const char *path)
+/* The backend the location names: a postgresql:// URL, or an SQLite file. */
+static int open_backend(fl_store *st, const char *path, unsigned flags)
 {
-	char *dir = fl_xstrdup(path), *slash = strrchr(dir, '/');
-	struct statvfs vfs;
-	int ro;
-
-	if (slash)
-		*(slash == dir ? slash + 1 : slash) = '\0';
-	ro = !statvfs(slash ? dir : ".", &vfs) && (vfs.f_flag & ST_RDONLY);
-	free(dir);
-	return ro;
-}
-
-/*
- * Why SQLite cannot use the file, in words an operator can act on: not a
- * database, or on a read-only filesystem (SQLite writes next to a store in
- * WAL mode, its -wal and -shm files, even to read it), or SQLite's reason.
- */
-static int unusable(fl_store *st, const char *path)
-{
-	int code = st->db ? sqlite3_errcode(st->db) & 0xff : SQLITE_NOMEM;
-	const char *msg = st->db ? sqlite3_errmsg(st->db) : "out of memory";
-	struct stat sb;
-
-	if (stat(path, &sb) && errno == ENOENT)
-		return fl_error_set(FL_ESTORE,
-				    "store %s: no such file ('faultline db init' makes it)", path);
-	if (code == SQLITE_NOTADB)
-		return fl_error_set(FL_ESTORE, "store %s: not a faultline store (%s)", path, msg);
-	if (on_read_only_fs(path))
-		return fl_error_set(
-		    FL_ESTORE,
-		    "store %s: cannot use it (%s): it is on a read-only filesystem "
-		    "(SQLite writes beside a store, its -wal and -shm files, even to "
-		    "read it)",
-		    path, msg);
-	return fl_error_set(FL_ESTORE, "store %s: cannot use it: %s", path, msg);
-}
-
-/* The schema version, read first: the first read shows whether the file can be used at all. */
-static int read_version(fl_store *st, const char *path, int *v)
-{
-	sqlite3_stmt *stmt;
-	int rc;
-
-	if (sqlite3_prepare_v2(st->db, "PRAGMA user_version", -1, &stmt, NULL) != SQLITE_OK)
-		return unusable(st, path);
-	rc = sqlite3_step(stmt);
-	*v = rc == SQLITE_ROW ? sqlite3_column_int(stmt, 0) : -1;
-	sqlite3_finalize(stmt);
-	return rc == SQLITE_ROW ? 0 : unusable(st, path);
+	if (fl_sql_is_pg(path))
+		return fl_pg_open(&st->db, path, flags);
+	if (!(flags & FL_STORE_READONLY) && fl_mkdir_parent(path))
+		return fl_error_wrap(FL_EIO, "store %s", path);
+	return fl_sqlite_open(&st->db, path, flags);
 }
 
 int fl_store_open(fl_store **out, const char *path, unsigned flags)
 {
 	fl_store *st;
-	int r, v = -1;
-	int oflags = flags & FL_STORE_READONLY ? SQLITE_OPEN_READONLY
-					       : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	int r, v;
 
 	*out = NULL;
-	if (!(flags & FL_STORE_READONLY) && fl_mkdir_parent(path))
-		return fl_error_wrap(FL_EIO, "store %s", path);
 	st = fl_xcalloc(1, sizeof(*st));
-	st->path = fl_xstrdup(path);
-	if (sqlite3_open_v2(path, &st->db, oflags | SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK) {
-		r = unusable(st, path);
-		fl_store_free(st);
-		return r;
-	}
-	sqlite3_busy_timeout(st->db, 10000);
-	r = read_version(st, path, &v);
-	/* SQLite opens a file it cannot write read-only, and says so at the first write */
-	if (!r && !(flags & FL_STORE_READONLY) && sqlite3_db_readonly(st->db, "main") == 1)
-		r = fl_error_set(FL_ESTORE, "store %s: cannot write it%s", path,
-				 on_read_only_fs(path) ? ": it is on a read-only filesystem"
-						       : " (its permissions?)");
-	if (!r)
-		r = fl_store_exec(st, "PRAGMA foreign_keys = ON");
-	if (!r && !(flags & FL_STORE_READONLY))
-		r = set_wal(st);
-	if (!r && !(flags & FL_STORE_READONLY))
-		r = fl_store_exec(st, "PRAGMA synchronous = NORMAL");
+	st->path = fl_sql_redact(path); /* for messages */
+	r = open_backend(st, path, flags);
 	if (!r && !(flags & (FL_STORE_NO_MIGRATE | FL_STORE_READONLY)))
 		r = fl_store_migrate(st, 0, NULL);
+	if (!r && (flags & FL_STORE_READONLY) && (v = fl_store_version(st)) != NMIGRATIONS)
+		r = fl_error_set(FL_EVERSION,
+				 "store %s has schema version %d, expected %d (run "
+				 "'faultline db migrate')",
+				 path, v, NMIGRATIONS);
 	if (r) {
 		fl_store_free(st);
 		return r;
-	}
-	if (flags & FL_STORE_READONLY) {
-		if (v != NMIGRATIONS) {
-			r = fl_error_set(FL_EVERSION,
-					     "store %s has schema version %d, expected %d (run "
-					     "'faultline db migrate')",
-					     path, v, NMIGRATIONS);
-
-			fl_store_free(st);
-			return r;
-		}
 	}
 	*out = st;
 	return 0;
@@ -905,7 +844,7 @@ void fl_store_free(fl_store *st)
 {
 	if (!st)
 		return;
-	sqlite3_close_v2(st->db);
+	fl_sql_close(st->db);
 	free(st->path);
 	free(st);
 }
@@ -914,24 +853,24 @@ void fl_store_free(fl_store *st)
 static int ensure_row(fl_store *st, const char *insert, const char *select, const char *a,
 		      const char *b, int64_t *id)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int r;
 
 	if (fl_store_prepare(st, &stmt, insert))
 		return FL_ESTORE;
-	sqlite3_bind_text(stmt, 1, a, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(stmt, 2, b, -1, SQLITE_TRANSIENT);
+	fl_stmt_bind_text(stmt, 1, a);
+	fl_stmt_bind_text(stmt, 2, b);
 	if ((r = fl_store_step_done(st, stmt, "insert")))
 		return r;
 	if (fl_store_prepare(st, &stmt, select))
 		return FL_ESTORE;
-	sqlite3_bind_text(stmt, 1, a, -1, SQLITE_TRANSIENT);
-	if (sqlite3_step(stmt) != SQLITE_ROW) {
-		sqlite3_finalize(stmt);
+	fl_stmt_bind_text(stmt, 1, a);
+	if (fl_stmt_step(stmt) != FL_SQL_ROW) {
+		fl_stmt_finalize(stmt);
 		return fl_store_sqlerr(st, "select");
 	}
-	*id = sqlite3_column_int64(stmt, 0);
-	sqlite3_finalize(stmt);
+	*id = fl_stmt_column_int64(stmt, 0);
+	fl_stmt_finalize(stmt);
 	return 0;
 }
 
@@ -943,7 +882,7 @@ int fl_store_tree_ensure(fl_store *st, const char *name, const char *url, int64_
 
 int fl_store_commit_depth(fl_store *st, int64_t id, int64_t depth)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int r;
 
 	if (depth <= 0)
@@ -951,8 +890,8 @@ int fl_store_commit_depth(fl_store *st, int64_t id, int64_t depth)
 	if (fl_store_prepare(st, &stmt,
 			     "UPDATE commits SET depth = ?2 WHERE id = ?1 AND depth IS NULL"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, id);
-	sqlite3_bind_int64(stmt, 2, depth);
+	fl_stmt_bind_int64(stmt, 1, id);
+	fl_stmt_bind_int64(stmt, 2, depth);
 	if ((r = fl_store_step_done(st, stmt, "commit depth")))
 		return fl_error_wrap(r, "commit %lld", (long long)id);
 	return 0;
@@ -960,18 +899,18 @@ int fl_store_commit_depth(fl_store *st, int64_t id, int64_t depth)
 
 int fl_store_commit_needs_depth(fl_store *st, int64_t id)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int rc;
 
 	if (fl_store_prepare(st, &stmt, "SELECT depth IS NULL FROM commits WHERE id = ?1"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, id);
-	rc = sqlite3_step(stmt);
-	rc = rc == SQLITE_ROW	 ? sqlite3_column_int(stmt, 0)
-	     : rc == SQLITE_DONE ? fl_error_set(FL_ENOTFOUND, "commit %lld: no such commit",
+	fl_stmt_bind_int64(stmt, 1, id);
+	rc = fl_stmt_step(stmt);
+	rc = rc == FL_SQL_ROW	 ? fl_stmt_column_int(stmt, 0)
+	     : rc == FL_SQL_DONE ? fl_error_set(FL_ENOTFOUND, "commit %lld: no such commit",
 						(long long)id)
 				 : fl_store_sqlerr(st, "commit depth");
-	sqlite3_finalize(stmt);
+	fl_stmt_finalize(stmt);
 	return rc;
 }
 
@@ -986,27 +925,27 @@ int fl_store_machine_ensure(fl_store *st, const char *name, const char *backend,
 int fl_store_commit_ensure(fl_store *st, int64_t tree_id, const struct fl_commit_info *c,
 			   int64_t *id)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int r;
 
 	if (fl_store_prepare(st, &stmt,
 			     "INSERT INTO commits(tree_id, sha, subject, author, time) "
 			     "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, tree_id);
-	sqlite3_bind_text(stmt, 2, c->sha, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(stmt, 3, c->subject ? c->subject : "", -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(stmt, 4, c->author ? c->author : "", -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(stmt, 5, c->time);
+	fl_stmt_bind_int64(stmt, 1, tree_id);
+	fl_stmt_bind_text(stmt, 2, c->sha);
+	fl_stmt_bind_text(stmt, 3, c->subject ? c->subject : "");
+	fl_stmt_bind_text(stmt, 4, c->author ? c->author : "");
+	fl_stmt_bind_int64(stmt, 5, c->time);
 	if ((r = fl_store_step_done(st, stmt, "insert commit")))
 		return fl_error_wrap(r, "commit %s", c->sha);
 	if (fl_store_prepare(st, &stmt, "SELECT id FROM commits WHERE tree_id = ?1 AND sha = ?2"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, tree_id);
-	sqlite3_bind_text(stmt, 2, c->sha, -1, SQLITE_TRANSIENT);
-	r = sqlite3_step(stmt) == SQLITE_ROW ? 0 : fl_store_sqlerr(st, "select commit");
+	fl_stmt_bind_int64(stmt, 1, tree_id);
+	fl_stmt_bind_text(stmt, 2, c->sha);
+	r = fl_stmt_step(stmt) == FL_SQL_ROW ? 0 : fl_store_sqlerr(st, "select commit");
 	if (!r)
-		*id = sqlite3_column_int64(stmt, 0);
-	sqlite3_finalize(stmt);
+		*id = fl_stmt_column_int64(stmt, 0);
+	fl_stmt_finalize(stmt);
 	return r;
 }

@@ -1,5 +1,6 @@
 /*
- * store.h - the SQLite file that holds everything faultline knows.
+ * store.h - the store that holds everything faultline knows: an SQLite
+ * file, or a PostgreSQL database (store/sql.h's backends).
  *
  * This module owns all SQL: other modules call the functions here and never
  * see a statement or a table. The file is opened in WAL mode with foreign
@@ -20,8 +21,11 @@ enum {
 	FL_STORE_NO_MIGRATE = 1 << 1, /* open as is; fl_store_migrate() later */
 };
 
-/* Creates the file (and its directory) if needed. */
+/* path: an SQLite file, created (with its directory) if needed, or a
+ * postgresql:// URL (config.h's store.path; docs/config.md). */
 int fl_store_open(fl_store **out, const char *path, unsigned flags);
+/* 1 when path names an SQLite file, 0 when a database server's URL. */
+int fl_store_is_file(const char *path);
 void fl_store_free(fl_store *st);
 
 /* The schema version of the open file, and the newest this build knows. */

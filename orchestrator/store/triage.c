@@ -9,7 +9,7 @@
 
 int fl_store_regression_set_state(fl_store *st, int64_t id, const struct fl_regression_state *s)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int r;
 
 	if (fl_store_prepare(st, &stmt,
@@ -17,17 +17,17 @@ int fl_store_regression_set_state(fl_store *st, int64_t id, const struct fl_regr
 			     "fixed_by = ?5, fix_range = ?6, dup_of = ?7, state_note = ?8 "
 			     "WHERE id = ?1"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, id);
-	sqlite3_bind_text(stmt, 2, s->state, -1, SQLITE_TRANSIENT);
+	fl_stmt_bind_int64(stmt, 1, id);
+	fl_stmt_bind_text(stmt, 2, s->state);
 	fl_store_bind_opt(stmt, 3, s->by);
-	sqlite3_bind_int64(stmt, 4, s->at);
+	fl_stmt_bind_int64(stmt, 4, s->at);
 	fl_store_bind_opt(stmt, 5, s->fixed_by);
 	fl_store_bind_opt(stmt, 6, s->fix_range);
 	fl_store_bind_id(stmt, 7, s->dup_of);
 	fl_store_bind_opt(stmt, 8, s->note);
 	if ((r = fl_store_step_done(st, stmt, "regression state")))
 		return r;
-	if (!sqlite3_changes(st->db))
+	if (!fl_sql_changes(st->db))
 		return fl_error_set(FL_ENOTFOUND, "no regression %lld", (long long)id);
 	return 0;
 }
@@ -41,33 +41,33 @@ int fl_store_regression_set_state(fl_store *st, int64_t id, const struct fl_regr
 	"JOIN machines m ON m.id = g.machine_id LEFT JOIN jobs j ON j.id = g.job_id "              \
 	"LEFT JOIN bisections b ON b.regression_id = g.id" FL_JOB_TAG("j", "w")
 
-static void read_item(sqlite3_stmt *stmt, struct fl_regression_item *g)
+static void read_item(fl_stmt *stmt, struct fl_regression_item *g)
 {
 	char **s[] = {&g->tree,	   &g->tag,    &g->baseline, &g->benchmark,
 		      &g->machine, &g->metric, &g->mode,     &g->cgroup};
 
 	memset(g, 0, sizeof(*g));
-	g->id = sqlite3_column_int64(stmt, 0);
+	g->id = fl_stmt_column_int64(stmt, 0);
 	for (int i = 0; i < 8; i++)
 		*s[i] = fl_store_column_dup(stmt, 1 + i);
-	g->tasks = (unsigned)sqlite3_column_int(stmt, 9);
-	g->change = sqlite3_column_double(stmt, 10);
+	g->tasks = (unsigned)fl_stmt_column_int(stmt, 9);
+	g->change = fl_stmt_column_double(stmt, 10);
 	g->culprit = fl_store_column_dup(stmt, 11);
 	g->state = fl_store_column_dup(stmt, 12);
 	g->state_by = fl_store_column_dup(stmt, 13);
 	g->fixed_by = fl_store_column_dup(stmt, 14);
 	g->fix_range = fl_store_column_dup(stmt, 15);
 	g->note = fl_store_column_dup(stmt, 16);
-	g->state_at = sqlite3_column_int64(stmt, 17);
-	g->dup_of = sqlite3_column_int64(stmt, 18);
-	g->created = sqlite3_column_int64(stmt, 19);
+	g->state_at = fl_stmt_column_int64(stmt, 17);
+	g->dup_of = fl_stmt_column_int64(stmt, 18);
+	g->created = fl_stmt_column_int64(stmt, 19);
 	g->kind = fl_store_column_dup(stmt, 20);
 }
 
 int fl_store_regression_items(fl_store *st, const char *state, const char *tree,
 			      struct fl_regression_item **out, size_t *n)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	size_t alloc = 0;
 	int rc;
 
@@ -79,15 +79,15 @@ int fl_store_regression_items(fl_store *st, const char *state, const char *tree,
 		return FL_ESTORE;
 	fl_store_bind_opt(stmt, 1, state);
 	fl_store_bind_opt(stmt, 2, tree);
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+	while ((rc = fl_stmt_step(stmt)) == FL_SQL_ROW) {
 		if (*n == alloc) {
 			alloc = alloc ? 2 * alloc : 8;
 			*out = fl_xrealloc(*out, alloc * sizeof(**out));
 		}
 		read_item(stmt, &(*out)[(*n)++]);
 	}
-	sqlite3_finalize(stmt);
-	if (rc != SQLITE_DONE) {
+	fl_stmt_finalize(stmt);
+	if (rc != FL_SQL_DONE) {
 		fl_regression_items_free(*out, *n);
 		*out = NULL;
 		*n = 0;
@@ -98,20 +98,20 @@ int fl_store_regression_items(fl_store *st, const char *state, const char *tree,
 
 int fl_store_regression_item(fl_store *st, int64_t id, struct fl_regression_item *out)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
 	if (fl_store_prepare(st, &stmt, ITEM_SELECT " WHERE g.id = ?1"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, id);
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW)
+	fl_stmt_bind_int64(stmt, 1, id);
+	rc = fl_stmt_step(stmt);
+	if (rc == FL_SQL_ROW)
 		read_item(stmt, out);
-	sqlite3_finalize(stmt);
-	if (rc == SQLITE_ROW)
+	fl_stmt_finalize(stmt);
+	if (rc == FL_SQL_ROW)
 		return 0;
-	return rc == SQLITE_DONE ? fl_error_set(FL_ENOTFOUND, "no regression %lld", (long long)id)
+	return rc == FL_SQL_DONE ? fl_error_set(FL_ENOTFOUND, "no regression %lld", (long long)id)
 				 : fl_store_sqlerr(st, "regression");
 }
 
@@ -137,37 +137,37 @@ void fl_regression_items_free(struct fl_regression_item *g, size_t n)
 
 int fl_store_mail_seen(fl_store *st, const char *message_id, char **outcome)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int rc;
 
 	*outcome = NULL;
 	if (fl_store_prepare(st, &stmt, "SELECT outcome FROM mail_seen WHERE message_id = ?1"))
 		return FL_ESTORE;
-	sqlite3_bind_text(stmt, 1, message_id, -1, SQLITE_TRANSIENT);
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW)
+	fl_stmt_bind_text(stmt, 1, message_id);
+	rc = fl_stmt_step(stmt);
+	if (rc == FL_SQL_ROW)
 		*outcome = fl_store_column_dup(stmt, 0);
-	sqlite3_finalize(stmt);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : fl_store_sqlerr(st, "mail seen");
+	fl_stmt_finalize(stmt);
+	return rc == FL_SQL_ROW || rc == FL_SQL_DONE ? 0 : fl_store_sqlerr(st, "mail seen");
 }
 
 int fl_store_mail_mark(fl_store *st, const char *message_id, const char *sender,
 		       int64_t regression_id, const char *outcome)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int rc;
 
 	if (fl_store_prepare(st, &stmt,
 			     "INSERT INTO mail_seen(message_id, sender, regression_id, outcome) "
 			     "VALUES (?1, ?2, ?3, ?4)"))
 		return FL_ESTORE;
-	sqlite3_bind_text(stmt, 1, message_id, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(stmt, 2, sender, -1, SQLITE_TRANSIENT);
+	fl_stmt_bind_text(stmt, 1, message_id);
+	fl_stmt_bind_text(stmt, 2, sender);
 	fl_store_bind_id(stmt, 3, regression_id);
-	sqlite3_bind_text(stmt, 4, outcome, -1, SQLITE_TRANSIENT);
-	rc = sqlite3_step(stmt);
-	sqlite3_finalize(stmt);
-	if ((rc & 0xff) == SQLITE_CONSTRAINT)
+	fl_stmt_bind_text(stmt, 4, outcome);
+	rc = fl_stmt_step(stmt);
+	fl_stmt_finalize(stmt);
+	if ((rc & 0xff) == FL_SQL_CONSTRAINT)
 		return fl_error_set(FL_EEXISTS, "mail %s was read already", message_id);
-	return rc == SQLITE_DONE ? 0 : fl_store_sqlerr(st, "mark mail read");
+	return rc == FL_SQL_DONE ? 0 : fl_store_sqlerr(st, "mark mail read");
 }

@@ -22,7 +22,7 @@ void fl_try_release(struct fl_try *t)
 
 int fl_store_try_add(fl_store *st, const struct fl_try *t, int64_t *id)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int r;
 
 	if (fl_store_prepare(st, &stmt,
@@ -31,29 +31,29 @@ int fl_store_try_add(fl_store *st, const struct fl_try *t, int64_t *id)
 			     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
 			     "coalesce(?12, 'fix'), ?13) RETURNING id"))
 		return FL_ESTORE;
-	sqlite3_bind_text(stmt, 1, t->tree, -1, SQLITE_TRANSIENT);
+	fl_stmt_bind_text(stmt, 1, t->tree);
 	fl_store_bind_id(stmt, 2, t->regression_id);
-	sqlite3_bind_text(stmt, 3, t->benchmark, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(stmt, 4, t->machine, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(stmt, 5, t->base_sha, -1, SQLITE_TRANSIENT);
+	fl_stmt_bind_text(stmt, 3, t->benchmark);
+	fl_stmt_bind_text(stmt, 4, t->machine);
+	fl_stmt_bind_text(stmt, 5, t->base_sha);
 	fl_store_bind_opt(stmt, 6, t->good_sha);
 	fl_store_bind_opt(stmt, 7, t->rev_sha);
 	fl_store_bind_opt(stmt, 8, t->patch_name);
 	fl_store_bind_opt(stmt, 9, t->patch);
 	fl_store_bind_opt(stmt, 10, t->points);
-	sqlite3_bind_int64(stmt, 11, t->created);
+	fl_stmt_bind_int64(stmt, 11, t->created);
 	fl_store_bind_opt(stmt, 12, t->purpose);
 	fl_store_bind_opt(stmt, 13, t->tag);
-	r = sqlite3_step(stmt) == SQLITE_ROW ? 0 : fl_store_sqlerr(st, "add try");
+	r = fl_stmt_step(stmt) == FL_SQL_ROW ? 0 : fl_store_sqlerr(st, "add try");
 	if (!r)
-		*id = sqlite3_column_int64(stmt, 0);
-	sqlite3_finalize(stmt);
+		*id = fl_stmt_column_int64(stmt, 0);
+	fl_stmt_finalize(stmt);
 	return r;
 }
 
 int fl_store_try_get(fl_store *st, int64_t id, struct fl_try *t)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int rc;
 
 	memset(t, 0, sizeof(*t));
@@ -66,14 +66,14 @@ int fl_store_try_get(fl_store *st, int64_t id, struct fl_try *t)
 		"FROM tries "
 		"WHERE id = ?1"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, id);
-	if ((rc = sqlite3_step(stmt)) != SQLITE_ROW) {
-		sqlite3_finalize(stmt);
-		return rc == SQLITE_DONE ? fl_error_set(FL_ENOTFOUND, "no try %lld", (long long)id)
+	fl_stmt_bind_int64(stmt, 1, id);
+	if ((rc = fl_stmt_step(stmt)) != FL_SQL_ROW) {
+		fl_stmt_finalize(stmt);
+		return rc == FL_SQL_DONE ? fl_error_set(FL_ENOTFOUND, "no try %lld", (long long)id)
 					 : fl_store_sqlerr(st, "try");
 	}
-	t->id = sqlite3_column_int64(stmt, 0);
-	t->regression_id = sqlite3_column_int64(stmt, 1);
+	t->id = fl_stmt_column_int64(stmt, 0);
+	t->regression_id = fl_stmt_column_int64(stmt, 1);
 	t->tree = fl_store_column_dup(stmt, 2);
 	t->benchmark = fl_store_column_dup(stmt, 3);
 	t->machine = fl_store_column_dup(stmt, 4);
@@ -91,14 +91,14 @@ int fl_store_try_get(fl_store *st, int64_t id, struct fl_try *t)
 	t->error = fl_store_column_dup(stmt, 16);
 	t->verdict = fl_store_column_dup(stmt, 17);
 	t->recovered_pct =
-	    sqlite3_column_type(stmt, 18) == SQLITE_NULL ? NAN : sqlite3_column_double(stmt, 18);
-	t->report_id = sqlite3_column_int64(stmt, 19);
-	t->created = sqlite3_column_int64(stmt, 20);
-	t->finished = sqlite3_column_int64(stmt, 21);
+	    fl_stmt_column_type(stmt, 18) == FL_SQL_NULL ? NAN : fl_stmt_column_double(stmt, 18);
+	t->report_id = fl_stmt_column_int64(stmt, 19);
+	t->created = fl_stmt_column_int64(stmt, 20);
+	t->finished = fl_stmt_column_int64(stmt, 21);
 	t->summary = fl_store_column_dup(stmt, 22);
 	t->purpose = fl_store_column_dup(stmt, 23);
 	t->tag = fl_store_column_dup(stmt, 24);
-	sqlite3_finalize(stmt);
+	fl_stmt_finalize(stmt);
 	return 0;
 }
 
@@ -106,15 +106,15 @@ int fl_store_try_candidate(fl_store *st, int64_t id, const char *state, const ch
 			   const char *ref, const char *subject, const char *conflict,
 			   const char *error)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 
 	if (fl_store_prepare(
 		st, &stmt,
 		"UPDATE tries SET state = ?2, commit_sha = ?3, ref = ?4, subject = ?5, "
 		"conflict = ?6, error = ?7 WHERE id = ?1"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, id);
-	sqlite3_bind_text(stmt, 2, state, -1, SQLITE_TRANSIENT);
+	fl_stmt_bind_int64(stmt, 1, id);
+	fl_stmt_bind_text(stmt, 2, state);
 	fl_store_bind_opt(stmt, 3, commit_sha);
 	fl_store_bind_opt(stmt, 4, ref);
 	fl_store_bind_opt(stmt, 5, subject);
@@ -126,27 +126,27 @@ int fl_store_try_candidate(fl_store *st, int64_t id, const char *state, const ch
 int fl_store_try_conclude(fl_store *st, int64_t id, const char *verdict, double recovered_pct,
 			  const char *summary, int64_t report_id, int64_t now)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 
 	if (fl_store_prepare(st, &stmt,
 			     "UPDATE tries SET verdict = ?2, recovered_pct = ?3, report_id = ?4, "
 			     "finished = ?5, summary = ?6 WHERE id = ?1"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, id);
-	sqlite3_bind_text(stmt, 2, verdict, -1, SQLITE_TRANSIENT);
+	fl_stmt_bind_int64(stmt, 1, id);
+	fl_stmt_bind_text(stmt, 2, verdict);
 	if (isnan(recovered_pct))
-		sqlite3_bind_null(stmt, 3);
+		fl_stmt_bind_null(stmt, 3);
 	else
-		sqlite3_bind_double(stmt, 3, recovered_pct);
+		fl_stmt_bind_double(stmt, 3, recovered_pct);
 	fl_store_bind_id(stmt, 4, report_id);
-	sqlite3_bind_int64(stmt, 5, now);
+	fl_stmt_bind_int64(stmt, 5, now);
 	fl_store_bind_opt(stmt, 6, summary);
 	return fl_store_step_done(st, stmt, "conclude try");
 }
 
 int fl_store_tries_of(fl_store *st, int64_t regression_id, int64_t **ids, size_t *n)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	size_t cap = 0;
 	int rc;
 
@@ -155,16 +155,16 @@ int fl_store_tries_of(fl_store *st, int64_t regression_id, int64_t **ids, size_t
 	if (fl_store_prepare(st, &stmt,
 			     "SELECT id FROM tries WHERE regression_id = ?1 ORDER BY id"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, regression_id);
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+	fl_stmt_bind_int64(stmt, 1, regression_id);
+	while ((rc = fl_stmt_step(stmt)) == FL_SQL_ROW) {
 		if (*n == cap) {
 			cap = cap ? 2 * cap : 8;
 			*ids = fl_xrealloc(*ids, cap * sizeof(**ids));
 		}
-		(*ids)[(*n)++] = sqlite3_column_int64(stmt, 0);
+		(*ids)[(*n)++] = fl_stmt_column_int64(stmt, 0);
 	}
-	sqlite3_finalize(stmt);
-	if (rc != SQLITE_DONE) {
+	fl_stmt_finalize(stmt);
+	if (rc != FL_SQL_DONE) {
 		free(*ids);
 		*ids = NULL;
 		*n = 0;
@@ -175,7 +175,7 @@ int fl_store_tries_of(fl_store *st, int64_t regression_id, int64_t **ids, size_t
 
 int fl_store_try_fixcheck_find(fl_store *st, int64_t regression_id, const char *tag, int64_t *id)
 {
-	sqlite3_stmt *stmt;
+	fl_stmt *stmt;
 	int rc;
 
 	*id = 0;
@@ -183,11 +183,11 @@ int fl_store_try_fixcheck_find(fl_store *st, int64_t regression_id, const char *
 			     "SELECT id FROM tries WHERE regression_id = ?1 AND purpose = 'fixcheck' "
 			     "AND tag = ?2"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(stmt, 1, regression_id);
-	sqlite3_bind_text(stmt, 2, tag, -1, SQLITE_TRANSIENT);
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW)
-		*id = sqlite3_column_int64(stmt, 0);
-	sqlite3_finalize(stmt);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : fl_store_sqlerr(st, "fixcheck try");
+	fl_stmt_bind_int64(stmt, 1, regression_id);
+	fl_stmt_bind_text(stmt, 2, tag);
+	rc = fl_stmt_step(stmt);
+	if (rc == FL_SQL_ROW)
+		*id = fl_stmt_column_int64(stmt, 0);
+	fl_stmt_finalize(stmt);
+	return rc == FL_SQL_ROW || rc == FL_SQL_DONE ? 0 : fl_store_sqlerr(st, "fixcheck try");
 }

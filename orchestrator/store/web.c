@@ -14,15 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *col_text(sqlite3_stmt *s, fl_pool *p, int col)
+static const char *col_text(fl_stmt *s, fl_pool *p, int col)
 {
-	return fl_pool_strdup(p, (const char *)sqlite3_column_text(s, col));
+	return fl_pool_strdup(p, fl_stmt_column_text(s, col));
 }
 
 /* A REAL column, NAN for NULL (SQLite stores a bound NAN as NULL). */
-static double col_num(sqlite3_stmt *s, int col)
+static double col_num(fl_stmt *s, int col)
 {
-	return sqlite3_column_type(s, col) == SQLITE_NULL ? NAN : sqlite3_column_double(s, col);
+	return fl_stmt_column_type(s, col) == FL_SQL_NULL ? NAN : fl_stmt_column_double(s, col);
 }
 
 /* Commit columns in the order COMMIT_COLS(c, t) selects them. */
@@ -48,24 +48,24 @@ static double col_num(sqlite3_stmt *s, int col)
 	"NOT EXISTS (SELECT 1 FROM reverts v WHERE v.commit_sha = " c ".sha) AND NOT EXISTS "      \
 	"(SELECT 1 FROM tries y WHERE y.commit_sha = " c ".sha)"
 
-static void read_commit(sqlite3_stmt *s, fl_pool *p, int col, struct fl_web_commit *c)
+static void read_commit(fl_stmt *s, fl_pool *p, int col, struct fl_web_commit *c)
 {
-	c->id = sqlite3_column_int64(s, col);
+	c->id = fl_stmt_column_int64(s, col);
 	c->tree = col_text(s, p, col + 1);
 	c->sha = col_text(s, p, col + 2);
 	c->subject = col_text(s, p, col + 3);
 	c->author = col_text(s, p, col + 4);
-	c->time = sqlite3_column_int64(s, col + 5);
+	c->time = fl_stmt_column_int64(s, col + 5);
 }
 
-typedef void (*row_fn)(sqlite3_stmt *s, fl_pool *p, void *row);
+typedef void (*row_fn)(fl_stmt *s, fl_pool *p, void *row);
 
 /*
  * Steps a prepared statement to its end, reading each row into a growing
  * array of 'size'-byte rows. collect() finalizes it; with per_page, the
  * statement fetched one row more than a page: *more says whether it came.
  */
-static int read_rows(fl_store *st, fl_pool *p, sqlite3_stmt *s, size_t size, row_fn fn, void **out,
+static int read_rows(fl_store *st, fl_pool *p, fl_stmt *s, size_t size, row_fn fn, void **out,
 		     size_t *n, const char *what)
 {
 	size_t alloc = 0;
@@ -73,22 +73,22 @@ static int read_rows(fl_store *st, fl_pool *p, sqlite3_stmt *s, size_t size, row
 
 	*out = NULL;
 	*n = 0;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	while ((rc = fl_stmt_step(s)) == FL_SQL_ROW) {
 		*out = fl_pool_grow(p, *out, size, *n, &alloc);
 		fn(s, p, (char *)*out + *n * size);
 		(*n)++;
 	}
-	rc = rc == SQLITE_DONE ? 0 : fl_store_sqlerr(st, what);
-	sqlite3_reset(s); /* ready for the next binding */
+	rc = rc == FL_SQL_DONE ? 0 : fl_store_sqlerr(st, what);
+	fl_stmt_reset(s); /* ready for the next binding */
 	return rc;
 }
 
-static int collect(fl_store *st, fl_pool *p, sqlite3_stmt *s, size_t size, row_fn fn, void **out,
+static int collect(fl_store *st, fl_pool *p, fl_stmt *s, size_t size, row_fn fn, void **out,
 		   size_t *n, unsigned per_page, int *more, const char *what)
 {
 	int r = read_rows(st, p, s, size, fn, out, n, what);
 
-	sqlite3_finalize(s);
+	fl_stmt_finalize(s);
 	if (r)
 		return r;
 	if (more) {
@@ -100,21 +100,21 @@ static int collect(fl_store *st, fl_pool *p, sqlite3_stmt *s, size_t size, row_f
 }
 
 /* Binds LIMIT per_page + 1 OFFSET (page - 1) * per_page at parameters i, i + 1. */
-static void bind_page(sqlite3_stmt *s, int i, unsigned page, unsigned per_page)
+static void bind_page(fl_stmt *s, int i, unsigned page, unsigned per_page)
 {
-	sqlite3_bind_int64(s, i, (sqlite3_int64)per_page + 1);
-	sqlite3_bind_int64(s, i + 1, (sqlite3_int64)(page ? page - 1 : 0) * per_page);
+	fl_stmt_bind_int64(s, i, (int64_t)per_page + 1);
+	fl_stmt_bind_int64(s, i + 1, (int64_t)(page ? page - 1 : 0) * per_page);
 }
 
 /* One row expected: FL_ENOTFOUND with msg when there is none. */
-static int step_one(fl_store *st, sqlite3_stmt *s, const char *what, const char *msg)
+static int step_one(fl_store *st, fl_stmt *s, const char *what, const char *msg)
 {
-	int rc = sqlite3_step(s);
+	int rc = fl_stmt_step(s);
 
-	if (rc == SQLITE_ROW)
+	if (rc == FL_SQL_ROW)
 		return 0;
-	sqlite3_finalize(s);
-	if (rc == SQLITE_DONE)
+	fl_stmt_finalize(s);
+	if (rc == FL_SQL_DONE)
 		return fl_error_set(FL_ENOTFOUND, "%s", msg);
 	return fl_store_sqlerr(st, what);
 }
@@ -123,31 +123,31 @@ static int step_one(fl_store *st, sqlite3_stmt *s, const char *what, const char 
 static int get_by_id(fl_store *st, fl_pool *p, const char *sql, int64_t id, row_fn fn, void *out,
 		     const char *what)
 {
-	sqlite3_stmt *s;
+	fl_stmt *s;
 	char msg[64];
 	int r;
 
 	if (fl_store_prepare(st, &s, sql))
 		return FL_ESTORE;
-	sqlite3_bind_int64(s, 1, id);
+	fl_stmt_bind_int64(s, 1, id);
 	snprintf(msg, sizeof(msg), "no such %s", what);
 	if ((r = step_one(st, s, what, msg)))
 		return fl_error_wrap(r, "%s %lld", what, (long long)id);
 	fn(s, p, out);
-	sqlite3_finalize(s);
+	fl_stmt_finalize(s);
 	return 0;
 }
 
 /* ---- trees, tags and commits ---- */
 
-static void read_commit_row(sqlite3_stmt *s, fl_pool *p, void *row)
+static void read_commit_row(fl_stmt *s, fl_pool *p, void *row)
 {
 	read_commit(s, p, 0, row);
 }
 
 static int tree_latest(fl_store *st, fl_pool *p, struct fl_web_tree *t, size_t latest)
 {
-	sqlite3_stmt *s;
+	fl_stmt *s;
 
 	if (fl_store_prepare(st, &s,
 			     "SELECT " COMMIT_COLS(
@@ -155,30 +155,30 @@ static int tree_latest(fl_store *st, fl_pool *p, struct fl_web_tree *t, size_t l
 					   "t.id = c.tree_id WHERE c.tree_id = ?1 AND " IN_HISTORY(
 					       "c") HISTORY_DESC("c") " LIMIT ?2"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(s, 1, t->id);
-	sqlite3_bind_int64(s, 2, (sqlite3_int64)latest);
+	fl_stmt_bind_int64(s, 1, t->id);
+	fl_stmt_bind_int64(s, 2, (int64_t)latest);
 	return collect(st, p, s, sizeof(*t->latest), read_commit_row, (void **)&t->latest,
 		       &t->nlatest, 0, NULL, "latest commits");
 }
 
-static void read_verdict(sqlite3_stmt *s, fl_pool *p, void *row)
+static void read_verdict(fl_stmt *s, fl_pool *p, void *row)
 {
 	struct fl_web_verdict *v = row;
 
-	v->job_id = sqlite3_column_int64(s, 0);
+	v->job_id = fl_stmt_column_int64(s, 0);
 	v->benchmark = col_text(s, p, 1);
 	v->machine = col_text(s, p, 2);
 	v->state = col_text(s, p, 3);
 	v->result = col_text(s, p, 4);
 	v->error = !strcmp(v->state, "failed") ? col_text(s, p, 5) : NULL;
-	v->runs_total = (size_t)sqlite3_column_int64(s, 6);
-	v->runs_done = (size_t)sqlite3_column_int64(s, 7);
-	v->regression_id = sqlite3_column_int64(s, 8);
+	v->runs_total = (size_t)fl_stmt_column_int64(s, 6);
+	v->runs_done = (size_t)fl_stmt_column_int64(s, 7);
+	v->regression_id = fl_stmt_column_int64(s, 8);
 	v->change = NAN;
 	if (v->regression_id) { /* the regression's own point and change: its headline */
 		v->metric = col_text(s, p, 9);
 		v->mode = col_text(s, p, 10);
-		v->tasks = (unsigned)sqlite3_column_int64(s, 11);
+		v->tasks = (unsigned)fl_stmt_column_int64(s, 11);
 		v->change = col_num(s, 12);
 	}
 }
@@ -186,28 +186,28 @@ static void read_verdict(sqlite3_stmt *s, fl_pool *p, void *row)
 /* A tag's compare jobs, and the primary point that decided a finished one: prepared once for
  * all the tags of a tree. */
 struct verdict_stmts {
-	sqlite3_stmt *jobs, *point;
+	fl_stmt *jobs, *point;
 	fl_web_decides_fn decides;
 };
 
 static int verdict_point(fl_store *st, fl_pool *p, const struct verdict_stmts *vs,
 			 struct fl_web_verdict *v)
 {
-	sqlite3_stmt *s = vs->point;
+	fl_stmt *s = vs->point;
 	const char *want = v->result && vs->decides && vs->decides(v->result) ? v->result : "";
 	int rc;
 
-	sqlite3_bind_int64(s, 1, v->job_id);
-	sqlite3_bind_text(s, 2, want, -1, SQLITE_STATIC);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
+	fl_stmt_bind_int64(s, 1, v->job_id);
+	fl_stmt_bind_text(s, 2, want);
+	rc = fl_stmt_step(s);
+	if (rc == FL_SQL_ROW) {
 		v->metric = col_text(s, p, 0);
 		v->mode = col_text(s, p, 1);
-		v->tasks = (unsigned)sqlite3_column_int64(s, 2);
+		v->tasks = (unsigned)fl_stmt_column_int64(s, 2);
 		v->change = col_num(s, 3);
 	}
-	rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : fl_store_sqlerr(st, "verdict point");
-	sqlite3_reset(s);
+	rc = rc == FL_SQL_ROW || rc == FL_SQL_DONE ? 0 : fl_store_sqlerr(st, "verdict point");
+	fl_stmt_reset(s);
 	return rc;
 }
 
@@ -216,7 +216,7 @@ static int tag_verdicts(fl_store *st, fl_pool *p, const struct verdict_stmts *vs
 {
 	int r;
 
-	sqlite3_bind_int64(vs->jobs, 1, tag->id);
+	fl_stmt_bind_int64(vs->jobs, 1, tag->id);
 	if ((r = read_rows(st, p, vs->jobs, sizeof(*tag->verdicts), read_verdict,
 			   (void **)&tag->verdicts, &tag->nverdicts, "tag verdicts")))
 		return r;
@@ -241,22 +241,22 @@ static int verdicts_prepare(fl_store *st, struct verdict_stmts *vs)
 		"SELECT metric, mode, tasks, change FROM comparisons WHERE job_id = ?1 "
 		"AND what = 'tag' AND is_primary = 1 ORDER BY class = ?2 DESC, "
 		"abs(change) DESC LIMIT 1")) {
-		sqlite3_finalize(vs->jobs);
+		fl_stmt_finalize(vs->jobs);
 		return FL_ESTORE;
 	}
 	return 0;
 }
 
-static void read_tag(sqlite3_stmt *s, fl_pool *p, void *row)
+static void read_tag(fl_stmt *s, fl_pool *p, void *row)
 {
 	struct fl_web_tag *t = row;
 
-	t->id = sqlite3_column_int64(s, 0);
+	t->id = fl_stmt_column_int64(s, 0);
 	t->name = col_text(s, p, 1);
 	t->state = col_text(s, p, 2);
 	t->note = col_text(s, p, 3);
 	t->baseline = col_text(s, p, 4);
-	t->created = sqlite3_column_int64(s, 5);
+	t->created = fl_stmt_column_int64(s, 5);
 	read_commit(s, p, 6, &t->commit);
 	read_commit(s, p, 6 + NCOMMIT_COLS, &t->base);
 	t->kind = col_text(s, p, 6 + 2 * NCOMMIT_COLS);
@@ -267,7 +267,7 @@ static void read_tag(sqlite3_stmt *s, fl_pool *p, void *row)
  * newest few) before their verdicts are read (fl_web_tag_verdicts). */
 static int tree_tags(fl_store *st, fl_pool *p, struct fl_web_tree *t, size_t latest)
 {
-	sqlite3_stmt *s;
+	fl_stmt *s;
 	int r;
 
 	if (!latest)
@@ -282,7 +282,7 @@ static int tree_tags(fl_store *st, fl_pool *p, struct fl_web_tree *t, size_t lat
 					       "w.commit_id LEFT JOIN commits bc ON bc.id = "
 					       "w.baseline_commit WHERE w.tree_id = ?1"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(s, 1, t->id);
+	fl_stmt_bind_int64(s, 1, t->id);
 	if ((r = collect(st, p, s, sizeof(*t->tags), read_tag, (void **)&t->tags, &t->ntags, 0,
 			 NULL, "tags")))
 		return r;
@@ -303,23 +303,23 @@ int fl_web_tag_verdicts(fl_store *st, fl_pool *p, struct fl_web_tag *tags, size_
 		return FL_ESTORE;
 	for (size_t i = 0; i < n && !r; i++)
 		r = tag_verdicts(st, p, &vs, &tags[i]);
-	sqlite3_finalize(vs.jobs);
-	sqlite3_finalize(vs.point);
+	fl_stmt_finalize(vs.jobs);
+	fl_stmt_finalize(vs.point);
 	return r;
 }
 
-static void read_tree(sqlite3_stmt *s, fl_pool *p, void *row)
+static void read_tree(fl_stmt *s, fl_pool *p, void *row)
 {
 	struct fl_web_tree *t = row;
 
-	t->id = sqlite3_column_int64(s, 0);
+	t->id = fl_stmt_column_int64(s, 0);
 	t->name = col_text(s, p, 1);
 	t->url = col_text(s, p, 2);
 }
 
 int fl_web_trees(fl_store *st, fl_pool *p, size_t latest, struct fl_web_tree **out, size_t *n)
 {
-	sqlite3_stmt *s;
+	fl_stmt *s;
 	int r;
 
 	if (fl_store_prepare(st, &s, "SELECT id, name, url FROM trees ORDER BY name"))
@@ -336,17 +336,17 @@ int fl_web_trees(fl_store *st, fl_pool *p, size_t latest, struct fl_web_tree **o
 int fl_web_tree_get(fl_store *st, fl_pool *p, const char *name, size_t latest,
 		    struct fl_web_tree *out)
 {
-	sqlite3_stmt *s;
+	fl_stmt *s;
 	int r;
 
 	if (fl_store_prepare(st, &s, "SELECT id, name, url FROM trees WHERE name = ?1"))
 		return FL_ESTORE;
-	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+	fl_stmt_bind_text(s, 1, name);
 	if ((r = step_one(st, s, "tree", "no tree with this name")))
 		return fl_error_wrap(r, "tree '%s'", name);
 	memset(out, 0, sizeof(*out));
 	read_tree(s, p, out);
-	sqlite3_finalize(s);
+	fl_stmt_finalize(s);
 	if ((r = tree_latest(st, p, out, latest)))
 		return r;
 	return tree_tags(st, p, out, latest);
@@ -438,7 +438,7 @@ static int rev_one(const char *rev, const char *hint, const struct fl_web_commit
 static int rev_tag(fl_store *st, fl_pool *p, const char *tree, const char *rev,
 		   struct fl_web_commit **rows, size_t *n)
 {
-	sqlite3_stmt *s;
+	fl_stmt *s;
 
 	if (fl_store_prepare(
 		st, &s,
@@ -452,7 +452,7 @@ static int rev_tag(fl_store *st, fl_pool *p, const char *tree, const char *rev,
 							      "w.baseline = ?1 AND (?2 IS NULL OR "
 							      "t.name = ?2) ORDER BY 3 LIMIT 16"))
 		return FL_ESTORE;
-	sqlite3_bind_text(s, 1, rev, -1, SQLITE_STATIC);
+	fl_stmt_bind_text(s, 1, rev);
 	fl_store_bind_opt(s, 2, tree);
 	return collect(st, p, s, sizeof(**rows), read_commit_row, (void **)rows, n, 0, NULL,
 		       "resolve tag");
@@ -462,7 +462,7 @@ int fl_web_rev_resolve(fl_store *st, fl_pool *p, const char *tree, const char *r
 		       struct fl_web_commit *out)
 {
 	struct fl_web_commit *rows;
-	sqlite3_stmt *s;
+	fl_stmt *s;
 	char hex[65];
 	size_t n;
 	int r;
@@ -487,7 +487,7 @@ int fl_web_rev_resolve(fl_store *st, fl_pool *p, const char *tree, const char *r
 			      "t.id = c.tree_id WHERE c.sha >= ?1 AND c.sha < ?1 || 'g' "
 			      "AND (?2 IS NULL OR t.name = ?2) ORDER BY c.sha, c.id LIMIT 16"))
 		return FL_ESTORE;
-	sqlite3_bind_text(s, 1, hex, -1, SQLITE_STATIC);
+	fl_stmt_bind_text(s, 1, hex);
 	fl_store_bind_opt(s, 2, tree);
 	if ((r = collect(st, p, s, sizeof(*rows), read_commit_row, (void **)&rows, &n, 0, NULL,
 			 "resolve revision")))
@@ -500,21 +500,21 @@ int fl_web_rev_resolve(fl_store *st, fl_pool *p, const char *tree, const char *r
 	return rev_one(rev, "give more digits", rows, n, out);
 }
 
-static void read_name(sqlite3_stmt *s, fl_pool *p, void *row)
+static void read_name(fl_stmt *s, fl_pool *p, void *row)
 {
 	*(const char **)row = col_text(s, p, 0);
 }
 
 int fl_web_commit_tags(fl_store *st, fl_pool *p, int64_t commit_id, const char ***out, size_t *n)
 {
-	sqlite3_stmt *s;
+	fl_stmt *s;
 
 	if (fl_store_prepare(st, &s,
 			     "SELECT tag FROM watch_tags WHERE commit_id = ?1 UNION SELECT "
 			     "baseline FROM watch_tags WHERE baseline_commit = ?1 AND baseline "
 			     "IS NOT NULL"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(s, 1, commit_id);
+	fl_stmt_bind_int64(s, 1, commit_id);
 	return collect(st, p, s, sizeof(**out), read_name, (void **)out, n, 0, NULL, "commit tags");
 }
 
@@ -532,23 +532,23 @@ int fl_web_commit_tags(fl_store *st, fl_pool *p, int64_t commit_id, const char *
 	"r.build_id LEFT JOIN commits c ON c.id = " FL_RUN_COMMIT("r", "b") " LEFT JOIN trees t "  \
 									    "ON t.id = c.tree_id "
 
-static void read_run(sqlite3_stmt *s, fl_pool *p, void *row)
+static void read_run(fl_stmt *s, fl_pool *p, void *row)
 {
 	struct fl_web_run *r = row;
 
-	r->id = sqlite3_column_int64(s, 0);
+	r->id = fl_stmt_column_int64(s, 0);
 	r->benchmark = col_text(s, p, 1);
 	r->machine = col_text(s, p, 2);
 	r->status = col_text(s, p, 3);
 	r->params = col_text(s, p, 4);
-	r->started = sqlite3_column_int64(s, 5);
-	r->finished = sqlite3_column_int64(s, 6);
-	r->build_id = sqlite3_column_int64(s, 7);
+	r->started = fl_stmt_column_int64(s, 5);
+	r->finished = fl_stmt_column_int64(s, 6);
+	r->build_id = fl_stmt_column_int64(s, 7);
 	r->kernel = col_text(s, p, 8);
 	r->build_status = col_text(s, p, 9);
 	read_commit(s, p, 10, &r->commit);
 	r->detail = col_text(s, p, 10 + NCOMMIT_COLS);
-	r->job_id = sqlite3_column_int64(s, 11 + NCOMMIT_COLS);
+	r->job_id = fl_stmt_column_int64(s, 11 + NCOMMIT_COLS);
 }
 
 /* A list's condition: cond (with ?N for value) added when value is not NULL, or when set. */
@@ -569,7 +569,7 @@ static int list_page(fl_store *st, fl_pool *p, const char *select, const char *a
 		     row_fn fn, void **out, size_t *n, int *more, const char *what)
 {
 	fl_buf sql = FL_BUF_INIT;
-	sqlite3_stmt *s;
+	fl_stmt *s;
 	int r;
 
 	fl_buf_adds(&sql, select);
@@ -603,7 +603,7 @@ int fl_web_runs(fl_store *st, fl_pool *p, const struct fl_web_run_filter *f, uns
 	    4, page, per_page, sizeof(**out), read_run, (void **)out, n, more, "runs");
 }
 
-static void read_job_run(sqlite3_stmt *s, fl_pool *p, void *row)
+static void read_job_run(fl_stmt *s, fl_pool *p, void *row)
 {
 	struct fl_web_run *r = row;
 
@@ -614,7 +614,7 @@ static void read_job_run(sqlite3_stmt *s, fl_pool *p, void *row)
 int fl_web_job_commit_runs(fl_store *st, int64_t job_id, const char *sha, const char *benchmark,
 			   const char *machine, int64_t **ids, size_t *n)
 {
-	sqlite3_stmt *s;
+	fl_stmt *s;
 	size_t cap = 0;
 	int rc;
 
@@ -628,17 +628,17 @@ int fl_web_job_commit_runs(fl_store *st, int64_t job_id, const char *sha, const 
 		    "?4) AND +x.status = 'ok' AND x.job_id IN (SELECT id FROM jobs WHERE "
 		    "parent_id = ?1)") ") ORDER BY 1"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(s, 1, job_id);
-	sqlite3_bind_text(s, 2, sha, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 3, benchmark, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 4, machine, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	fl_stmt_bind_int64(s, 1, job_id);
+	fl_stmt_bind_text(s, 2, sha);
+	fl_stmt_bind_text(s, 3, benchmark);
+	fl_stmt_bind_text(s, 4, machine);
+	while ((rc = fl_stmt_step(s)) == FL_SQL_ROW) {
 		if (*n == cap)
 			*ids = fl_xrealloc(*ids, (cap = cap ? 2 * cap : 16) * sizeof(**ids));
-		(*ids)[(*n)++] = sqlite3_column_int64(s, 0);
+		(*ids)[(*n)++] = fl_stmt_column_int64(s, 0);
 	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE) {
+	fl_stmt_finalize(s);
+	if (rc != FL_SQL_DONE) {
 		free(*ids);
 		*ids = NULL;
 		*n = 0;
@@ -650,7 +650,7 @@ int fl_web_job_commit_runs(fl_store *st, int64_t job_id, const char *sha, const 
 int fl_web_job_runs(fl_store *st, fl_pool *p, int64_t parent_job, unsigned page, unsigned per_page,
 		    struct fl_web_run **out, size_t *n, int *more)
 {
-	sqlite3_stmt *s;
+	fl_stmt *s;
 
 	if (fl_store_prepare(
 		st, &s,
@@ -659,42 +659,42 @@ int fl_web_job_runs(fl_store *st, fl_pool *p, int64_t parent_job, unsigned page,
 		"jobs WHERE parent_id = ?1) ORDER BY +x.id DESC LIMIT ?2 OFFSET ?3) "
 		"ORDER BY r.id DESC"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(s, 1, parent_job);
+	fl_stmt_bind_int64(s, 1, parent_job);
 	bind_page(s, 2, page, per_page);
 	return collect(st, p, s, sizeof(**out), read_job_run, (void **)out, n, per_page, more,
 		       "runs of a job");
 }
 
-static void read_run_detail(sqlite3_stmt *s, fl_pool *p, struct fl_web_run_detail *d, int c)
+static void read_run_detail(fl_stmt *s, fl_pool *p, struct fl_web_run_detail *d, int c)
 {
 	d->backend = col_text(s, p, c);
 	d->facts = col_text(s, p, c + 1);
-	d->console_len = (size_t)sqlite3_column_int64(s, c + 2);
+	d->console_len = (size_t)fl_stmt_column_int64(s, c + 2);
 	d->console = col_text(s, p, c + 3);
 	d->console_path = col_text(s, p, c + 4);
 	d->label = col_text(s, p, c + 5);
 	d->domain = col_text(s, p, c + 6);
 	d->kernel_image = col_text(s, p, c + 7);
-	d->nodes = sqlite3_column_int(s, c + 8);
-	d->cpus = sqlite3_column_int(s, c + 9);
+	d->nodes = fl_stmt_column_int(s, c + 8);
+	d->cpus = fl_stmt_column_int(s, c + 9);
 	d->kernel_release = col_text(s, p, c + 10);
 	d->accel = col_text(s, p, c + 11);
 	d->machine_facts = col_text(s, p, c + 12);
-	d->created_ms = sqlite3_column_int64(s, c + 13);
-	d->agent_ms = sqlite3_column_int64(s, c + 14);
-	d->first_sample_ms = sqlite3_column_int64(s, c + 15);
-	d->ended_ms = sqlite3_column_int64(s, c + 16);
+	d->created_ms = fl_stmt_column_int64(s, c + 13);
+	d->agent_ms = fl_stmt_column_int64(s, c + 14);
+	d->first_sample_ms = fl_stmt_column_int64(s, c + 15);
+	d->ended_ms = fl_stmt_column_int64(s, c + 16);
 	d->job_kind = col_text(s, p, c + 17);
 	d->job_role = col_text(s, p, c + 18);
 	d->job_state = col_text(s, p, c + 19);
-	d->job_attempts = sqlite3_column_int(s, c + 20);
-	d->job_parent = sqlite3_column_int64(s, c + 21);
+	d->job_attempts = fl_stmt_column_int(s, c + 20);
+	d->job_parent = fl_stmt_column_int64(s, c + 21);
 }
 
 int fl_web_run_get(fl_store *st, fl_pool *p, int64_t id, size_t console_tail,
 		   struct fl_web_run_detail *out)
 {
-	sqlite3_stmt *s;
+	fl_stmt *s;
 	int r;
 
 	if (fl_store_prepare(
@@ -707,32 +707,32 @@ int fl_web_run_get(fl_store *st, fl_pool *p, int64_t id, size_t console_tail,
 		"j.state, coalesce(j.attempts, 0), coalesce(j.parent_id, 0)" RUN_FROM
 		"LEFT JOIN jobs j ON j.id = r.job_id WHERE r.id = ?1"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(s, 1, id);
-	sqlite3_bind_int64(s, 2, (sqlite3_int64)console_tail);
+	fl_stmt_bind_int64(s, 1, id);
+	fl_stmt_bind_int64(s, 2, (int64_t)console_tail);
 	if ((r = step_one(st, s, "run", "no such run")))
 		return fl_error_wrap(r, "run %lld", (long long)id);
 	memset(out, 0, sizeof(*out));
 	read_run(s, p, &out->run);
 	read_run_detail(s, p, out, NRUN_COLS);
-	sqlite3_finalize(s);
+	fl_stmt_finalize(s);
 	return 0;
 }
 
 int fl_web_run_console(fl_store *st, fl_pool *p, int64_t id, const char **console, size_t *len,
 		       const char **console_path)
 {
-	sqlite3_stmt *s;
+	fl_stmt *s;
 	int r;
 
 	if (fl_store_prepare(st, &s, "SELECT console, console_path FROM runs WHERE id = ?1"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(s, 1, id);
+	fl_stmt_bind_int64(s, 1, id);
 	if ((r = step_one(st, s, "run console", "no such run")))
 		return fl_error_wrap(r, "run %lld", (long long)id);
 	*console = col_text(s, p, 0);
-	*len = *console ? (size_t)sqlite3_column_bytes(s, 0) : 0;
+	*len = *console ? fl_stmt_column_bytes(s, 0) : 0;
 	*console_path = col_text(s, p, 1);
-	sqlite3_finalize(s);
+	fl_stmt_finalize(s);
 	return 0;
 }
 
@@ -780,34 +780,34 @@ int fl_web_run_evidence(fl_store *st, fl_pool *p, int64_t id, size_t top,
 	return 0;
 }
 
-static void read_sample(sqlite3_stmt *s, fl_pool *p, void *row)
+static void read_sample(fl_stmt *s, fl_pool *p, void *row)
 {
 	struct fl_web_sample *x = row;
 
 	x->metric = col_text(s, p, 0);
 	x->mode = col_text(s, p, 1);
-	x->tasks = (unsigned)sqlite3_column_int64(s, 2);
-	x->seq = (unsigned)sqlite3_column_int64(s, 3);
-	x->value = sqlite3_column_double(s, 4);
+	x->tasks = (unsigned)fl_stmt_column_int64(s, 2);
+	x->seq = (unsigned)fl_stmt_column_int64(s, 3);
+	x->value = fl_stmt_column_double(s, 4);
 	x->cgroup = col_text(s, p, 5);
 }
 
 int fl_web_run_samples(fl_store *st, fl_pool *p, int64_t id, unsigned page, unsigned per_page,
 		       struct fl_web_sample **out, size_t *n, int *more)
 {
-	sqlite3_stmt *s;
+	fl_stmt *s;
 
 	if (fl_store_prepare(
 		st, &s,
 		"SELECT metric, mode, tasks, seq, value, cgroup FROM samples WHERE run_id = ?1 "
 		"ORDER BY metric, mode, tasks, cgroup, seq LIMIT ?2 OFFSET ?3"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(s, 1, id);
+	fl_stmt_bind_int64(s, 1, id);
 	if (per_page) {
 		bind_page(s, 2, page, per_page);
 	} else {
-		sqlite3_bind_int64(s, 2, -1);
-		sqlite3_bind_int64(s, 3, 0);
+		fl_stmt_bind_int64(s, 2, -1);
+		fl_stmt_bind_int64(s, 3, 0);
 	}
 	return collect(st, p, s, sizeof(**out), read_sample, (void **)out, n, per_page, more,
 		       "samples");
@@ -829,12 +829,12 @@ int fl_web_run_samples(fl_store *st, fl_pool *p, int64_t id, unsigned page, unsi
 		       "LEFT JOIN trees ct ON ct.id = cc.tree_id LEFT JOIN jobs j ON j.id = "      \
 		       "g.job_id" FL_JOB_TAG("j", "w")
 
-static void read_regression(sqlite3_stmt *s, fl_pool *p, void *row)
+static void read_regression(fl_stmt *s, fl_pool *p, void *row)
 {
 	struct fl_web_regression *g = row;
 	int c = 2 + 2 * NCOMMIT_COLS;
 
-	g->id = sqlite3_column_int64(s, 0);
+	g->id = fl_stmt_column_int64(s, 0);
 	g->tree = col_text(s, p, 1);
 	read_commit(s, p, 2, &g->good);
 	read_commit(s, p, 2 + NCOMMIT_COLS, &g->bad);
@@ -842,22 +842,22 @@ static void read_regression(sqlite3_stmt *s, fl_pool *p, void *row)
 	g->machine = col_text(s, p, c + 1);
 	g->metric = col_text(s, p, c + 2);
 	g->mode = col_text(s, p, c + 3);
-	g->tasks = (unsigned)sqlite3_column_int64(s, c + 4);
-	g->change = sqlite3_column_double(s, c + 5);
+	g->tasks = (unsigned)fl_stmt_column_int64(s, c + 4);
+	g->change = fl_stmt_column_double(s, c + 5);
 	g->p_value = col_num(s, c + 6);
 	g->state = col_text(s, p, c + 7);
-	g->created = sqlite3_column_int64(s, c + 8);
-	g->job_id = sqlite3_column_int64(s, c + 9);
+	g->created = fl_stmt_column_int64(s, c + 8);
+	g->job_id = fl_stmt_column_int64(s, c + 9);
 	g->tag = col_text(s, p, c + 10);
 	g->baseline = col_text(s, p, c + 11);
-	g->bisection_id = sqlite3_column_int64(s, c + 12);
+	g->bisection_id = fl_stmt_column_int64(s, c + 12);
 	read_commit(s, p, c + 13, &g->culprit);
 }
 
 int fl_web_regressions(fl_store *st, fl_pool *p, const char *state, unsigned page,
 		       unsigned per_page, struct fl_web_regression **out, size_t *n, int *more)
 {
-	sqlite3_stmt *s;
+	fl_stmt *s;
 
 	if (fl_store_prepare(st, &s,
 			     state ? REGRESSION_SELECT "WHERE g.state = ?1 ORDER BY g.id DESC "
@@ -880,22 +880,22 @@ int fl_web_regression_get(fl_store *st, fl_pool *p, int64_t id, struct fl_web_re
 	"SELECT id, coalesce(regression_id, 0), message_id, in_reply_to, subject, body, state, "   \
 	"attempts, last_error, created, coalesce(sent, 0), next_attempt FROM reports "
 
-static void read_report(sqlite3_stmt *s, fl_pool *p, void *row)
+static void read_report(fl_stmt *s, fl_pool *p, void *row)
 {
 	struct fl_web_report *r = row;
 
-	r->id = sqlite3_column_int64(s, 0);
-	r->regression_id = sqlite3_column_int64(s, 1);
+	r->id = fl_stmt_column_int64(s, 0);
+	r->regression_id = fl_stmt_column_int64(s, 1);
 	r->message_id = col_text(s, p, 2);
 	r->in_reply_to = col_text(s, p, 3);
 	r->subject = col_text(s, p, 4);
 	r->body = col_text(s, p, 5);
 	r->state = col_text(s, p, 6);
-	r->attempts = sqlite3_column_int(s, 7);
+	r->attempts = fl_stmt_column_int(s, 7);
 	r->last_error = col_text(s, p, 8);
-	r->created = sqlite3_column_int64(s, 9);
-	r->sent = sqlite3_column_int64(s, 10);
-	r->next_attempt = sqlite3_column_int64(s, 11);
+	r->created = fl_stmt_column_int64(s, 9);
+	r->sent = fl_stmt_column_int64(s, 10);
+	r->next_attempt = fl_stmt_column_int64(s, 11);
 }
 
 int fl_web_report_get(fl_store *st, fl_pool *p, int64_t id, struct fl_web_report *out)
@@ -906,11 +906,11 @@ int fl_web_report_get(fl_store *st, fl_pool *p, int64_t id, struct fl_web_report
 int fl_web_reports_of(fl_store *st, fl_pool *p, int64_t regression_id, struct fl_web_report **out,
 		      size_t *n)
 {
-	sqlite3_stmt *s;
+	fl_stmt *s;
 
 	if (fl_store_prepare(st, &s, REPORT_SELECT "WHERE regression_id = ?1 ORDER BY id"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(s, 1, regression_id);
+	fl_stmt_bind_int64(s, 1, regression_id);
 	return collect(st, p, s, sizeof(**out), read_report, (void **)out, n, 0, NULL,
 		       "reports of a regression");
 }
@@ -934,23 +934,23 @@ int fl_web_reports_of(fl_store *st, fl_pool *p, int64_t regression_id, struct fl
 	" LEFT JOIN bisect_steps ls ON ls.id = (SELECT id FROM bisect_steps WHERE bisection_id "   \
 	"= " bisection " AND verdict != '' ORDER BY seq DESC LIMIT 1) "
 
-static void read_bisection(sqlite3_stmt *s, fl_pool *p, void *row)
+static void read_bisection(fl_stmt *s, fl_pool *p, void *row)
 {
 	struct fl_web_bisection *b = row;
 
-	b->id = sqlite3_column_int64(s, 0);
-	b->regression_id = sqlite3_column_int64(s, 1);
+	b->id = fl_stmt_column_int64(s, 0);
+	b->regression_id = fl_stmt_column_int64(s, 1);
 	b->good = col_text(s, p, 2);
 	b->bad = col_text(s, p, 3);
 	b->state = col_text(s, p, 4);
 	b->result = col_text(s, p, 5);
 	b->confidence = col_num(s, 6);
-	b->created = sqlite3_column_int64(s, 7);
-	b->finished = sqlite3_column_int64(s, 8);
-	b->nsteps = (size_t)sqlite3_column_int64(s, 9);
+	b->created = fl_stmt_column_int64(s, 7);
+	b->finished = fl_stmt_column_int64(s, 8);
+	b->nsteps = (size_t)fl_stmt_column_int64(s, 9);
 	read_commit(s, p, 11, &b->culprit);
 	b->culprit.sha = col_text(s, p, 10); /* the sha even when the commit is not stored */
-	b->remaining = (size_t)sqlite3_column_int64(s, 11 + NCOMMIT_COLS);
+	b->remaining = (size_t)fl_stmt_column_int64(s, 11 + NCOMMIT_COLS);
 	b->best = col_text(s, p, 12 + NCOMMIT_COLS);
 	b->phase = col_text(s, p, 13 + NCOMMIT_COLS);
 	b->last_confidence = col_num(s, 14 + NCOMMIT_COLS);
@@ -961,7 +961,7 @@ int fl_web_bisections(fl_store *st, fl_pool *p, const struct fl_web_bisect_filte
 		      unsigned per_page, struct fl_web_bisection **out, size_t *n, int *more)
 {
 	fl_buf sql = FL_BUF_INIT;
-	sqlite3_stmt *s;
+	fl_stmt *s;
 	int r;
 
 	fl_buf_adds(&sql, BISECTION_SELECT "WHERE 1");
@@ -975,7 +975,7 @@ int fl_web_bisections(fl_store *st, fl_pool *p, const struct fl_web_bisect_filte
 	if (r)
 		return FL_ESTORE;
 	fl_store_bind_opt(s, 1, f->state);
-	sqlite3_bind_int64(s, 2, f->regression_id);
+	fl_stmt_bind_int64(s, 2, f->regression_id);
 	bind_page(s, 3, page, per_page);
 	return collect(st, p, s, sizeof(**out), read_bisection, (void **)out, n, per_page, more,
 		       "bisections");
@@ -1001,39 +1001,39 @@ int fl_web_bisection_get(fl_store *st, fl_pool *p, int64_t id, struct fl_web_bis
 		      "s.bisection_id" COMMIT_BY_SHA("s.commit_sha") STEP_RUN_JOB                  \
 	    "LEFT JOIN runs r ON r.job_id = j.id LEFT JOIN builds rb ON rb.id = r.build_id "
 
-static void read_step(sqlite3_stmt *s, fl_pool *p, struct fl_web_step *x)
+static void read_step(fl_stmt *s, fl_pool *p, struct fl_web_step *x)
 {
 	double *v, *copy;
 
-	x->seq = (size_t)sqlite3_column_int64(s, 0);
+	x->seq = (size_t)fl_stmt_column_int64(s, 0);
 	x->status = col_text(s, p, 2);
-	x->n = fl_store_parse_numbers((const char *)sqlite3_column_text(s, 3), &v);
+	x->n = fl_store_parse_numbers(fl_stmt_column_text(s, 3), &v);
 	copy = fl_pool_alloc(p, (x->n ? x->n : 1) * sizeof(*v));
 	memcpy(copy, v, x->n * sizeof(*v));
 	free(v);
 	x->v = copy;
 	x->verdict = col_text(s, p, 4);
-	x->confidence = sqlite3_column_double(s, 5);
-	x->created = sqlite3_column_int64(s, 6);
-	x->remaining = (size_t)sqlite3_column_int64(s, 7);
+	x->confidence = fl_stmt_column_double(s, 5);
+	x->created = fl_stmt_column_int64(s, 6);
+	x->remaining = (size_t)fl_stmt_column_int64(s, 7);
 	x->best = col_text(s, p, 8);
 	x->phase = col_text(s, p, 9);
-	x->job_id = sqlite3_column_int64(s, 10);
+	x->job_id = fl_stmt_column_int64(s, 10);
 	x->job_state = col_text(s, p, 11);
 	x->job_result = col_text(s, p, 12);
 	x->job_error = col_text(s, p, 13);
-	x->job_attempts = sqlite3_column_int(s, 14);
+	x->job_attempts = fl_stmt_column_int(s, 14);
 	read_commit(s, p, 19, &x->commit);
 	x->commit.sha = col_text(s, p, 1);
 }
 
-static void add_step_run(sqlite3_stmt *s, fl_pool *p, struct fl_web_step *x, size_t *alloc)
+static void add_step_run(fl_stmt *s, fl_pool *p, struct fl_web_step *x, size_t *alloc)
 {
 	struct fl_web_step_run *r;
 
 	x->runs = fl_pool_grow(p, x->runs, sizeof(*x->runs), x->nruns, alloc);
 	r = &x->runs[x->nruns++];
-	r->id = sqlite3_column_int64(s, 15);
+	r->id = fl_stmt_column_int64(s, 15);
 	r->status = col_text(s, p, 16);
 	r->detail = col_text(s, p, 17);
 	r->build_status = col_text(s, p, 18);
@@ -1043,33 +1043,33 @@ int fl_web_bisect_steps(fl_store *st, fl_pool *p, int64_t id, const char *bisect
 			struct fl_web_step **out, size_t *n)
 {
 	size_t alloc = 0, runs_alloc = 0;
-	sqlite3_stmt *s;
+	fl_stmt *s;
 	int rc;
 
 	if (fl_store_prepare(st, &s, STEP_SELECT "WHERE s.bisection_id = ?1 ORDER BY s.seq, r.id"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(s, 1, id);
-	sqlite3_bind_text(s, 2, bisect_kind, -1, SQLITE_STATIC);
+	fl_stmt_bind_int64(s, 1, id);
+	fl_stmt_bind_text(s, 2, bisect_kind);
 	*out = NULL;
 	*n = 0;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		size_t seq = (size_t)sqlite3_column_int64(s, 0);
+	while ((rc = fl_stmt_step(s)) == FL_SQL_ROW) {
+		size_t seq = (size_t)fl_stmt_column_int64(s, 0);
 
 		if (!*n || (*out)[*n - 1].seq != seq) {
 			*out = fl_pool_grow(p, *out, sizeof(**out), *n, &alloc);
 			read_step(s, p, &(*out)[(*n)++]);
 			runs_alloc = 0;
 		}
-		if (sqlite3_column_int64(s, 15))
+		if (fl_stmt_column_int64(s, 15))
 			add_step_run(s, p, &(*out)[*n - 1], &runs_alloc);
 	}
-	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? 0 : fl_store_sqlerr(st, "bisect steps");
+	fl_stmt_finalize(s);
+	return rc == FL_SQL_DONE ? 0 : fl_store_sqlerr(st, "bisect steps");
 }
 
 /* ---- the watch service: comparisons, revert checks, jobs, machines ---- */
 
-static void read_comparison(sqlite3_stmt *s, fl_pool *p, void *row)
+static void read_comparison(fl_stmt *s, fl_pool *p, void *row)
 {
 	struct fl_web_comparison *x = row;
 
@@ -1078,10 +1078,10 @@ static void read_comparison(sqlite3_stmt *s, fl_pool *p, void *row)
 	x->new_sha = col_text(s, p, 2);
 	x->metric = col_text(s, p, 3);
 	x->mode = col_text(s, p, 4);
-	x->tasks = (unsigned)sqlite3_column_int64(s, 5);
-	x->is_primary = sqlite3_column_int(s, 6);
-	x->base_runs = (size_t)sqlite3_column_int64(s, 7);
-	x->new_runs = (size_t)sqlite3_column_int64(s, 8);
+	x->tasks = (unsigned)fl_stmt_column_int64(s, 5);
+	x->is_primary = fl_stmt_column_int(s, 6);
+	x->base_runs = (size_t)fl_stmt_column_int64(s, 7);
+	x->new_runs = (size_t)fl_stmt_column_int64(s, 8);
 	x->base_mean = col_num(s, 9);
 	x->base_sd = col_num(s, 10);
 	x->new_mean = col_num(s, 11);
@@ -1095,7 +1095,7 @@ static void read_comparison(sqlite3_stmt *s, fl_pool *p, void *row)
 int fl_web_comparisons(fl_store *st, fl_pool *p, int64_t job_id, struct fl_web_comparison **out,
 		       size_t *n)
 {
-	sqlite3_stmt *s;
+	fl_stmt *s;
 
 	if (fl_store_prepare(
 		st, &s,
@@ -1105,7 +1105,7 @@ int fl_web_comparisons(fl_store *st, fl_pool *p, int64_t job_id, struct fl_web_c
 		"ON bc.id = x.base_commit LEFT JOIN commits nc ON nc.id = x.new_commit WHERE "
 		"x.job_id = ?1 ORDER BY x.what, x.is_primary DESC, x.metric, x.mode, x.tasks"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(s, 1, job_id);
+	fl_stmt_bind_int64(s, 1, job_id);
 	return collect(st, p, s, sizeof(**out), read_comparison, (void **)out, n, 0, NULL,
 		       "comparisons");
 }
@@ -1131,29 +1131,29 @@ static void split_lines(fl_pool *p, const char *text, const char ***out, size_t 
 	}
 }
 
-static void read_revert(sqlite3_stmt *s, fl_pool *p, void *row)
+static void read_revert(fl_stmt *s, fl_pool *p, void *row)
 {
 	struct fl_web_revert *v = row;
 
-	v->id = sqlite3_column_int64(s, 0);
-	v->regression_id = sqlite3_column_int64(s, 1);
+	v->id = fl_stmt_column_int64(s, 0);
+	v->regression_id = fl_stmt_column_int64(s, 1);
 	v->culprit = col_text(s, p, 2);
 	v->onto = col_text(s, p, 3);
 	v->state = col_text(s, p, 4);
 	v->commit_sha = col_text(s, p, 5);
 	v->ref = col_text(s, p, 6);
-	split_lines(p, (const char *)sqlite3_column_text(s, 7), &v->conflicts, &v->nconflicts);
+	split_lines(p, fl_stmt_column_text(s, 7), &v->conflicts, &v->nconflicts);
 	v->error = col_text(s, p, 8);
 	v->verdict = col_text(s, p, 9);
-	v->created = sqlite3_column_int64(s, 10);
-	v->job_id = sqlite3_column_int64(s, 11);
+	v->created = fl_stmt_column_int64(s, 10);
+	v->job_id = fl_stmt_column_int64(s, 11);
 	v->job_state = col_text(s, p, 12);
 }
 
 int fl_web_revert_get(fl_store *st, fl_pool *p, int64_t regression_id, const char *revert_kind,
 		      struct fl_web_revert *out)
 {
-	sqlite3_stmt *s;
+	fl_stmt *s;
 	int r;
 
 	memset(out, 0, sizeof(*out));
@@ -1164,44 +1164,44 @@ int fl_web_revert_get(fl_store *st, fl_pool *p, int64_t regression_id, const cha
 			     "j.regression_id = v.regression_id AND j.kind = ?2 WHERE "
 			     "v.regression_id = ?1"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(s, 1, regression_id);
-	sqlite3_bind_text(s, 2, revert_kind, -1, SQLITE_STATIC);
+	fl_stmt_bind_int64(s, 1, regression_id);
+	fl_stmt_bind_text(s, 2, revert_kind);
 	if ((r = step_one(st, s, "revert check of regression",
 			  "no such revert check of regression")))
 		return fl_error_wrap(r, "revert check of regression %lld",
 				     (long long)regression_id);
 	read_revert(s, p, out);
-	sqlite3_finalize(s);
+	fl_stmt_finalize(s);
 	return out->job_id ? fl_web_comparisons(st, p, out->job_id, &out->rows, &out->nrows) : 0;
 }
 
-static void read_job(sqlite3_stmt *s, fl_pool *p, void *row)
+static void read_job(fl_stmt *s, fl_pool *p, void *row)
 {
 	struct fl_web_job *j = row;
 
-	j->id = sqlite3_column_int64(s, 0);
-	j->parent_id = sqlite3_column_int64(s, 1);
-	j->regression_id = sqlite3_column_int64(s, 2);
+	j->id = fl_stmt_column_int64(s, 0);
+	j->parent_id = fl_stmt_column_int64(s, 1);
+	j->regression_id = fl_stmt_column_int64(s, 2);
 	j->kind = col_text(s, p, 3);
 	j->state = col_text(s, p, 4);
 	j->tree = col_text(s, p, 5);
 	j->machine = col_text(s, p, 6);
 	j->benchmark = col_text(s, p, 7);
 	j->role = col_text(s, p, 8);
-	j->seq = sqlite3_column_int(s, 9);
-	j->attempts = sqlite3_column_int(s, 10);
+	j->seq = fl_stmt_column_int(s, 9);
+	j->attempts = fl_stmt_column_int(s, 10);
 	j->result = col_text(s, p, 11);
 	j->error = col_text(s, p, 12);
-	j->created = sqlite3_column_int64(s, 13);
-	j->started = sqlite3_column_int64(s, 14);
-	j->finished = sqlite3_column_int64(s, 15);
-	j->run_id = sqlite3_column_int64(s, 16);
-	j->children = (size_t)sqlite3_column_int64(s, 17);
-	j->children_done = (size_t)sqlite3_column_int64(s, 18);
+	j->created = fl_stmt_column_int64(s, 13);
+	j->started = fl_stmt_column_int64(s, 14);
+	j->finished = fl_stmt_column_int64(s, 15);
+	j->run_id = fl_stmt_column_int64(s, 16);
+	j->children = (size_t)fl_stmt_column_int64(s, 17);
+	j->children_done = (size_t)fl_stmt_column_int64(s, 18);
 	j->tag = col_text(s, p, 19);
 	j->baseline = col_text(s, p, 20);
 	read_commit(s, p, 22, &j->commit);
-	if (sqlite3_column_bytes(s, 21)) /* the sha even when the commit is not stored */
+	if (fl_stmt_column_bytes(s, 21)) /* the sha even when the commit is not stored */
 		j->commit.sha = col_text(s, p, 21);
 }
 
@@ -1231,23 +1231,23 @@ int fl_web_jobs(fl_store *st, fl_pool *p, const struct fl_web_job_filter *f, uns
 			 page, per_page, sizeof(**out), read_job, (void **)out, n, more, "jobs");
 }
 
-static void read_machine(sqlite3_stmt *s, fl_pool *p, void *row)
+static void read_machine(fl_stmt *s, fl_pool *p, void *row)
 {
 	struct fl_web_machine *m = row;
 
-	m->id = sqlite3_column_int64(s, 0);
+	m->id = fl_stmt_column_int64(s, 0);
 	m->name = col_text(s, p, 1);
 	m->backend = col_text(s, p, 2);
 	m->state = col_text(s, p, 3);
 	m->reason = col_text(s, p, 4);
-	m->infra_errors = sqlite3_column_int(s, 5);
+	m->infra_errors = fl_stmt_column_int(s, 5);
 	m->facts = col_text(s, p, 6);
 }
 
 int fl_web_machines(fl_store *st, fl_pool *p, const char *state, struct fl_web_machine **out,
 		    size_t *n)
 {
-	sqlite3_stmt *s;
+	fl_stmt *s;
 
 	if (fl_store_prepare(st, &s,
 			     "SELECT id, name, backend, state, state_reason, infra_errors, facts "
@@ -1261,16 +1261,16 @@ int fl_web_machines(fl_store *st, fl_pool *p, const char *state, struct fl_web_m
 
 int fl_web_machine_id(fl_store *st, const char *name, int64_t *id)
 {
-	sqlite3_stmt *s;
+	fl_stmt *s;
 	int r;
 
 	if (fl_store_prepare(st, &s, "SELECT id FROM machines WHERE name = ?1"))
 		return FL_ESTORE;
-	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+	fl_stmt_bind_text(s, 1, name);
 	if ((r = step_one(st, s, "machine", "no machine with this name")))
 		return fl_error_wrap(r, "machine '%s'", name);
-	*id = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
+	*id = fl_stmt_column_int64(s, 0);
+	fl_stmt_finalize(s);
 	return 0;
 }
 
@@ -1278,7 +1278,7 @@ int fl_web_compare_runs(fl_store *st, fl_pool *p, int64_t commit_id, const char 
 			int64_t machine_id, unsigned page, unsigned per_page,
 			struct fl_web_run **out, size_t *n, int *more)
 {
-	sqlite3_stmt *s;
+	fl_stmt *s;
 
 	if (fl_store_prepare(
 		st, &s,
@@ -1287,9 +1287,9 @@ int fl_web_compare_runs(fl_store *st, fl_pool *p, int64_t commit_id, const char 
 								    "ORDER BY r.id DESC "
 								    "LIMIT ?4 OFFSET ?5"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(s, 1, commit_id);
-	sqlite3_bind_text(s, 2, benchmark, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 3, machine_id);
+	fl_stmt_bind_int64(s, 1, commit_id);
+	fl_stmt_bind_text(s, 2, benchmark);
+	fl_stmt_bind_int64(s, 3, machine_id);
 	bind_page(s, 4, page, per_page);
 	return collect(st, p, s, sizeof(**out), read_run, (void **)out, n, per_page, more,
 		       "runs of a kernel");
@@ -1304,7 +1304,7 @@ int fl_web_newest_run(fl_store *st, fl_pool *p, int64_t tree_id, const char *ben
 		      const char *machine, int64_t *run, const char **benchmark_out,
 		      const char **machine_out)
 {
-	sqlite3_stmt *s;
+	fl_stmt *s;
 	int rc;
 
 	if (fl_store_prepare(
@@ -1319,18 +1319,18 @@ int fl_web_newest_run(fl_store *st, fl_pool *p, int64_t tree_id, const char *ben
 									      "r.id DESC "
 									      "LIMIT 1"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(s, 1, tree_id);
+	fl_stmt_bind_int64(s, 1, tree_id);
 	fl_store_bind_opt(s, 2, benchmark);
 	fl_store_bind_opt(s, 3, machine);
 	*run = 0;
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		*run = sqlite3_column_int64(s, 0);
+	rc = fl_stmt_step(s);
+	if (rc == FL_SQL_ROW) {
+		*run = fl_stmt_column_int64(s, 0);
 		*benchmark_out = col_text(s, p, 1);
 		*machine_out = col_text(s, p, 2);
 	}
-	sqlite3_finalize(s);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : fl_store_sqlerr(st, "newest run");
+	fl_stmt_finalize(s);
+	return rc == FL_SQL_ROW || rc == FL_SQL_DONE ? 0 : fl_store_sqlerr(st, "newest run");
 }
 
 /* Commit c (SQL) has ok runs of ?2 on machine ?3. */
@@ -1338,7 +1338,7 @@ int fl_web_newest_run(fl_store *st, fl_pool *p, int64_t tree_id, const char *ben
 	"EXISTS (" FL_RUNS_OF_COMMIT(c, "x.benchmark = ?2 AND x.machine_id = ?3 AND +x.status = "  \
 					"'ok'") ")"
 
-static void read_position(sqlite3_stmt *s, fl_pool *p, void *row)
+static void read_position(fl_stmt *s, fl_pool *p, void *row)
 {
 	struct fl_web_series_point *pt = row;
 
@@ -1349,7 +1349,7 @@ int fl_web_commit_positions(fl_store *st, fl_pool *p, int64_t tree_id, int64_t m
 			    const char *benchmark, unsigned page, unsigned per_page,
 			    struct fl_web_series_point **out, size_t *n, int *more)
 {
-	sqlite3_stmt *s;
+	fl_stmt *s;
 
 	if (fl_store_prepare(
 		st, &s,
@@ -1358,15 +1358,15 @@ int fl_web_commit_positions(fl_store *st, fl_pool *p, int64_t tree_id, int64_t m
 						    "c.id") " AND " IN_HISTORY("c")
 						    HISTORY_DESC("c") " LIMIT ?4 OFFSET ?5"))
 		return FL_ESTORE;
-	sqlite3_bind_int64(s, 1, tree_id);
-	sqlite3_bind_text(s, 2, benchmark, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 3, machine_id);
+	fl_stmt_bind_int64(s, 1, tree_id);
+	fl_stmt_bind_text(s, 2, benchmark);
+	fl_stmt_bind_int64(s, 3, machine_id);
 	bind_page(s, 4, page, per_page);
 	return collect(st, p, s, sizeof(**out), read_position, (void **)out, n, per_page, more,
 		       "series commits");
 }
 
-static void read_tag_position(sqlite3_stmt *s, fl_pool *p, void *row)
+static void read_tag_position(fl_stmt *s, fl_pool *p, void *row)
 {
 	struct fl_web_series_point *pt = row;
 
@@ -1377,7 +1377,7 @@ static void read_tag_position(sqlite3_stmt *s, fl_pool *p, void *row)
 int fl_web_tag_positions(fl_store *st, fl_pool *p, int64_t tree_id, int64_t machine_id,
 			 const char *benchmark, struct fl_web_series_point **out, size_t *n)
 {
-	sqlite3_stmt *s;
+	fl_stmt *s;
 
 	if (fl_store_prepare(
 		st, &s,
@@ -1401,9 +1401,9 @@ int fl_web_tag_positions(fl_store *st, fl_pool *p, int64_t tree_id, int64_t mach
 										   "AND " HAS_RUNS(
 										       "c.id")))
 		return FL_ESTORE;
-	sqlite3_bind_int64(s, 1, tree_id);
-	sqlite3_bind_text(s, 2, benchmark, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 3, machine_id);
+	fl_stmt_bind_int64(s, 1, tree_id);
+	fl_stmt_bind_text(s, 2, benchmark);
+	fl_stmt_bind_int64(s, 3, machine_id);
 	return collect(st, p, s, sizeof(**out), read_tag_position, (void **)out, n, 0, NULL,
 		       "series tags");
 }
@@ -1412,7 +1412,7 @@ int fl_web_position_values(fl_store *st, fl_pool *p, int64_t machine_id, const c
 			   const char *metric, const char *mode, unsigned tasks,
 			   struct fl_web_series_point *pts, size_t n)
 {
-	sqlite3_stmt *s;
+	fl_stmt *s;
 
 	if (fl_store_prepare(
 		st, &s,
@@ -1430,23 +1430,23 @@ int fl_web_position_values(fl_store *st, fl_pool *p, int64_t machine_id, const c
 
 		pt->v = NULL;
 		pt->n = 0;
-		sqlite3_bind_int64(s, 1, pt->commit.id);
-		sqlite3_bind_text(s, 2, benchmark, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(s, 3, machine_id);
-		sqlite3_bind_text(s, 4, metric, -1, SQLITE_STATIC);
-		sqlite3_bind_text(s, 5, mode, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(s, 6, tasks);
-		while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		fl_stmt_bind_int64(s, 1, pt->commit.id);
+		fl_stmt_bind_text(s, 2, benchmark);
+		fl_stmt_bind_int64(s, 3, machine_id);
+		fl_stmt_bind_text(s, 4, metric);
+		fl_stmt_bind_text(s, 5, mode);
+		fl_stmt_bind_int64(s, 6, tasks);
+		while ((rc = fl_stmt_step(s)) == FL_SQL_ROW) {
 			pt->v = fl_pool_grow(p, pt->v, sizeof(double), pt->n, &alloc);
-			pt->v[pt->n++] = sqlite3_column_double(s, 0);
+			pt->v[pt->n++] = fl_stmt_column_double(s, 0);
 		}
-		sqlite3_reset(s);
-		if (rc != SQLITE_DONE) {
-			sqlite3_finalize(s);
+		fl_stmt_reset(s);
+		if (rc != FL_SQL_DONE) {
+			fl_stmt_finalize(s);
 			return fl_store_sqlerr(st, "series values");
 		}
 	}
-	sqlite3_finalize(s);
+	fl_stmt_finalize(s);
 	return 0;
 }
 
@@ -1455,7 +1455,7 @@ int fl_web_position_values(fl_store *st, fl_pool *p, int64_t machine_id, const c
 int fl_web_commit_rows(fl_store *st, fl_pool *p, const char *sha, const char *tree,
 		       struct fl_web_commit **out, size_t *n)
 {
-	sqlite3_stmt *s;
+	fl_stmt *s;
 
 	if (fl_store_prepare(
 		st, &s,
@@ -1463,7 +1463,7 @@ int fl_web_commit_rows(fl_store *st, fl_pool *p, const char *sha, const char *tr
 						"c.tree_id WHERE c.sha = ?1 AND (?2 IS "
 						"NULL OR t.name = ?2) ORDER BY t.name"))
 		return FL_ESTORE;
-	sqlite3_bind_text(s, 1, sha, -1, SQLITE_STATIC);
+	fl_stmt_bind_text(s, 1, sha);
 	fl_store_bind_opt(s, 2, tree);
 	return collect(st, p, s, sizeof(**out), read_commit_row, (void **)out, n, 0, NULL,
 		       "commit");
@@ -1472,7 +1472,7 @@ int fl_web_commit_rows(fl_store *st, fl_pool *p, const char *sha, const char *tr
 int fl_web_commit_run_list(fl_store *st, fl_pool *p, const char *sha, unsigned page,
 			   unsigned per_page, struct fl_web_run **out, size_t *n, int *more)
 {
-	sqlite3_stmt *s;
+	fl_stmt *s;
 
 	if (fl_store_prepare(st, &s,
 			     "SELECT " RUN_COLS RUN_FROM
@@ -1480,7 +1480,7 @@ int fl_web_commit_run_list(fl_store *st, fl_pool *p, const char *sha, unsigned p
 				 "SELECT id FROM commits WHERE sha = ?1",
 				 "1") ") ORDER BY id DESC LIMIT ?2 OFFSET ?3) ORDER BY r.id DESC"))
 		return FL_ESTORE;
-	sqlite3_bind_text(s, 1, sha, -1, SQLITE_STATIC);
+	fl_stmt_bind_text(s, 1, sha);
 	bind_page(s, 2, page, per_page);
 	return collect(st, p, s, sizeof(**out), read_run, (void **)out, n, per_page, more,
 		       "runs of a commit");
@@ -1489,14 +1489,14 @@ int fl_web_commit_run_list(fl_store *st, fl_pool *p, const char *sha, unsigned p
 int fl_web_commit_regressions(fl_store *st, fl_pool *p, const char *sha,
 			      struct fl_web_regression **out, size_t *n)
 {
-	sqlite3_stmt *s;
+	fl_stmt *s;
 
 	if (fl_store_prepare(st, &s,
 			     REGRESSION_SELECT
 			     " WHERE gc.sha = ?1 OR bc.sha = ?1 OR xb.culprit = ?1 "
 			     "ORDER BY g.id DESC LIMIT 100"))
 		return FL_ESTORE;
-	sqlite3_bind_text(s, 1, sha, -1, SQLITE_STATIC);
+	fl_stmt_bind_text(s, 1, sha);
 	return collect(st, p, s, sizeof(**out), read_regression, (void **)out, n, 0, NULL,
 		       "regressions of a commit");
 }
@@ -1504,7 +1504,7 @@ int fl_web_commit_regressions(fl_store *st, fl_pool *p, const char *sha,
 int fl_web_commit_bisections(fl_store *st, fl_pool *p, const char *sha,
 			     struct fl_web_bisection **out, size_t *n)
 {
-	sqlite3_stmt *s;
+	fl_stmt *s;
 
 	if (fl_store_prepare(st, &s,
 			     BISECTION_SELECT
@@ -1512,12 +1512,12 @@ int fl_web_commit_bisections(fl_store *st, fl_pool *p, const char *sha,
 			     "b.id IN (SELECT bisection_id FROM bisect_steps WHERE "
 			     "commit_sha = ?1) ORDER BY b.id DESC LIMIT 100"))
 		return FL_ESTORE;
-	sqlite3_bind_text(s, 1, sha, -1, SQLITE_STATIC);
+	fl_stmt_bind_text(s, 1, sha);
 	return collect(st, p, s, sizeof(**out), read_bisection, (void **)out, n, 0, NULL,
 		       "bisections of a commit");
 }
 
-static void read_found_tag(sqlite3_stmt *s, fl_pool *p, void *row)
+static void read_found_tag(fl_stmt *s, fl_pool *p, void *row)
 {
 	struct fl_web_found_tag *t = row;
 
@@ -1540,7 +1540,7 @@ static int search_subject(fl_store *st, fl_pool *p, const char *q, unsigned limi
 			  struct fl_web_search *out)
 {
 	fl_buf sql = FL_BUF_INIT, words[8];
-	sqlite3_stmt *s;
+	fl_stmt *s;
 	size_t nw = 0;
 	int r;
 
@@ -1570,7 +1570,7 @@ static int search_subject(fl_store *st, fl_pool *p, const char *q, unsigned limi
 		return r ? FL_ESTORE : 0;
 	}
 	for (size_t i = 0; i < nw; i++)
-		sqlite3_bind_text(s, (int)i + 1, words[i].ptr, -1, SQLITE_TRANSIENT);
+		fl_stmt_bind_text(s, (int)i + 1, words[i].ptr);
 	for (size_t i = 0; i < nw; i++)
 		fl_buf_free(&words[i]);
 	return collect(st, p, s, sizeof(*out->by_subject), read_commit_row,
@@ -1581,7 +1581,7 @@ int fl_web_search(fl_store *st, fl_pool *p, const char *q, unsigned limit,
 		  struct fl_web_search *out)
 {
 	size_t len = strlen(q);
-	sqlite3_stmt *s;
+	fl_stmt *s;
 	char hex[65];
 	fl_buf like = FL_BUF_INIT;
 	int r;
@@ -1597,8 +1597,8 @@ int fl_web_search(fl_store *st, fl_pool *p, const char *q, unsigned limit,
 							"AND c.sha < ?1 || 'g' ORDER BY "
 							"c.time DESC, c.id DESC LIMIT ?2"))
 			return FL_ESTORE;
-		sqlite3_bind_text(s, 1, hex, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int64(s, 2, limit);
+		fl_stmt_bind_text(s, 1, hex);
+		fl_stmt_bind_int64(s, 2, limit);
 		if ((r = collect(st, p, s, sizeof(*out->by_sha), read_commit_row,
 				 (void **)&out->by_sha, &out->nsha, 0, NULL, "search shas")))
 			return r;
@@ -1620,9 +1620,9 @@ int fl_web_search(fl_store *st, fl_pool *p, const char *q, unsigned limit,
 		fl_buf_free(&like);
 		return FL_ESTORE;
 	}
-	sqlite3_bind_text(s, 1, like.ptr, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(s, 2, q, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 3, limit);
+	fl_stmt_bind_text(s, 1, like.ptr);
+	fl_stmt_bind_text(s, 2, q);
+	fl_stmt_bind_int64(s, 3, limit);
 	fl_buf_free(&like);
 	if ((r = collect(st, p, s, sizeof(*out->tags), read_found_tag, (void **)&out->tags,
 			 &out->ntags, 0, NULL, "search tags")))
@@ -1632,13 +1632,13 @@ int fl_web_search(fl_store *st, fl_pool *p, const char *q, unsigned limit,
 
 /* ---- what /metrics reports ---- */
 
-static void read_count(sqlite3_stmt *s, fl_pool *p, void *row)
+static void read_count(fl_stmt *s, fl_pool *p, void *row)
 {
 	struct fl_web_count *c = row;
 
 	c->a = col_text(s, p, 0);
 	c->b = col_text(s, p, 1);
-	c->n = sqlite3_column_int64(s, 2);
+	c->n = fl_stmt_column_int64(s, 2);
 }
 
 int fl_web_counts(fl_store *st, fl_pool *p, enum fl_web_count_of of, struct fl_web_count **out,
@@ -1654,7 +1654,7 @@ int fl_web_counts(fl_store *st, fl_pool *p, enum fl_web_count_of of, struct fl_w
 	    [FL_WEB_COUNT_MACHINES] = "SELECT state, NULL, count(*) FROM machines GROUP BY state "
 				      "ORDER BY state",
 	};
-	sqlite3_stmt *s;
+	fl_stmt *s;
 
 	if ((unsigned)of >= sizeof(sql) / sizeof(sql[0]))
 		return fl_error_set(FL_EINVAL, "counts: no such list %d", (int)of);
@@ -1663,13 +1663,13 @@ int fl_web_counts(fl_store *st, fl_pool *p, enum fl_web_count_of of, struct fl_w
 	return collect(st, p, s, sizeof(**out), read_count, (void **)out, n, 0, NULL, "counts");
 }
 
-static void read_span(sqlite3_stmt *s, fl_pool *p, void *row)
+static void read_span(fl_stmt *s, fl_pool *p, void *row)
 {
 	struct fl_web_span *x = row;
 
 	(void)p;
-	x->from_ms = sqlite3_column_int64(s, 0);
-	x->to_ms = sqlite3_column_int64(s, 1);
+	x->from_ms = fl_stmt_column_int64(s, 0);
+	x->to_ms = fl_stmt_column_int64(s, 1);
 }
 
 int fl_web_spans(fl_store *st, fl_pool *p, enum fl_web_span_of of, struct fl_web_span **out,
@@ -1683,7 +1683,7 @@ int fl_web_spans(fl_store *st, fl_pool *p, enum fl_web_span_of of, struct fl_web
 	    [FL_WEB_SPAN_MEASURE] = "SELECT first_sample_ms, ended_ms FROM runs WHERE "
 				    "first_sample_ms > 0 AND ended_ms > 0",
 	};
-	sqlite3_stmt *s;
+	fl_stmt *s;
 
 	if ((unsigned)of >= sizeof(sql) / sizeof(sql[0]))
 		return fl_error_set(FL_EINVAL, "spans: no such list %d", (int)of);

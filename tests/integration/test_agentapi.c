@@ -211,7 +211,7 @@ static int setup(void **state)
 			  "benchmarks: [ { name: pf, test: page_fault1 } ]\n",
 			  dir, dir, dir))
 		return -1;
-	if (fl_config_load(&cfg, path) || fl_store_open(&st, cfg->store.path, 0) ||
+	if (fl_config_load(&cfg, path) || fl_store_open(&st, fl_test_store(cfg->store.path), 0) ||
 	    fl_store_machine_ensure(st, "a", "baremetal", &m))
 		return -1;
 	rn.machine_id = m;

@@ -256,7 +256,7 @@ static void test_compare_link_names_its_tree(void **state)
 
 	(void)state;
 	snprintf(db, sizeof(db), "%s/fl.db", env.dir);
-	assert_int_equal(fl_store_open(&st, db, 0), 0);
+	assert_int_equal(fl_store_open(&st, fl_test_store(db), 0), 0);
 	assert_int_equal(fl_store_tree_ensure(st, "stable", "/srv/stable.git", &tree), 0);
 	t.tree_id = tree;
 	assert_int_equal(fl_store_commit_ensure(st, tree, &c, &t.commit_id), 0);

@@ -72,7 +72,7 @@ static void test_down_then_up(void **state)
 	char *mail;
 
 	(void)state;
-	assert_int_equal(fl_store_open(&st, db, 0), 0);
+	assert_int_equal(fl_store_open(&st, fl_test_store(db), 0), 0);
 	assert_int_equal(fl_store_report_add(st, &r, &id), 0);
 
 	assert_int_equal(fl_outbox_flush(st, &box, 1000, &sent, &failed), 0);
@@ -103,7 +103,7 @@ static void test_down_then_up(void **state)
 	fl_store_free(st);
 
 	/* What was sent stays sent across a reopen. */
-	assert_int_equal(fl_store_open(&st, db, 0), 0);
+	assert_int_equal(fl_store_open(&st, fl_test_store(db), 0), 0);
 	assert_int_equal(fl_store_report_get(st, id, &got), 0);
 	assert_string_equal(got.state, "sent");
 	assert_int_equal(got.attempts, 2);
@@ -143,8 +143,9 @@ static void test_follow_up_threads(void **state)
 	int64_t a, b, c;
 
 	(void)state;
+	FL_TEST_SQLITE_ONLY();
 	unlink(db);
-	assert_int_equal(fl_store_open(&st, db, 0), 0);
+	assert_int_equal(fl_store_open(&st, fl_test_store(db), 0), 0);
 	make_regression();
 	assert_int_equal(fl_store_report_add(st, &first, &a), 0);
 	assert_int_equal(fl_store_report_add(st, &again, &b), 0);
@@ -184,14 +185,14 @@ static void test_killed_before_250(void **state)
 
 	(void)state;
 	unlink(db);
-	assert_int_equal(fl_store_open(&st, db, 0), 0);
+	assert_int_equal(fl_store_open(&st, fl_test_store(db), 0), 0);
 	assert_int_equal(fl_store_report_add(st, &r, &id), 0);
 	fl_store_free(st);
 	snprintf(logdir, sizeof(logdir), "%s/killed", dir);
 	server = fl_smtplog_start(logdir, port, "--hold-first", "60");
 	assert_true(server > 0);
 	if (!(child = fork())) {
-		if (fl_store_open(&st, db, 0))
+		if (fl_store_open(&st, fl_test_store(db), 0))
 			_exit(3);
 		fl_outbox_flush(st, &box, now + 10, &sent, &failed);
 		_exit(4); /* not reached: killed while the server holds its 250 */
@@ -202,7 +203,7 @@ static void test_killed_before_250(void **state)
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
 
-	assert_int_equal(fl_store_open(&st, db, 0), 0);
+	assert_int_equal(fl_store_open(&st, fl_test_store(db), 0), 0);
 	assert_int_equal(fl_outbox_flush(st, &box, now + 300, &sent, &failed), 0);
 	assert_int_equal(sent, 1);
 	assert_int_equal(fl_outbox_flush(st, &box, now + 9999, &sent, &failed), 0);

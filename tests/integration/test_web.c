@@ -1371,7 +1371,7 @@ static void test_writer_not_blocked(void **state)
 	(void)state;
 	json_decref(api("/api/runs", 200));
 	snprintf(db, sizeof(db), "%s/fl.db", env.dir);
-	assert_int_equal(fl_store_open(&st, db, 0), 0);
+	assert_int_equal(fl_store_open(&st, fl_test_store(db), 0), 0);
 	assert_int_equal(fl_store_begin(st), 0);
 	assert_int_equal(fl_store_run_create(st, &ri, &id), 0);
 	assert_int_equal(fl_store_commit(st), 0);
@@ -1396,7 +1396,7 @@ static void test_tag_in_two_trees(void **state)
 
 	(void)state;
 	snprintf(db, sizeof(db), "%s/fl.db", env.dir);
-	assert_int_equal(fl_store_open(&st, db, 0), 0);
+	assert_int_equal(fl_store_open(&st, fl_test_store(db), 0), 0);
 	assert_int_equal(fl_store_tree_ensure(st, "stable", "/srv/stable.git", &tree), 0);
 	t.tree_id = tree;
 	/* v3.18-rc1 on the same commit as in mainline */
@@ -1439,7 +1439,7 @@ static void test_baremetal_run_page(void **state)
 
 	(void)state;
 	snprintf(db, sizeof(db), "%s/fl.db", env.dir);
-	assert_int_equal(fl_store_open(&st, db, 0), 0);
+	assert_int_equal(fl_store_open(&st, fl_test_store(db), 0), 0);
 	assert_int_equal(fl_store_machine_ensure(st, "box1", "baremetal", &box), 0);
 	rn.machine_id = box;
 	assert_int_equal(fl_store_run_start(st, &rn, &id), 0);
@@ -1731,7 +1731,7 @@ static void test_history_order_and_revert_ref(void **state)
 
 	(void)state;
 	snprintf(db, sizeof(db), "%s/fl.db", env.dir);
-	assert_int_equal(fl_store_open(&st, db, 0), 0);
+	assert_int_equal(fl_store_open(&st, fl_test_store(db), 0), 0);
 	assert_int_equal(fl_store_tree_ensure(st, "history", "/srv/history.git", &tree), 0);
 	for (int i = 0; i < 4; i++) {
 		struct fl_commit_info c = {sha[i], "mm: one of a series", "A. Developer", WF_T0};

@@ -26,6 +26,7 @@
 #include "lib/error.h"
 #include "build/repo.h"
 #include "store/store.h"
+#include "testlib.h"
 
 static char dir[64];
 static char sha[5][41]; /* good, b.c changed, broken, a.c changed, Kconfig without PRINTK */
@@ -89,7 +90,7 @@ static int setup(void **state)
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/src", dir);
-	if (fl_repo_open(&repo, "fake", path) || fl_store_open(&store, cfg->store.path, 0))
+	if (fl_repo_open(&repo, "fake", path) || fl_store_open(&store, fl_test_store(cfg->store.path), 0))
 		return -1;
 	commit(0, "true");
 	commit(1, "sed -i 's/2/3/' b.c");

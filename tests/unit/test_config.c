@@ -129,6 +129,37 @@ static void test_unknown_key(void **state)
 		     "1:10: store: unknown key 'pth' (did you mean 'path'?)");
 }
 
+/* store.url: PostgreSQL's URL or an SQLite file becomes the store's location; errors at its line */
+static void test_store_url(void **state)
+{
+	static const char *const ok[][2] = {
+	    {"postgresql://fl@127.0.0.1:5432/faultline", "postgresql://fl@127.0.0.1:5432/faultline"},
+	    {"postgres://db.lab/fl", "postgres://db.lab/fl"},
+	    {"sqlite:/srv/fl/store.db", "/srv/fl/store.db"},
+	    {"state/fl.db", "state/fl.db"},
+	};
+	struct fl_config *cfg;
+	char text[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		snprintf(text, sizeof(text), "store:\n  url: \"%s\"\n", ok[i][0]);
+		assert_int_equal(load(text, &cfg), 0);
+		assert_string_equal(cfg->store.path, ok[i][1]);
+		assert_string_equal(cfg->store.url, ok[i][0]);
+		fl_config_free(cfg);
+	}
+	expect_error("store:\n  url: mysql://db/fl\n",
+		     "2:8: store.url: 'mysql://db/fl' is not a store: "
+		     "postgresql://USER@HOST:PORT/DATABASE, sqlite:FILE or a file");
+	expect_error("store:\n  url: postgresql://\n",
+		     "2:8: store.url: 'postgresql://' names no database "
+		     "(postgresql://USER@HOST:PORT/DATABASE)");
+	expect_error("store:\n  url: 'sqlite:'\n", "2:8: store.url: 'sqlite:' names no file (sqlite:FILE)");
+	expect_error("store: { path: a.db, url: b.db }\n",
+		     "1:27: store.url: 'url' and 'path' both name the store: keep one");
+}
+
 static void test_types_and_units(void **state)
 {
 	(void)state;
@@ -459,6 +490,7 @@ int main(void)
 		cmocka_unit_test(test_example_loads),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_unknown_key),
+		cmocka_unit_test(test_store_url),
 		cmocka_unit_test(test_types_and_units),
 		cmocka_unit_test(test_missing_and_duplicates),
 		cmocka_unit_test(test_references),

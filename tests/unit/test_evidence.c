@@ -205,7 +205,7 @@ static fl_store *open_store(const char *dir, int64_t *run)
 	struct fl_run_info ri = {.benchmark = "page_fault2", .params = "{}"};
 
 	snprintf(path, sizeof(path), "%s/store.db", dir);
-	assert_int_equal(fl_store_open(&st, path, 0), 0);
+	assert_int_equal(fl_store_open(&st, fl_test_store(path), 0), 0);
 	assert_int_equal(fl_store_machine_ensure(st, "vm", "libvirt", &machine), 0);
 	ri.machine_id = machine;
 	assert_int_equal(fl_store_run_create(st, &ri, run), 0);

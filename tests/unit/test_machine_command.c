@@ -68,7 +68,7 @@ static int setup(void **state)
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/src", dir);
-	return fl_repo_open(&repo, "t", path) || fl_store_open(&st, db, 0);
+	return fl_repo_open(&repo, "t", path) || fl_store_open(&st, fl_test_store(db), 0);
 }
 
 static int teardown(void **state)

@@ -171,7 +171,7 @@ static void test_enqueue(void **state)
 
 	(void)state;
 	snprintf(path, sizeof(path), "%s/enqueue.db", dir);
-	assert_int_equal(fl_store_open(&st, path, 0), 0);
+	assert_int_equal(fl_store_open(&st, fl_test_store(path), 0), 0);
 	tag = make_tag(st, "v1");
 	assert_int_equal(
 	    fl_service_enqueue(
@@ -422,8 +422,9 @@ static void test_rounds_kept(void **state)
 	fl_store *st;
 
 	(void)state;
+	FL_TEST_SQLITE_ONLY();
 	assert_int_equal(load(2), 0);
-	assert_int_equal(fl_store_open(&st, db, 0), 0);
+	assert_int_equal(fl_store_open(&st, fl_test_store(db), 0), 0);
 	assert_int_equal(fl_store_machine_ensure(st, "m", "command", &machine), 0);
 	tag = make_tag(st, "v1");
 	assert_int_equal(
@@ -462,8 +463,9 @@ static void test_legacy_rounds(void **state)
 	fl_store *st;
 
 	(void)state;
+	FL_TEST_SQLITE_ONLY();
 	snprintf(path, sizeof(path), "%s/legacy.db", dir);
-	assert_int_equal(fl_store_open(&st, path, FL_STORE_NO_MIGRATE), 0);
+	assert_int_equal(fl_store_open(&st, fl_test_store(path), FL_STORE_NO_MIGRATE), 0);
 	assert_int_equal(fl_store_migrate(st, 9, NULL), 0);
 	assert_int_equal(make_tag(st, "v1"), 1);
 	fl_store_free(st);
@@ -481,7 +483,7 @@ static void test_legacy_rounds(void **state)
 		"SELECT 'run', 'run:bisection:1:' || n || ':x', 2, 'b', 'bisect', n, 1 FROM s"),
 	    0);
 	assert_int_equal(load(1), 0);
-	assert_int_equal(fl_store_open(&st, path, 0), 0);
+	assert_int_equal(fl_store_open(&st, fl_test_store(path), 0), 0);
 	assert_int_equal(fl_pipeline_prepare(st, cfg), 0);
 	fl_store_free(st);
 	fl_test_sql_text(path,
@@ -491,7 +493,7 @@ static void test_legacy_rounds(void **state)
 	assert_string_equal(buf, "0,0,1,1,2,2,-,-,-,-,-,-,0,0,0,1,1,1");
 	/* numbered once: a later start with another repeat changes nothing */
 	assert_int_equal(load(3), 0);
-	assert_int_equal(fl_store_open(&st, path, 0), 0);
+	assert_int_equal(fl_store_open(&st, fl_test_store(path), 0), 0);
 	assert_int_equal(fl_pipeline_prepare(st, cfg), 0);
 	fl_store_free(st);
 	assert_int_equal(fl_test_sql_int(path, "SELECT sum(round) FROM jobs"), 9);

@@ -127,7 +127,7 @@ static void test_states(void **state)
 
 	(void)state;
 	snprintf(path, sizeof(path), "%s/states.db", dir);
-	assert_int_equal(fl_store_open(&st, path, 0), 0);
+	assert_int_equal(fl_store_open(&st, fl_test_store(path), 0), 0);
 	assert_int_equal(fl_pipeline_prepare(st, cfg), 0);
 	parent = add(st, FL_JOB_COMPARE, "p", 0, "good", "");
 	a = add(st, FL_JOB_RUN, "p:0", parent, "good", head);
@@ -166,8 +166,9 @@ static void test_recover(void **state)
 	fl_store *st;
 
 	(void)state;
+	FL_TEST_SQLITE_ONLY();
 	snprintf(path, sizeof(path), "%s/recover.db", dir);
-	assert_int_equal(fl_store_open(&st, path, 0), 0);
+	assert_int_equal(fl_store_open(&st, fl_test_store(path), 0), 0);
 	assert_int_equal(fl_pipeline_prepare(st, cfg), 0);
 	assert_int_equal(fl_store_machine_ensure(st, "good", "command", &m), 0);
 	p = add(st, FL_JOB_BISECT, "p", 0, "good", "");

@@ -162,7 +162,7 @@ static int setup(void **state)
 	fclose(f);
 	if (fl_config_load(&cfg, path))
 		return -1;
-	return fl_store_open(&st, cfg->store.path, 0) || fl_pipeline_prepare(st, cfg);
+	return fl_store_open(&st, fl_test_store(cfg->store.path), 0) || fl_pipeline_prepare(st, cfg);
 }
 
 static int teardown(void **state)

@@ -36,7 +36,7 @@ static int setup(void **state)
 	if (fl_test_tmpdir(dir, sizeof(dir), "store-agent"))
 		return -1;
 	snprintf(path, sizeof(path), "%s/fl.db", dir);
-	return fl_store_open(&st, path, 0);
+	return fl_store_open(&st, fl_test_store(path), 0);
 }
 
 static int teardown(void **state)

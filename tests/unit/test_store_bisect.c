@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "store/bisect.h"
+#include "testlib.h"
 
 struct seen {
 	size_t n;
@@ -52,7 +53,7 @@ static void test_roundtrip(void **state)
 	(void)state;
 	assert_non_null(mkdtemp(dir));
 	snprintf(db, sizeof(db), "%s/fl.db", dir);
-	assert_int_equal(fl_store_open(&st, db, 0), 0);
+	assert_int_equal(fl_store_open(&st, fl_test_store(db), 0), 0);
 	assert_int_equal(fl_store_bisection_open(st, "aaa", "bbb", "opts", &id, &resumed, &other),
 			 0);
 	assert_int_equal(resumed, 0);
@@ -67,7 +68,7 @@ static void test_roundtrip(void **state)
 	assert_int_equal(fl_store_bisect_step_add(st, id, &r), -6);
 	fl_store_free(st);
 
-	assert_int_equal(fl_store_open(&st, db, 0), 0);
+	assert_int_equal(fl_store_open(&st, fl_test_store(db), 0), 0);
 	/* other options: a bisection of its own, the unfinished one named */
 	assert_int_equal(fl_store_bisection_open(st, "aaa", "bbb", "other", &id2, &resumed, &other),
 			 0);

@@ -70,8 +70,9 @@ static void test_old_store_migrates(void **state)
 	int64_t machine, run;
 
 	(void)state;
+	FL_TEST_SQLITE_ONLY();
 	unlink(db);
-	assert_int_equal(fl_store_open(&st, db, FL_STORE_NO_MIGRATE), 0);
+	assert_int_equal(fl_store_open(&st, fl_test_store(db), FL_STORE_NO_MIGRATE), 0);
 	assert_int_equal(fl_store_migrate(st, 2, NULL), 0);
 	assert_int_equal(fl_store_machine_ensure(st, "numa2", "libvirt", &machine), 0);
 	fl_store_free(st);
@@ -84,7 +85,7 @@ static void test_old_store_migrates(void **state)
 	assert_int_equal(sqlite3_exec(raw, sql, NULL, NULL, NULL), SQLITE_OK);
 	run = sqlite3_last_insert_rowid(raw);
 	sqlite3_close(raw);
-	assert_int_equal(fl_store_open(&st, db, FL_STORE_NO_MIGRATE), 0);
+	assert_int_equal(fl_store_open(&st, fl_test_store(db), FL_STORE_NO_MIGRATE), 0);
 	assert_int_equal(fl_store_migrate(st, 0, NULL), 0);
 	assert_int_equal(fl_store_run_get(st, run, &row), 0);
 	assert_string_equal(row.status, "ok");
@@ -108,7 +109,7 @@ static void test_run_life(void **state)
 
 	(void)state;
 	unlink(db);
-	assert_int_equal(fl_store_open(&st, db, 0), 0);
+	assert_int_equal(fl_store_open(&st, fl_test_store(db), 0), 0);
 	run = start_run(st, "/boot/vmlinuz");
 	assert_int_equal(fl_store_run_get(st, run, &row), 0);
 	assert_string_equal(row.status, "running");
@@ -167,7 +168,7 @@ static void test_not_ok_keeps_no_samples(void **state)
 
 	(void)state;
 	unlink(db);
-	assert_int_equal(fl_store_open(&st, db, 0), 0);
+	assert_int_equal(fl_store_open(&st, fl_test_store(db), 0), 0);
 	run = start_run(st, NULL);
 	e.samples = samples;
 	e.nsamples = 4;
@@ -201,7 +202,7 @@ static void test_stale_runs(void **state)
 	(void)state;
 	unlink(db);
 	gethostname(host, sizeof(host) - 1);
-	assert_int_equal(fl_store_open(&st, db, 0), 0);
+	assert_int_equal(fl_store_open(&st, fl_test_store(db), 0), 0);
 	a = start_run(st, NULL);
 	b = start_run(st, NULL);
 	assert_int_equal(fl_store_run_abandon(st, b, "abandoned: process 1 ended"), 0);

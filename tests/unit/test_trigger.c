@@ -108,7 +108,7 @@ static void test_first_pass_and_later(void **state)
 	(void)state;
 	snprintf(db, sizeof(db), "%s/first.db", dir);
 	fl_service_init(&svc, cfg);
-	assert_int_equal(fl_store_open(&st, db, 0), 0);
+	assert_int_equal(fl_store_open(&st, fl_test_store(db), 0), 0);
 	assert_int_equal(fl_trigger_pass(&svc, st, 0, &scheduled), 0);
 	assert_int_equal(scheduled, 1);
 	tag_row(db, "v6.2-rc3", row, sizeof(row));
@@ -159,7 +159,7 @@ static void test_backfill_and_fixed(void **state)
 	(void)state;
 	snprintf(db, sizeof(db), "%s/all.db", dir);
 	fl_service_init(&svc, cfg);
-	assert_int_equal(fl_store_open(&st, db, 0), 0);
+	assert_int_equal(fl_store_open(&st, fl_test_store(db), 0), 0);
 	assert_int_equal(fl_trigger_pass(&svc, st, 0, &scheduled), 0);
 	tag_row(db, "v6.1", row, sizeof(row));
 	assert_string_equal(row, "no-baseline -");
@@ -176,7 +176,7 @@ static void test_backfill_and_fixed(void **state)
 	cfg = load("fixed", ", backfill: 100, baseline: v6.1");
 	snprintf(db, sizeof(db), "%s/fixed.db", dir);
 	fl_service_init(&svc, cfg);
-	assert_int_equal(fl_store_open(&st, db, 0), 0);
+	assert_int_equal(fl_store_open(&st, fl_test_store(db), 0), 0);
 	assert_int_equal(fl_trigger_pass(&svc, st, 0, &scheduled), 0);
 	tag_row(db, "v6.2-rc3", row, sizeof(row));
 	assert_string_equal(row, "scheduled v6.1");
@@ -189,7 +189,7 @@ static void test_backfill_and_fixed(void **state)
 	cfg = load("badbase", ", baseline: v9.9");
 	snprintf(db, sizeof(db), "%s/badbase.db", dir);
 	fl_service_init(&svc, cfg);
-	assert_int_equal(fl_store_open(&st, db, 0), 0);
+	assert_int_equal(fl_store_open(&st, fl_test_store(db), 0), 0);
 	assert_int_equal(fl_trigger_pass(&svc, st, 0, &scheduled), 0);
 	assert_int_equal(scheduled, 0);
 	fl_test_sql_text(db, "SELECT note FROM watch_tags WHERE tag = 'v6.2'", row, sizeof(row));

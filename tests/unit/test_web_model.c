@@ -263,7 +263,7 @@ static int setup_store(void **state)
 	if (fl_test_tmpdir(dir, sizeof(dir), "webmodel"))
 		return -1;
 	snprintf(path, sizeof(path), "%s/fl.db", dir);
-	if (fl_store_open(&st, path, 0) || fl_store_tree_ensure(st, "mainline", "u", &tree) ||
+	if (fl_store_open(&st, fl_test_store(path), 0) || fl_store_tree_ensure(st, "mainline", "u", &tree) ||
 	    fl_store_machine_ensure(st, "vm", "libvirt", &machine) ||
 	    fl_store_commit_ensure(st, tree, &c[0], &commit[0]) ||
 	    fl_store_commit_ensure(st, tree, &c[1], &commit[1]))
