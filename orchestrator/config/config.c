@@ -892,8 +892,6 @@ static void check_box(struct loader *L, struct fl_machine_conf *m)
  */
 static void check_libvirt(struct loader *L, struct fl_machine_conf *m)
 {
-	if (m->pool && !*m->pool)
-		report_at(L, &m->pool, "an empty pool name");
 	if (m->pool && m->pool_dir)
 		report_at(L, &m->pool_dir,
 			  "'pool_dir' is the directory of the pool faultline creates; with "

@@ -9,6 +9,7 @@
 #include "config/config.h"
 #include "lib/buf.h"
 #include "lib/error.h"
+#include "lib/fs.h"
 #include "lib/html.h"
 #include "lib/log.h"
 
@@ -36,9 +37,22 @@ struct fl_volumes {
 	size_t n;
 };
 
-static const char *pool_name(const struct fl_machine_conf *m)
+/*
+ * The machine's pool; else faultline's own: "faultline" at the default
+ * directory, "faultline-<dir as a name>" at a 'pool_dir' (caller frees).
+ */
+static char *pool_name(const struct fl_machine_conf *m)
 {
-	return m && m->pool ? m->pool : FL_VOLUME_POOL;
+	char *dir, *name;
+
+	if (m && m->pool)
+		return fl_xstrdup(m->pool);
+	if (!m || !m->pool_dir)
+		return fl_xstrdup(FL_VOLUME_POOL);
+	dir = fl_path_component(m->pool_dir);
+	name = fl_xasprintf("%s-%s", FL_VOLUME_POOL, dir);
+	free(dir);
+	return name;
 }
 
 static const char *uri_of(const struct fl_machine_conf *m)
@@ -53,22 +67,24 @@ static int lv_error(const struct fl_volumes *s, const char *what, const char *na
 }
 
 /* The transient dir pool faultline uses when the machine names none. */
-static virStoragePoolPtr create_pool(virConnectPtr conn, const struct fl_machine_conf *m)
+static virStoragePoolPtr create_pool(virConnectPtr conn, const struct fl_machine_conf *m,
+				     const char *name)
 {
 	const char *dir = m && m->pool_dir ? m->pool_dir : FL_VOLUME_POOL_DIR;
 	fl_buf xml = FL_BUF_INIT;
 	virStoragePoolPtr p;
 
-	fl_buf_adds(&xml, "<pool type='dir'><name>" FL_VOLUME_POOL "</name><target><path>");
+	fl_buf_adds(&xml, "<pool type='dir'><name>");
+	fl_html_text(&xml, name);
+	fl_buf_adds(&xml, "</name><target><path>");
 	fl_html_text(&xml, dir);
 	fl_buf_adds(&xml, "</path></target></pool>");
 	p = virStoragePoolCreateXML(conn, fl_buf_str(&xml), VIR_STORAGE_POOL_CREATE_WITH_BUILD);
 	fl_buf_free(&xml);
 	if (p)
-		fl_info("libvirt %s: created the transient pool '%s' in %s", uri_of(m),
-			FL_VOLUME_POOL, dir);
+		fl_info("libvirt %s: created the transient pool '%s' in %s", uri_of(m), name, dir);
 	/* Another process may have created it at the same moment. */
-	return p ? p : virStoragePoolLookupByName(conn, FL_VOLUME_POOL);
+	return p ? p : virStoragePoolLookupByName(conn, name);
 }
 
 int fl_volumes_open(fl_volumes **out, virConnectPtr conn, const struct fl_machine_conf *m)
@@ -78,10 +94,10 @@ int fl_volumes_open(fl_volumes **out, virConnectPtr conn, const struct fl_machin
 
 	*out = NULL;
 	s->uri = fl_xstrdup(uri_of(m));
-	s->pool_name = fl_xstrdup(pool_name(m));
+	s->pool_name = pool_name(m);
 	s->pool = virStoragePoolLookupByName(conn, s->pool_name);
 	if (!s->pool && !(m && m->pool))
-		s->pool = create_pool(conn, m);
+		s->pool = create_pool(conn, m, s->pool_name);
 	if (!s->pool) {
 		int r = fl_error_set(FL_EIO, "libvirt %s: no storage pool '%s'%s: %s", s->uri,
 				     s->pool_name,
@@ -277,12 +293,15 @@ void fl_volumes_free(fl_volumes *s)
 int fl_volumes_reap(virConnectPtr conn, const struct fl_machine_conf *m,
 		    int (*dead)(const char *name))
 {
-	virStoragePoolPtr pool = virStoragePoolLookupByName(conn, pool_name(m));
+	char *pname = pool_name(m);
+	virStoragePoolPtr pool = virStoragePoolLookupByName(conn, pname);
 	virStorageVolPtr *vols = NULL;
 	int n, reaped = 0;
 
-	if (!pool)
+	if (!pool) {
+		free(pname);
 		return 0;
+	}
 	/* A dir pool shows files written before libvirtd restarted only after a refresh. */
 	if (virStoragePoolIsActive(pool) == 1)
 		virStoragePoolRefresh(pool, 0);
@@ -292,14 +311,16 @@ int fl_volumes_reap(virConnectPtr conn, const struct fl_machine_conf *m,
 
 		if (name && dead(name) && !virStorageVolDelete(vols[i], 0)) {
 			fl_info("reaped volume %s of pool '%s' on %s: its faultline process is gone",
-				name, pool_name(m), uri_of(m));
+				name, pname, uri_of(m));
 			reaped++;
 		}
 		virStorageVolFree(vols[i]);
 	}
 	free(vols);
 	virStoragePoolFree(pool);
-	return n < 0 ? fl_error_set(FL_EIO, "libvirt %s: cannot list the volumes of pool '%s'",
-				    uri_of(m), pool_name(m))
-		     : reaped;
+	if (n < 0)
+		reaped = fl_error_set(FL_EIO, "libvirt %s: cannot list the volumes of pool '%s'",
+				      uri_of(m), pname);
+	free(pname);
+	return reaped;
 }

@@ -4,8 +4,9 @@
  * A libvirt host may be another machine (qemu+ssh://, qemu+tcp://) that
  * shares no filesystem with faultline, so the kernel and the initramfs of a
  * run go there through libvirt itself: each is uploaded into a volume of the
- * machine's storage pool (its 'pool', or else the transient dir pool
- * "faultline" that is created at 'pool_dir' on the host when missing),
+ * machine's storage pool (its 'pool', or else a transient dir pool of
+ * faultline's, created on the host when missing: "faultline" in
+ * FL_VOLUME_POOL_DIR, or "faultline-<pool_dir as a name>" in 'pool_dir'),
  * read back and compared byte for byte, and the domain XML names the
  * volume's path on the host. The volumes are deleted when the run ends,
  * whatever its end; those of a faultline process that died are reaped by
