@@ -253,26 +253,38 @@ int fl_volumes_upload(fl_volumes *s, const char *name, const char *path, const c
 
 int fl_volumes_delete(fl_volumes *s)
 {
-	int r = 0;
+	int left = 0;
 
-	for (size_t i = 0; s && i < s->n; i++) {
+	if (!s)
+		return 0;
+	/* A host that cannot be reached keeps them: one warning, no error for each. */
+	if (s->n && s->conn && virConnectIsAlive(s->conn) == 0) {
+		fl_buf names = FL_BUF_INIT;
+
+		for (size_t i = 0; i < s->n; i++)
+			fl_buf_addf(&names, "%s%s", i ? ", " : "", s->v[i].name);
+		fl_warn("libvirt %s: the host cannot be reached: volumes %s stay in pool '%s' until "
+			"the next start of faultline that reaches it",
+			s->uri, fl_buf_str(&names), s->pool_name);
+		fl_buf_free(&names);
+		left = (int)s->n;
+	}
+	for (size_t i = 0; i < s->n; i++) {
 		struct fl_volume *v = &s->v[i];
 
-		if (v->vol && virStorageVolDelete(v->vol, 0) < 0) {
+		if (!left && v->vol && virStorageVolDelete(v->vol, 0) < 0) {
 			fl_warn("libvirt %s: cannot delete volume '%s' of pool '%s' (%s): the next "
 				"start of faultline deletes it",
 				s->uri, v->name, s->pool_name, virGetLastErrorMessage());
-			if (!r)
-				r = lv_error(s, "cannot delete volume", v->name);
+			left++;
 		}
 		if (v->vol)
 			virStorageVolFree(v->vol);
 		free(v->name);
 		free(v->path);
 	}
-	if (s)
-		s->n = 0;
-	return r;
+	s->n = 0;
+	return left;
 }
 
 void fl_volumes_free(fl_volumes *s)

@@ -34,7 +34,11 @@ int fl_volumes_open(fl_volumes **out, virConnectPtr conn, const struct fl_machin
 int fl_volumes_upload(fl_volumes *v, const char *name, const char *path,
 		      const char **host_path);
 
-/* Deletes every volume this set uploaded (also done by fl_volumes_free). */
+/*
+ * Deletes every volume this set uploaded (also done by fl_volumes_free); the
+ * number it could not delete, each said in a warning (the error message of
+ * the caller's failure is left alone).
+ */
 int fl_volumes_delete(fl_volumes *v);
 void fl_volumes_free(fl_volumes *v);
 
