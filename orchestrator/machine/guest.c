@@ -301,6 +301,9 @@ static void drain_console(fl_guest *g, fl_guest_console_cb cb, void *arg)
 
 	while (!read_console(g, cb, arg) && !is_lost(g) && fl_mono_ms() < until)
 		usleep(10 * 1000);
+	if (!g->console_eof)
+		fl_verbose("%s: the console stream did not end within %d ms of the domain",
+			   g->name, DRAIN_MS);
 }
 
 /* 1 while the domain runs, 0 once it is gone or shut off, negative on trouble. */
