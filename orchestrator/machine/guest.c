@@ -50,9 +50,35 @@ struct fl_guest {
 	char *name, *machine, *uri;
 	int log_fd;
 	int console_eof;
-	atomic_int closed; /* 1 + virConnectCloseReason once the connection is gone */
+	int lifecycle; /* the event callback's id, or -1 */
+	struct guest_news *news;
 	int64_t started_ms, ended_ms;
 };
+
+/*
+ * What libvirt's event thread tells about the connection and the domain.
+ * Shared with the callbacks: each registered one holds a reference, dropped
+ * by libvirt once it is unregistered and can no longer run.
+ */
+struct guest_news {
+	atomic_int refs;
+	atomic_int closed;  /* 1 + virConnectCloseReason once the connection is gone */
+	atomic_int stopped; /* 1 + virDomainEventStoppedDetailType once the domain stopped */
+};
+
+static struct guest_news *news_ref(struct guest_news *n)
+{
+	atomic_fetch_add(&n->refs, 1);
+	return n;
+}
+
+static void news_unref(void *arg)
+{
+	struct guest_news *n = arg;
+
+	if (n && atomic_fetch_sub(&n->refs, 1) == 1)
+		free(n);
+}
 
 /* ---- names that carry their owner ---------------------------------------- */
 
@@ -139,10 +165,21 @@ static int libvirt_error(const char *what, const char *name)
 
 static void on_close(virConnectPtr conn, int reason, void *opaque)
 {
-	fl_guest *g = opaque;
+	struct guest_news *n = opaque;
 
 	(void)conn;
-	atomic_store(&g->closed, 1 + reason);
+	atomic_store(&n->closed, 1 + reason);
+}
+
+static void on_lifecycle(virConnectPtr conn, virDomainPtr dom, int event, int detail,
+			 void *opaque)
+{
+	struct guest_news *n = opaque;
+
+	(void)conn;
+	(void)dom;
+	if (event == VIR_DOMAIN_EVENT_STOPPED)
+		atomic_store(&n->stopped, 1 + detail);
 }
 
 static const char *close_reason(int closed)
@@ -162,7 +199,7 @@ static const char *close_reason(int closed)
 /* The machine's host is gone (connection closed): FL_EIO naming both. */
 static int lost(fl_guest *g)
 {
-	int c = atomic_load(&g->closed);
+	int c = atomic_load(&g->news->closed);
 
 	return fl_error_set(FL_EIO, "machine '%s': lost its libvirt host %s during the run of %s "
 				    "(%s); the guest and its volumes are deleted at the next "
@@ -172,7 +209,7 @@ static int lost(fl_guest *g)
 
 static int is_lost(fl_guest *g)
 {
-	return atomic_load(&g->closed) || virConnectIsAlive(g->conn) == 0;
+	return atomic_load(&g->news->closed) || virConnectIsAlive(g->conn) == 0;
 }
 
 static int connect_host(fl_guest *g, const char *uri)
@@ -183,8 +220,10 @@ static int connect_host(fl_guest *g, const char *uri)
 	if (!g->conn)
 		return fl_error_set(FL_EIO, "libvirt: cannot connect to %s: %s", uri,
 				    virGetLastErrorMessage());
-	if (virConnectRegisterCloseCallback(g->conn, on_close, g, NULL) < 0)
+	if (virConnectRegisterCloseCallback(g->conn, on_close, news_ref(g->news), news_unref) < 0) {
+		news_unref(g->news);
 		return libvirt_error("cannot follow the connection of", g->name);
+	}
 	/* 1: the driver has no keepalive (a local test driver); nothing to lose then. */
 	if (virConnectSetKeepAlive(g->conn, KEEPALIVE_S, KEEPALIVE_COUNT) < 0)
 		return libvirt_error("cannot set keepalive for", g->name);
@@ -218,6 +257,14 @@ static int create(fl_guest *g, const char *xml)
 	if (!g->console || virDomainOpenConsole(g->dom, NULL, g->console,
 						VIR_DOMAIN_CONSOLE_FORCE) < 0)
 		return libvirt_error("cannot open the console of", g->name);
+	/* How it stops: by itself, or destroyed by someone else. */
+	g->lifecycle = virConnectDomainEventRegisterAny(g->conn, g->dom, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
+							VIR_DOMAIN_EVENT_CALLBACK(on_lifecycle),
+							news_ref(g->news), news_unref);
+	if (g->lifecycle < 0) {
+		news_unref(g->news);
+		return libvirt_error("cannot follow the events of", g->name);
+	}
 	if (virDomainResume(g->dom) < 0)
 		return libvirt_error("cannot start", g->name);
 	return 0;
@@ -236,6 +283,9 @@ int fl_guest_start(fl_guest **out, const char *uri, const struct fl_domain_spec 
 	virSetErrorFunc(NULL, quiet_libvirt);
 	g = fl_xcalloc(1, sizeof(*g));
 	g->log_fd = -1;
+	g->lifecycle = -1;
+	g->news = fl_xcalloc(1, sizeof(*g->news));
+	atomic_init(&g->news->refs, 1);
 	g->name = fl_xstrdup(spec->name);
 	g->machine = fl_xstrdup(spec->machine->name ? spec->machine->name : spec->name);
 	g->uri = fl_xstrdup(uri);
@@ -344,6 +394,25 @@ static void destroy(fl_guest *g)
 	g->dom = NULL;
 }
 
+/*
+ * 0 when the domain that is gone stopped by itself (power-off, reboot or
+ * crash, which destroy it), FL_EIO when something else destroyed it: the
+ * run did not end, it was ended. Waits a moment for the event.
+ */
+static int stopped_by_itself(fl_guest *g)
+{
+	int64_t until = fl_mono_ms() + 2000;
+	int s;
+
+	while (!(s = atomic_load(&g->news->stopped)) && !is_lost(g) && fl_mono_ms() < until)
+		usleep(10 * 1000);
+	if (s - 1 != VIR_DOMAIN_EVENT_STOPPED_DESTROYED)
+		return 0;
+	return fl_error_set(FL_EIO, "machine '%s': its guest %s was destroyed on %s by something "
+				    "other than faultline during the run",
+			    g->machine, g->name, g->uri);
+}
+
 int fl_guest_wait(fl_guest *g, int64_t deadline_ms, fl_guest_console_cb cb, void *arg,
 		  enum fl_guest_end *end)
 {
@@ -359,6 +428,12 @@ int fl_guest_wait(fl_guest *g, int64_t deadline_ms, fl_guest_console_cb cb, void
 		}
 		if (!r) {
 			*end = FL_GUEST_EXITED;
+			r = stopped_by_itself(g);
+			if (r < 0) {
+				destroy(g);
+				drain_console(g, cb, arg);
+				return r;
+			}
 			break;
 		}
 		if (fl_cancel_runs()) {
@@ -390,9 +465,12 @@ void fl_guest_free(fl_guest *g)
 	close_console(g);
 	fl_volumes_free(g->vols); /* deleted, or a warning says when they will be */
 	if (g->conn) {
+		if (g->lifecycle >= 0)
+			virConnectDomainEventDeregisterAny(g->conn, g->lifecycle);
 		virConnectUnregisterCloseCallback(g->conn, on_close);
 		virConnectClose(g->conn);
 	}
+	news_unref(g->news);
 	if (g->log_fd >= 0)
 		close(g->log_fd);
 	free(g->name);

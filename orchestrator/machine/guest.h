@@ -10,8 +10,9 @@
  * crash all destroy it), the deadline passes (the domain is destroyed), or
  * faultline is told to stop (fl_cancel_runs() of lib/cancel.h: the domain
  * is destroyed too).
- * A host that stops answering (keepalive) ends the wait with an error that
- * names the machine and the host.
+ * A host that stops answering (keepalive), and a domain destroyed by
+ * something other than faultline (libvirt's lifecycle event), end the wait
+ * with an error that names the machine and the host.
  * fl_guest_free() destroys a domain that is still there and deletes the
  * volumes: neither survives its run on any exit path that reaches the host.
  *

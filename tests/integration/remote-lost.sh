@@ -8,6 +8,8 @@
 #  - the guest and its volumes stay on the host; the next start of
 #    faultline that reaches the host (the same host without the forwarder)
 #    reaps both, and no domain or volume is left
+#  - a guest destroyed on the host behind faultline's back: the run ends
+#    infra-error saying so (not as the agent's or the kernel's failure)
 . tests/integration/lib.sh
 . tests/integration/remote-lib.sh
 
@@ -76,4 +78,27 @@ expect_grep "$tmp/next.err" "reaped guest $dom on $remote" "it reaped the lost r
 expect_grep "$tmp/next.err" "reaped volume $dom-kernel" "and its kernel's volume"
 expect_grep "$tmp/next.err" "reaped volume $dom-initrd" "and its initramfs's volume"
 nothing_left "after the reap"
+
+# -- the guest destroyed behind faultline's back
+last=$(q "select max(id) from runs")
+"$FAULTLINE" run --config "$rcfg" --kernel-image "$kernel" --benchmark pf1-boot --machine remote \
+	--job hang=1 >"$tmp/gone.out" 2>"$tmp/gone.err" &
+pid=$!
+if gdom=$(wait_domain $((last + 1))); then
+	i=0
+	until grep -q "agent started" "$tmp/gone.err" || [ $i -gt 900 ]; do sleep 0.1; i=$((i + 1)); done
+	rv destroy "$gdom" >/dev/null
+	i=0
+	until grep -q "was infra-error" "$tmp/gone.err" || [ $i -gt 300 ]; do sleep 0.1; i=$((i + 1)); done
+else
+	fail "the run never booted"; cat "$tmp/gone.err"
+fi
+kill -TERM $pid # its next attempt: this test is over
+wait $pid
+detail=$(q "select status || ': ' || detail from runs where id = $((last + 1))")
+[ "$detail" = "infra-error: libvirt: machine 'remote': its guest $gdom was destroyed on $remote by something other than faultline during the run" ] &&
+	ok "a guest destroyed behind faultline's back: infra-error, said so" || fail "run $((last + 1)): $detail"
+[ "$(q "select count(*) from samples where run_id in (select id from runs where status != 'ok')")" -eq 0 ] &&
+	ok "no samples stored for a run that is not ok" || fail "samples stored for a failed run"
+nothing_left "after the destroyed guest"
 finish
