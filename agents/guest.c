@@ -32,6 +32,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "agent.h"
@@ -289,6 +290,11 @@ int fl_guest_main(const struct fl_guest_opts *g)
 	else
 		failed = run_job(&o, &c);
 	fl_record_write(&c.sh->w, "{\"type\":\"done\"}", 15);
+	/* Everything written goes out of the UART before the power-off: a
+	 * console read through a pty (a libvirt stream) pushes back, and what
+	 * the tty still holds at power-off is lost, the done record first. */
+	if (c.fd >= 0)
+		tcdrain(c.fd);
 	fl_results_close(&c.sh->results);
 	munmap(c.sh, sizeof(*c.sh));
 	return end(g, cmd, failed);

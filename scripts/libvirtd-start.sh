@@ -15,6 +15,13 @@
 # /proc says it is still that process (not a reused PID), SIGTERM first,
 # SIGKILL 10 s later ($FL_LIBVIRTD_STOP_WAIT). .ci/run points FL_LIBVIRTD_STATE at a file of its own,
 # so its exit trap stops only what its own tests started.
+#
+# FL_LIBVIRTD_TCP=1: the libvirtd started here also listens on TCP
+# 127.0.0.1:16509 without authentication (loopback only; for the tests that
+# use it as a "remote" host, tests/integration/remote.sh): started as
+# "libvirtd --listen -f CONF" with CONF written here ($FL_LIBVIRTD_CONF,
+# default /var/run/faultline-libvirtd-tcp.conf). A libvirtd already running
+# is used as it is, listening or not.
 set -eu
 cmd=${1:-start}
 state=${FL_LIBVIRTD_STATE:-/var/run/faultline-libvirtd.pids}
@@ -92,12 +99,18 @@ fi
 # about 1.5 s, and libvirt waits for it at every domain's end. Under tini
 # as a subreaper (-s) the orphans are tini's and are reaped at once; tini
 # passes SIGTERM on to libvirtd.
+set --
+if [ "${FL_LIBVIRTD_TCP:-0}" = 1 ]; then
+	tcpconf=${FL_LIBVIRTD_CONF:-/var/run/faultline-libvirtd-tcp.conf}
+	printf 'listen_tls = 0\nlisten_tcp = 1\nlisten_addr = "127.0.0.1"\nauth_tcp = "none"\n' >"$tcpconf"
+	set -- --listen -f "$tcpconf"
+fi
 if ! pgrep -x libvirtd >/dev/null; then
 	if command -v tini >/dev/null; then
-		setsid tini -s -- libvirtd </dev/null >/dev/null 2>&1 &
+		setsid tini -s -- libvirtd "$@" </dev/null >/dev/null 2>&1 &
 		record $! tini
 	else
-		setsid libvirtd </dev/null >/dev/null 2>&1 &
+		setsid libvirtd "$@" </dev/null >/dev/null 2>&1 &
 		record $! libvirtd
 	fi
 fi
@@ -110,4 +123,17 @@ until running; do
 	fi
 	sleep 0.1
 done
-echo "libvirtd: running"
+if [ $# -gt 0 ]; then
+	i=0
+	until virsh -c qemu+tcp://127.0.0.1/system uri >/dev/null 2>&1; do
+		i=$((i + 1))
+		if [ $i -gt 100 ]; then
+			echo "libvirtd-start: libvirtd does not answer on TCP 127.0.0.1:16509; see /var/log/libvirt/libvirtd.log" >&2
+			exit 1
+		fi
+		sleep 0.1
+	done
+	echo "libvirtd: running, listening on TCP 127.0.0.1:16509 (no authentication)"
+else
+	echo "libvirtd: running"
+fi

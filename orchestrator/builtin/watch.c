@@ -26,6 +26,7 @@
 #include "config/config.h"
 #include "lib/error.h"
 #include "lib/log.h"
+#include "machine/machine.h"
 #include "lib/mail.h"
 #include "service/inbox.h"
 #include "service/outbox.h"
@@ -239,6 +240,9 @@ int cmd_watch(int argc, char **argv)
 		fl_config_free(cfg);
 		return FL_EXIT_FAIL;
 	}
+	/* Guests and volumes that a faultline process of this host left when it died. */
+	if (fl_machine_reap_stale(cfg, fl_queue_store(w.q)) < 0)
+		fl_warn("stale runs: %s", fl_error_last());
 	w.next_poll = fl_xcalloc(cfg->ntrees + 1, sizeof(*w.next_poll));
 	w.smtp = (struct fl_smtp){cfg->report.smtp, cfg->report.username, cfg->report.password, 30};
 	w.box = (struct fl_outbox){

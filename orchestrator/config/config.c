@@ -122,6 +122,8 @@ static const struct field machine_fields[] = {
 	{"name", F_STR, OFF(T, name), 0, REQUIRED, NULL, NULL, 0, 0, NULL},
 	{"backend", F_ENUM, OFF(T, backend), 0, 0, "libvirt", backends, 0, 0, NULL},
 	{"uri", F_STR, OFF(T, uri), 0, 0, "qemu:///system", NULL, 0, 0, NULL},
+	{"pool", F_STR, OFF(T, pool), 0, 0, NULL, NULL, 0, 0, NULL},
+	{"pool_dir", F_STR, OFF(T, pool_dir), 0, 0, NULL, NULL, 0, 0, NULL},
 	{"accel", F_ENUM, OFF(T, accel), 0, 0, "auto", accels, 0, 0, NULL},
 	{"sockets", F_UINT, OFF(T, sockets), 0, 0, "1", NULL, 1, 64, NULL},
 	{"cores", F_UINT, OFF(T, cores), 0, 0, "1", NULL, 1, 256, NULL},
@@ -884,6 +886,22 @@ static void check_box(struct loader *L, struct fl_machine_conf *m)
 			  "the baremetal backend needs 'agent_api.listen': boxes ask it for work");
 }
 
+/*
+ * A guest boots from volumes of a storage pool on its host (machine/volume.c):
+ * the configured pool, or a transient dir pool faultline creates with its
+ * target at pool_dir, a path on that host.
+ */
+static void check_libvirt(struct loader *L, struct fl_machine_conf *m)
+{
+	if (m->pool && m->pool_dir)
+		report_at(L, &m->pool_dir,
+			  "'pool_dir' is the directory of the pool faultline creates; with "
+			  "'pool' the pool '%s' is the host's own",
+			  m->pool);
+	if (m->pool_dir && m->pool_dir[0] != '/')
+		report_at(L, &m->pool_dir, "'%s' is not an absolute path on the host", m->pool_dir);
+}
+
 static void check_command(struct loader *L, struct fl_machine_conf *m)
 {
 	if (!m->command)
@@ -898,7 +916,7 @@ static const struct backend_rule {
 	struct fl_backend_conf conf;
 	void (*check)(struct loader *L, struct fl_machine_conf *m);
 } backend_rules[] = {
-    {{"libvirt", 1}, NULL},
+    {{"libvirt", 1}, check_libvirt},
     {{"baremetal", 1}, check_box},
     {{"command", 0}, check_command},
 };

@@ -61,6 +61,8 @@ struct fl_machine_conf {
 	char *name;
 	char *backend; /* one of fl_config_backend_names() */
 	char *uri;
+	char *pool;	/* libvirt: storage pool for the guest's kernel and initramfs */
+	char *pool_dir; /* libvirt, no pool: target of the transient pool faultline creates */
 	char *accel; /* kvm, tcg, auto */
 	unsigned sockets, cores, threads;
 	uint64_t memory_per_node;

@@ -70,9 +70,12 @@ static void collect(const char *data, size_t len, void *arg)
 /* 1 if a KVM guest printed the kernel banner before the deadline; -1 if interrupted. */
 static int kvm_boots(const struct fl_accel_probe *p)
 {
+	/* The probe's files go to the machine's pool, as its runs' do (guest.h). */
 	struct fl_machine_conf m = {.name = "accel-probe", .sockets = 1, .cores = 1,
-				    .threads = 1, .memory_per_node = 256ULL << 20};
-	char *name = fl_xasprintf("fl-accel-probe-%d", (int)getpid());
+				    .threads = 1, .memory_per_node = 256ULL << 20,
+				    .pool = p->machine ? p->machine->pool : NULL,
+				    .pool_dir = p->machine ? p->machine->pool_dir : NULL};
+	char *name = fl_guest_name("accel-probe");
 	char *console = fl_xasprintf("%s/accel/probe-%d.log", p->state_dir, (int)getpid());
 	struct fl_domain_spec spec = {name, &m, "kvm", p->kernel, p->initrd, console, NULL, 0};
 	fl_buf out = FL_BUF_INIT;

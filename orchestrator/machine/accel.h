@@ -12,12 +12,15 @@
 
 #include <stdint.h>
 
+struct fl_machine_conf;
+
 struct fl_accel_probe {
 	const char *uri;
 	const char *kernel; /* any bootable kernel and initramfs */
 	const char *initrd;
 	const char *state_dir; /* the answer is kept in <state_dir>/accel/ */
 	int64_t deadline_ms;
+	const struct fl_machine_conf *machine; /* its pool takes the probe's files; may be NULL */
 };
 
 /*

@@ -1,14 +1,24 @@
 /*
  * guest.h - one transient libvirt guest, from creation to its end.
  *
- * fl_guest_start() creates the domain from its XML (domain.h) on the given
- * connection URI; fl_guest_wait() follows the domain's state and the console
- * file as it grows until the guest ends by itself (power-off, reboot and
+ * fl_guest_start() puts the spec's kernel and initramfs on the host of the
+ * given connection URI as volumes of the machine's pool (volume.h; the same
+ * path for the local host and a remote one) and creates the domain from its
+ * XML (domain.h) naming them; fl_guest_wait() follows the domain's state and
+ * its serial console, read through a libvirt stream and written to the
+ * spec's console_path as it comes, until the guest ends by itself (power-off, reboot and
  * crash all destroy it), the deadline passes (the domain is destroyed), or
  * faultline is told to stop (fl_cancel_runs() of lib/cancel.h: the domain
  * is destroyed too).
- * fl_guest_free() destroys a domain that is still there: no domain survives
- * its run on any exit path.
+ * A host that stops answering (keepalive), and a domain destroyed by
+ * something other than faultline (libvirt's lifecycle event), end the wait
+ * with an error that names the machine and the host.
+ * fl_guest_free() destroys a domain that is still there and deletes the
+ * volumes: neither survives its run on any exit path that reaches the host.
+ *
+ * Domains and volumes are named "fl-<host>-<pid>-<what>" (fl_guest_name): the
+ * faultline process that made them and its host, so that the next start
+ * can remove what a process that died left (fl_guest_owner_gone).
  */
 #ifndef FL_GUEST_H
 #define FL_GUEST_H
@@ -27,6 +37,11 @@ enum fl_guest_end {
 
 /* Called with each new piece of console output, in order. */
 typedef void (*fl_guest_console_cb)(const char *data, size_t len, void *arg);
+
+/* "fl-<host>-<pid>-<what>": this process's name for a domain (caller frees). */
+char *fl_guest_name(const char *what);
+/* 1 when name is such a name of this host whose process is gone. */
+int fl_guest_owner_gone(const char *name);
 
 int fl_guest_start(fl_guest **out, const char *uri, const struct fl_domain_spec *spec);
 int fl_guest_wait(fl_guest *g, int64_t deadline_ms, fl_guest_console_cb cb, void *arg,

@@ -7,10 +7,13 @@
  * One run: the kernel (built through build.h, or a prebuilt image), the
  * run row, an initramfs under var/runs/<id>/, a guest slot on the host
  * (hostslot.h), the accelerator (accel.h), admission by memory, the domain
- * (domain.h, guest.h) with its console in var/runs/<id>/console.log read as
- * it grows (console.h), every record stored as it comes, and the end
+ * (domain.h, guest.h: the kernel and initramfs uploaded into the host's
+ * pool, volume.h, so a remote host works as the local one does) with its
+ * console streamed into var/runs/<id>/console.log and read as it comes
+ * (console.h), every record stored as it comes, and the end
  * classified and stored with the samples of an ok run. Whatever happens,
- * the domain is destroyed before this returns.
+ * the domain is destroyed and the volumes deleted before this returns,
+ * unless the host was lost: then the next start reaps them (libvirt_reap).
  */
 #include "machine/machine.h"
 #include "machine/priv.h"
@@ -22,6 +25,7 @@
 #include "lib/fs.h"
 #include "machine/guest.h"
 #include "machine/hostslot.h"
+#include "machine/volume.h"
 #include "lib/log.h"
 #include "lib/units.h"
 #include "store/run.h"
@@ -125,7 +129,7 @@ static int resolve_accel(struct lv_run *x)
 {
 	const struct fl_machine_conf *m = x->req->machine;
 	struct fl_accel_probe p = {m->uri, x->k.image, x->k.initrd, x->req->cfg->var,
-				   ACCEL_PROBE_MS};
+				   ACCEL_PROBE_MS, m};
 	int probed, r;
 
 	if ((r = fl_accel_resolve(m->accel, &p, &x->accel, &probed)))
@@ -174,14 +178,10 @@ static char *machine_facts(const struct lv_run *x)
 /* The domain's name: host and pid of its owner, so a dead owner's guest can be found. */
 static char *domain_name(int64_t run_id)
 {
-	char host[256] = "", *key, *name;
+	char id[32];
 
-	gethostname(host, sizeof(host) - 1);
-	host[20] = '\0';
-	key = fl_path_component(host);
-	name = fl_xasprintf("fl-%s-%d-%lld", key, (int)getpid(), (long long)run_id);
-	free(key);
-	return name;
+	snprintf(id, sizeof(id), "%lld", (long long)run_id);
+	return fl_guest_name(id);
 }
 
 /* Boots and follows the guest; fills how it ended. 0, or an infra problem. */
@@ -296,49 +296,38 @@ static int libvirt_run(const struct fl_run_req *req, struct fl_run_result *res)
 
 /* ---- guests of dead owners -------------------------------------------- */
 
-/* The pid in "fl-<host>-<pid>-<run>" when host is ours; 0 otherwise. */
-static int owner_pid(const char *name, const char *key)
-{
-	size_t n = strlen(key);
-	char *end;
-	long pid;
-
-	if (strncmp(name, "fl-", 3) || strncmp(name + 3, key, n) || name[3 + n] != '-')
-		return 0;
-	pid = strtol(name + 4 + n, &end, 10);
-	return *end == '-' && pid > 0 && pid <= INT_MAX ? (int)pid : 0;
-}
-
+/*
+ * Domains and volumes on m's host named by a faultline process of this host
+ * that is gone (guest.h): the guests it left are destroyed, the kernels and
+ * initramfses it uploaded into m's pool deleted.
+ */
 static int libvirt_reap(const struct fl_machine_conf *m)
 {
 	const char *uri = m->uri;
 	virConnectPtr conn = virConnectOpen(uri);
 	virDomainPtr *doms = NULL;
-	char host[256] = "", *key;
-	int n, reaped = 0;
+	int n, v, reaped = 0;
 
 	if (!conn)
 		return fl_error_set(FL_EIO, "libvirt: cannot connect to %s: %s", uri,
 				    virGetLastErrorMessage());
-	gethostname(host, sizeof(host) - 1);
-	host[20] = '\0';
-	key = fl_path_component(host);
 	n = virConnectListAllDomains(conn, &doms, VIR_CONNECT_LIST_DOMAINS_ACTIVE);
 	for (int i = 0; i < n; i++) {
 		const char *name = virDomainGetName(doms[i]);
-		int pid = name ? owner_pid(name, key) : 0;
 
-		if (pid && fl_machine_process_gone(pid) && !virDomainDestroy(doms[i])) {
-			fl_info("reaped guest %s on %s: its faultline process %d is gone", name,
-				uri, pid);
+		if (name && fl_guest_owner_gone(name) && !virDomainDestroy(doms[i])) {
+			fl_info("reaped guest %s on %s: its faultline process is gone", name, uri);
 			reaped++;
 		}
 		virDomainFree(doms[i]);
 	}
 	free(doms);
-	free(key);
+	/* After the domains: a running guest's files are not pulled from under it. */
+	v = fl_volumes_reap(conn, m, fl_guest_owner_gone);
 	virConnectClose(conn);
-	return n < 0 ? fl_error_set(FL_EIO, "libvirt: cannot list the domains of %s", uri) : reaped;
+	if (n < 0)
+		return fl_error_set(FL_EIO, "libvirt: cannot list the domains of %s", uri);
+	return v < 0 ? v : reaped + v;
 }
 
 /* ---- the machine in a report ------------------------------------------- */

@@ -264,6 +264,12 @@ int fl_machine_process_gone(int pid)
 	return pid > 0 && kill(pid, 0) && errno == ESRCH;
 }
 
+/* Two optional strings that are equal (or both absent). */
+static int same(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
 int fl_machine_reap_stale(const struct fl_config *cfg, fl_store *store)
 {
 	struct fl_run_owner *o;
@@ -300,7 +306,8 @@ int fl_machine_reap_stale(const struct fl_config *cfg, fl_store *store)
 			continue;
 		for (size_t j = 0; j < i; j++)
 			seen |= fl_machine_backend(cfg->machines[j].backend) == ops &&
-				!strcmp(cfg->machines[j].uri, m->uri);
+				!strcmp(cfg->machines[j].uri, m->uri) &&
+				same(cfg->machines[j].pool, m->pool);
 		/* a host that is down has nothing to reap */
 		if (!seen && ops->reap(m) < 0)
 			fl_warn("%s", fl_error_last());

@@ -1,8 +1,11 @@
 /*
  * test_guest.c - real guests through libvirtd: a kernel that panics ends by
- * itself (panic=-1 reboots, reboot destroys) with the panic on the console;
- * a guest still booting at its deadline is destroyed; neither leaves a
- * domain behind. FL_TEST_KERNEL names the kernel (tests/integration/guest.sh
+ * itself (panic=-1 reboots, reboot destroys) with the panic on the console,
+ * which arrives through libvirt's console stream and is kept in the
+ * console file; a guest still booting at its deadline is destroyed; the
+ * kernel and initramfs are volumes of the pool while the guest runs, and
+ * neither a domain nor a volume is left behind; volumes named by a
+ * faultline process that is gone are reaped, and only those. FL_TEST_KERNEL names the kernel (tests/integration/guest.sh
  * fetches Debian's and starts libvirtd).
  */
 #include <setjmp.h>
@@ -12,6 +15,7 @@
 #include <cmocka.h>
 
 #include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +29,9 @@
 #include "testlib.h"
 #include "machine/accel.h"
 #include "machine/guest.h"
+#include "machine/volume.h"
+
+#include <sys/wait.h>
 
 #define URI "qemu:///system"
 
@@ -85,6 +92,43 @@ static int domain_exists(const char *name)
 	return found;
 }
 
+/* Volumes of the default pool whose names start with prefix. */
+static int volumes(const char *prefix)
+{
+	virConnectPtr conn = virConnectOpen(URI);
+	virStoragePoolPtr pool;
+	virStorageVolPtr *vols = NULL;
+	int n, found = 0;
+
+	assert_non_null(conn);
+	pool = virStoragePoolLookupByName(conn, FL_VOLUME_POOL);
+	assert_non_null(pool);
+	n = virStoragePoolListAllVolumes(pool, &vols, 0);
+	assert_true(n >= 0);
+	for (int i = 0; i < n; i++) {
+		found += !strncmp(virStorageVolGetName(vols[i]), prefix, strlen(prefix));
+		virStorageVolFree(vols[i]);
+	}
+	free(vols);
+	virStoragePoolFree(pool);
+	virConnectClose(conn);
+	return found;
+}
+
+static char *file_text(const char *path)
+{
+	fl_buf b = FL_BUF_INIT;
+	char chunk[4096];
+	size_t n;
+	FILE *f = fopen(path, "rb");
+
+	assert_non_null(f);
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		fl_buf_add(&b, chunk, n);
+	fclose(f);
+	return fl_buf_detach(&b);
+}
+
 static void run(unsigned sockets, int64_t deadline, const char *name, enum fl_guest_end *end,
 		fl_buf *out)
 {
@@ -96,13 +140,20 @@ static void run(unsigned sockets, int64_t deadline, const char *name, enum fl_gu
 	struct fl_domain_spec spec = {name,   &m,      "tcg", getenv("FL_TEST_KERNEL"),
 				      initrd, console, NULL,  0};
 	fl_guest *g;
+	char *kept;
 
 	assert_non_null(spec.kernel);
 	assert_int_equal(fl_guest_start(&g, URI, &spec), 0);
 	assert_true(domain_exists(name));
+	assert_int_equal(volumes(name), 2); /* the kernel and the initramfs, uploaded */
 	assert_int_equal(fl_guest_wait(g, deadline, collect, out, end), 0);
 	fl_guest_free(g);
 	assert_false(domain_exists(name));
+	assert_int_equal(volumes(name), 0);
+	/* The console file holds what the stream brought, byte for byte. */
+	kept = file_text(console);
+	assert_string_equal(kept, fl_buf_str(out));
+	free(kept);
 }
 
 static void test_panic_ends_the_guest(void **state)
@@ -138,7 +189,7 @@ static void test_deadline_destroys(void **state)
 
 static void test_accel_auto_probes_once(void **state)
 {
-	struct fl_accel_probe p = {URI, getenv("FL_TEST_KERNEL"), initrd, dir, 10000};
+	struct fl_accel_probe p = {URI, getenv("FL_TEST_KERNEL"), initrd, dir, 10000, NULL};
 	const char *accel, *again;
 	int probed;
 
@@ -159,12 +210,70 @@ static void test_accel_auto_probes_once(void **state)
 	printf("accel auto on %s: %s\n", URI, accel);
 }
 
+static void make_volume(virStoragePoolPtr pool, const char *name)
+{
+	char xml[256];
+	virStorageVolPtr v;
+
+	snprintf(xml, sizeof(xml),
+		 "<volume><name>%s</name><capacity unit='bytes'>4096</capacity></volume>", name);
+	v = virStorageVolCreateXML(pool, xml, 0);
+	if (!v)
+		fail_msg("volume %s: %s", name, virGetLastErrorMessage());
+	virStorageVolFree(v);
+}
+
+/* Only volumes of this host's faultline processes that are gone go. */
+static void test_reap_volumes_of_dead_owners(void **state)
+{
+	struct fl_machine_conf m = {.name = "t", .uri = URI};
+	char *live = fl_guest_name("7-kernel"), dead[256], other[256], *p;
+	virConnectPtr conn = virConnectOpen(URI);
+	virStoragePoolPtr pool;
+	fl_volumes *v;
+	pid_t child = fork();
+
+	(void)state;
+	if (!child)
+		_exit(0);
+	waitpid(child, NULL, 0);
+	/* "fl-<host>-<our pid>-7-kernel" with the pid of a process that has ended */
+	p = strstr(live, "-7-kernel");
+	while (p > live && p[-1] != '-')
+		p--;
+	snprintf(dead, sizeof(dead), "%.*s%d-7-kernel", (int)(p - live), live, (int)child);
+	snprintf(other, sizeof(other), "fl-otherhost-%d-7-kernel", (int)child);
+	assert_non_null(conn);
+	assert_int_equal(fl_volumes_open(&v, conn, &m), 0);
+	fl_volumes_free(v);
+	pool = virStoragePoolLookupByName(conn, FL_VOLUME_POOL);
+	assert_non_null(pool);
+	make_volume(pool, live);
+	make_volume(pool, dead);
+	make_volume(pool, other);
+	assert_int_equal(fl_volumes_reap(conn, &m, fl_guest_owner_gone), 1);
+	assert_int_equal(volumes(dead), 0);
+	assert_int_equal(volumes(live), 1);
+	assert_int_equal(volumes(other), 1);
+	for (const char *const *n = (const char *const[]){live, other, NULL}; *n; n++) {
+		virStorageVolPtr vol = virStorageVolLookupByName(pool, *n);
+
+		assert_non_null(vol);
+		assert_int_equal(virStorageVolDelete(vol, 0), 0);
+		virStorageVolFree(vol);
+	}
+	virStoragePoolFree(pool);
+	virConnectClose(conn);
+	free(live);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_panic_ends_the_guest),
 	    cmocka_unit_test(test_deadline_destroys),
 	    cmocka_unit_test(test_accel_auto_probes_once),
+	    cmocka_unit_test(test_reap_volumes_of_dead_owners),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

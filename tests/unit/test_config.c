@@ -223,6 +223,14 @@ static void test_references(void **state)
 	expect_error("machines: [{ name: m, sockets: 2, distances: [[10]] }]\n",
 		     "1:46: machines[0].distances: 1 x 1 distances for 2 nodes (one node per "
 		     "socket)");
+	/* A guest's volumes: the host's pool, or faultline's own in pool_dir. */
+	expect_error("machines: [{ name: m, pool: images, pool_dir: /srv/fl }]\n",
+		     "1:47: machines[0].pool_dir: 'pool_dir' is the directory of the pool "
+		     "faultline creates; with 'pool' the pool 'images' is the host's own");
+	expect_error("machines: [{ name: m, pool_dir: srv/fl }]\n",
+		     "1:33: machines[0].pool_dir: 'srv/fl' is not an absolute path on the host");
+	expect_error("machines: [{ name: m, pool: '' }]\n",
+		     "1:29: machines[0].pool: expected a non-empty string");
 }
 
 /* Trees: a branch, its base and interval; contained-tag bases from another
