@@ -16,7 +16,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CTEST_ARGS ?= -LE 'kernel|e2e'
 
 .PHONY: all deps build build-asan test test-build test-asan test-kernel e2e demo clean \
-	release-check
+	release-check pg
 
 all: build
 
@@ -34,10 +34,15 @@ build-asan: deps
 		>build-asan.cmake.log || { cat build-asan.cmake.log; exit 1; }
 	@cmake --build build-asan -j$(JOBS) -- --no-print-directory
 
-test-build: build
+# The tests labelled pg run on a throw-away PostgreSQL cluster on loopback
+# (scripts/pg-start.sh, reused while it runs; "scripts/pg-start.sh stop").
+pg: deps
+	@scripts/pg-start.sh start >/dev/null
+
+test-build: build pg
 	@cd build && ctest --output-on-failure -j$(JOBS) $(CTEST_ARGS)
 
-test-asan: build-asan
+test-asan: build-asan pg
 	@cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		ctest --output-on-failure -j$(JOBS) $(CTEST_ARGS)
