@@ -212,12 +212,11 @@ static void test_accel_auto_probes_once(void **state)
 
 static void make_volume(virStoragePoolPtr pool, const char *name)
 {
-	char xml[256];
-	virStorageVolPtr v;
+	char *xml = fl_xasprintf(
+		"<volume><name>%s</name><capacity unit='bytes'>4096</capacity></volume>", name);
+	virStorageVolPtr v = virStorageVolCreateXML(pool, xml, 0);
 
-	snprintf(xml, sizeof(xml),
-		 "<volume><name>%s</name><capacity unit='bytes'>4096</capacity></volume>", name);
-	v = virStorageVolCreateXML(pool, xml, 0);
+	free(xml);
 	if (!v)
 		fail_msg("volume %s: %s", name, virGetLastErrorMessage());
 	virStorageVolFree(v);
