@@ -7,10 +7,12 @@
 #include "lib/buf.h"
 #include "config/config.h"
 #include "lib/error.h"
+#include "lib/fs.h"
 #include "lib/log.h"
 #include "machine/machine.h"
 #include "service/measure.h"
 #include "build/repo.h"
+#include "store/store.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -72,13 +74,21 @@ static int machine_index(fl_queue *q, const char *name, size_t *i)
 	return 0;
 }
 
-/* One service per store: a second watch on the same store would redo the first one's runs. */
+/*
+ * One service per store: a second watch on the same store would redo the
+ * first one's runs. The lock is a file beside an SQLite store; a database
+ * server's store has nothing beside it on this host, so its lock is in var
+ * (one service per var directory).
+ */
 static int take_lock(fl_queue *q)
 {
-	char *path = fl_xasprintf("%s.watch.lock", cfg_of(q)->store.path);
+	const struct fl_config *cfg = cfg_of(q);
+	char *path = fl_store_is_file(cfg->store.path)
+			 ? fl_xasprintf("%s.watch.lock", cfg->store.path)
+			 : fl_xasprintf("%s/watch.lock", cfg->var);
 	int r = 0;
 
-	q->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	q->lock_fd = fl_mkdir_parent(path) ? -1 : open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (q->lock_fd < 0)
 		r = fl_error_set(FL_EIO, "cannot open %s: %s", path, strerror(errno));
 	else if (flock(q->lock_fd, LOCK_EX | LOCK_NB))
