@@ -10,6 +10,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -806,7 +807,8 @@ int fl_web_run_samples(fl_store *st, fl_pool *p, int64_t id, unsigned page, unsi
 	if (per_page) {
 		bind_page(s, 2, page, per_page);
 	} else {
-		fl_stmt_bind_int64(s, 2, -1);
+		/* all of them: SQLite's -1 (no bound) is an error on PostgreSQL */
+		fl_stmt_bind_int64(s, 2, INT64_MAX);
 		fl_stmt_bind_int64(s, 3, 0);
 	}
 	return collect(st, p, s, sizeof(**out), read_sample, (void **)out, n, per_page, more,

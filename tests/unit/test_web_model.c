@@ -2,7 +2,8 @@
  * a run's points summarised, a history's change points with analysis'
  * defaults, tags in version order and paged, the choices a run offers, the
  * comparison options, and two commits compared from their rows in a store
- * (runs found by commit and, for older rows, by build). */
+ * (runs found by commit and, for older rows, by build), a run's points from
+ * all its stored samples. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -322,6 +323,23 @@ static void test_compare(void **state)
 	fl_pool_free(&p);
 }
 
+/* A run's points from all its samples (no page: every row, on PostgreSQL
+ * too, where SQLite's LIMIT -1 was an error). */
+static void test_run_points_stored(void **state)
+{
+	struct fl_model_point *pt;
+	fl_pool p = FL_POOL_INIT;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(fl_model_run_points(st, &p, add_run(0, 1000, 0), &pt, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(pt[0].metric, "per_thread_ops");
+	assert_int_equal(pt[0].n, 3);
+	assert_true(fabs(pt[0].mean - 1000) < 1e-9);
+	fl_pool_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -333,6 +351,7 @@ int main(void)
 	    cmocka_unit_test(test_choices),
 	    cmocka_unit_test(test_cmp_opts),
 	    cmocka_unit_test_setup_teardown(test_compare, setup_store, teardown_store),
+	    cmocka_unit_test_setup_teardown(test_run_points_stored, setup_store, teardown_store),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
