@@ -470,6 +470,28 @@ static void test_server_limits(void **state)
 		     "1:25: web.max_connections: expected an integer from 1 to 100000, got '0'");
 }
 
+/* The worker section and a machine pinned to one host's workers. */
+static void test_worker(void **state)
+{
+	struct fl_config *cfg;
+
+	(void)state;
+	assert_int_equal(fl_config_defaults(&cfg), 0);
+	assert_null(cfg->worker.host);
+	assert_int_equal(cfg->worker.lease_ms, 30000);
+	fl_config_free(cfg);
+	assert_int_equal(load("worker: { host: lab1, lease: 10s }\n"
+			      "machines: [ { name: m, backend: command, command: x, "
+			      "worker_host: lab1 } ]\n",
+			      &cfg),
+			 0);
+	assert_string_equal(cfg->worker.host, "lab1");
+	assert_int_equal(cfg->worker.lease_ms, 10000);
+	assert_string_equal(cfg->machines[0].worker_host, "lab1");
+	fl_config_free(cfg);
+	expect_error("worker: { lease: 2s }\n", "1:18: worker.lease: a worker's lease is at least 3s");
+}
+
 static void test_print_roundtrip(void **state)
 {
 	struct fl_config *cfg, *again;
@@ -511,6 +533,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_yaml),
 		cmocka_unit_test(test_mail_addresses),
 		cmocka_unit_test(test_server_limits),
+		cmocka_unit_test(test_worker),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
