@@ -6,8 +6,8 @@
  * second request is a cache hit, a commit that does not compile is
  * classified build-failed, a fragment option that does not survive
  * olddefconfig is reported (also when a Kconfig change makes it so), the
- * size cap evicts the LRU artifact, make runs with ccache in depend mode
- * unless the environment says otherwise.
+ * size cap evicts the LRU artifact but not one used within the hour, make
+ * runs with ccache in depend mode unless the environment says otherwise.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -33,6 +33,7 @@ static char sha[5][41]; /* good, b.c changed, broken, a.c changed, Kconfig witho
 static struct fl_config *cfg;
 static fl_repo *repo;
 static fl_store *store;
+static char first[512]; /* the artifact of the first build (sha[0], ok) */
 
 __attribute__((format(printf, 1, 2))) static void sh(const char *fmt, ...)
 {
@@ -144,6 +145,7 @@ static void test_slot_reuse_and_cache(void **state)
 	assert_int_equal(access(path, F_OK), 0);
 	snprintf(path, sizeof(path), "%s/config", res.artifact);
 	assert_int_equal(access(path, F_OK), 0);
+	snprintf(first, sizeof(first), "%s", res.artifact);
 	fl_build_result_release(&res);
 	a = mtime("a.c");
 	sleep(1); /* make compares whole seconds on some file systems */
@@ -207,21 +209,34 @@ static void test_kconfig_input_changed(void **state)
 	fl_build_result_release(&res);
 }
 
+/*
+ * Past the cap the least recently used go, but not one used within the
+ * hour (another worker may be booting it): the cap waits for it.
+ */
 static void test_eviction(void **state)
 {
-	struct fl_build_result res, old;
+	struct fl_build_result res, old, again;
 	uint64_t cap = cfg->build.cache_size;
 
 	(void)state;
 	assert_int_equal(build(sha[1], "ok", &old), 0);
 	assert_true(old.cached);
-	cfg->build.cache_size = 1; /* keeps only the newest */
+	sh("touch -d '2 hours ago' %s/var/artifacts/* && touch %s", dir, old.artifact);
+	cfg->build.cache_size = 1; /* keeps only the newest, and what is in use */
 	assert_int_equal(build(sha[3], "ok", &res), 0);
 	assert_false(res.cached);
 	/* the failed kconfig run before left no stamp: it runs again */
 	assert_false(res.kconfig_kept);
 	assert_int_equal(access(res.artifact, F_OK), 0);
+	assert_int_equal(access(first, F_OK), -1); /* the least recently used */
+	assert_int_equal(access(old.artifact, F_OK), 0); /* used just now: kept */
+
+	sh("touch -d '2 hours ago' %s", old.artifact);
+	assert_int_equal(build(sha[0], "ok", &again), 0);
+	assert_false(again.cached); /* evicted above */
 	assert_int_equal(access(old.artifact, F_OK), -1);
+	assert_int_equal(access(res.artifact, F_OK), 0); /* built a moment ago */
+	fl_build_result_release(&again);
 	fl_build_result_release(&res);
 	fl_build_result_release(&old);
 	cfg->build.cache_size = cap;
