@@ -1206,9 +1206,7 @@ static void check_artifacts(struct loader *L)
 			cfg->build.artifacts = fl_xasprintf("%s/artifacts", cfg->var);
 		return;
 	}
-	if (!*cfg->build.artifacts)
-		report_at(L, &cfg->build.artifacts, "an empty path names no directory");
-	else if (!stat(cfg->build.artifacts, &st) && !S_ISDIR(st.st_mode))
+	if (!stat(cfg->build.artifacts, &st) && !S_ISDIR(st.st_mode))
 		report_at(L, &cfg->build.artifacts, "'%s' is not a directory",
 			  cfg->build.artifacts);
 }
