@@ -7,7 +7,8 @@
  * classified build-failed, a fragment option that does not survive
  * olddefconfig is reported (also when a Kconfig change makes it so), the
  * size cap evicts the LRU artifact but not one used within the hour, make
- * runs with ccache in depend mode unless the environment says otherwise.
+ * runs with ccache in depend mode unless the environment says otherwise,
+ * two threads building one commit at once compile it once.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +16,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -295,6 +297,70 @@ static void test_ccache_depend_mode(void **state)
 	fl_build_result_release(&res);
 }
 
+/* One thread's build with its own store and repository handles. */
+struct racer {
+	const char *store;
+	const char *rev;
+	struct fl_build_result res;
+	int r;
+};
+
+static void *race(void *arg)
+{
+	struct racer *t = arg;
+	char path[256];
+	fl_store *st;
+	fl_repo *rp;
+
+	snprintf(path, sizeof(path), "%s/src", dir);
+	t->r = -100;
+	if (fl_repo_open(&rp, "fake", path))
+		return NULL;
+	if (!fl_store_open(&st, t->store, 0)) {
+		struct fl_build_req req = {cfg, rp, NULL, t->rev, fl_config_kernel(cfg, "numa-warn"),
+					   st};
+
+		t->r = fl_build(&req, &t->res);
+		fl_store_free(st);
+	}
+	fl_repo_free(rp);
+	return NULL;
+}
+
+/*
+ * Two workers of one process build one commit at once: one compiles, the
+ * other waits for the artifact's lock and finds it; both end with the same
+ * artifact and no temporary directory is left.
+ */
+static void test_one_build_per_artifact(void **state)
+{
+	struct racer t[2] = {{fl_test_store(cfg->store.path), sha[3], {0}, 0},
+			     {fl_test_store(cfg->store.path), sha[3], {0}, 0}};
+	pthread_t th[2];
+	char marker[128], cmd[256];
+
+	(void)state;
+	snprintf(marker, sizeof(marker), "%s/compiles", dir);
+	setenv("FL_FAKE_MARKER", marker, 1);
+	setenv("FL_FAKE_SLEEP", "2", 1);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, race, &t[i]), 0);
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	unsetenv("FL_FAKE_MARKER");
+	unsetenv("FL_FAKE_SLEEP");
+	assert_int_equal(t[0].r, 0);
+	assert_int_equal(t[1].r, 0);
+	assert_int_equal(t[0].res.cached + t[1].res.cached, 1);
+	assert_non_null(t[0].res.artifact);
+	assert_string_equal(t[0].res.artifact, t[1].res.artifact);
+	snprintf(cmd, sizeof(cmd), "test $(wc -l < %s) -eq 1", marker);
+	sh("%s", cmd);
+	sh("test -z \"$(find %s/var/artifacts -name '.tmp-*')\"", dir);
+	fl_build_result_release(&t[0].res);
+	fl_build_result_release(&t[1].res);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -304,6 +370,7 @@ int main(void)
 		cmocka_unit_test(test_kconfig_input_changed),
 		cmocka_unit_test(test_eviction),
 		cmocka_unit_test(test_ccache_depend_mode),
+		cmocka_unit_test(test_one_build_per_artifact),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
