@@ -189,6 +189,7 @@ static const struct field build_fields[] = {
 	 NULL},
 	{"cache_size", F_SIZE, OFF(T, build.cache_size) - OFF(T, build), 0, 0, "10G", NULL, 0, 0,
 	 NULL},
+	{"artifacts", F_STR, OFF(T, build.artifacts) - OFF(T, build), 0, 0, NULL, NULL, 0, 0, NULL},
 	END,
 };
 static const struct schema build_schema = {sizeof(((T *)0)->build), build_fields};
@@ -1201,6 +1202,25 @@ static void check_store(struct loader *L)
 	}
 }
 
+/*
+ * build.artifacts: a directory (made at the first build when missing), the
+ * same for every worker that shares the store (docs/deployment.md).
+ */
+static void check_artifacts(struct loader *L)
+{
+	struct fl_config *cfg = L->cfg;
+	struct stat st;
+
+	if (!cfg->build.artifacts) {
+		if (cfg->var)
+			cfg->build.artifacts = fl_xasprintf("%s/artifacts", cfg->var);
+		return;
+	}
+	if (!stat(cfg->build.artifacts, &st) && !S_ISDIR(st.st_mode))
+		report_at(L, &cfg->build.artifacts, "'%s' is not a directory",
+			  cfg->build.artifacts);
+}
+
 static void check_whole(struct loader *L)
 {
 	struct fl_config *cfg = L->cfg;
@@ -1240,6 +1260,7 @@ static void check_whole(struct loader *L)
 		if (*f && !is_file(*f))
 			report_at(L, f, "no such file '%s'", *f);
 	check_store(L);
+	check_artifacts(L);
 	if (!cfg->store.path && cfg->var)
 		cfg->store.path = fl_xasprintf("%s/faultline.db", cfg->var);
 }

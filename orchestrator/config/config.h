@@ -126,6 +126,9 @@ struct fl_config {
 		unsigned jobs;	   /* make -j; 0 means the CPUs available */
 		int64_t timeout_ms;
 		uint64_t cache_size; /* artifact cache cap, LRU eviction */
+		/* where artifacts are published, <var>/artifacts by default: a
+		 * directory every worker sees (build/artifacts.h) */
+		char *artifacts;
 	} build;
 	struct {
 		double min_change; /* fraction: 0.02 for 2% */

@@ -117,6 +117,24 @@ static void test_defaults(void **state)
 	fl_config_free(cfg);
 }
 
+/* build.artifacts: <var>/artifacts by default; a directory, or one to be made. */
+static void test_build_artifacts(void **state)
+{
+	struct fl_config *cfg;
+
+	(void)state;
+	assert_int_equal(load("var: /srv/fl\n", &cfg), 0);
+	assert_string_equal(cfg->build.artifacts, "/srv/fl/artifacts");
+	fl_config_free(cfg);
+	assert_int_equal(load("build: { artifacts: /nfs/fl/artifacts }\n", &cfg), 0);
+	assert_string_equal(cfg->build.artifacts, "/nfs/fl/artifacts");
+	fl_config_free(cfg);
+	expect_error("build: { artifacts: /dev/null }\n",
+		     "1:21: build.artifacts: '/dev/null' is not a directory");
+	expect_error("build:\n  artifacts: ''\n",
+		     "2:14: build.artifacts: expected a non-empty string");
+}
+
 static void test_unknown_key(void **state)
 {
 	(void)state;
@@ -519,6 +537,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_example_loads),
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_build_artifacts),
 		cmocka_unit_test(test_unknown_key),
 		cmocka_unit_test(test_store_url),
 		cmocka_unit_test(test_types_and_units),
