@@ -4,6 +4,7 @@
  * Only x86 kernels for now: the image is arch/x86/boot/bzImage.
  */
 #include "build/build.h"
+#include "build/artifacts.h"
 #include "lib/buf.h"
 #include "build/checkout.h"
 #include "config/config.h"
@@ -13,6 +14,7 @@
 #include "lib/run-command.h"
 #include "lib/time.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <git2.h>
@@ -32,6 +34,8 @@ struct build_ctx {
 	struct fl_build_result *res;
 	unsigned slot;
 	int lock_fd;
+	char *art_dir, *name; /* build.artifacts and <sha>-<config hash>-<compiler hash> */
+	int name_fd;	      /* the name's lock (artifacts.h), or -1 */
 	char *slot_dir, *src, *obj, *log;
 	char *compiler, *cc_hash;
 	int64_t commit_time;
@@ -616,19 +620,33 @@ static char *log_tail(const char *path, int lines)
 	return (char *)p;
 }
 
-/* Drops least recently used artifacts until the cache fits its cap. */
-static void evict(fl_store *st, uint64_t cap, int64_t keep)
+/*
+ * Drops least recently used artifacts until the cache fits its cap. It
+ * stops at one in use (used within the hour, or locked by another worker):
+ * the others are used more recently still, and the cap waits for the next build.
+ */
+static void evict(struct build_ctx *x, int64_t keep)
 {
-	uint64_t total;
+	fl_store *st = x->req->store;
+	uint64_t cap = x->req->cfg->build.cache_size, total;
 	int64_t id;
 	char *dir;
 
 	while (cap && !fl_store_build_cache_size(st, &total) && total > cap &&
 	       !fl_store_build_lru(st, keep, &id, &dir)) {
-		fl_info("build: cache over %llu bytes, evicting %s", (unsigned long long)cap, dir);
-		fl_remove_tree(dir);
-		fl_store_build_evicted(st, id);
+		int gone = fl_artifact_evict(x->art_dir, dir);
+
+		if (gone) {
+			fl_info("build: cache over %llu bytes, evicted %s", (unsigned long long)cap,
+				dir);
+			fl_store_build_evicted(st, id);
+		} else {
+			fl_verbose("build: cache over %llu bytes, but %s is in use: kept",
+				   (unsigned long long)cap, dir);
+		}
 		free(dir);
+		if (!gone)
+			break;
 	}
 }
 
@@ -640,34 +658,101 @@ static int save_artifacts(struct build_ctx *x, uint64_t *size)
 		{".config", "config"},
 	};
 	struct fl_build_result *res = x->res;
-	char *to, *text;
+	char *tmp, *to, *text;
 	int r;
 
-	res->artifact = fl_xasprintf("%s/artifacts/%s-%s-%s", x->req->cfg->var, res->sha,
-				     res->config_hash, x->cc_hash);
-	if ((r = fl_mkdir_p(res->artifact)))
+	/* written beside, renamed into place: no worker sees half an artifact */
+	if ((r = fl_artifact_tmp(x->art_dir, x->name, &tmp)))
 		return r;
 	for (size_t i = 0; !r && i < sizeof(files) / sizeof(files[0]); i++) {
 		char *from = fl_xasprintf("%s/%s", x->obj, files[i][0]);
 
-		to = fl_xasprintf("%s/%s", res->artifact, files[i][1]);
+		to = fl_xasprintf("%s/%s", tmp, files[i][1]);
 		r = copy_file(from, to, size);
 		free(from);
 		free(to);
 	}
-	to = fl_xasprintf("%s/build.log", res->artifact);
+	to = fl_xasprintf("%s/build.log", tmp);
 	if (!r)
 		r = copy_file(x->log, to, size);
 	free(to);
-	to = fl_xasprintf("%s/duration_ms", res->artifact);
+	to = fl_xasprintf("%s/duration_ms", tmp);
 	text = fl_xasprintf("%lld\n", (long long)res->duration_ms);
 	if (!r)
 		r = fl_write_file(to, text);
 	free(text);
 	free(to);
-	if (r)
-		fl_remove_tree(res->artifact);
+	res->artifact = fl_xasprintf("%s/%s", x->art_dir, x->name);
+	if (!r)
+		r = fl_artifact_publish(tmp, res->artifact);
+	if (r) {
+		fl_remove_tree(tmp);
+		free(res->artifact);
+		res->artifact = NULL;
+	}
+	free(tmp);
 	return r;
+}
+
+/* Bytes in the files of an artifact directory. */
+static uint64_t dir_size(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	uint64_t size = 0;
+
+	while (d && (e = readdir(d))) {
+		char *f = fl_xasprintf("%s/%s", path, e->d_name);
+		struct stat st;
+
+		if (!stat(f, &st) && S_ISREG(st.st_mode))
+			size += (uint64_t)st.st_size;
+		free(f);
+	}
+	if (d)
+		closedir(d);
+	return size;
+}
+
+/*
+ * <artifacts>/<name>, published by a worker this store has no row of
+ * (another store), or whose row names another host's path: recorded as
+ * this key's build, not built again. 1 when res is filled from it.
+ */
+static int adopt(struct build_ctx *x, int64_t commit_id)
+{
+	struct fl_build_result *res = x->res;
+	struct fl_build_outcome o = {.status = "ok"};
+	char *path = fl_xasprintf("%s/%s", x->art_dir, x->name);
+	char *image = fl_xasprintf("%s/bzImage", path);
+	char *took = fl_xasprintf("%s/duration_ms", path);
+	fl_buf b = FL_BUF_INIT;
+	struct stat st;
+	int64_t id;
+	int hit = 0;
+
+	if (!stat(image, &st)) {
+		if (!fl_read_file(took, &b))
+			o.duration_ms = strtoll(fl_buf_str(&b), NULL, 10);
+		o.artifact = path;
+		o.size = dir_size(path);
+		hit = !fl_store_build_start(x->req->store, commit_id, x->req->kernel->name,
+					    res->config_hash, x->compiler, &id) &&
+		      !fl_store_build_finish(x->req->store, id, &o);
+	}
+	if (hit) {
+		res->artifact = path;
+		path = NULL;
+		res->build_id = id;
+		res->duration_ms = o.duration_ms;
+		res->cached = 1;
+		fl_artifact_touch(res->artifact);
+	}
+	fl_buf_free(&b);
+	free(took);
+	free(image);
+	free(path);
+	return hit;
 }
 
 /* A usable earlier result for the key: 1 when res is filled from it. */
@@ -679,9 +764,10 @@ static int cache_lookup(struct build_ctx *x, int64_t commit_id)
 	int hit = 0;
 
 	if (fl_store_build_find(x->req->store, commit_id, res->config_hash, x->compiler, &row))
-		return 0;
+		return adopt(x, commit_id);
 	if (!strcmp(row.status, "ok") && row.artifact && !stat(row.artifact, &st)) {
 		res->artifact = fl_xstrdup(row.artifact);
+		fl_artifact_touch(res->artifact);
 		hit = 1;
 	} else if (!strcmp(row.status, "build-failed")) {
 		/* The same commit and config fail the same way: untestable, no rebuild. */
@@ -696,7 +782,7 @@ static int cache_lookup(struct build_ctx *x, int64_t commit_id)
 		fl_store_build_touch(x->req->store, row.id);
 	}
 	fl_store_build_row_release(&row);
-	return hit;
+	return hit ? hit : adopt(x, commit_id);
 }
 
 int fl_build_commit_depth(fl_store *st, fl_repo *repo, const char *sha, int64_t id)
@@ -776,7 +862,7 @@ static int compile(struct build_ctx *x, int64_t build_id, int64_t start)
 	r = fl_store_build_finish(x->req->store, build_id, &o);
 	free(tail);
 	if (!r && !status)
-		evict(x->req->store, x->req->cfg->build.cache_size, build_id);
+		evict(x, build_id);
 	return r;
 }
 
@@ -842,18 +928,30 @@ static int build_locked(struct build_ctx *x, int64_t build_id, int64_t start)
 
 int fl_build(const struct fl_build_req *req, struct fl_build_result *res)
 {
-	struct build_ctx x = {.req = req, .res = res, .lock_fd = -1};
+	struct build_ctx x = {.req = req, .res = res, .lock_fd = -1, .name_fd = -1};
 	int64_t commit_id, build_id, start = fl_mono_ms();
+	char *what = NULL;
 	int r;
 
 	memset(res, 0, sizeof(*res));
 	if ((r = config_hash(req->kernel, &res->config_hash)) || (r = compiler_id(&x)) ||
 	    (r = record_commit(&x, &commit_id)))
 		goto out;
+	x.art_dir = fl_artifacts_dir(req->cfg);
+	x.name = fl_xasprintf("%s-%s-%s", res->sha, res->config_hash, x.cc_hash);
 	if (cache_lookup(&x, commit_id)) {
 		fl_info("build: %.12s %s: cache hit", res->sha, req->kernel->name);
 		goto out;
 	}
+	/* one worker builds a name; the others wait for it, then find it */
+	what = fl_xasprintf("%.12s %s", res->sha, req->kernel->name);
+	if ((r = fl_artifact_lock(x.art_dir, x.name, what, &x.name_fd)))
+		goto out;
+	if (cache_lookup(&x, commit_id)) {
+		fl_info("build: %s: cache hit (built by another worker)", what);
+		goto out;
+	}
+	fl_artifact_sweep(x.art_dir, x.name);
 	if ((r = check_toolchain()) || (r = slot_lock(&x)))
 		goto out;
 	if ((r = fl_store_build_start(req->store, commit_id, req->kernel->name, res->config_hash,
@@ -869,6 +967,12 @@ int fl_build(const struct fl_build_req *req, struct fl_build_result *res)
 out:
 	if (x.lock_fd >= 0)
 		close(x.lock_fd);
+	/* after the store has the outcome: a waiter's lookup finds it */
+	if (x.name_fd >= 0)
+		fl_artifact_unlock(x.art_dir, x.name, x.name_fd);
+	free(what);
+	free(x.art_dir);
+	free(x.name);
 	free(x.slot_dir);
 	free(x.src);
 	free(x.obj);

@@ -5,9 +5,12 @@
  * commit by checkout.c (only the files that differ are written), plus one object directory (O=) per kernel config,
  * var/slots/<n>/obj-<config hash>, so make rebuilds only what changed
  * (and its .config is kept while no kconfig input changes: build.c).
- * Artifacts live in var/artifacts/<sha>-<config hash>-<compiler hash>/
- * (bzImage, System.map, config, build.log, duration_ms) and are indexed
- * by the store, which evicts the least recently used past the size cap.
+ * Artifacts live in <build.artifacts>/<sha>-<config hash>-<compiler hash>/
+ * (bzImage, System.map, config, build.log, duration_ms; build.artifacts is
+ * var/artifacts by default) and are indexed by the store, which evicts the
+ * least recently used past the size cap. That directory may be shared by
+ * every worker (artifacts.h): one of them builds a commit, the others wait
+ * for it and find its artifact.
  */
 #ifndef FL_BUILD_H
 #define FL_BUILD_H
@@ -21,7 +24,7 @@ struct fl_config;
 struct fl_kernel_conf;
 
 struct fl_build_req {
-	const struct fl_config *cfg; /* var, build.{slots,jobs,timeout_ms,cache_size}, where */
+	const struct fl_config *cfg; /* var, build.{slots,jobs,timeout_ms,cache_size,artifacts} */
 	fl_repo *repo;
 	const char *tree_url; /* for the store's trees row */
 	const char *rev;

@@ -68,12 +68,11 @@ int cmd_mail(int argc, char **argv)
 		       "failed\n",
 		       c.read, c.acted, c.seen_before, c.ignored, c.refused, c.failed);
 		if (cfg->report.smtp) {
-			struct fl_smtp smtp = {cfg->report.smtp, cfg->report.username,
-					       cfg->report.password, 30};
-			struct fl_outbox box = {&smtp, cfg->report.from,
-						(const char *const *)cfg->report.to,
-						cfg->report.nto, 60};
+			struct fl_smtp smtp;
+			struct fl_outbox box;
 			unsigned sent, failed;
+
+			fl_outbox_init(&box, &smtp, cfg, NULL);
 
 			if (fl_outbox_flush(st, &box, (int64_t)time(NULL), &sent, &failed))
 				fprintf(stderr, "faultline: outbox: %s\n", fl_error_last());

@@ -190,11 +190,11 @@ static int mark(struct fl_config *cfg, fl_store *st, int64_t id, const char *sta
 	printf("%s%s\n", text, report ? "; mailed in the report's thread" : "");
 	free(text);
 	if (report && cfg->report.smtp) {
-		struct fl_smtp smtp = {cfg->report.smtp, cfg->report.username, cfg->report.password,
-				       30};
-		struct fl_outbox box = {&smtp, cfg->report.from,
-					(const char *const *)cfg->report.to, cfg->report.nto, 60};
+		struct fl_smtp smtp;
+		struct fl_outbox box;
 		unsigned sent, failed;
+
+		fl_outbox_init(&box, &smtp, cfg, NULL);
 
 		if (fl_outbox_flush(st, &box, (int64_t)time(NULL), &sent, &failed))
 			fprintf(stderr, "faultline: outbox: %s\n", fl_error_last());

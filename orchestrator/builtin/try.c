@@ -202,9 +202,8 @@ static int drive(const struct fl_config *cfg, int64_t job_id, struct fl_job *job
 	struct fl_service svc;
 	struct fl_queue_opts qo = {.cfg = cfg, .ctx = &svc};
 	struct fl_queue_status s = {0};
-	struct fl_smtp smtp = {cfg->report.smtp, cfg->report.username, cfg->report.password, 30};
-	struct fl_outbox box = {&smtp, cfg->report.from, (const char *const *)cfg->report.to,
-				cfg->report.nto, 60};
+	struct fl_smtp smtp;
+	struct fl_outbox box;
 	fl_queue *q;
 	unsigned sent, failed;
 	int r, finished = 0;
@@ -214,6 +213,7 @@ static int drive(const struct fl_config *cfg, int64_t job_id, struct fl_job *job
 		fl_service_release(&svc);
 		return r;
 	}
+	fl_outbox_init(&box, &smtp, cfg, fl_queue_worker(q));
 	while (!r) {
 		if (fl_queue_tick(q))
 			fl_err("queue: %s", fl_error_last());

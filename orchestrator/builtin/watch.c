@@ -12,7 +12,9 @@
  * any left from an interrupted service) makes is done to the end, the
  * outbox is flushed, and the command exits: 0 when everything finished and
  * was mailed, 4 when a tree could not be read, a job failed, a machine left
- * the pool or a report is still waiting for the mail server.
+ * the pool or a report is still waiting for the mail server. Beside other
+ * workers of the store, the pass lasts while they have work left.
+ * Several workers may share a PostgreSQL store (queue.h).
  *
  * --maildir DIR reads the replies delivered into a Maildir at every poll
  * (each tree's poll, at least once a minute; with --once, first of all) and
@@ -124,6 +126,15 @@ static int64_t next_wake(const struct watch *w)
 	return wait > 0 ? wait : 0;
 }
 
+/* Whether a machine is pinned to the workers of one host. */
+static int pinned(const struct fl_config *cfg)
+{
+	for (size_t i = 0; i < cfg->nmachines; i++)
+		if (cfg->machines[i].worker_host)
+			return 1;
+	return 0;
+}
+
 /* The loop; returns the exit code. */
 static int serve(struct watch *w)
 {
@@ -152,7 +163,9 @@ static int serve(struct watch *w)
 			fl_info_reset(&status);
 			return FL_EXIT_OK;
 		}
-		if (w->once && !s.running)
+		/* one pass: until nothing is left that this worker or the
+		 * store's other live workers can do */
+		if (w->once && !s.running && !fl_queue_others_busy(&s))
 			break;
 		/* each minute when it changed, every 10 minutes when not: a kernel
 		 * build of 13 minutes is not 13 times the same line */
@@ -167,8 +180,9 @@ static int serve(struct watch *w)
 	}
 	if (s.live)
 		fl_err("watch: %zu job%s cannot go on (%zu run%s wait%s for machines out of the "
-		       "pool)",
-		       s.live, FL_S(s.live), s.blocked, FL_S(s.blocked), s.blocked == 1 ? "s" : "");
+		       "pool%s)",
+		       s.live, FL_S(s.live), s.blocked, FL_S(s.blocked), s.blocked == 1 ? "s" : "",
+		       pinned(w->cfg) ? " or pinned to a host without a live worker" : "");
 	if (w->pending)
 		fl_warn("watch: %u report%s %s not sent yet; the next 'faultline watch' retries",
 			w->pending, FL_S(w->pending), w->pending == 1 ? "is" : "are");
@@ -244,10 +258,7 @@ int cmd_watch(int argc, char **argv)
 	if (fl_machine_reap_stale(cfg, fl_queue_store(w.q)) < 0)
 		fl_warn("stale runs: %s", fl_error_last());
 	w.next_poll = fl_xcalloc(cfg->ntrees + 1, sizeof(*w.next_poll));
-	w.smtp = (struct fl_smtp){cfg->report.smtp, cfg->report.username, cfg->report.password, 30};
-	w.box = (struct fl_outbox){
-	    &w.smtp, cfg->report.from, (const char *const *)cfg->report.to, cfg->report.nto,
-	    cfg->report.retry_ms > 0 ? (cfg->report.retry_ms + 999) / 1000 : 60};
+	fl_outbox_init(&w.box, &w.smtp, cfg, fl_queue_worker(w.q));
 	fl_info("watch: %zu tree%s, %zu machine%s, %zu benchmark%s; store %s%s", cfg->ntrees,
 		FL_S(cfg->ntrees), cfg->nmachines, FL_S(cfg->nmachines), cfg->nbenchmarks,
 		FL_S(cfg->nbenchmarks), cfg->store.path, w.once ? "; one pass" : "");

@@ -140,6 +140,7 @@ static const struct field machine_fields[] = {
 	{"max_misses", F_UINT, OFF(T, max_misses), 0, 0, "3", NULL, 1, 1000, NULL},
 	{"timeout", F_DURATION, OFF(T, timeout_ms), 0, 0, "1h", NULL, 0, 0, NULL},
 	{"max_infra_errors", F_UINT, OFF(T, max_infra_errors), 0, 0, "3", NULL, 1, 1000, NULL},
+	{"worker_host", F_STR, OFF(T, worker_host), 0, 0, NULL, NULL, 0, 0, NULL},
 	END,
 };
 #undef T
@@ -188,6 +189,7 @@ static const struct field build_fields[] = {
 	 NULL},
 	{"cache_size", F_SIZE, OFF(T, build.cache_size) - OFF(T, build), 0, 0, "10G", NULL, 0, 0,
 	 NULL},
+	{"artifacts", F_STR, OFF(T, build.artifacts) - OFF(T, build), 0, 0, NULL, NULL, 0, 0, NULL},
 	END,
 };
 static const struct schema build_schema = {sizeof(((T *)0)->build), build_fields};
@@ -258,6 +260,14 @@ static const struct field agent_api_fields[] = {
 #undef API
 static const struct schema agent_api_schema = {sizeof(((T *)0)->agent_api), agent_api_fields};
 
+static const struct field worker_fields[] = {
+	{"host", F_STR, OFF(T, worker.host) - OFF(T, worker), 0, 0, NULL, NULL, 0, 0, NULL},
+	{"lease", F_DURATION, OFF(T, worker.lease_ms) - OFF(T, worker), 0, 0, "30s", NULL, 0, 0,
+	 NULL},
+	END,
+};
+static const struct schema worker_schema = {sizeof(((T *)0)->worker), worker_fields};
+
 static const struct field top_fields[] = {
 	{"var", F_STR, OFF(T, var), 0, 0, "var", NULL, 0, 0, NULL},
 	{"store", F_MAP, OFF(T, store), 0, 0, NULL, NULL, 0, 0, &store_schema},
@@ -273,6 +283,7 @@ static const struct field top_fields[] = {
 	{"report", F_MAP, OFF(T, report), 0, 0, NULL, NULL, 0, 0, &report_schema},
 	{"web", F_MAP, OFF(T, web), 0, 0, NULL, NULL, 0, 0, &web_schema},
 	{"agent_api", F_MAP, OFF(T, agent_api), 0, 0, NULL, NULL, 0, 0, &agent_api_schema},
+	{"worker", F_MAP, OFF(T, worker), 0, 0, NULL, NULL, 0, 0, &worker_schema},
 	END,
 };
 #undef T
@@ -1191,6 +1202,25 @@ static void check_store(struct loader *L)
 	}
 }
 
+/*
+ * build.artifacts: a directory (made at the first build when missing), the
+ * same for every worker that shares the store (docs/deployment.md).
+ */
+static void check_artifacts(struct loader *L)
+{
+	struct fl_config *cfg = L->cfg;
+	struct stat st;
+
+	if (!cfg->build.artifacts) {
+		if (cfg->var)
+			cfg->build.artifacts = fl_xasprintf("%s/artifacts", cfg->var);
+		return;
+	}
+	if (!stat(cfg->build.artifacts, &st) && !S_ISDIR(st.st_mode))
+		report_at(L, &cfg->build.artifacts, "'%s' is not a directory",
+			  cfg->build.artifacts);
+}
+
 static void check_whole(struct loader *L)
 {
 	struct fl_config *cfg = L->cfg;
@@ -1220,6 +1250,9 @@ static void check_whole(struct loader *L)
 		check_listen(L, &cfg->agent_api.listen, 0);
 	check_limits(L, &cfg->web.limits, 0);
 	check_limits(L, &cfg->agent_api.limits, 1);
+	/* the heartbeat renews a third of the lease: a second or more */
+	if (cfg->worker.lease_ms < 3000)
+		report_at(L, &cfg->worker.lease_ms, "a worker's lease is at least 3s");
 	if (!cfg->agent_api.cert != !cfg->agent_api.key)
 		report_at(L, cfg->agent_api.cert ? (void *)&cfg->agent_api.cert : &cfg->agent_api.key,
 			  "HTTPS needs both 'cert' and 'key'");
@@ -1227,6 +1260,7 @@ static void check_whole(struct loader *L)
 		if (*f && !is_file(*f))
 			report_at(L, f, "no such file '%s'", *f);
 	check_store(L);
+	check_artifacts(L);
 	if (!cfg->store.path && cfg->var)
 		cfg->store.path = fl_xasprintf("%s/faultline.db", cfg->var);
 }

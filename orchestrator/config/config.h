@@ -77,6 +77,7 @@ struct fl_machine_conf {
 	unsigned max_misses; /* baremetal: deadlines missed in a row before the box is offline */
 	int64_t timeout_ms; /* command backend: limit of one run; baremetal: deadline, when set */
 	unsigned max_infra_errors; /* infra errors in a row before it leaves the pool */
+	char *worker_host; /* only the workers of this host drive it; NULL: any worker */
 };
 
 struct fl_benchmark_conf {
@@ -125,6 +126,9 @@ struct fl_config {
 		unsigned jobs;	   /* make -j; 0 means the CPUs available */
 		int64_t timeout_ms;
 		uint64_t cache_size; /* artifact cache cap, LRU eviction */
+		/* where artifacts are published, <var>/artifacts by default: a
+		 * directory every worker sees (build/artifacts.h) */
+		char *artifacts;
 	} build;
 	struct {
 		double min_change; /* fraction: 0.02 for 2% */
@@ -161,6 +165,10 @@ struct fl_config {
 		int64_t window_ms; /* a request's timestamp may be this far off */
 		struct fl_httpd_limits limits;
 	} agent_api;
+	struct {
+		char *host;	  /* this worker's host in the store; NULL: gethostname() */
+		int64_t lease_ms; /* a worker not heard of this long is gone (service/queue.h) */
+	} worker;
 	struct fl_config_priv *priv;
 };
 

@@ -18,8 +18,41 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+extern char **environ;
+
+/*
+ * The child's environment: this process's, with c->env's entries in place
+ * of those of the same name. Made before fork: in a process with threads
+ * the child may only call async-signal-safe functions until it execs, and
+ * putenv may allocate while another thread held malloc's lock at the fork
+ * (the child would hang, holding the files it inherited).
+ */
+static char **child_env(const struct fl_child *c)
+{
+	size_t n = 0, k = 0, extra = 0;
+	char **env;
+
+	while (environ && environ[n])
+		n++;
+	while (c->env && c->env[extra])
+		extra++;
+	env = fl_xcalloc(n + extra + 1, sizeof(*env));
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strcspn(environ[i], "=");
+		int replaced = 0;
+
+		for (size_t j = 0; j < extra && !replaced; j++)
+			replaced = !strncmp(c->env[j], environ[i], len) && c->env[j][len] == '=';
+		if (!replaced)
+			env[k++] = environ[i];
+	}
+	for (size_t j = 0; j < extra; j++)
+		env[k++] = (char *)c->env[j];
+	return env;
+}
+
 /* In the child: never returns. Reports an exec failure's errno through errfd. */
-static void child_exec(const struct fl_child *c, int outfd, int errfd)
+static void child_exec(const struct fl_child *c, char **env, int outfd, int errfd)
 {
 	int e, null = open("/dev/null", O_RDWR);
 
@@ -42,9 +75,7 @@ static void child_exec(const struct fl_child *c, int outfd, int errfd)
 	close(outfd);
 	if (c->dir && chdir(c->dir))
 		goto fail;
-	for (const char *const *v = c->env; v && *v; v++)
-		putenv((char *)*v);
-	execvp(c->argv[0], (char *const *)c->argv);
+	execvpe(c->argv[0], (char *const *)c->argv, env);
 fail:
 	e = errno;
 	if (write(errfd, &e, sizeof(e)) < 0)
@@ -150,6 +181,7 @@ int fl_run_command(const struct fl_child *c, int *status)
 {
 	struct reader rd = {c, NULL, FL_BUF_INIT};
 	int out[2], err[2], r, e;
+	char **env;
 	pid_t pid;
 
 	if (c->out_path && !(rd.log = fopen(c->out_path, "ae")))
@@ -159,13 +191,16 @@ int fl_run_command(const struct fl_child *c, int *status)
 		goto out;
 	}
 	fflush(NULL);
+	env = child_env(c);
 	pid = fork();
 	if (pid < 0) {
+		free(env);
 		r = fl_error_set(FL_EIO, "fork: %s", strerror(errno));
 		goto out;
 	}
 	if (!pid)
-		child_exec(c, out[1], err[1]);
+		child_exec(c, env, out[1], err[1]);
+	free(env);
 	setpgid(pid, pid); /* as the child does: a kill(-pid) right away must find the group */
 	close(out[1]);
 	close(err[1]);

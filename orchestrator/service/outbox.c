@@ -3,10 +3,23 @@
 #include <stdlib.h>
 #include <string.h>
 #include "service/outbox.h"
+#include "config/config.h"
 #include "lib/error.h"
 #include "lib/log.h"
 #include "lib/mail.h"
 #include "store/store.h"
+
+void fl_outbox_init(struct fl_outbox *box, struct fl_smtp *smtp, const struct fl_config *cfg,
+		    const char *worker)
+{
+	*smtp = (struct fl_smtp){cfg->report.smtp, cfg->report.username, cfg->report.password, 30};
+	*box = (struct fl_outbox){smtp,
+				  cfg->report.from,
+				  (const char *const *)cfg->report.to,
+				  cfg->report.nto,
+				  cfg->report.retry_ms > 0 ? (cfg->report.retry_ms + 999) / 1000 : 60,
+				  worker};
+}
 
 int64_t fl_outbox_backoff_from(int64_t first_s, int attempts)
 {
@@ -114,6 +127,16 @@ int fl_outbox_flush(fl_store *st, const struct fl_outbox *box, int64_t now, unsi
 	if (fl_store_reports_due(st, now, &due, &n))
 		return FL_ESTORE;
 	for (size_t i = 0; i < n && r >= 0; i++) {
+		int mine;
+
+		/* workers sharing the store: the one whose claim took the
+		 * report sends it; a dead worker's claims end with its work */
+		mine = 1;
+		if (box->worker &&
+		    (r = fl_store_report_claim(st, due[i].id, now, box->worker, &mine)))
+			break;
+		if (!mine)
+			continue;
 		r = send_one(st, box, &due[i], now);
 		if (r == 0)
 			(*sent)++;

@@ -24,12 +24,31 @@
  * leaves its job waiting, done or failed in the same transaction as its
  * effects. A step that fails leaves the job failed with the message.
  *
- * Restart (fl_queue_open, one service per store: a lock file next to it):
- * runs that were in flight, or that finished without their job recording
- * them, are deleted with their samples and their jobs queued again, so no
- * half-written result is ever counted and no finished run is repeated;
- * coordinators that were running or waiting are stepped again (their
- * steps are idempotent).
+ * Workers: several "faultline watch" processes, on one host or several,
+ * may share a PostgreSQL store (an SQLite store has one: a lock file next
+ * to it). Each is a row of the store's workers that a thread renews every
+ * third of worker.lease. A worker claims what it does: a coordinator by
+ * moving it from queued to running (the one whose update changed the row
+ * steps it), a machine before its runs (one worker drives a machine at a
+ * time; machines.worker_host pins it to the workers of one host, and a
+ * worker gives back a machine it left idle), then the machine's oldest
+ * queued run (FOR UPDATE SKIP LOCKED on PostgreSQL). A run's end is
+ * recorded only while its job is still held by the worker that ran it.
+ *
+ * A worker is gone when it was not heard of for a lease, or at once when
+ * it ran on this host and its process is no more. Every third of a lease
+ * each worker looks: a gone worker's work is taken over in one
+ * transaction (the runs its jobs had not recorded deleted with their
+ * samples, those jobs queued again, its machines released). A worker that
+ * finds itself gone (its lease ran out, say the store was out of reach)
+ * exits at once with FL_QUEUE_LOST_EXIT: its jobs are already another's.
+ *
+ * Restart, when no other worker is live (fl_queue_open): runs that were in
+ * flight, or that finished without their job recording them, are deleted
+ * with their samples and their jobs queued again, so no half-written
+ * result is ever counted and no finished run is repeated; coordinators
+ * that were running or waiting are stepped again (their steps are
+ * idempotent).
  */
 #ifndef FL_QUEUE_H
 #define FL_QUEUE_H
@@ -41,6 +60,8 @@
 #include <stdint.h>
 
 #define FL_QUEUE_ATTEMPTS 3
+/* The exit code of a worker that lost its lease: the commands' runtime failure. */
+#define FL_QUEUE_LOST_EXIT 4
 
 struct fl_config;
 
@@ -54,9 +75,12 @@ struct fl_queue_opts {
 
 typedef struct fl_queue fl_queue;
 
-/* Takes the service lock, opens the store, enters the machines, recovers,
+/* Opens the store (SQLite: takes its lock), enters the machines and this
+ * worker, takes over gone workers' work (or recovers when none is live),
  * prepares the store for the pipeline (fl_pipeline_prepare). */
 int fl_queue_open(fl_queue **out, const struct fl_queue_opts *o);
+/* This worker's name in the store (its claims: outbox.h). */
+const char *fl_queue_worker(fl_queue *q);
 /* The store connection of the calling thread (steps and the trigger use it). */
 fl_store *fl_queue_store(fl_queue *q);
 /* Reaps finished runs, steps queued coordinators, starts the runs machines have room for. */
@@ -67,11 +91,18 @@ void fl_queue_wait(fl_queue *q, int64_t ms);
 struct fl_queue_status {
 	size_t live;	/* jobs not done or failed */
 	size_t running; /* runs in worker threads */
-	size_t blocked; /* queued runs of machines out of the pool */
+	size_t blocked; /* queued runs of machines out of the pool, or pinned to a
+			 * host without a live worker */
 	size_t failed;	/* jobs that failed since the queue was opened */
+	size_t others;	/* the store's other live workers */
+	size_t active;	/* jobs running or queued, blocked ones included, in the store */
 };
+/* Whether the store's live jobs can still end without this worker doing
+ * more (a one-pass worker then waits for the others): other workers live,
+ * and something running or queued that is not blocked. */
+int fl_queue_others_busy(const struct fl_queue_status *s);
 void fl_queue_status(fl_queue *q, struct fl_queue_status *s);
-/* Waits for the runs in flight, then closes. */
+/* Waits for the runs in flight, leaves the workers, closes. */
 void fl_queue_free(fl_queue *q);
 
 /*

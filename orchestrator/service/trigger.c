@@ -207,6 +207,11 @@ static int schedule(struct fl_service *svc, fl_store *st, const struct fl_tree_c
 		return fl_error_wrap(FL_ENOTFOUND, "tree '%s'", t->name);
 	if ((r = fl_store_begin(st)))
 		return r;
+	/* another worker of the store may have recorded it since the pass began */
+	if ((r = fl_store_watch_tag_seen(st, tree_id, l->tags[i], &b)) || b) {
+		fl_store_rollback(st);
+		return r;
+	}
 	r = fl_service_commit_id(st, l->repo, tree_id, l->sha[i], &w.commit_id);
 	if (!r && skip) {
 		w.state = "skipped";
@@ -354,6 +359,11 @@ static int pass_branch(struct fl_service *svc, fl_store *st, const struct fl_tre
 		goto out;
 	if ((r = fl_store_begin(st)))
 		goto out;
+	/* another worker of the store may have recorded it since the pass began */
+	if ((r = fl_store_watch_tag_seen(st, tree_id, name, &seen)) || seen) {
+		fl_store_rollback(st);
+		goto out;
+	}
 	{
 		struct fl_watch_tag_new w = {.tree_id = tree_id,
 					     .tag = name,

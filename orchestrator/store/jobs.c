@@ -369,23 +369,21 @@ int fl_store_jobs_number_rounds(fl_store *st, const char *parent_kind, const cha
 
 int fl_store_jobs_recover(fl_store *st, unsigned *requeued, unsigned *discarded)
 {
-	if (fl_store_begin(st))
+	if (fl_store_exec(st, "DELETE FROM samples WHERE run_id IN (" UNRECORDED_RUNS ")") ||
+	    fl_store_exec(st, "DELETE FROM runs WHERE id IN (" UNRECORDED_RUNS ")"))
 		return FL_ESTORE;
-	if (fl_store_exec(st, "DELETE FROM samples WHERE run_id IN (" UNRECORDED_RUNS ")"))
-		goto fail;
-	if (fl_store_exec(st, "DELETE FROM runs WHERE id IN (" UNRECORDED_RUNS ")"))
-		goto fail;
 	*discarded = (unsigned)fl_sql_changes(st->db);
 	if (fl_store_exec(st, "UPDATE jobs SET state = 'queued' WHERE state IN ('running', "
 			      "'waiting')"))
-		goto fail;
+		return FL_ESTORE;
 	*requeued = (unsigned)fl_sql_changes(st->db);
-	if (fl_store_commit(st))
-		goto fail;
-	return 0;
-fail:
-	fl_store_rollback(st);
-	return fl_error_wrap(FL_ESTORE, "recovering the job queue");
+	/* no worker is left to drive a machine, send a report, hold a job */
+	return fl_store_exec(st, "UPDATE machines SET worker = NULL") ||
+			       fl_store_exec(st, "UPDATE reports SET worker = NULL WHERE worker IS "
+						 "NOT NULL") ||
+			       fl_store_exec(st, "DELETE FROM workers")
+		   ? FL_ESTORE
+		   : 0;
 }
 
 /* ---- machines ------------------------------------------------------- */
@@ -547,4 +545,206 @@ int fl_store_run_discard(fl_store *st, int64_t run_id)
 fail:
 	fl_store_rollback(st);
 	return fl_error_wrap(FL_ESTORE, "run %lld", (long long)run_id);
+}
+
+/* ---- workers and claims --------------------------------------------- */
+
+/* sql with ?1 = a and ?2 = b (NULL: unbound); *changes (may be NULL): rows it changed. */
+static int exec_with(fl_store *st, const char *sql, const char *a, const char *b,
+		     const char *what, int64_t *changes)
+{
+	fl_stmt *stmt;
+	int r;
+
+	if (fl_store_prepare(st, &stmt, sql))
+		return FL_ESTORE;
+	bind_text(stmt, 1, a);
+	if (b)
+		bind_text(stmt, 2, b);
+	if ((r = fl_store_step_done(st, stmt, what)))
+		return r;
+	if (changes)
+		*changes = fl_sql_changes(st->db);
+	return 0;
+}
+
+void fl_workers_free(struct fl_worker *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(w[i].name);
+		free(w[i].host);
+	}
+	free(w);
+}
+
+int fl_store_workers(fl_store *st, struct fl_worker **out, size_t *n)
+{
+	fl_stmt *stmt;
+	size_t alloc = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (fl_store_prepare(st, &stmt,
+			     "SELECT name, host, pid, started, seen FROM workers ORDER BY name"))
+		return FL_ESTORE;
+	while ((rc = fl_stmt_step(stmt)) == FL_SQL_ROW) {
+		struct fl_worker *w;
+
+		if (*n == alloc) {
+			alloc = alloc ? 2 * alloc : 8;
+			*out = fl_xrealloc(*out, alloc * sizeof(**out));
+		}
+		w = &(*out)[(*n)++];
+		w->name = fl_store_column_dup(stmt, 0);
+		w->host = fl_store_column_dup(stmt, 1);
+		w->pid = fl_stmt_column_int64(stmt, 2);
+		w->started = fl_stmt_column_int64(stmt, 3);
+		w->seen = fl_stmt_column_int64(stmt, 4);
+	}
+	fl_stmt_finalize(stmt);
+	return rc == FL_SQL_DONE ? 0 : fl_store_sqlerr(st, "list workers");
+}
+
+int fl_store_worker_enter(fl_store *st, const struct fl_worker *w)
+{
+	fl_stmt *stmt;
+
+	if (fl_store_prepare(st, &stmt,
+			     "INSERT INTO workers(name, host, pid, started, seen) "
+			     "VALUES (?1, ?2, ?3, ?4, ?5)"))
+		return FL_ESTORE;
+	bind_text(stmt, 1, w->name);
+	bind_text(stmt, 2, w->host);
+	fl_stmt_bind_int64(stmt, 3, w->pid);
+	fl_stmt_bind_int64(stmt, 4, w->started);
+	fl_stmt_bind_int64(stmt, 5, w->seen);
+	return fl_store_step_done(st, stmt, "enter worker");
+}
+
+int fl_store_worker_beat(fl_store *st, const char *name, int64_t now, int *alive)
+{
+	fl_stmt *stmt;
+	int r;
+
+	if (fl_store_prepare(st, &stmt, "UPDATE workers SET seen = ?2 WHERE name = ?1"))
+		return FL_ESTORE;
+	bind_text(stmt, 1, name);
+	fl_stmt_bind_int64(stmt, 2, now);
+	if ((r = fl_store_step_done(st, stmt, "renew worker")))
+		return r;
+	*alive = fl_sql_changes(st->db) > 0;
+	return 0;
+}
+
+/* The runs of the running jobs ?1 holds that their job did not record. */
+#define HELD_UNRECORDED_RUNS                                                                       \
+	"SELECT r.id FROM runs r JOIN jobs j ON r.job_id = j.id WHERE j.worker = ?1 AND j.state = " \
+	"'running' AND r.status IN ('queued', 'running', 'ok') AND (j.run_id IS NULL OR r.id <> "  \
+	"j.run_id)"
+
+int fl_store_worker_take_over(fl_store *st, const char *name, unsigned *requeued,
+			      unsigned *discarded)
+{
+	int64_t runs = 0, jobs = 0;
+	int r;
+
+	r = exec_with(st, "DELETE FROM samples WHERE run_id IN (" HELD_UNRECORDED_RUNS ")", name,
+		      NULL, "discard a gone worker's samples", NULL);
+	if (!r)
+		r = exec_with(st, "DELETE FROM runs WHERE id IN (" HELD_UNRECORDED_RUNS ")", name,
+			      NULL, "discard a gone worker's runs", &runs);
+	if (!r)
+		r = exec_with(st,
+			      "UPDATE jobs SET state = 'queued' WHERE worker = ?1 AND state = "
+			      "'running'",
+			      name, NULL, "queue a gone worker's jobs again", &jobs);
+	if (!r)
+		r = fl_store_worker_leave(st, name);
+	*requeued = (unsigned)jobs;
+	*discarded = (unsigned)runs;
+	return r;
+}
+
+int fl_store_worker_leave(fl_store *st, const char *name)
+{
+	int r = exec_with(st, "UPDATE machines SET worker = NULL WHERE worker = ?1", name, NULL,
+			  "release a worker's machines", NULL);
+
+	if (!r)
+		r = exec_with(st, "UPDATE reports SET worker = NULL WHERE worker = ?1", name, NULL,
+			      "end a worker's claims on reports", NULL);
+	return r ? r : exec_with(st, "DELETE FROM workers WHERE name = ?1", name, NULL,
+				 "remove worker", NULL);
+}
+
+int fl_store_job_claim(fl_store *st, int64_t id, const char *worker, int *claimed)
+{
+	fl_stmt *stmt;
+	int r;
+
+	if (fl_store_prepare(st, &stmt,
+			     "UPDATE jobs SET state = 'running', worker = ?2, started = unixepoch() "
+			     "WHERE id = ?1 AND state = 'queued'"))
+		return FL_ESTORE;
+	fl_stmt_bind_int64(stmt, 1, id);
+	bind_text(stmt, 2, worker);
+	if ((r = fl_store_step_done(st, stmt, "claim job")))
+		return r;
+	*claimed = fl_sql_changes(st->db) > 0;
+	return 0;
+}
+
+int fl_store_job_claim_next(fl_store *st, const char *kind, const char *machine,
+			    const char *worker, struct fl_job *j)
+{
+	fl_stmt *stmt;
+
+	memset(j, 0, sizeof(*j));
+	/* the row lock makes concurrent claimers on PostgreSQL pass each
+	 * other's rows by instead of waiting for them (pg.c: the dialect) */
+	if (fl_store_prepare(st, &stmt,
+			     "UPDATE jobs SET state = 'running', worker = ?3, started = "
+			     "unixepoch(), attempts = attempts + 1 WHERE state = 'queued' AND id = "
+			     "(SELECT id FROM jobs WHERE state = 'queued' AND kind = ?1 AND machine = "
+			     "?2 ORDER BY id LIMIT 1 /*PG: FOR UPDATE SKIP LOCKED*/) RETURNING " JOB_COLUMNS))
+		return FL_ESTORE;
+	bind_text(stmt, 1, kind);
+	bind_text(stmt, 2, machine);
+	bind_text(stmt, 3, worker);
+	return one_job(st, stmt, j, "to claim");
+}
+
+int fl_store_job_held(fl_store *st, int64_t id, const char *worker, int *held)
+{
+	fl_stmt *stmt;
+	int rc;
+
+	if (fl_store_prepare(st, &stmt,
+			     "SELECT 1 FROM jobs WHERE id = ?1 AND state = 'running' AND worker = ?2"))
+		return FL_ESTORE;
+	fl_stmt_bind_int64(stmt, 1, id);
+	bind_text(stmt, 2, worker);
+	rc = fl_stmt_step(stmt);
+	fl_stmt_finalize(stmt);
+	*held = rc == FL_SQL_ROW;
+	return rc == FL_SQL_ROW || rc == FL_SQL_DONE ? 0 : fl_store_sqlerr(st, "job holder");
+}
+
+int fl_store_machine_claim(fl_store *st, const char *name, const char *worker, int *claimed)
+{
+	int64_t n = 0;
+	int r = exec_with(st,
+			  "UPDATE machines SET worker = ?2 WHERE name = ?1 AND (worker IS NULL OR "
+			  "worker = ?2)",
+			  name, worker, "claim machine", &n);
+
+	*claimed = n > 0;
+	return r;
+}
+
+int fl_store_machine_release(fl_store *st, const char *name, const char *worker)
+{
+	return exec_with(st, "UPDATE machines SET worker = NULL WHERE name = ?1 AND worker = ?2",
+			 name, worker, "release machine", NULL);
 }

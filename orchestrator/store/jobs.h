@@ -101,11 +101,50 @@ int fl_store_jobs_number_rounds(fl_store *st, const char *parent_kind, const cha
 				unsigned repeat, unsigned *numbered);
 
 /*
- * After a crash (no worker is running): runs of jobs that are not done,
+ * After a crash (no worker is running), in the caller's transaction: runs of jobs that are not done,
  * in flight or finished but never recorded by their job, are deleted with
- * their samples; running and waiting jobs become queued again.
+ * their samples; running and waiting jobs become queued again; no machine
+ * is held and no worker is left.
  */
 int fl_store_jobs_recover(fl_store *st, unsigned *requeued, unsigned *discarded);
+
+/*
+ * Workers: the processes ("faultline watch") sharing the store, each a row
+ * it renews while it lives (seen); what makes a worker gone is the
+ * service's policy (service/queue.h). A running job is held by the worker
+ * that claimed it (jobs.worker), a machine by the worker driving it
+ * (machines.worker). Claims are single statements that change a row only
+ * when it is free, so two workers never both get it.
+ */
+struct fl_worker {
+	char *name, *host;
+	int64_t pid, started, seen;
+};
+void fl_workers_free(struct fl_worker *w, size_t n);
+int fl_store_workers(fl_store *st, struct fl_worker **out, size_t *n);
+int fl_store_worker_enter(fl_store *st, const struct fl_worker *w);
+/* Renews the worker's row; *alive 0 when it is gone (its work was taken over). */
+int fl_store_worker_beat(fl_store *st, const char *name, int64_t now, int *alive);
+/*
+ * A gone worker's work, for the caller's transaction: the unrecorded runs
+ * of the jobs it held deleted with their samples, those jobs queued again,
+ * its machines released and its reports' claims ended, its row removed.
+ */
+int fl_store_worker_take_over(fl_store *st, const char *name, unsigned *requeued,
+			      unsigned *discarded);
+/* A worker's clean exit: its machines released, its claims on reports ended, its row removed. */
+int fl_store_worker_leave(fl_store *st, const char *name);
+/* queued -> running held by worker, if it still was queued (*claimed). */
+int fl_store_job_claim(fl_store *st, int64_t id, const char *worker, int *claimed);
+/* The oldest queued job of kind for machine, claimed (running, held by
+ * worker, one more attempt) into j; FL_ENOTFOUND when there is none. */
+int fl_store_job_claim_next(fl_store *st, const char *kind, const char *machine,
+			    const char *worker, struct fl_job *j);
+/* Whether the job is running held by worker. */
+int fl_store_job_held(fl_store *st, int64_t id, const char *worker, int *held);
+/* The machine for worker, if no other worker holds it (*claimed); released. */
+int fl_store_machine_claim(fl_store *st, const char *name, const char *worker, int *claimed);
+int fl_store_machine_release(fl_store *st, const char *name, const char *worker);
 
 /* The machine pool: state online or broken, infra errors in a row. */
 struct fl_machine_state {

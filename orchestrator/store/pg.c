@@ -153,9 +153,12 @@ static int bool_literal_at(const fl_buf *b, const char *s)
  * out of an index); a 1 or 0 that stands as a condition is true or false
  * (PostgreSQL wants a boolean there); an INTEGER PRIMARY KEY becomes an
  * identity column, INTEGER bigint and REAL double precision (SQLite's are
- * 64-bit); LIKE is ILIKE (SQLite's LIKE ignores ASCII case). String literals and quoted
- * names are copied as they are. *nparams: the highest parameter; *used
- * (may be NULL): bit N-1 set for each ?N the text has.
+ * 64-bit); LIKE is ILIKE (SQLite's LIKE ignores ASCII case). A comment
+ * whose text starts with "PG:" becomes the rest of its text: what only
+ * PostgreSQL has, such as the row locks of a queue's claims (FOR UPDATE
+ * SKIP LOCKED; SQLite's writers take turns on the whole file). String
+ * literals and quoted names are copied as they are. *nparams: the highest
+ * parameter; *used (may be NULL): bit N-1 set for each ?N the text has.
  */
 char *fl_pg_dialect(const char *sql, int *nparams, uint64_t *used)
 {
@@ -169,6 +172,13 @@ char *fl_pg_dialect(const char *sql, int *nparams, uint64_t *used)
 	while (*s) {
 		int at_word = (isalpha((unsigned char)*s) || *s == '_') && !prev_word;
 
+		if (!strncmp(s, "/*PG:", 5) && strstr(s + 5, "*/")) {
+			const char *e = strstr(s + 5, "*/");
+
+			fl_buf_add(&b, s + 5, (size_t)(e - s - 5));
+			s = e + 2;
+			continue;
+		}
 		if (*s == '\'' || *s == '"') {
 			char q = *s;
 			const char *e = s + 1;

@@ -132,7 +132,7 @@ int fl_store_reports_due(fl_store *st, int64_t now, struct fl_report **out, size
 	*n = 0;
 	if (fl_store_prepare(st, &stmt,
 			     "SELECT " REPORT_COLUMNS " FROM reports WHERE state = 'pending' AND "
-			     "next_attempt <= ?1 ORDER BY id"))
+			     "next_attempt <= ?1 AND worker IS NULL ORDER BY id"))
 		return FL_ESTORE;
 	fl_stmt_bind_int64(stmt, 1, now);
 	while ((rc = fl_stmt_step(stmt)) == FL_SQL_ROW) {
@@ -152,13 +152,32 @@ int fl_store_reports_due(fl_store *st, int64_t now, struct fl_report **out, size
 	return 0;
 }
 
+int fl_store_report_claim(fl_store *st, int64_t id, int64_t now, const char *worker,
+			  int *claimed)
+{
+	fl_stmt *stmt;
+	int r;
+
+	if (fl_store_prepare(st, &stmt,
+			     "UPDATE reports SET worker = ?3 WHERE id = ?1 AND state = 'pending' AND "
+			     "next_attempt <= ?2 AND worker IS NULL"))
+		return FL_ESTORE;
+	fl_stmt_bind_int64(stmt, 1, id);
+	fl_stmt_bind_int64(stmt, 2, now);
+	fl_stmt_bind_text(stmt, 3, worker);
+	if ((r = fl_store_step_done(st, stmt, "claim report")))
+		return r;
+	*claimed = fl_sql_changes(st->db) > 0;
+	return 0;
+}
+
 int fl_store_report_sent(fl_store *st, int64_t id, int64_t now)
 {
 	fl_stmt *stmt;
 
 	if (fl_store_prepare(st, &stmt,
 			     "UPDATE reports SET state = 'sent', sent = ?2, attempts = attempts + 1, "
-			     "last_error = NULL WHERE id = ?1"))
+			     "last_error = NULL, worker = NULL WHERE id = ?1"))
 		return FL_ESTORE;
 	fl_stmt_bind_int64(stmt, 1, id);
 	fl_stmt_bind_int64(stmt, 2, now);
@@ -171,7 +190,7 @@ int fl_store_report_retry(fl_store *st, int64_t id, const char *error, int64_t n
 
 	if (fl_store_prepare(st, &stmt,
 			     "UPDATE reports SET attempts = attempts + 1, last_error = ?2, "
-			     "next_attempt = ?3 WHERE id = ?1"))
+			     "next_attempt = ?3, worker = NULL WHERE id = ?1"))
 		return FL_ESTORE;
 	fl_stmt_bind_int64(stmt, 1, id);
 	fl_stmt_bind_text(stmt, 2, error);

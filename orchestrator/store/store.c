@@ -642,6 +642,21 @@ static const struct migration migrations[] = {
 	"  max_wait_ns INTEGER NOT NULL,"
 	"  chains TEXT NOT NULL DEFAULT '',"
 	"  PRIMARY KEY (point_id, lock));", NULL},
+	/*
+	 * 19: many workers on one store (store/jobs.h, service/queue.h): a
+	 * row per live worker, renewed while it lives; the worker holding a
+	 * running job, the one driving a machine, the one sending a report.
+	 */
+	{"CREATE TABLE workers ("
+	"  name TEXT PRIMARY KEY,"
+	"  host TEXT NOT NULL,"
+	"  pid INTEGER NOT NULL,"
+	"  started INTEGER NOT NULL,"
+	"  seen INTEGER NOT NULL);"
+	"ALTER TABLE jobs ADD COLUMN worker TEXT;"
+	"ALTER TABLE machines ADD COLUMN worker TEXT;"
+	"ALTER TABLE reports ADD COLUMN worker TEXT;"
+	"CREATE INDEX jobs_by_worker ON jobs(worker) WHERE state = 'running';", NULL},
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

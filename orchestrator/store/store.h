@@ -123,6 +123,11 @@ int fl_store_report_get(fl_store *st, int64_t id, struct fl_report *r);
 int fl_store_report_first(fl_store *st, int64_t regression_id, struct fl_report *r);
 /* Pending reports whose next attempt is due at 'now' (seconds), oldest first. */
 int fl_store_reports_due(fl_store *st, int64_t now, struct fl_report **out, size_t *n);
+/* A due report claimed by worker to send it, if it was pending, due at now
+ * and nobody's (*claimed); sent and retry end the claim (store/jobs.h: a
+ * gone worker's claims end when its work is taken over). */
+int fl_store_report_claim(fl_store *st, int64_t id, int64_t now, const char *worker,
+			  int *claimed);
 int fl_store_report_sent(fl_store *st, int64_t id, int64_t now);
 int fl_store_report_retry(fl_store *st, int64_t id, const char *error, int64_t next_attempt);
 void fl_store_report_clear(struct fl_report *r);

@@ -4,7 +4,9 @@
  * server is up it is sent, marked sent, and never again. A second report on
  * the same regression threads under the first. A process killed between
  * the server taking the message and its 250 sends it again, as the very
- * same message (tests/smtplog.py holds the 250).
+ * same message (tests/smtplog.py holds the 250). Workers sharing a store:
+ * a due report is claimed by one, the others pass it by, and the claim of
+ * a worker that leaves (or is taken for dead) ends.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,6 +23,7 @@
 #include "lib/mail.h"
 #include "service/outbox.h"
 #include "smtpsink.h"
+#include "store/jobs.h"
 #include "store/store.h"
 #include "testlib.h"
 
@@ -60,7 +63,7 @@ static const char *const to[] = {"dev@example.org"};
 static void test_down_then_up(void **state)
 {
 	struct fl_smtp smtp = {url, NULL, NULL, 5};
-	struct fl_outbox box = {&smtp, "faultline@localhost", to, 1, 0};
+	struct fl_outbox box = {&smtp, "faultline@localhost", to, 1, 0, NULL};
 	struct fl_report_new r = {0, "<faultline.regression.1.x@localhost>",
 				  "faultline noticed a -25% regression", "body\n"};
 	struct fl_report got;
@@ -164,6 +167,32 @@ static void test_follow_up_threads(void **state)
 	fl_store_free(st);
 }
 
+static void test_one_sender(void **state)
+{
+	struct fl_report_new r = {0, "<faultline.regression.3.x@localhost>", "claimed", "body\n"};
+	struct fl_report *due;
+	size_t n;
+	int64_t id;
+	int got;
+	fl_store *st;
+
+	(void)state;
+	unlink(db);
+	assert_int_equal(fl_store_open(&st, fl_test_store(db), 0), 0);
+	assert_int_equal(fl_store_report_add(st, &r, &id), 0);
+	assert_int_equal(fl_store_report_claim(st, id, INT64_MAX / 2, "a", &got), 0);
+	assert_int_equal(got, 1);
+	assert_int_equal(fl_store_report_claim(st, id, INT64_MAX / 2, "b", &got), 0);
+	assert_int_equal(got, 0);
+	assert_int_equal(fl_store_reports_due(st, INT64_MAX / 2, &due, &n), 0);
+	assert_int_equal(n, 0); /* a's, not due for anyone else */
+	fl_store_reports_free(due, n);
+	assert_int_equal(fl_store_worker_leave(st, "a"), 0);
+	assert_int_equal(fl_store_report_claim(st, id, INT64_MAX / 2, "b", &got), 0);
+	assert_int_equal(got, 1);
+	fl_store_free(st);
+}
+
 /*
  * Killed after the server took the message but before its 250: the next
  * start sends it again (SMTP delivers at least once), and the copy is the
@@ -173,7 +202,7 @@ static void test_follow_up_threads(void **state)
 static void test_killed_before_250(void **state)
 {
 	struct fl_smtp smtp = {url, NULL, NULL, 60};
-	struct fl_outbox box = {&smtp, "faultline@localhost", to, 1, 0};
+	struct fl_outbox box = {&smtp, "faultline@localhost", to, 1, 0, NULL};
 	struct fl_report_new r = {0, "<faultline.regression.9.kill@localhost>", "killed", "body\n"};
 	char logdir[128], *first, *second;
 	int64_t id, now = (int64_t)time(NULL);
@@ -231,6 +260,7 @@ int main(void)
 	    cmocka_unit_test(test_backoff),
 	    cmocka_unit_test(test_down_then_up),
 	    cmocka_unit_test(test_follow_up_threads),
+	    cmocka_unit_test(test_one_sender),
 	    cmocka_unit_test(test_killed_before_250),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

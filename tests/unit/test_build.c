@@ -6,8 +6,9 @@
  * second request is a cache hit, a commit that does not compile is
  * classified build-failed, a fragment option that does not survive
  * olddefconfig is reported (also when a Kconfig change makes it so), the
- * size cap evicts the LRU artifact, make runs with ccache in depend mode
- * unless the environment says otherwise.
+ * size cap evicts the LRU artifact but not one used within the hour, make
+ * runs with ccache in depend mode unless the environment says otherwise,
+ * two threads building one commit at once compile it once.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +16,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +35,7 @@ static char sha[5][41]; /* good, b.c changed, broken, a.c changed, Kconfig witho
 static struct fl_config *cfg;
 static fl_repo *repo;
 static fl_store *store;
+static char first[512]; /* the artifact of the first build (sha[0], ok) */
 
 __attribute__((format(printf, 1, 2))) static void sh(const char *fmt, ...)
 {
@@ -144,6 +147,7 @@ static void test_slot_reuse_and_cache(void **state)
 	assert_int_equal(access(path, F_OK), 0);
 	snprintf(path, sizeof(path), "%s/config", res.artifact);
 	assert_int_equal(access(path, F_OK), 0);
+	snprintf(first, sizeof(first), "%s", res.artifact);
 	fl_build_result_release(&res);
 	a = mtime("a.c");
 	sleep(1); /* make compares whole seconds on some file systems */
@@ -207,21 +211,34 @@ static void test_kconfig_input_changed(void **state)
 	fl_build_result_release(&res);
 }
 
+/*
+ * Past the cap the least recently used go, but not one used within the
+ * hour (another worker may be booting it): the cap waits for it.
+ */
 static void test_eviction(void **state)
 {
-	struct fl_build_result res, old;
+	struct fl_build_result res, old, again;
 	uint64_t cap = cfg->build.cache_size;
 
 	(void)state;
 	assert_int_equal(build(sha[1], "ok", &old), 0);
 	assert_true(old.cached);
-	cfg->build.cache_size = 1; /* keeps only the newest */
+	sh("touch -d '2 hours ago' %s/var/artifacts/* && touch %s", dir, old.artifact);
+	cfg->build.cache_size = 1; /* keeps only the newest, and what is in use */
 	assert_int_equal(build(sha[3], "ok", &res), 0);
 	assert_false(res.cached);
 	/* the failed kconfig run before left no stamp: it runs again */
 	assert_false(res.kconfig_kept);
 	assert_int_equal(access(res.artifact, F_OK), 0);
+	assert_int_equal(access(first, F_OK), -1); /* the least recently used */
+	assert_int_equal(access(old.artifact, F_OK), 0); /* used just now: kept */
+
+	sh("touch -d '2 hours ago' %s", old.artifact);
+	assert_int_equal(build(sha[0], "ok", &again), 0);
+	assert_false(again.cached); /* evicted above */
 	assert_int_equal(access(old.artifact, F_OK), -1);
+	assert_int_equal(access(res.artifact, F_OK), 0); /* built a moment ago */
+	fl_build_result_release(&again);
 	fl_build_result_release(&res);
 	fl_build_result_release(&old);
 	cfg->build.cache_size = cap;
@@ -280,6 +297,70 @@ static void test_ccache_depend_mode(void **state)
 	fl_build_result_release(&res);
 }
 
+/* One thread's build with its own store and repository handles. */
+struct racer {
+	const char *store;
+	const char *rev;
+	struct fl_build_result res;
+	int r;
+};
+
+static void *race(void *arg)
+{
+	struct racer *t = arg;
+	char path[256];
+	fl_store *st;
+	fl_repo *rp;
+
+	snprintf(path, sizeof(path), "%s/src", dir);
+	t->r = -100;
+	if (fl_repo_open(&rp, "fake", path))
+		return NULL;
+	if (!fl_store_open(&st, t->store, 0)) {
+		struct fl_build_req req = {cfg, rp, NULL, t->rev, fl_config_kernel(cfg, "numa-warn"),
+					   st};
+
+		t->r = fl_build(&req, &t->res);
+		fl_store_free(st);
+	}
+	fl_repo_free(rp);
+	return NULL;
+}
+
+/*
+ * Two workers of one process build one commit at once: one compiles, the
+ * other waits for the artifact's lock and finds it; both end with the same
+ * artifact and no temporary directory is left.
+ */
+static void test_one_build_per_artifact(void **state)
+{
+	struct racer t[2] = {{fl_test_store(cfg->store.path), sha[3], {0}, 0},
+			     {fl_test_store(cfg->store.path), sha[3], {0}, 0}};
+	pthread_t th[2];
+	char marker[128], cmd[256];
+
+	(void)state;
+	snprintf(marker, sizeof(marker), "%s/compiles", dir);
+	setenv("FL_FAKE_MARKER", marker, 1);
+	setenv("FL_FAKE_SLEEP", "2", 1);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, race, &t[i]), 0);
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	unsetenv("FL_FAKE_MARKER");
+	unsetenv("FL_FAKE_SLEEP");
+	assert_int_equal(t[0].r, 0);
+	assert_int_equal(t[1].r, 0);
+	assert_int_equal(t[0].res.cached + t[1].res.cached, 1);
+	assert_non_null(t[0].res.artifact);
+	assert_string_equal(t[0].res.artifact, t[1].res.artifact);
+	snprintf(cmd, sizeof(cmd), "test $(wc -l < %s) -eq 1", marker);
+	sh("%s", cmd);
+	sh("test -z \"$(find %s/var/artifacts -name '.tmp-*')\"", dir);
+	fl_build_result_release(&t[0].res);
+	fl_build_result_release(&t[1].res);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -289,6 +370,7 @@ int main(void)
 		cmocka_unit_test(test_kconfig_input_changed),
 		cmocka_unit_test(test_eviction),
 		cmocka_unit_test(test_ccache_depend_mode),
+		cmocka_unit_test(test_one_build_per_artifact),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -117,6 +117,24 @@ static void test_defaults(void **state)
 	fl_config_free(cfg);
 }
 
+/* build.artifacts: <var>/artifacts by default; a directory, or one to be made. */
+static void test_build_artifacts(void **state)
+{
+	struct fl_config *cfg;
+
+	(void)state;
+	assert_int_equal(load("var: /srv/fl\n", &cfg), 0);
+	assert_string_equal(cfg->build.artifacts, "/srv/fl/artifacts");
+	fl_config_free(cfg);
+	assert_int_equal(load("build: { artifacts: /nfs/fl/artifacts }\n", &cfg), 0);
+	assert_string_equal(cfg->build.artifacts, "/nfs/fl/artifacts");
+	fl_config_free(cfg);
+	expect_error("build: { artifacts: /dev/null }\n",
+		     "1:21: build.artifacts: '/dev/null' is not a directory");
+	expect_error("build:\n  artifacts: ''\n",
+		     "2:14: build.artifacts: expected a non-empty string");
+}
+
 static void test_unknown_key(void **state)
 {
 	(void)state;
@@ -470,6 +488,28 @@ static void test_server_limits(void **state)
 		     "1:25: web.max_connections: expected an integer from 1 to 100000, got '0'");
 }
 
+/* The worker section and a machine pinned to one host's workers. */
+static void test_worker(void **state)
+{
+	struct fl_config *cfg;
+
+	(void)state;
+	assert_int_equal(fl_config_defaults(&cfg), 0);
+	assert_null(cfg->worker.host);
+	assert_int_equal(cfg->worker.lease_ms, 30000);
+	fl_config_free(cfg);
+	assert_int_equal(load("worker: { host: lab1, lease: 10s }\n"
+			      "machines: [ { name: m, backend: command, command: x, "
+			      "worker_host: lab1 } ]\n",
+			      &cfg),
+			 0);
+	assert_string_equal(cfg->worker.host, "lab1");
+	assert_int_equal(cfg->worker.lease_ms, 10000);
+	assert_string_equal(cfg->machines[0].worker_host, "lab1");
+	fl_config_free(cfg);
+	expect_error("worker: { lease: 2s }\n", "1:18: worker.lease: a worker's lease is at least 3s");
+}
+
 static void test_print_roundtrip(void **state)
 {
 	struct fl_config *cfg, *again;
@@ -497,6 +537,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_example_loads),
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_build_artifacts),
 		cmocka_unit_test(test_unknown_key),
 		cmocka_unit_test(test_store_url),
 		cmocka_unit_test(test_types_and_units),
@@ -511,6 +552,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_yaml),
 		cmocka_unit_test(test_mail_addresses),
 		cmocka_unit_test(test_server_limits),
+		cmocka_unit_test(test_worker),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

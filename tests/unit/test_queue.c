@@ -19,7 +19,11 @@
  *     max_misses the box is offline, its runs end infra-error at once
  *     without publishing anything, and at max_infra_errors the machine
  *     leaves the pool with its job still queued;
- *   - one queue per store.
+ *   - one queue per SQLite store;
+ *   - workers sharing a store (SQLite and PostgreSQL): a coordinator, a
+ *     machine, a queued run each go to one claimer; a gone worker's work is
+ *     taken over (its running jobs queued again, its unrecorded run deleted
+ *     with its samples, its machine released) and it learns it is gone.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -201,7 +205,9 @@ static void test_recover(void **state)
 	assert_int_equal(fl_store_run_create(st, &(struct fl_run_info){0, m, "b", NULL, 0, 0}, &r5),
 			 0);
 
+	assert_int_equal(fl_store_begin(st), 0);
 	assert_int_equal(fl_store_jobs_recover(st, &requeued, &discarded), 0);
+	assert_int_equal(fl_store_commit(st), 0);
 	assert_int_equal(requeued, 3); /* the parent and two run jobs */
 	assert_int_equal(discarded, 2);
 	assert_string_equal(state_of(st, p, buf), "queued");
@@ -218,6 +224,90 @@ static void test_recover(void **state)
 	assert_int_equal(fl_test_sql_int(path, q), 0);
 	snprintf(q, sizeof(q), "SELECT count(*) FROM samples WHERE run_id = %lld", (long long)r3);
 	assert_int_equal(fl_test_sql_int(path, q), 2);
+}
+
+static void test_claims(void **state)
+{
+	struct fl_sample s[1] = {{"value", "", 1, 0, 1.0, NULL}};
+	struct fl_worker a = {"a:1:1", "a", 1, 1, 100}, b = {"b:2:1", "b", 2, 1, 100};
+	struct fl_worker *ws;
+	struct fl_job ja, jb, none;
+	char path[128], buf[32], q[128];
+	int64_t m, p, r1, r2, run;
+	unsigned requeued, discarded;
+	int got, alive;
+	size_t n;
+	fl_store *st;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/claims.db", dir);
+	assert_int_equal(fl_store_open(&st, fl_test_store(path), 0), 0);
+	assert_int_equal(fl_pipeline_prepare(st, cfg), 0);
+	assert_int_equal(fl_store_machine_ensure(st, "good", "command", &m), 0);
+	p = add(st, FL_JOB_BISECT, "p", 0, "good", "");
+	r1 = add(st, FL_JOB_RUN, "r:1", p, "good", head);
+	r2 = add(st, FL_JOB_RUN, "r:2", p, "good", head);
+	assert_int_equal(fl_store_worker_enter(st, &a), 0);
+	assert_int_equal(fl_store_worker_enter(st, &b), 0);
+
+	/* a coordinator: the first claim takes it, the second finds it taken */
+	assert_int_equal(fl_store_job_claim(st, p, a.name, &got), 0);
+	assert_int_equal(got, 1);
+	assert_int_equal(fl_store_job_claim(st, p, b.name, &got), 0);
+	assert_int_equal(got, 0);
+	/* a machine: one worker at a time, the other's once given back */
+	assert_int_equal(fl_store_machine_claim(st, "good", a.name, &got), 0);
+	assert_int_equal(got, 1);
+	assert_int_equal(fl_store_machine_claim(st, "good", b.name, &got), 0);
+	assert_int_equal(got, 0);
+	assert_int_equal(fl_store_machine_release(st, "good", a.name), 0);
+	assert_int_equal(fl_store_machine_claim(st, "good", b.name, &got), 0);
+	assert_int_equal(got, 1);
+	assert_int_equal(fl_store_machine_release(st, "good", b.name), 0);
+	assert_int_equal(fl_store_machine_claim(st, "good", a.name, &got), 0);
+	assert_int_equal(got, 1);
+	/* queued runs: oldest first, each to one worker, one attempt more */
+	assert_int_equal(fl_store_job_claim_next(st, "run", "good", a.name, &ja), 0);
+	assert_int_equal(ja.id, r1);
+	assert_int_equal(ja.attempts, 1);
+	assert_string_equal(ja.state, "running");
+	assert_int_equal(fl_store_job_claim_next(st, "run", "good", b.name, &jb), 0);
+	assert_int_equal(jb.id, r2);
+	assert_int_equal(fl_store_job_claim_next(st, "run", "good", a.name, &none), FL_ENOTFOUND);
+	assert_int_equal(fl_store_job_held(st, r1, a.name, &got), 0);
+	assert_int_equal(got, 1);
+	assert_int_equal(fl_store_job_held(st, r1, b.name, &got), 0);
+	assert_int_equal(got, 0);
+	/* a's run in flight, half written, when a dies */
+	assert_int_equal(fl_store_run_create(st, &(struct fl_run_info){0, m, "b", NULL, r1, 0}, &run),
+			 0);
+	assert_int_equal(fl_store_samples_add(st, run, s, 1), 0);
+	assert_int_equal(fl_store_begin(st), 0);
+	assert_int_equal(fl_store_worker_take_over(st, a.name, &requeued, &discarded), 0);
+	assert_int_equal(fl_store_commit(st), 0);
+	assert_int_equal(requeued, 2); /* the coordinator and the run */
+	assert_int_equal(discarded, 1);
+	assert_string_equal(state_of(st, p, buf), "queued");
+	assert_string_equal(state_of(st, r1, buf), "queued");
+	assert_string_equal(state_of(st, r2, buf), "running"); /* b's, untouched */
+	snprintf(q, sizeof(q), "SELECT count(*) FROM samples WHERE run_id = %lld", (long long)run);
+	assert_int_equal(fl_test_sql_int(path, q), 0);
+	assert_int_equal(fl_test_sql_int(path, "SELECT count(*) FROM runs"), 0);
+	/* a learns it is gone; b is not; a's machine is free */
+	assert_int_equal(fl_store_worker_beat(st, a.name, 200, &alive), 0);
+	assert_int_equal(alive, 0);
+	assert_int_equal(fl_store_worker_beat(st, b.name, 200, &alive), 0);
+	assert_int_equal(alive, 1);
+	assert_int_equal(fl_store_machine_claim(st, "good", b.name, &got), 0);
+	assert_int_equal(got, 1);
+	assert_int_equal(fl_store_workers(st, &ws, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(ws[0].name, b.name);
+	assert_int_equal(ws[0].seen, 200);
+	fl_workers_free(ws, n);
+	fl_job_release(&ja);
+	fl_job_release(&jb);
+	fl_store_free(st);
 }
 
 /* A coordinator for the test: four run jobs once, then done when they are. */
@@ -416,6 +506,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_states),
 	    cmocka_unit_test(test_recover),
+	    cmocka_unit_test(test_claims),
 	    cmocka_unit_test(test_outcomes),
 	    cmocka_unit_test(test_box_never_answers),
 	};

@@ -33,6 +33,26 @@ static void count(void *data, const char *line)
 	snprintf(l->last, sizeof(l->last), "%s", line);
 }
 
+/* The child's environment: the additions replace a variable of the same
+ * name (and only that one), the rest is this process's, which stays as it was. */
+static void test_env_replaces(void **state)
+{
+	const char *argv[] = {"sh", "-c", "echo \"$FL_Y $FL_YZ $FL_W\"", NULL};
+	const char *env[] = {"FL_Y=new", NULL};
+	struct lines l = {0};
+	struct fl_child c = {.argv = argv, .env = env, .on_line = count, .data = &l};
+	int status;
+
+	(void)state;
+	setenv("FL_Y", "old", 1);
+	setenv("FL_YZ", "kept", 1);
+	setenv("FL_W", "mine", 1);
+	assert_int_equal(fl_run_command(&c, &status), 0);
+	assert_int_equal(status, 0);
+	assert_string_equal(l.last, "new kept mine");
+	assert_string_equal(getenv("FL_Y"), "old");
+}
+
 static void test_lines_env_dir(void **state)
 {
 	const char *argv[] = {"sh", "-c", "echo one; echo \"$FL_X\" >&2; printf \"$(pwd)\"", NULL};
@@ -144,6 +164,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lines_env_dir),
+		cmocka_unit_test(test_env_replaces),
 		cmocka_unit_test(test_status_missing),
 		cmocka_unit_test(test_timeout),
 		cmocka_unit_test(test_stderr_stdin),

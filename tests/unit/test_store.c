@@ -22,6 +22,7 @@
 #include "testlib.h"
 #include "store/bisect.h"
 #include "store/jobs.h"
+#include "store/sql.h"
 #include "store/store.h"
 #include "store/watch.h"
 
@@ -602,6 +603,21 @@ static void test_concurrent_migrations(void **state)
 }
 
 /* A PostgreSQL URL's password never shows in a message (nothing listens on port 1). */
+/* What only PostgreSQL has is written in a comment SQLite skips, and taken out of it for PostgreSQL. */
+static void test_pg_only_clause(void **state)
+{
+	int np;
+	char *t = fl_pg_dialect("SELECT id FROM jobs WHERE kind = ?1 ORDER BY id LIMIT 1 "
+				"/*PG: FOR UPDATE SKIP LOCKED*/ -- '/*PG: no*/'",
+				&np, NULL);
+
+	(void)state;
+	assert_string_equal(t, "SELECT id FROM jobs WHERE kind = $1 ORDER BY id LIMIT 1 "
+			       " FOR UPDATE SKIP LOCKED -- '/*PG: no*/'");
+	assert_int_equal(np, 1);
+	free(t);
+}
+
 static void test_url_password_hidden(void **state)
 {
 	fl_store *st;
@@ -669,6 +685,7 @@ int main(void)
 	    cmocka_unit_test(test_runs_by_job_planned),
 	    cmocka_unit_test(test_migration_15),
 	    cmocka_unit_test(test_concurrent_migrations),
+	    cmocka_unit_test(test_pg_only_clause),
 	    cmocka_unit_test(test_url_password_hidden),
 	    cmocka_unit_test(test_unwritable_place),
 	    cmocka_unit_test(test_pg_dialect_conditions),
