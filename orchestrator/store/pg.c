@@ -105,18 +105,60 @@ static int unary_at(const fl_buf *b)
 	return 0;
 }
 
+/* The keyword that ends what b holds is one of words. */
+static int after_word(const fl_buf *b, const char *const *words, size_t nwords)
+{
+	const char *s = fl_buf_str(b);
+	size_t n = b->len, end;
+
+	while (n && isspace((unsigned char)s[n - 1]))
+		n--;
+	end = n;
+	while (n && (isalnum((unsigned char)s[n - 1]) || s[n - 1] == '_'))
+		n--;
+	for (size_t i = 0; i < nwords; i++)
+		if (end - n == strlen(words[i]) && !strncasecmp(s + n, words[i], end - n))
+			return 1;
+	return 0;
+}
+
+/*
+ * The literal 1 or 0 at s is a condition of its own, as SQLite takes an
+ * integer ("WHERE 1 AND ...", "... AND 1)"): after WHERE, AND, OR, ON or
+ * NOT, and before AND, OR, a clause's end or a parenthesis.
+ */
+static int bool_literal_at(const fl_buf *b, const char *s)
+{
+	static const char *const before[] = {"WHERE", "AND", "OR", "ON", "NOT"};
+	static const char *const after[] = {"AND",   "OR",    "ORDER", "GROUP",  "LIMIT",
+					    "UNION", "HAVING", "WINDOW", "EXCEPT", "INTERSECT"};
+	const char *t;
+
+	if ((*s != '0' && *s != '1') || isalnum((unsigned char)s[1]) || s[1] == '_' ||
+	    s[1] == '.' || !after_word(b, before, sizeof(before) / sizeof(before[0])))
+		return 0;
+	t = skip_space(s + 1);
+	if (!*t || *t == ')' || *t == ';')
+		return 1;
+	for (size_t i = 0; i < sizeof(after) / sizeof(after[0]); i++)
+		if (word_at(t, after[i]))
+			return 1;
+	return 0;
+}
+
 /*
  * SQLite's SQL, as the store writes it, in PostgreSQL's: ?N and ? become
  * $N; INDEXED BY and WITHOUT ROWID go (the planner chooses, every table has
  * a primary key), and so does a unary + (SQLite's way to keep a column
- * out of an index); an INTEGER PRIMARY KEY becomes an identity column,
- * INTEGER bigint and REAL double precision (SQLite's are 64-bit); LIKE is
- * ILIKE (SQLite's LIKE ignores ASCII case). A comment whose text starts
- * with "PG:" becomes the rest of its text: what only PostgreSQL has, such
- * as the row locks of a queue's claims (FOR UPDATE SKIP LOCKED; SQLite's
- * writers take turns on the whole file). String literals and quoted names
- * are copied as they are. *nparams: the highest parameter; *used (may be
- * NULL): bit N-1 set for each ?N the text has.
+ * out of an index); a 1 or 0 that stands as a condition is true or false
+ * (PostgreSQL wants a boolean there); an INTEGER PRIMARY KEY becomes an
+ * identity column, INTEGER bigint and REAL double precision (SQLite's are
+ * 64-bit); LIKE is ILIKE (SQLite's LIKE ignores ASCII case). A comment
+ * whose text starts with "PG:" becomes the rest of its text: what only
+ * PostgreSQL has, such as the row locks of a queue's claims (FOR UPDATE
+ * SKIP LOCKED; SQLite's writers take turns on the whole file). String
+ * literals and quoted names are copied as they are. *nparams: the highest
+ * parameter; *used (may be NULL): bit N-1 set for each ?N the text has.
  */
 char *fl_pg_dialect(const char *sql, int *nparams, uint64_t *used)
 {
@@ -163,6 +205,12 @@ char *fl_pg_dialect(const char *sql, int *nparams, uint64_t *used)
 				*used |= 1ULL << (n - 1);
 			*nparams = next;
 			fl_buf_addf(&b, "$%d", n);
+			prev_word = 1;
+			continue;
+		}
+		if (!prev_word && bool_literal_at(&b, s)) {
+			fl_buf_adds(&b, *s == '1' ? "true" : "false");
+			s++;
 			prev_word = 1;
 			continue;
 		}

@@ -10,6 +10,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -626,7 +627,7 @@ int fl_web_job_commit_runs(fl_store *st, int64_t job_id, const char *sha, const 
 		    "SELECT id FROM commits WHERE sha = ?2",
 		    "x.benchmark = ?3 AND x.machine_id = (SELECT id FROM machines WHERE name = "
 		    "?4) AND +x.status = 'ok' AND x.job_id IN (SELECT id FROM jobs WHERE "
-		    "parent_id = ?1)") ") ORDER BY 1"))
+		    "parent_id = ?1)") ") AS o ORDER BY 1"))
 		return FL_ESTORE;
 	fl_stmt_bind_int64(s, 1, job_id);
 	fl_stmt_bind_text(s, 2, sha);
@@ -806,7 +807,8 @@ int fl_web_run_samples(fl_store *st, fl_pool *p, int64_t id, unsigned page, unsi
 	if (per_page) {
 		bind_page(s, 2, page, per_page);
 	} else {
-		fl_stmt_bind_int64(s, 2, -1);
+		/* all of them: SQLite's -1 (no bound) is an error on PostgreSQL */
+		fl_stmt_bind_int64(s, 2, INT64_MAX);
 		fl_stmt_bind_int64(s, 3, 0);
 	}
 	return collect(st, p, s, sizeof(**out), read_sample, (void **)out, n, per_page, more,
@@ -1478,7 +1480,7 @@ int fl_web_commit_run_list(fl_store *st, fl_pool *p, const char *sha, unsigned p
 			     "SELECT " RUN_COLS RUN_FROM
 			     "WHERE r.id IN (SELECT id FROM (" FL_RUNS_OF_COMMIT(
 				 "SELECT id FROM commits WHERE sha = ?1",
-				 "1") ") ORDER BY id DESC LIMIT ?2 OFFSET ?3) ORDER BY r.id DESC"))
+				 "1") ") AS o ORDER BY id DESC LIMIT ?2 OFFSET ?3) ORDER BY r.id DESC"))
 		return FL_ESTORE;
 	fl_stmt_bind_text(s, 1, sha);
 	bind_page(s, 2, page, per_page);

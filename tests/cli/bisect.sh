@@ -109,7 +109,8 @@ expect_grep "$tmp/err" "run 3 of 3 failed" "retried a bounded number of times"
 expect_exit 3 "budget too small" "$FAULTLINE" bisect run --repo "$repo" --good HEAD~19 --bad HEAD --max-runs 18 -- "$tmp/bench"
 expect_grep "$tmp/out" "inconclusive" "says inconclusive"
 # --db records every step; a second run resumes without running them again
-db="$tmp/state/fl.db"
+dbp="$tmp/state/fl.db"
+db=$(fl_store "$dbp")
 : >"$BENCH_LOG"
 expect_exit 3 "recorded run stops at its budget" "$FAULTLINE" bisect run --repo "$repo" --good HEAD~19 --bad HEAD --max-runs 25 --db "$db" -- "$tmp/bench"
 first=$(wc -l <"$BENCH_LOG")
@@ -123,15 +124,15 @@ new=$(($(wc -l <"$BENCH_LOG") - first))
 	fail "no recorded run repeated ($new new of $total)"
 expect_exit 0 "a finished bisection is not resumed" "$FAULTLINE" bisect run --repo "$repo" --good HEAD~19 --bad HEAD --db "$db" -- "$tmp/bench"
 if grep -q resuming "$tmp/err"; then fail "starts afresh"; else ok "starts afresh"; fi
-if command -v sqlite3 >/dev/null; then
-	got=$(sqlite3 "$db" "SELECT state || ' ' || result || ' ' || culprit FROM bisections WHERE id = 1")
+if fl_pg || command -v sqlite3 >/dev/null; then
+	got=$(fl_sql "$dbp" "SELECT state || ' ' || result || ' ' || culprit FROM bisections WHERE id = 1")
 	[ "$got" = "finished culprit $culprit" ] && ok "the store holds the result" ||
 		fail "the store holds the result (got $got)"
 fi
 # SIGTERM mid-bisection: the worktree goes, the recorded steps stay, a rerun resumes
 printf '#!/bin/sh\nsleep 0.05\nexec "%s" "$@"\n' "$tmp/bench" >"$tmp/slow-bench"
 chmod +x "$tmp/slow-bench"
-db2="$tmp/state/fl2.db"
+db2=$(fl_store "$tmp/state/fl2.db")
 "$FAULTLINE" bisect run --repo "$repo" --good HEAD~19 --bad HEAD --db "$db2" -- "$tmp/slow-bench" \
 	>"$tmp/out" 2>"$tmp/err" &
 pid=$!
@@ -217,13 +218,14 @@ expect_exit 2 "--repo not a repository" "$FAULTLINE" bisect run --repo "$tmp/pla
 expect_grep "$tmp/err" "$tmp/plain is not a git repository (--repo)" "says so"
 
 # "| head -2": SIGPIPE stops it as SIGTERM does: no worktree left, the record resumable
-db3="$tmp/state/fl3.db"
+dbp3="$tmp/state/fl3.db"
+db3=$(fl_store "$dbp3")
 "$FAULTLINE" bisect run --repo "$repo" --good HEAD~19 --bad HEAD --db "$db3" -- "$tmp/slow-bench" 2>&1 | head -2 >"$tmp/out"
 [ "$(wc -l <"$tmp/out")" = 2 ] && ok "head -2 read its lines" || fail "head -2 read its lines"
 [ "$(git -C "$repo" worktree list | wc -l)" = 1 ] && ok "SIGPIPE leaves no worktree registered" ||
 	fail "SIGPIPE leaves no worktree registered: $(git -C "$repo" worktree list)"
-if command -v sqlite3 >/dev/null; then
-	got=$(sqlite3 "$db3" "SELECT state FROM bisections WHERE id = 1")
+if fl_pg || command -v sqlite3 >/dev/null; then
+	got=$(fl_sql "$dbp3" "SELECT state FROM bisections WHERE id = 1")
 	[ "$got" = stopped ] && ok "SIGPIPE leaves the record stopped, not running" ||
 		fail "SIGPIPE leaves the record stopped, not running (got $got)"
 fi

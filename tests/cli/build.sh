@@ -11,6 +11,7 @@ cp -a tests/data/fake-kernel "$tmp/src"
 printf 'CONFIG_SMP=y\n' >"$tmp/smp.config"
 cat >"$tmp/fl.yaml" <<EOT
 var: $tmp/var
+store: $(fl_store_yaml "$tmp/var/faultline.db")
 trees: [{ name: fake, url: $tmp/src }]
 kernels: [{ name: small, base: tinyconfig, fragments: [$tmp/smp.config] }]
 build: { slots: 2, timeout: 1m, cache_size: 1G }

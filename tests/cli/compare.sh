@@ -1,6 +1,7 @@
 # compare.sh - "faultline compare" on a store this test fills: runs of two
 # tags made by "faultline run" with the command backend on a real git
-# repository (v2 is 20% slower), evidence rows added with sqlite3 (vmstat
+# repository (v2 is 20% slower), evidence rows added with SQL (lib.sh's
+# fl_sql: SQLite, or PostgreSQL as cli_compare_pg; vmstat
 # pgfault 1000/s against 800/s, the profile's _raw_spin_lock from 10% to
 # 60%), and an old-style run that names its commit only through its build.
 # Checked: the rows, their values against the stored samples, their signs
@@ -29,10 +30,10 @@ awk -v seed="$$$(date +%N)" -v base="$(cat speed)" 'BEGIN { srand(seed % 2147483
 SH
 chmod +x "$tmp/bench"
 
-config() { # FILE TREE-URL STORE
+config() { # FILE TREE-URL STORE-YAML
 	cat >"$1" <<EOF
 var: $tmp/var
-store: { path: $3 }
+store: $3
 trees: [{ name: demo, url: $2 }]
 machines: [{ name: box, backend: command, command: "$tmp/bench", timeout: 1m }]
 benchmarks: [{ name: demo, repeat: 5 }]
@@ -40,15 +41,16 @@ regression: { min_change: 2%, confidence: 0.95 }
 EOF
 }
 db="$tmp/fl.db"
-config "$tmp/fl.yaml" "$repo" "$db"
-q() { sqlite3 "$db" "$1"; }
+config "$tmp/fl.yaml" "$repo" "$(fl_store_yaml "$db")"
+q() { fl_sql "$db" "$1"; }
 cmp() { "$FAULTLINE" compare --config "$tmp/fl.yaml" "$@"; }
 
 expect_exit 0 "five runs of v1" "$FAULTLINE" run --config "$tmp/fl.yaml" --tree demo --rev v1
 expect_exit 0 "five runs of v2" "$FAULTLINE" run --config "$tmp/fl.yaml" --tree demo --rev v2
 sha1=$(git_in "$repo" rev-parse v1)
 sha2=$(git_in "$repo" rev-parse v2)
-runs_of() { q "SELECT group_concat(r.id, ' ') FROM runs r JOIN commits c ON c.id = r.commit_id WHERE c.sha = '$1' AND r.status = 'ok'"; }
+runs_of() { q "SELECT group_concat(id, ' ') FROM (SELECT CAST(r.id AS TEXT) AS id FROM runs r JOIN commits c ON c.id = r.commit_id
+	WHERE c.sha = '$1' AND r.status = 'ok' ORDER BY r.id) AS ok"; }
 [ "$(runs_of "$sha1" | wc -w)" = 5 ] && [ "$(runs_of "$sha2" | wc -w)" = 5 ] &&
 	ok "the store holds five ok runs a tag" || fail "runs: $(q "SELECT id, commit_id, status FROM runs")"
 
@@ -58,7 +60,7 @@ for id in $(runs_of "$sha1") $(runs_of "$sha2"); do
 	case " $(runs_of "$sha1") " in *" $id "*) pg=1000 spin=0.10 clear=0.50 ;; *) pg=800 spin=0.60 clear=0.20 ;; esac
 	q "INSERT INTO evidence_points(run_id, test, mode, tasks, measured_s, profile, profile_samples)
 	   VALUES ($id, 'demo', '', 1, 5, 'recorded', 1000);
-	   INSERT INTO evidence_vmstat VALUES (last_insert_rowid(), 'pgfault', $pg * 5, $pg);
+	   INSERT INTO evidence_vmstat SELECT id, 'pgfault', $pg * 5, $pg FROM evidence_points WHERE run_id = $id;
 	   INSERT INTO evidence_vmstat SELECT id, 'nr_free_pages', -100, -20 FROM evidence_points WHERE run_id = $id;
 	   INSERT INTO evidence_profile SELECT id, '_raw_spin_lock', $spin * 1000, $spin FROM evidence_points WHERE run_id = $id;
 	   INSERT INTO evidence_profile SELECT id, 'clear_page_erms', $clear * 1000, $clear FROM evidence_points WHERE run_id = $id;
@@ -74,7 +76,7 @@ expect_grep "$tmp/reg.out" "base v1 = ${sha1%${sha1#????????????}}: 5 runs ($(ru
 expect_grep "$tmp/reg.out" "new  v2 = ${sha2%${sha2#????????????}}: 5 runs" "names the new runs"
 expect_grep "$tmp/reg.out" "         %stddev     %change         %stddev" "LKP's columns"
 # the value of a side is the mean of its run means, from the stored samples
-side_mean() { q "SELECT printf('%.2f', avg(m)) FROM (SELECT avg(s.value) m FROM samples s WHERE s.run_id IN ($(runs_of "$1" | tr ' ' ',')) GROUP BY s.run_id)"; }
+side_mean() { printf '%.2f' "$(q "SELECT avg(m) FROM (SELECT avg(s.value) m FROM samples s WHERE s.run_id IN ($(runs_of "$1" | tr ' ' ',')) GROUP BY s.run_id) AS r")"; }
 row=$(grep '  demo.value  ' "$tmp/reg.out")
 set -- $row
 [ "$1" = "$(side_mean "$sha1")" ] && ok "base value: the mean of the run means ($1)" || fail "base value $1, want $(side_mean "$sha1")"
@@ -136,7 +138,7 @@ expect_grep "$tmp/out" "-50.0      10.00        demo.profile._raw_spin_lock" "th
 # ---- revisions: a short sha, a stored sha, run lists --------------------------
 expect_exit 1 "a short sha resolves in the tree" cmp --a "${sha1%${sha1#???????}}" --b v2
 expect_grep "$tmp/out" "base ${sha1%${sha1#???????}} = ${sha1%${sha1#????????????}}: 5 runs" "short sha named"
-config "$tmp/gone.yaml" "$tmp/no-such-repo" "$db"
+config "$tmp/gone.yaml" "$tmp/no-such-repo" "$(fl_store_yaml "$db")"
 expect_exit 1 "a stored sha without the tree" "$FAULTLINE" compare --config "$tmp/gone.yaml" --a "${sha1%${sha1#??????????}}" --b "$sha2"
 expect_exit 2 "a tag without the tree" "$FAULTLINE" compare --config "$tmp/gone.yaml" --a v1 --b "$sha2"
 expect_grep "$tmp/err" "--a v1: " "the side is named"
@@ -181,6 +183,10 @@ expect_exit 2 "--b missing" cmp --a v1
 expect_exit 2 "an unknown machine" cmp --a v1 --b v2 --machine nope
 expect_grep "$tmp/err" "no machine 'nope'" "named"
 expect_exit 2 "an unknown benchmark" cmp --a v1 --b v2 --benchmark nope
-config "$tmp/nostore.yaml" "$repo" "$tmp/no-such-dir/fl.db"
+if fl_pg; then # a database the cluster does not have
+	config "$tmp/nostore.yaml" "$repo" "{ url: \"${FL_TEST_PG%/*}/${FL_TEST_PG_PREFIX}_none\" }"
+else
+	config "$tmp/nostore.yaml" "$repo" "{ path: $tmp/no-such-dir/fl.db }"
+fi
 expect_exit 4 "a store that cannot be opened" "$FAULTLINE" compare --config "$tmp/nostore.yaml" --a v1 --b v2
 finish

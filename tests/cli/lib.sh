@@ -29,3 +29,55 @@ finish() {
 	echo "$passes passed, $fails failed"
 	[ "$fails" -eq 0 ]
 }
+
+# ---- the store: an SQLite file, or a PostgreSQL database -------------------
+# Run through tests/pg-run.sh (ctest label pg, NAME_pg), FL_TEST_PG names a
+# cluster and FL_TEST_PG_PREFIX this run's databases: each store a script
+# names by its SQLite path is then a database of that cluster, made on first
+# use under the prefix (pg-run.sh drops them all). Scripts name stores by
+# path and ask these helpers for what goes into a configuration or --db.
+fl_pg() { [ -n "${FL_TEST_PG:-}" ] && [ -n "${FL_TEST_PG_PREFIX:-}" ]; }
+
+# fl_store PATH: PATH, or on PostgreSQL the URL of PATH's database (made
+# the first time: the same PATH is the same database, and so is a symbolic
+# link to it).
+fl_store() {
+	if ! fl_pg; then
+		echo "$1"
+		return 0
+	fi
+	_fl_path=$(readlink -f "$1") || _fl_path=$1
+	_fl_db=${FL_TEST_PG_PREFIX}_$(printf %s "$_fl_path" | cksum | cut -d' ' -f1)
+	# made once: a mark in $tmp saves the question on every later call
+	if [ ! -e "$tmp/.pg-$_fl_db" ]; then
+		_fl_have=$(psql -X "$FL_TEST_PG" -qAtc "SELECT count(*) FROM pg_database WHERE datname = '$_fl_db'") ||
+			{ echo "fl_store: cannot reach $FL_TEST_PG" >&2; return 1; }
+		if [ "$_fl_have" = 0 ]; then
+			psql -X "$FL_TEST_PG" -qc "CREATE DATABASE $_fl_db" >/dev/null ||
+				{ echo "fl_store: cannot make $_fl_db" >&2; return 1; }
+		fi
+		: >"$tmp/.pg-$_fl_db"
+	fi
+	echo "${FL_TEST_PG%/*}/$_fl_db"
+}
+
+# fl_store_yaml PATH: the configuration's store: { path: PATH } or { url: URL }.
+fl_store_yaml() {
+	if fl_pg; then echo "{ url: \"$(fl_store "$1")\" }"; else echo "{ path: $1 }"; fi
+}
+
+# fl_sql PATH SQL: SQL on the store of PATH, rows as sqlite3 prints them
+# (columns joined by |, NULL empty). The scripts' SQL is SQLite's; what
+# PostgreSQL says otherwise is taken to it here, and only here:
+# group_concat(X, SEP) is string_agg, json_extract(COL, '$.PATH') a
+# jsonpath query, a boolean t or f is 1 or 0.
+fl_sql() {
+	if ! fl_pg; then
+		sqlite3 "$1" "$2"
+		return
+	fi
+	_fl_url=$(fl_store "$1") || return 1
+	printf '%s\n' "$2" | sed -e 's/group_concat(/string_agg(/g' \
+		-e "s/json_extract(\([a-z_.]*\), *\('[^']*'\))/(jsonb_path_query_first(\1::jsonb, \2) #>> '{}')/g" |
+		psql -X -v ON_ERROR_STOP=1 -qAt "$_fl_url" -f - | sed -e 's/^t$/1/' -e 's/^f$/0/'
+}

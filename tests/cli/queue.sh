@@ -1,13 +1,14 @@
 #!/bin/sh
 # queue.sh - "faultline queue show" in text and --json on a store this test
-# fills with sqlite3: a broken machine, a running run job for one point, a
-# failed compare job whose error has quotes and a newline, a done job. The
-# JSON is read back with Python's json and must say what the text says.
+# fills with SQL (lib.sh's fl_sql: SQLite, or PostgreSQL as cli_queue_pg):
+# a broken machine, a running run job for one point, a failed compare job
+# whose error has quotes and a newline, a done job. The JSON is read back
+# with Python's json and must say what the text says.
 . tests/cli/lib.sh
 
-db="$tmp/fl.db"
+db=$(fl_store "$tmp/fl.db")
 "$FAULTLINE" db init --db "$db" >/dev/null
-sqlite3 "$db" "INSERT OR IGNORE INTO job_kinds(name) VALUES ('run'), ('compare');
+fl_sql "$tmp/fl.db" "INSERT INTO job_kinds(name) VALUES ('run'), ('compare') ON CONFLICT DO NOTHING;
 	INSERT INTO machines(name, backend, state, state_reason, infra_errors)
 	VALUES ('box', 'libvirt', 'broken', 'libvirt: \"qemu\" died', 3), ('lab1', 'baremetal', 'online', NULL, 0);
 	INSERT INTO jobs(kind, key, state, tree, machine, benchmark, rev, role, attempts, point)

@@ -1,9 +1,9 @@
 # report.sh - "faultline report show" prints a stored report and its state.
 . "$(dirname "$0")/lib.sh"
 
-db="$tmp/fl.db"
+db=$(fl_store "$tmp/fl.db")
 "$FAULTLINE" db init --db "$db" >/dev/null
-sqlite3 "$db" "INSERT INTO reports(message_id, subject, body, attempts, last_error)
+fl_sql "$tmp/fl.db" "INSERT INTO reports(message_id, subject, body, attempts, last_error)
 	VALUES ('<r1@localhost>', 'faultline noticed a -24.6% regression', 'line one
 line two
 ', 2, 'smtp: connection refused')"
@@ -11,7 +11,7 @@ expect_exit 0 "show a pending report" "$FAULTLINE" report show 1 --db "$db"
 expect_grep "$tmp/out" "Report 1: pending, 2 failed attempts, last: smtp: connection refused" "state and last error"
 expect_grep "$tmp/out" "Subject: faultline noticed a -24.6% regression" "subject"
 expect_grep "$tmp/out" "line two" "body"
-sqlite3 "$db" "UPDATE reports SET state = 'sent', attempts = 3 WHERE id = 1"
+fl_sql "$tmp/fl.db" "UPDATE reports SET state = 'sent', attempts = 3 WHERE id = 1"
 expect_exit 0 "show a sent report" "$FAULTLINE" report show 1 --db "$db"
 expect_grep "$tmp/out" "Report 1: sent after 3 attempts" "sent state"
 # --json: the same report as one object, read back with Python's json

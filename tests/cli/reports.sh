@@ -2,7 +2,8 @@
 # cycle and the replies that drive it, with the command backend, a real git
 # repository holding a MAINTAINERS file in the kernel's format and the
 # kernel's own scripts/get_maintainer.pl (from Debian's linux-source-6.1),
-# a real store and a real SMTP server (python3-aiosmtpd into a Maildir);
+# a real store (SQLite; PostgreSQL as cli_reports_pg) and a real SMTP server
+# (python3-aiosmtpd into a Maildir);
 # replies are mails written into another Maildir:
 #   1. hold mode (the default): the report goes to report.to only and says
 #      whom it would have reached; the subject's shape, Reported-by and
@@ -127,7 +128,7 @@ mails() { ls "$1/new" 2>/dev/null | wc -l; }
 config() {
 	cat >"$tmp/$1.yaml" <<EOF
 var: $tmp/var-$1
-store: { path: $tmp/$1.db }
+store: $(fl_store_yaml "$tmp/$1.db")
 trees:
   - { name: linux, url: $repo, public_url: "https://git.example.org/linux.git", tags: ["v*"],
       poll: 1s, cc: ["Tree List <tree-list@example.org>"] }
@@ -142,7 +143,7 @@ report: { smtp: "smtp://127.0.0.1:$port", from: "faultline <robot@example.org>",
           allow: [lead@example.org], url: "http://results.example", retry: 1s $2 }
 EOF
 }
-q() { sqlite3 "$tmp/$1.db" "$2"; }
+q() { fl_sql "$tmp/$1.db" "$2"; }
 
 port=$(free_port)
 out="$tmp/Sent"
@@ -412,7 +413,7 @@ expect_exit 0 "another pass: nothing more" "$FAULTLINE" watch --config "$tmp/mai
 [ "$(q main "SELECT count(*) FROM tries WHERE purpose = 'fixcheck'")" = 1 ] && ok "one fix check per regression and tag" || fail "one fix check"
 
 # ---- the pages: the state, its filter, who and the range --------------------------
-"$FAULTLINE" serve --db "$tmp/main.db" --listen 127.0.0.1:0 >"$tmp/serve.out" 2>"$tmp/serve.err" &
+"$FAULTLINE" serve --db "$(fl_store "$tmp/main.db")" --listen 127.0.0.1:0 >"$tmp/serve.out" 2>"$tmp/serve.err" &
 serve_pid=$!
 for _ in $(seq 100); do [ -s "$tmp/serve.out" ] && break; sleep 0.1; done
 url=$(head -n1 "$tmp/serve.out")

@@ -12,6 +12,7 @@ cp -a tests/data/fake-kernel "$tmp/src"
 	echo 'int x(void) { return }' >x.c && git add x.c && git commit -qm bad) >/dev/null
 cat >"$tmp/fl.yaml" <<EOT
 var: $tmp/var
+store: $(fl_store_yaml "$tmp/var/faultline.db")
 trees: [{ name: fake, url: $tmp/src }]
 kernels: [{ name: small, base: tinyconfig }]
 machines:
@@ -28,9 +29,9 @@ run() { $FAULTLINE run --config "$tmp/fl.yaml" "$@"; }
 expect_exit 1 "a commit that does not build" run --machine m --benchmark b --rev HEAD --repeat 3
 expect_grep "$tmp/err" "build-failed" "said build-failed"
 expect_grep "$tmp/out" "b on m: 0 of 1 runs ok" "one attempt, not three"
-[ "$(sqlite3 "$db" "select count(*) from runs")" -eq 0 ] && ok "no run stored" || fail "a run was stored"
-[ "$(sqlite3 "$db" "select status from builds")" = build-failed ] && ok "the build is recorded" ||
-	fail "build row: $(sqlite3 "$db" "select status from builds")"
+[ "$(fl_sql "$db" "select count(*) from runs")" -eq 0 ] && ok "no run stored" || fail "a run was stored"
+[ "$(fl_sql "$db" "select status from builds")" = build-failed ] && ok "the build is recorded" ||
+	fail "build row: $(fl_sql "$db" "select status from builds")"
 
 expect_exit 2 "revision and image" run --machine m --benchmark b --rev HEAD --kernel-image /k
 expect_exit 2 "System.map without an image" run --machine m --benchmark b --rev HEAD --system-map /m
@@ -42,5 +43,5 @@ expect_exit 2 "benchmark not on that machine" run --machine other --benchmark b 
 expect_grep "$tmp/err" "benchmark 'b' does not run on machine 'other'" "machine mismatch named"
 expect_exit 2 "unknown kernel" run --machine m --benchmark b --rev HEAD --kernel big
 expect_exit 2 "two machines, none chosen" run --benchmark c --rev HEAD
-[ "$(sqlite3 "$db" "select count(*) from runs")" -eq 0 ] && ok "still no run stored" || fail "runs stored"
+[ "$(fl_sql "$db" "select count(*) from runs")" -eq 0 ] && ok "still no run stored" || fail "runs stored"
 finish

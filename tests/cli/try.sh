@@ -1,5 +1,6 @@
 # try.sh - "faultline try" with the command backend, a real repository, a
-# real store and a real SMTP server (python3-aiosmtpd on loopback):
+# real store (SQLite; PostgreSQL as cli_try_pg) and a real SMTP server
+# (python3-aiosmtpd on loopback):
 #   1. the watch service finds a regression (a commit that adds the file
 #      "slow": 100 -> 90) and mails its report;
 #   2. the revert of the culprit as a format-patch mail: "restores", a reply
@@ -69,7 +70,7 @@ mails() { ls "$maildir/new" 2>/dev/null | wc -l; }
 
 cat >"$tmp/c.yaml" <<EOF
 var: $tmp/var
-store: { path: $tmp/fl.db }
+store: $(fl_store_yaml "$tmp/fl.db")
 trees:
   - { name: demo, url: $repo, tags: ["v*"], poll: 1s }
 machines:
@@ -80,7 +81,7 @@ regression: { min_change: 2%, confidence: 0.95 }
 report: { smtp: "smtp://127.0.0.1:$port", from: "faultline <robot@example.org>",
           to: [dev@example.org], url: "http://results.example", retry: 1s }
 EOF
-q() { sqlite3 "$tmp/fl.db" "$1"; }
+q() { fl_sql "$tmp/fl.db" "$1"; }
 export BENCH_LOG="$tmp/bench.log"
 
 # ---- 1. the regression and its report ----------------------------------------
@@ -110,8 +111,8 @@ fix=$(q "SELECT commit_sha FROM tries WHERE id = 1")
 	ok "the fix sits on v1.1 under refs/faultline/try/1" || fail "the fix sits on v1.1 under refs/faultline/try/1"
 [ "$(git_in "$repo" rev-parse HEAD; git_in "$repo" status --porcelain)" = "$user_state" ] &&
 	ok "the user's checkout is untouched" || fail "the user's checkout is untouched"
-[ "$(q "SELECT group_concat(DISTINCT role) FROM (SELECT role FROM jobs WHERE parent_id = (SELECT id FROM jobs WHERE key = 'try:1') ORDER BY role)")" = "bad,base,fix" ] &&
-	ok "the fix, its base and the good commit were measured" || fail "the sides measured ($(q "SELECT group_concat(role) FROM jobs WHERE parent_id = (SELECT id FROM jobs WHERE key = 'try:1')"))"
+[ "$(q "SELECT group_concat(role, ',') FROM (SELECT DISTINCT role FROM jobs WHERE parent_id = (SELECT id FROM jobs WHERE key = 'try:1') ORDER BY role) AS r")" = "bad,base,fix" ] &&
+	ok "the fix, its base and the good commit were measured" || fail "the sides measured ($(q "SELECT group_concat(role, ',') FROM jobs WHERE parent_id = (SELECT id FROM jobs WHERE key = 'try:1')"))"
 [ "$(q "SELECT count(*) FROM comparisons WHERE what IN ('try-base', 'try-good') AND job_id = (SELECT id FROM jobs WHERE key = 'try:1')")" = 2 ] &&
 	ok "both comparisons stored" || fail "both comparisons stored"
 [ "$(q "SELECT result FROM jobs WHERE key = 'try:1'")" = restores ] && ok "the try job is done with the verdict" ||

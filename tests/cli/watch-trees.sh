@@ -1,6 +1,7 @@
 # watch-trees.sh - "faultline watch --once" on trees shaped like the real
 # kernel trees, with the command backend, real git repositories, a real
-# SQLite store and a real SMTP server (python3-aiosmtpd on loopback):
+# store (SQLite; PostgreSQL as cli_watch_trees_pg) and a real SMTP server
+# (python3-aiosmtpd on loopback):
 #   0. a tree cloned over a URL: the clone's progress (objects, bytes) is
 #      logged; a fetch that fails names the tree and the URL;
 #   1. mainline: topic branches merged between -rc tags; each tag against the
@@ -76,7 +77,7 @@ mail_with() { grep -lF -- "$1" "$maildir"/new/* 2>/dev/null | head -1; }
 config() {
 	cat >"$tmp/$1.yaml" <<EOF
 var: $tmp/var-$1
-store: { path: $tmp/$1.db }
+store: $(fl_store_yaml "$tmp/$1.db")
 trees:
 $2
 machines:
@@ -88,7 +89,7 @@ report: { smtp: "smtp://127.0.0.1:$port", from: "faultline <robot@example.org>",
           to: [dev@example.org], url: "http://results.example", retry: 1s }
 EOF
 }
-q() { sqlite3 "$tmp/$1.db" "$2"; }
+q() { fl_sql "$tmp/$1.db" "$2"; }
 watch() { expect_exit 0 "$2" "$FAULTLINE" watch --config "$tmp/$1.yaml" --once; cp "$tmp/err" "$tmp/$1.err"; }
 # twice DB: two more passes schedule nothing and add no job
 twice() {
@@ -295,7 +296,7 @@ ln -sf "$tmp/maint.db" "$tmp/maint1s.db"
 twice maint1s
 
 # the pages: heads after tags, with their base and how it was found
-"$FAULTLINE" serve --db "$tmp/maint.db" --listen 127.0.0.1:0 >/dev/null 2>"$tmp/serve.err" &
+"$FAULTLINE" serve --db "$(fl_store "$tmp/maint.db")" --listen 127.0.0.1:0 >/dev/null 2>"$tmp/serve.err" &
 serve_pid=$!
 url=
 for _ in $(seq 100); do

@@ -1,6 +1,6 @@
 # watch.sh - "faultline watch" end to end with the command backend, real git
-# repositories, a real SQLite store and a real SMTP server (python3-aiosmtpd
-# on loopback):
+# repositories, a real store (SQLite; PostgreSQL as cli_watch_pg) and a real
+# SMTP server (python3-aiosmtpd on loopback):
 #   0. a tree that cannot be read: --once fails, saying which and why;
 #   1. a tag without a slowdown: compared, no regression, no mail;
 #   2. a tag with a slowdown injected by one commit: a regression, a
@@ -75,7 +75,7 @@ mails() { ls "$1/new" 2>/dev/null | wc -l; }
 config() {
 	cat >"$tmp/$1.yaml" <<EOF
 var: $tmp/var-$1
-store: { path: $tmp/$1.db }
+store: $(fl_store_yaml "$tmp/$1.db")
 trees:
   - { name: demo, url: $2, tags: ["v*"], poll: 1s }
 machines:
@@ -87,7 +87,7 @@ report: { smtp: "smtp://127.0.0.1:$3", from: "faultline <robot@example.org>",
           to: [dev@example.org], url: "http://results.example", retry: 1s }
 EOF
 }
-q() { sqlite3 "$tmp/$1.db" "$2"; }
+q() { fl_sql "$tmp/$1.db" "$2"; }
 
 export BENCH_LOG="$tmp/bench.log"
 port=$(free_port)
@@ -117,10 +117,10 @@ expect_grep "$tmp/err" "first pass over 2 tags: testing the newest 1" "says what
 expect_grep "$tmp/err" "v1.1 scheduled against v1.0" "baseline is the previous tag"
 expect_grep "$tmp/err" "compare: demo v1.1 vs v1.0, demo on box: same" "no change found"
 [ "$(q main "SELECT count(*) FROM regressions")" = 0 ] && ok "no regression stored" || fail "no regression stored"
-[ "$(q main "SELECT class FROM comparisons WHERE is_primary")" = same ] && ok "the comparison is stored as same" ||
+[ "$(q main "SELECT class FROM comparisons WHERE is_primary = 1")" = same ] && ok "the comparison is stored as same" ||
 	fail "the comparison is stored as same"
 [ "$(mails "$maildir")" = 0 ] && ok "no mail for a tag without a slowdown" || fail "no mail for a tag without a slowdown"
-[ "$(q main "SELECT group_concat(tag || ':' || state, ' ') FROM watch_tags")" = "v1.0:skipped v1.1:scheduled" ] &&
+[ "$(q main "SELECT group_concat(t, ' ') FROM (SELECT tag || ':' || state AS t FROM watch_tags ORDER BY id) AS w")" = "v1.0:skipped v1.1:scheduled" ] &&
 	ok "v1.0 recorded as seen" || fail "v1.0 recorded as seen"
 
 # ---- 2. a tag with a slowdown ----------------------------------------------
@@ -144,7 +144,7 @@ expect_grep "$tmp/err" "report 1: sent" "the report is sent"
 [ "$(git_in "$repo" rev-parse refs/faultline/revert/1^)" = "$(git_in "$repo" rev-parse v1.2^{commit})" ] &&
 	ok "the revert commit sits on v1.2 under refs/faultline/" || fail "the revert commit sits on v1.2 under refs/faultline/"
 # every stored commit knows its place in the history (the pages' order), as git counts it
-bad_depth=$(q main "SELECT sha || ' ' || coalesce(depth, 'NULL') FROM commits" | while read -r sha d; do
+bad_depth=$(q main "SELECT sha || ' ' || coalesce(CAST(depth AS TEXT), 'NULL') FROM commits" | while read -r sha d; do
 	[ "$d" = "$(git_in "$repo" rev-list --first-parent --count "$sha")" ] || echo "$sha $d"
 done)
 [ -z "$bad_depth" ] && [ "$(q main "SELECT count(*) FROM commits")" -gt 2 ] &&
@@ -153,7 +153,9 @@ done)
 [ "$(git_in "$repo" rev-parse HEAD; git_in "$repo" status --porcelain)" = "$user_state" ] &&
 	ok "the user's checkout is untouched" || fail "the user's checkout is untouched"
 [ "$(mails "$maildir")" = 1 ] && ok "exactly one mail" || fail "exactly one mail ($(mails "$maildir"))"
-$PY - "$maildir" "$culprit" "$tmp/main.db" <<'PY' && ok "mail headers and body" || fail "mail headers and body"
+stored=$(q main "SELECT base_runs, new_runs, base_mean, new_mean, change, p_value, class FROM comparisons
+	WHERE what = 'tag' AND is_primary = 1 AND job_id = (SELECT job_id FROM regressions WHERE id = 1)")
+$PY - "$maildir" "$culprit" "$tmp/main.db" "$stored" <<'PY' && ok "mail headers and body" || fail "mail headers and body"
 import email, email.policy, os, sys
 d, culprit = sys.argv[1] + "/new", sys.argv[2]
 m = email.message_from_binary_file(open(os.path.join(d, os.listdir(d)[0]), "rb"), policy=email.policy.default)
@@ -183,7 +185,7 @@ assert "--config " + sys.argv[3].rsplit("/", 1)[0] not in body, "faultline's con
 # side (fewer cannot reach p < 0.05), a regression, as in the comparisons
 # table. The culprit's runs are the bisection's (two a side here): shown,
 # but too few for a verdict of their own.
-import re, sqlite3
+import re
 row = re.compile(r"^\s*([\d.]+)(?: ±\s*\d+%)?\s+([+-][\d.]+)%\s+([\d.]+)(?: ±\s*\d+%)?"
                  r"\s+demo\.value  (DIFFERENT|SAME|UNKNOWN) p=(\S+) n=(\d+)\+(\d+)(  REGRESSION|  improvement)?$")
 rows = [row.match(l) for l in body.splitlines() if "  demo.value  " in l]
@@ -194,10 +196,9 @@ for r in rows[:2]:
 tag = rows[1]
 assert tag.group(4) == "DIFFERENT" and tag.group(8) == "  REGRESSION", tag.groups()
 assert int(tag.group(6)) >= 4 and int(tag.group(7)) >= 4, tag.groups()
-db = sqlite3.connect(sys.argv[3])
-stored = db.execute("SELECT base_runs, new_runs, base_mean, new_mean, change, p_value, class "
-                    "FROM comparisons WHERE what = 'tag' AND is_primary AND "
-                    "job_id = (SELECT job_id FROM regressions WHERE id = 1)").fetchone()
+# the stored comparison, as fl_sql prints it (sqlite3 or psql)
+f = sys.argv[4].split("|")
+stored = (int(f[0]), int(f[1]), float(f[2]), float(f[3]), float(f[4]), float(f[5]), f[6])
 assert stored[6] == "regression", stored
 assert (int(tag.group(6)), int(tag.group(7))) == stored[:2], (tag.groups(), stored)
 assert abs(float(tag.group(1)) - stored[2]) < 0.01 and abs(float(tag.group(3)) - stored[3]) < 0.01, stored
@@ -306,7 +307,7 @@ check_recovered() { # NAME DB-NAME MAILS-BEFORE DISCARDED
 	name=$1 db=$2
 	[ "$(q "$db" "SELECT culprit FROM bisections")" = "$crash_culprit" ] && ok "$name: same culprit" ||
 		fail "$name: same culprit (got $(q "$db" "SELECT culprit FROM bisections"))"
-	[ "$(q "$db" "SELECT count(*) FROM (SELECT job_id FROM runs WHERE status = 'ok' GROUP BY job_id HAVING count(*) > 1)")" = 0 ] &&
+	[ "$(q "$db" "SELECT count(*) FROM (SELECT job_id FROM runs WHERE status = 'ok' GROUP BY job_id HAVING count(*) > 1) AS twice")" = 0 ] &&
 		ok "$name: no job has two ok runs" || fail "$name: no job has two ok runs"
 	[ "$(q "$db" "SELECT count(*) FROM runs WHERE status = 'ok'")" = "$(q "$db" "SELECT count(*) FROM jobs WHERE kind = 'run' AND result = 'ok' AND run_id IN (SELECT id FROM runs)")" ] &&
 		ok "$name: ok runs = done run jobs" || fail "$name: ok runs = done run jobs"
@@ -347,22 +348,29 @@ for point in run-stored:16 bisect-step:3 bisect-step:7 report-store:1; do
 done
 
 # SIGKILL from outside while a run is in flight, twice, at whatever point it lands
-config crashrun "$crash_repo" "$port" "BENCH_SLEEP=0.2"
+# runs of half a second: the kill lands in one however slow the poll (psql, ASan)
+config crashrun "$crash_repo" "$port" "BENCH_SLEEP=0.5"
 : >"$BENCH_LOG"
 before=$(mails "$maildir")
 discarded_total=0
 for wait_steps in 2 5 8; do
+	# a run of this process: the last one killed left its own 'running' row,
+	# which this one discards once it starts
+	last=$(q crashrun "SELECT coalesce(max(id), 0) FROM runs" 2>/dev/null)
+	last=${last:-0}
 	"$FAULTLINE" watch --config "$tmp/crashrun.yaml" --once >/dev/null 2>"$tmp/crash.err" &
 	pid=$!
 	for _ in $(seq 300); do
-		steps=$(q crashrun "SELECT count(*) FROM bisect_steps" 2>/dev/null)
-		inflight=$(q crashrun "SELECT count(*) FROM runs WHERE status = 'running'" 2>/dev/null)
+		# one question (a slow poll lets the run end before the kill)
+		set -- $(q crashrun "SELECT (SELECT count(*) FROM bisect_steps) || ' ' ||
+			(SELECT count(*) FROM runs WHERE status = 'running' AND id > $last)" 2>/dev/null)
+		steps=${1:-0} inflight=${2:-0}
 		[ "${steps:-0}" -ge "$wait_steps" ] && [ "${inflight:-0}" -ge 1 ] && break
 		sleep 0.05
 	done
 	kill -9 "$pid"
 	wait "$pid" 2>/dev/null
-	[ "$(q crashrun "SELECT count(*) FROM runs WHERE status = 'running'")" -ge 1 ] &&
+	[ "$(q crashrun "SELECT count(*) FROM runs WHERE status = 'running' AND id > $last")" -ge 1 ] &&
 		ok "kill -9 lands during a run (after $wait_steps steps)" ||
 		fail "kill -9 lands during a run (after $wait_steps steps)"
 	d=$(sed -n 's/.*, \([0-9]*\) interrupted runs\{0,1\} discarded/\1/p' "$tmp/crash.err")

@@ -632,6 +632,36 @@ static void test_url_password_hidden(void **state)
 	assert_non_null(strstr(fl_error_last(), "x?user=fl&password=***&a=b: cannot connect"));
 }
 
+/* fl_pg_dialect: SQLite's integer conditions ("WHERE 1 AND ...", a macro's
+ * "AND 1") as PostgreSQL's booleans; an integer as a value stays one. */
+static void test_pg_dialect_conditions(void **state)
+{
+	static const char *const cases[][2] = {
+	    {"SELECT id FROM runs WHERE 1 AND status = ?1 ORDER BY id",
+	     "SELECT id FROM runs WHERE true AND status = $1 ORDER BY id"},
+	    {"SELECT id FROM t WHERE 1 ORDER BY id DESC LIMIT 1",
+	     "SELECT id FROM t WHERE true ORDER BY id DESC LIMIT 1"},
+	    {"SELECT x FROM (SELECT x FROM t WHERE a IN (?1) AND 1 UNION ALL SELECT 1 FROM u "
+	     "WHERE b AND 1)",
+	     "SELECT x FROM (SELECT x FROM t WHERE a IN ($1) AND true UNION ALL SELECT 1 FROM u "
+	     "WHERE b AND true)"},
+	    {"SELECT 1 FROM t WHERE 0", "SELECT 1 FROM t WHERE false"},
+	    {"SELECT 1 FROM t WHERE x = 1 AND y = 0 OR z IN (1, 0) LIMIT 1 OFFSET 0",
+	     "SELECT 1 FROM t WHERE x = 1 AND y = 0 OR z IN (1, 0) LIMIT 1 OFFSET 0"},
+	    {"SELECT 1 FROM t WHERE 1 = ?1 AND 10 AND 1.5", "SELECT 1 FROM t WHERE 1 = $1 AND 10 AND 1.5"},
+	    {"SELECT 'WHERE 1' FROM t", "SELECT 'WHERE 1' FROM t"},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int n;
+		char *t = fl_pg_dialect(cases[i][0], &n, NULL);
+
+		assert_string_equal(t, cases[i][1]);
+		free(t);
+	}
+}
+
 static void test_unwritable_place(void **state)
 {
 	fl_store *st;
@@ -658,6 +688,7 @@ int main(void)
 	    cmocka_unit_test(test_pg_only_clause),
 	    cmocka_unit_test(test_url_password_hidden),
 	    cmocka_unit_test(test_unwritable_place),
+	    cmocka_unit_test(test_pg_dialect_conditions),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -2,13 +2,15 @@
  * a run's points summarised, a history's change points with analysis'
  * defaults, tags in version order and paged, the choices a run offers, the
  * comparison options, and two commits compared from their rows in a store
- * (runs found by commit and, for older rows, by build). */
+ * (runs found by commit and, for older rows, by build), a run's points from
+ * all its stored samples, a commit's runs and a job's. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -322,6 +324,47 @@ static void test_compare(void **state)
 	fl_pool_free(&p);
 }
 
+/* A run's points from all its samples (no page: every row, on PostgreSQL
+ * too, where SQLite's LIMIT -1 was an error). */
+static void test_run_points_stored(void **state)
+{
+	struct fl_model_point *pt;
+	fl_pool p = FL_POOL_INIT;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(fl_model_run_points(st, &p, add_run(0, 1000, 0), &pt, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(pt[0].metric, "per_thread_ops");
+	assert_int_equal(pt[0].n, 3);
+	assert_true(fabs(pt[0].mean - 1000) < 1e-9);
+	fl_pool_free(&p);
+}
+
+/* A commit's runs, paged, and a job's runs of a commit: their SQL names
+ * every subquery in FROM (PostgreSQL 15 wants an alias). */
+static void test_commit_runs_stored(void **state)
+{
+	struct fl_web_run *runs;
+	fl_pool p = FL_POOL_INIT;
+	int64_t a = add_run(0, 1000, 0), b = add_run(0, 1000, 1), *ids;
+	size_t n;
+	int more;
+
+	(void)state;
+	assert_int_equal(fl_web_commit_run_list(st, &p, "aaaa000000000000000000000000000000000001",
+						1, 10, &runs, &n, &more),
+			 0);
+	assert_int_equal(n, 2);
+	assert_true(runs[0].id == b && runs[1].id == a && !more);
+	assert_int_equal(fl_web_job_commit_runs(st, 0, "aaaa000000000000000000000000000000000001",
+						"pf2", "vm", &ids, &n),
+			 0);
+	assert_int_equal(n, 0);
+	free(ids);
+	fl_pool_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -333,6 +376,8 @@ int main(void)
 	    cmocka_unit_test(test_choices),
 	    cmocka_unit_test(test_cmp_opts),
 	    cmocka_unit_test_setup_teardown(test_compare, setup_store, teardown_store),
+	    cmocka_unit_test_setup_teardown(test_run_points_stored, setup_store, teardown_store),
+	    cmocka_unit_test_setup_teardown(test_commit_runs_stored, setup_store, teardown_store),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
