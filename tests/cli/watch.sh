@@ -19,57 +19,7 @@
 # is in (a 10-sigma step, so the answers are certain).
 . "$(dirname "$0")/lib.sh"
 
-PY=/usr/bin/python3
-
-cat >"$tmp/bench" <<'SH'
-#!/bin/sh
-# logs each invocation, sleeps $BENCH_SLEEP, prints 5 samples around the speed
-echo "$FAULTLINE_COMMIT" >>"$BENCH_LOG"
-[ -n "${SKIP:-}" ] && [ "$FAULTLINE_COMMIT" = "$SKIP" ] && exit 125
-[ -n "${BENCH_SLEEP:-}" ] && sleep "$BENCH_SLEEP"
-base=100
-[ -f perf.conf ] && base=$(sed -n 's/^speed=\([0-9]*\).*/\1/p' perf.conf)
-[ -f slow ] && base=90
-awk -v seed="$$$(date +%N)" -v base="$base" 'BEGIN { srand(seed % 2147483647)
-	for (i = 0; i < 5; i++)
-		printf "%.3f\n", base + sqrt(-2 * log(1 - rand())) * cos(6.283185307 * rand()) }'
-SH
-chmod +x "$tmp/bench"
-
-git_in() { (cd "$1" && shift && GIT_AUTHOR_NAME='Ada Lovelace' GIT_AUTHOR_EMAIL=ada@example.org \
-	GIT_COMMITTER_NAME=C GIT_COMMITTER_EMAIL=c@example.org git -c init.defaultBranch=master "$@"); }
-
-# make_repo DIR KIND: v1.0 (5 commits), v1.1 (10); with "more", commits 11..30 and v1.2.
-# KIND clean: commit 23 only adds the file "slow". KIND conflict: commit 23 turns
-# perf.conf's speed=100 into speed=90, commit 26 edits that line again.
-make_repo() {
-	dir=$1 kind=$2 upto=$3
-	[ -d "$dir" ] || { mkdir -p "$dir" && git_in "$dir" init -q && printf 'speed=100\nother=1\n' >"$dir/perf.conf"; }
-	start=$(($(git_in "$dir" rev-list --count HEAD 2>/dev/null || echo 0) + 1))
-	for i in $(seq "$start" "$upto"); do
-		echo "$i" >"$dir/counter-$i"
-		if [ "$i" -eq 23 ] && [ "$kind" = clean ]; then rm -f "$dir/counter-$i"; echo slow >"$dir/slow"; fi
-		[ "$i" -eq 23 ] && [ "$kind" = conflict ] && sed -i 's/^speed=100$/speed=90/' "$dir/perf.conf"
-		[ "$i" -eq 26 ] && [ "$kind" = conflict ] && sed -i 's/^speed=90$/speed=90 # tuned/' "$dir/perf.conf"
-		git_in "$dir" add -A
-		if [ "$i" -eq 23 ]; then git_in "$dir" commit -qm "mm: make things slower"; else git_in "$dir" commit -qm "commit $i"; fi
-		case $i in 5) git_in "$dir" tag v1.0 ;; 10) git_in "$dir" tag v1.1 ;; 30) git_in "$dir" tag -a -m v1.2 v1.2 ;; esac
-	done
-}
-
-free_port() { $PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-
-smtp_start() { # PORT MAILDIR: a real SMTP server, up when this returns
-	$PY -m aiosmtpd -n -l "127.0.0.1:$1" -c aiosmtpd.handlers.Mailbox "$2" >/dev/null 2>&1 &
-	smtp_pid=$!
-	for _ in $(seq 100); do
-		$PY -c "import socket; socket.create_connection(('127.0.0.1', $1), 1)" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
-smtp_stop() { kill "$smtp_pid" 2>/dev/null; wait "$smtp_pid" 2>/dev/null; }
-mails() { ls "$1/new" 2>/dev/null | wc -l; }
+. "$(dirname "$0")/history.sh"
 
 # config NAME REPO PORT [COMMAND PREFIX]: a deployment with one tree, one command machine
 config() {
