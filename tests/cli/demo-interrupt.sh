@@ -10,9 +10,6 @@
 # culprit and mails the sink: the demo prints the culprit and the mail.
 . tests/cli/lib.sh
 
-free_port() {
-	/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 src=$(pwd)
 # the history: v6.1-fl0, and v6.1-fl1 made from this series
 tree=$tmp/linux

@@ -1,11 +1,11 @@
 # history.sh - what the watch tests share (sourced after lib.sh): a command
 # benchmark whose speed the checked-out commit sets, a git history with a
-# slowdown injected by one commit, and a real SMTP server on loopback.
+# slowdown injected by one commit, and the count of mails in a Maildir.
 #   $tmp/bench   logs each invocation's commit to $BENCH_LOG, sleeps
 #                $BENCH_SLEEP, exits 125 on $SKIP, prints five noisy numbers
 #                around 100 (90 once the file "slow" is in; perf.conf's speed)
 #   make_repo DIR KIND UPTO  (see below)
-#   smtp_start PORT MAILDIR / smtp_stop / mails MAILDIR / free_port
+#   mails MAILDIR (the SMTP server and free_port are lib.sh's)
 PY=/usr/bin/python3
 
 cat >"$tmp/bench" <<'SH'
@@ -44,16 +44,4 @@ make_repo() {
 	done
 }
 
-free_port() { $PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-
-smtp_start() { # PORT MAILDIR: a real SMTP server, up when this returns
-	$PY -m aiosmtpd -n -l "127.0.0.1:$1" -c aiosmtpd.handlers.Mailbox "$2" >/dev/null 2>&1 &
-	smtp_pid=$!
-	for _ in $(seq 100); do
-		$PY -c "import socket; socket.create_connection(('127.0.0.1', $1), 1)" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
-smtp_stop() { kill "$smtp_pid" 2>/dev/null; wait "$smtp_pid" 2>/dev/null; }
 mails() { ls "$1/new" 2>/dev/null | wc -l; }

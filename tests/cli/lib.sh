@@ -81,3 +81,19 @@ fl_sql() {
 		-e "s/json_extract(\([a-z_.]*\), *\('[^']*'\))/(jsonb_path_query_first(\1::jsonb, \2) #>> '{}')/g" |
 		psql -X -v ON_ERROR_STOP=1 -qAt "$_fl_url" -f - | sed -e 's/^t$/1/' -e 's/^f$/0/'
 }
+
+# free_port: a free TCP port on loopback.
+free_port() { /usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# smtp_start PORT MAILDIR: a real SMTP server (aiosmtpd), up when this
+# returns (its pid in smtp_pid); smtp_stop ends it.
+smtp_start() {
+	/usr/bin/python3 -m aiosmtpd -n -l "127.0.0.1:$1" -c aiosmtpd.handlers.Mailbox "$2" >/dev/null 2>&1 &
+	smtp_pid=$!
+	for _ in $(seq 100); do
+		/usr/bin/python3 -c "import socket; socket.create_connection(('127.0.0.1', $1), 1)" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+smtp_stop() { kill "$smtp_pid" 2>/dev/null; wait "$smtp_pid" 2>/dev/null; }

@@ -112,16 +112,6 @@ culprit=$(git_in "$repo" rev-parse HEAD)
 for i in 9 10 11; do echo "$i" >"$repo/net/n$i"; git_in "$repo" add -A; git_in "$repo" commit -qm "net: change $i"; done
 git_in "$repo" tag -a -m v1.2 v1.2
 
-free_port() { $PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-smtp_start() { # PORT MAILDIR
-	$PY -m aiosmtpd -n -l "127.0.0.1:$1" -c aiosmtpd.handlers.Mailbox "$2" >/dev/null 2>&1 &
-	smtp_pid=$!
-	for _ in $(seq 100); do
-		$PY -c "import socket; socket.create_connection(('127.0.0.1', $1), 1)" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
 mails() { ls "$1/new" 2>/dev/null | wc -l; }
 
 # config NAME ROUTING: one tree (public_url set), one command machine, two benchmarks
@@ -437,6 +427,5 @@ kill "$serve_pid"; wait "$serve_pid" 2>/dev/null
 
 echo "---- example report (routing: maintainers) ----"
 cat "$tmp/example.eml"
-kill "$smtp_pid" 2>/dev/null
-wait "$smtp_pid" 2>/dev/null
+smtp_stop
 finish

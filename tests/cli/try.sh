@@ -56,7 +56,6 @@ for i in $(seq 12); do
 done
 culprit=$(git_in "$repo" rev-parse HEAD~4)
 
-free_port() { $PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 port=$(free_port)
 maildir="$tmp/Maildir"
 $PY -m aiosmtpd -n -l "127.0.0.1:$port" -c aiosmtpd.handlers.Mailbox "$maildir" >/dev/null 2>&1 &

@@ -59,16 +59,6 @@ topic() {
 }
 short() { echo "$1" | cut -c1-12; }
 
-free_port() { $PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-smtp_start() { # PORT MAILDIR: a real SMTP server, up when this returns
-	$PY -m aiosmtpd -n -l "127.0.0.1:$1" -c aiosmtpd.handlers.Mailbox "$2" >/dev/null 2>&1 &
-	smtp_pid=$!
-	for _ in $(seq 100); do
-		$PY -c "import socket; socket.create_connection(('127.0.0.1', $1), 1)" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
 mails() { ls "$maildir/new" 2>/dev/null | wc -l; }
 # mail_with TEXT: the file of the one mail holding TEXT
 mail_with() { grep -lF -- "$1" "$maildir"/new/* 2>/dev/null | head -1; }
