@@ -739,19 +739,21 @@ void fl_queue_status(fl_queue *q, struct fl_queue_status *s)
 {
 	struct fl_worker *ws = NULL;
 	struct fl_job *jobs;
-	size_t n, nw = 0, mi, queued = 0, running = 0;
+	size_t n, nw = 0, mi, queued = 0, running = 0, waiting = 0;
 	int64_t now = (int64_t)time(NULL);
 
 	memset(s, 0, sizeof(*s));
 	s->running = q->running;
 	s->failed = q->failed;
-	fl_store_jobs_live(q->st, &s->live);
+	if (!fl_store_jobs_count(q->st, "queued", &queued) &&
+	    !fl_store_jobs_count(q->st, "running", &running) &&
+	    !fl_store_jobs_count(q->st, "waiting", &waiting)) {
+		s->active = queued + running;
+		s->live = s->active + waiting;
+	}
 	if (!fl_store_workers(q->st, &ws, &nw))
 		for (size_t i = 0; i < nw; i++)
 			s->others += strcmp(ws[i].name, q->me.name) && !worker_gone(q, &ws[i], now);
-	if (!fl_store_jobs_count(q->st, "queued", &queued) &&
-	    !fl_store_jobs_count(q->st, "running", &running))
-		s->active = queued + running;
 	if (!fl_store_jobs_in_state(q->st, "queued", fl_job_kind_name(FL_JOB_RUN), 0, &jobs, &n)) {
 		for (size_t i = 0; i < n; i++)
 			if (machine_index(q, jobs[i].machine, &mi) &&

@@ -223,19 +223,6 @@ int fl_store_jobs_children(fl_store *st, int64_t parent, struct fl_job **out, si
 	return many_jobs(st, stmt, out, n);
 }
 
-int fl_store_jobs_live(fl_store *st, size_t *n)
-{
-	size_t q = 0, r = 0, w = 0;
-	int e = fl_store_jobs_count(st, "queued", &q);
-
-	if (!e)
-		e = fl_store_jobs_count(st, "running", &r);
-	if (!e)
-		e = fl_store_jobs_count(st, "waiting", &w);
-	*n = q + r + w;
-	return e;
-}
-
 int fl_store_jobs_count(fl_store *st, const char *state, size_t *n)
 {
 	fl_stmt *stmt;

@@ -74,8 +74,6 @@ int fl_store_jobs_in_state(fl_store *st, const char *state, const char *kind, in
 			   struct fl_job **out, size_t *n);
 /* Children of a job in (seq, id) order. */
 int fl_store_jobs_children(fl_store *st, int64_t parent, struct fl_job **out, size_t *n);
-/* Jobs not done or failed. */
-int fl_store_jobs_live(fl_store *st, size_t *n);
 /* Jobs in a state. */
 int fl_store_jobs_count(fl_store *st, const char *state, size_t *n);
 
