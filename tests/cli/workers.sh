@@ -56,19 +56,27 @@ for i in 1 2 3; do config "w$i" "$db" "$repo" "$host"; done
 "$FAULTLINE" watch --config "$tmp/w1.yaml" --once 2>"$tmp/w1.err" & p1=$!
 "$FAULTLINE" watch --config "$tmp/w2.yaml" --once 2>"$tmp/w2.err" & p2=$!
 "$FAULTLINE" watch --config "$tmp/w3.yaml" --once 2>"$tmp/w3.err" & p3=$!
-victim=
+# the worker driving the machine, frozen (SIGSTOP) while it holds a run in
+# flight, so that what it holds is read before it could record anything;
+# then killed
+victim= inflight=0
 for _ in $(seq 1200); do
 	steps=$(q "SELECT count(*) FROM bisect_steps" 2>/dev/null)
 	holder=$(q "SELECT worker FROM machines WHERE name = 'box' AND EXISTS (SELECT 1 FROM jobs
 		WHERE kind = 'run' AND state = 'running')" 2>/dev/null)
-	if [ "${steps:-0}" -ge 3 ] && [ -n "$holder" ]; then victim=$(echo "$holder" | cut -d: -f2); break; fi
+	if [ "${steps:-0}" -ge 3 ] && [ -n "$holder" ]; then
+		victim=$(echo "$holder" | cut -d: -f2)
+		kill -STOP "$victim" 2>/dev/null
+		inflight=$(q "SELECT count(*) FROM jobs WHERE kind = 'run' AND state = 'running' AND worker = '$holder'")
+		[ "$inflight" -ge 1 ] && break
+		kill -CONT "$victim" 2>/dev/null
+	fi
 	sleep 0.1
 done
 case " $p1 $p2 $p3 " in
 *" $victim "*) ok "the worker driving the machine is one of the three (pid $victim)" ;;
 *) fail "the worker driving the machine is one of the three ('$holder')" ;;
 esac
-inflight=$(q "SELECT count(*) FROM jobs WHERE kind = 'run' AND state = 'running' AND worker = '$holder'")
 victim_jobs=$(q "SELECT string_agg(id::text, ',') FROM jobs WHERE kind = 'run' AND state = 'running' AND worker = '$holder'")
 kill -9 "$victim" 2>/dev/null
 [ "$inflight" -ge 1 ] && ok "killed with $inflight run(s) in flight" || fail "killed with runs in flight"
