@@ -32,10 +32,14 @@ case "$cmd" in
 start)
 	if [ -s "$state" ]; then
 		read -r dir port <"$state"
-		if [ -f "$dir/pg/postmaster.pid" ]; then
+		# a postmaster.pid whose process is gone (the machine restarted, the
+		# server was killed) is no cluster: a new one is made
+		if [ -f "$dir/pg/postmaster.pid" ] &&
+			kill -0 "$(head -n1 "$dir/pg/postmaster.pid")" 2>/dev/null; then
 			url "$port"
 			exit 0
 		fi
+		case "$dir" in /tmp/fl-pg-*) rm -rf "$dir" ;; esac
 	fi
 	[ -x "$bin/initdb" ] || {
 		echo "pg-start: no $bin/initdb (apt-get install postgresql)" >&2
