@@ -7,6 +7,7 @@
 #include "build/artifacts.h"
 #include "lib/buf.h"
 #include "build/checkout.h"
+#include "build/objtree.h"
 #include "config/config.h"
 #include "lib/error.h"
 #include "lib/fs.h"
@@ -36,7 +37,10 @@ struct build_ctx {
 	int lock_fd;
 	char *art_dir, *name; /* build.artifacts and <sha>-<config hash>-<compiler hash> */
 	int name_fd;	      /* the name's lock (artifacts.h), or -1 */
-	char *slot_dir, *src, *obj, *log;
+	char *slot_dir, *src, *log;
+	fl_objtree *tree; /* the slot's object tree this build uses (objtree.h) */
+	const char *obj;  /* its directory, make's O= */
+	int make_ended;   /* make bzImage exited by itself */
 	char *compiler, *cc_hash;
 	int64_t commit_time;
 	/* make output */
@@ -179,7 +183,6 @@ static int slot_lock(struct build_ctx *x)
 	if (!r) {
 		x->slot_dir = fl_xasprintf("%s/%u", dir, x->slot);
 		x->src = fl_xasprintf("%s/src", x->slot_dir);
-		x->obj = fl_xasprintf("%s/obj-%s", x->slot_dir, x->res->config_hash);
 		x->log = fl_xasprintf("%s/build.log", x->slot_dir);
 		r = fl_mkdir_p(x->src);
 	}
@@ -384,7 +387,7 @@ static int kconfig_input(const char *path)
  * 1 when the object directory's .config can be kept: the kconfig steps ran
  * in it for commit <stamp> with the same compiler (its version decides
  * options too) and no kconfig input differs from that commit to this one.
- * The config itself is the directory's: obj-<config hash>.
+ * The config itself is the directory's: obj-<config hash>-<k>.
  */
 static int kconfig_current(struct build_ctx *x, const char *stamp, const char *dotconfig)
 {
@@ -549,7 +552,7 @@ static int kconfig_make(struct build_ctx *x, char *const *abs, const char *dotco
  * The object directory's .config: made by the kconfig steps, or kept when
  * nothing they read changed (they cost seconds on every build), then
  * checked against the fragments either way. The stamp
- * (obj-<hash>/.faultline-kconfig: the commit, the compiler) is removed
+ * (obj-<hash>-<k>/.faultline-kconfig: the commit, the compiler) is removed
  * while the steps run, so a failed or interrupted run is redone.
  */
 static int kconfig(struct build_ctx *x)
@@ -829,10 +832,13 @@ static int compile(struct build_ctx *x, int64_t build_id, int64_t start)
 	char *tail = NULL;
 
 	fl_info("build: slot %u: make bzImage", x->slot);
+	if ((r = fl_objtree_begin(x->tree)))
+		return r;
 	x->compiling = 1;
 	x->compile_start = x->last_progress = fl_mono_ms();
 	r = make_target(x, "bzImage", &status);
 	x->compiling = 0;
+	x->make_ended = !r;
 	fl_info("build: slot %u: %u object%s built", x->slot, x->objects, FL_S(x->objects));
 	res->objects = x->objects;
 	res->duration_ms = fl_mono_ms() - start;
@@ -886,22 +892,54 @@ static int64_t cpu_ms(void)
 	       tv_ms(kids.ru_stime);
 }
 
-static int build_locked(struct build_ctx *x, int64_t build_id, int64_t start)
+/* The commit the slot's source directory holds ("" when unknown): its HEAD file. */
+static void slot_head(struct build_ctx *x, char head[41])
+{
+	char *path = fl_xasprintf("%s/HEAD", x->slot_dir);
+	fl_buf b = FL_BUF_INIT;
+
+	head[0] = '\0';
+	if (!fl_read_file(path, &b) && b.len >= 40) {
+		memcpy(head, b.ptr, 40);
+		head[40] = '\0';
+	}
+	fl_error_clear();
+	fl_buf_free(&b);
+	free(path);
+}
+
+/* The slot's source at the commit, and the object tree for it (objtree.h). */
+static int slot_move(struct build_ctx *x)
 {
 	struct fl_build_result *res = x->res;
-	char *head = fl_xasprintf("%s/HEAD", x->slot_dir);
-	int64_t t = fl_mono_ms(), cpu = cpu_ms();
-	int r, fd;
+	char *head = fl_xasprintf("%s/HEAD", x->slot_dir), was[41];
+	int r;
 
-	fl_info("build: slot %u: checking out %.12s", x->slot, res->sha);
-	r = fl_checkout(x->req->repo, x->src, head, res->sha, &res->files_written);
-	free(head);
-	res->checkout_ms = fl_mono_ms() - t;
+	slot_head(x, was);
+	r = fl_objtree_pick(&x->tree, x->req->repo, x->slot_dir, x->src, res->config_hash,
+			    x->req->cfg->build.object_trees, was, res->sha, x->slot);
+	if (!r) {
+		x->obj = fl_objtree_dir(x->tree);
+		fl_info("build: slot %u: checking out %.12s", x->slot, res->sha);
+		r = fl_checkout(x->req->repo, x->src, head, res->sha, &res->files_written);
+	}
 	if (!r)
 		fl_info("build: slot %u: %u file%s written", x->slot, res->files_written,
 			FL_S(res->files_written));
 	if (!r)
-		r = fl_mkdir_p(x->obj);
+		r = fl_objtree_prepare(x->tree);
+	free(head);
+	return r;
+}
+
+static int build_locked(struct build_ctx *x, int64_t build_id, int64_t start)
+{
+	struct fl_build_result *res = x->res;
+	int64_t t = fl_mono_ms(), cpu = cpu_ms();
+	int r, fd;
+
+	r = slot_move(x);
+	res->checkout_ms = fl_mono_ms() - t;
 	if (!r && (fd = open(x->log, O_WRONLY | O_CREAT | O_TRUNC, 0644)) >= 0)
 		close(fd);
 	t = fl_mono_ms();
@@ -915,6 +953,11 @@ static int build_locked(struct build_ctx *x, int64_t build_id, int64_t start)
 		t = fl_mono_ms();
 		r = compile(x, build_id, start);
 		res->make_ms = fl_mono_ms() - t;
+	}
+	if (x->make_ended) {
+		int e = fl_objtree_done(x->tree);
+
+		r = r ? r : e;
 	}
 	res->cpu_ms = cpu_ms() - cpu;
 	if (!r)
@@ -975,7 +1018,7 @@ out:
 	free(x.name);
 	free(x.slot_dir);
 	free(x.src);
-	free(x.obj);
+	fl_objtree_free(x.tree);
 	free(x.log);
 	free(x.compiler);
 	free(x.cc_hash);

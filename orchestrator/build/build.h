@@ -2,9 +2,11 @@
  * build.h - kernel builds: slots, kconfig, make, and the artifact cache.
  *
  * A slot is var/slots/<n>/src, a source directory moved from commit to
- * commit by checkout.c (only the files that differ are written), plus one object directory (O=) per kernel config,
- * var/slots/<n>/obj-<config hash>, so make rebuilds only what changed
- * (and its .config is kept while no kconfig input changes: build.c).
+ * commit by checkout.c (only the files that differ are written), plus up
+ * to build.object_trees object directories (O=) per kernel config,
+ * var/slots/<n>/obj-<config hash>-<k>: a build uses the one where make
+ * rebuilds the fewest objects (objtree.h), and its .config is kept while
+ * no kconfig input changes (build.c).
  * Artifacts live in <build.artifacts>/<sha>-<config hash>-<compiler hash>/
  * (bzImage, System.map, config, build.log, duration_ms; build.artifacts is
  * var/artifacts by default) and are indexed by the store, which evicts the

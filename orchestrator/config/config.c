@@ -184,6 +184,8 @@ static const struct schema store_schema = {sizeof(((T *)0)->store), store_fields
 
 static const struct field build_fields[] = {
 	{"slots", F_UINT, OFF(T, build.slots) - OFF(T, build), 0, 0, "1", NULL, 1, 64, NULL},
+	{"object_trees", F_UINT, OFF(T, build.object_trees) - OFF(T, build), 0, 0, "3", NULL, 1,
+	 16, NULL},
 	{"jobs", F_UINT, OFF(T, build.jobs) - OFF(T, build), 0, 0, "0", NULL, 0, 1024, NULL},
 	{"timeout", F_DURATION, OFF(T, build.timeout_ms) - OFF(T, build), 0, 0, "1h", NULL, 0, 0,
 	 NULL},

@@ -123,6 +123,7 @@ struct fl_config {
 	size_t nbenchmarks;
 	struct {
 		unsigned slots;	   /* build slots that may build at once */
+		unsigned object_trees; /* object trees per slot and config (build/objtree.h) */
 		unsigned jobs;	   /* make -j; 0 means the CPUs available */
 		int64_t timeout_ms;
 		uint64_t cache_size; /* artifact cache cap, LRU eviction */

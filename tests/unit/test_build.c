@@ -8,7 +8,10 @@
  * olddefconfig is reported (also when a Kconfig change makes it so), the
  * size cap evicts the LRU artifact but not one used within the hour, make
  * runs with ccache in depend mode unless the environment says otherwise,
- * two threads building one commit at once compile it once.
+ * two threads building one commit at once compile it once, a return to a
+ * commit near an earlier one is built in that one's object tree and
+ * rebuilds only what differs from it (and every image, whatever the trees'
+ * history, is a clean build's).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -76,6 +79,7 @@ static int setup(void **state)
 	sh("cp -a %s/fake-kernel %s/src && " GIT "init -q", FL_TEST_DATA, dir, dir);
 	sh("printf 'CONFIG_SMP=y\\nCONFIG_PRINTK=y\\n' > %s/ok.config", dir);
 	sh("printf 'CONFIG_SMP=y\\nCONFIG_NUMA=y\\n' > %s/numa.config", dir);
+	sh("printf 'CONFIG_SMP=y\\n# object trees\\n' > %s/trees.config", dir);
 	snprintf(path, sizeof(path), "%s/fl.yaml", dir);
 	f = fopen(path, "w");
 	fprintf(f, "var: %s/var\n"
@@ -85,8 +89,9 @@ static int setup(void **state)
 		   "  - { name: numa, base: tinyconfig, fragments: [%s/numa.config] }\n"
 		   "  - { name: numa-warn, base: tinyconfig, fragments: [%s/numa.config],\n"
 		   "      missing_option: warning }\n"
+		   "  - { name: trees, base: tinyconfig, fragments: [%s/trees.config] }\n"
 		   "build: { slots: 1, timeout: 1m, cache_size: 10M }\n",
-		dir, dir, dir, dir, dir);
+		dir, dir, dir, dir, dir, dir);
 	fclose(f);
 	if (fl_config_load(&cfg, path)) {
 		fprintf(stderr, "%s\n", fl_error_last());
@@ -249,15 +254,26 @@ static void test_eviction(void **state)
 	fl_build_result_release(&res);
 }
 
-/* The CCACHE_* settings the fake kernel's make ran with (its ccache.env). */
+/* The CCACHE_* settings the fake kernel's last make ran with (its ccache.env). */
 static char *ccache_env(const struct fl_build_result *res)
 {
-	char path[512], *text = malloc(4096);
+	char path[512], last[512] = "", *text = malloc(4096);
+	struct timespec newest = {0};
+	struct stat st;
 	FILE *f;
 	size_t n;
 
-	snprintf(path, sizeof(path), "%s/var/slots/0/obj-%s/ccache.env", dir, res->config_hash);
-	f = fopen(path, "r");
+	for (int k = 0; k < 16; k++) { /* the object tree the build used: the newest file */
+		snprintf(path, sizeof(path), "%s/var/slots/0/obj-%s-%d/ccache.env", dir,
+			 res->config_hash, k);
+		if (!stat(path, &st) && (st.st_mtim.tv_sec > newest.tv_sec ||
+					 (st.st_mtim.tv_sec == newest.tv_sec &&
+					  st.st_mtim.tv_nsec > newest.tv_nsec))) {
+			newest = st.st_mtim;
+			memcpy(last, path, sizeof(last));
+		}
+	}
+	f = fopen(last, "r");
 	assert_non_null(f);
 	n = fread(text, 1, 4095, f);
 	text[n] = 0;
@@ -361,6 +377,103 @@ static void test_one_build_per_artifact(void **state)
 	fl_build_result_release(&t[1].res);
 }
 
+/* Commits the edit (a shell command run in the tree) on the tree's HEAD. */
+static void commit_to(char out[41], const char *edit)
+{
+	sh("cd %s/src && %s && " GIT "add -A >/dev/null && " GIT "commit -q --allow-empty -m t", dir,
+	   edit, dir, dir);
+	assert_int_equal(fl_repo_resolve(repo, "HEAD", out), 0);
+}
+
+/*
+ * Builds rev with the kernel "trees" (its artifact removed first, so it is
+ * built) and compares its image with a clean make of the same commit in a
+ * directory of its own. The objects the build compiled.
+ */
+static int last_kept; /* the last build_checked's kconfig_kept */
+
+static unsigned build_checked(const char *rev)
+{
+	struct fl_build_result res;
+	unsigned n;
+
+	sh("rm -rf %s/var/artifacts/* %s/ref && mkdir %s/ref", dir, dir, dir);
+	assert_int_equal(build(rev, "trees", &res), 0);
+	assert_false(res.cached);
+	assert_false(res.failed);
+	sh("git -C %s/src archive %s | tar -x -C %s/ref && make -s -C %s/ref O=%s/ref/obj "
+	   "tinyconfig >/dev/null && make -s -C %s/ref O=%s/ref/obj CC=gcc bzImage >/dev/null && "
+	   "cmp %s/ref/obj/arch/x86/boot/bzImage %s/bzImage",
+	   dir, rev, dir, dir, dir, dir, dir, dir, res.artifact);
+	n = res.objects;
+	last_kept = res.kconfig_kept;
+	fl_build_result_release(&res);
+	return n;
+}
+
+/* How many object trees the slot has for the config. */
+static int trees_of(const char *config_hash)
+{
+	char path[512];
+	int n = 0;
+
+	for (; n < 16; n++) {
+		snprintf(path, sizeof(path), "%s/var/slots/0/obj-%s-%d", dir, config_hash, n);
+		if (access(path, F_OK))
+			break;
+	}
+	return n;
+}
+
+/*
+ * bench/build's sequence on the fake kernel: A, then B (a header most
+ * objects include, two commits on) goes to a new object tree, and the
+ * revert of B is built in A's tree, rebuilding the one file that differs
+ * from A (with one tree it rebuilt every object including the header,
+ * which the slot's checkout had rewritten). Then builds over commits
+ * that share files' texts in many combinations, in an order that moves
+ * the slot back and forth: each image is a clean build's.
+ */
+static void test_object_trees(void **state)
+{
+	char t0[41], t1[41], t2[41], rv[41], k[6][41], edit[512], hash[64];
+	static const int order[] = {3, 0, 5, 1, 4, 2, 0, 3, 5, 2, 1, 4};
+	struct fl_build_result res;
+
+	(void)state;
+	sh("cd %s/src && git checkout -q -b trees %s", dir, sha[0]);
+	commit_to(t0, "mkdir -p include && echo '#define V 1' > include/fake.h && "
+		      "for f in a b d; do printf '#include \"include/fake.h\"\\nint %s(void) "
+		      "{ return V; }\\n' $f > $f.c; done && "
+		      "echo 'int e(void) { return 5; }' > e.c && echo 'int f(void) { return 6; }' > f.c");
+	commit_to(t1, "sed -i 's/5/50/' e.c");
+	commit_to(t2, "echo '#define V 2' > include/fake.h");
+	commit_to(rv, "git revert --no-commit HEAD");
+
+	assert_int_equal(build_checked(t0), 5);
+	assert_int_equal(build_checked(t2), 5); /* the nearest tree would rebuild 4 of 5 */
+	assert_true(last_kept);			/* the new tree started with t0's .config */
+	assert_int_equal(build_checked(rv), 1); /* t0's tree: e.c alone differs */
+	assert_int_equal(mtime("include/fake.h"), 946684800); /* t0's text again: old */
+	assert_int_equal(build(t0, "trees", &res), 0);
+	snprintf(hash, sizeof(hash), "%s", res.config_hash);
+	fl_build_result_release(&res);
+	assert_int_equal(trees_of(hash), 2);
+
+	for (int i = 0; i < 6; i++) {
+		snprintf(edit, sizeof(edit),
+			 "git checkout -q %s && echo '#define V %d' > include/fake.h && "
+			 "echo 'int f(void) { return %d; }' > f.c && "
+			 "echo 'int e(void) { return %d; }' > e.c",
+			 t0, 1 + (i & 1), 6 + ((i >> 1) & 1), 5 + (i >= 4));
+		commit_to(k[i], edit);
+	}
+	for (size_t i = 0; i < sizeof(order) / sizeof(*order); i++)
+		build_checked(k[order[i]]);
+	assert_true(trees_of(hash) <= 3); /* build.object_trees */
+	sh("cd %s/src && git checkout -q master", dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -371,6 +484,7 @@ int main(void)
 		cmocka_unit_test(test_eviction),
 		cmocka_unit_test(test_ccache_depend_mode),
 		cmocka_unit_test(test_one_build_per_artifact),
+		cmocka_unit_test(test_object_trees),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
