@@ -53,33 +53,6 @@ struct build_ctx {
 	const char *allconfig; /* KCONFIG_ALLCONFIG for the next make, or NULL */
 };
 
-/* Copies a file; a full disk is named as such. */
-static int copy_file(const char *from, const char *to, uint64_t *size)
-{
-	char chunk[65536];
-	int in = open(from, O_RDONLY), out;
-	ssize_t n;
-	int r = 0;
-
-	if (in < 0)
-		return fl_error_set(FL_EIO, "cannot read %s: %s", from, strerror(errno));
-	out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (out < 0) {
-		close(in);
-		return fl_error_set(FL_EIO, "cannot create %s: %s", to, strerror(errno));
-	}
-	while (!r && (n = read(in, chunk, sizeof(chunk))) > 0) {
-		if (write(out, chunk, (size_t)n) != n)
-			r = fl_error_set(FL_EIO, "%s: %s", to,
-					 errno == ENOSPC ? "disk full" : strerror(errno));
-		*size += (uint64_t)n;
-	}
-	close(in);
-	if (close(out) && !r)
-		r = fl_error_set(FL_EIO, "%s: %s", to, strerror(errno));
-	return r;
-}
-
 /* ---- configuration identity ---------------------------------------- */
 
 /* Hex sha1 of the base (its name, or the file's text) and the fragments in order. */
@@ -525,7 +498,7 @@ static int kconfig_make(struct build_ctx *x, char *const *abs, const char *dotco
 	if (!stat(k->base, &st)) {
 		uint64_t size = 0;
 
-		r = copy_file(k->base, dotconfig, &size);
+		r = fl_copy_file(k->base, dotconfig, &size);
 	} else if (!strcmp(k->base, "tinyconfig") && tiny_recipe_known(x)) {
 		r = tiny_allnoconfig(x, merge, &n, &status);
 		owned = n;
@@ -671,13 +644,13 @@ static int save_artifacts(struct build_ctx *x, uint64_t *size)
 		char *from = fl_xasprintf("%s/%s", x->obj, files[i][0]);
 
 		to = fl_xasprintf("%s/%s", tmp, files[i][1]);
-		r = copy_file(from, to, size);
+		r = fl_copy_file(from, to, size);
 		free(from);
 		free(to);
 	}
 	to = fl_xasprintf("%s/build.log", tmp);
 	if (!r)
-		r = copy_file(x->log, to, size);
+		r = fl_copy_file(x->log, to, size);
 	free(to);
 	to = fl_xasprintf("%s/duration_ms", tmp);
 	text = fl_xasprintf("%lld\n", (long long)res->duration_ms);

@@ -334,10 +334,8 @@ static void seed_config(const fl_objtree *t)
 	for (size_t i = 0; ok && i < sizeof(files) / sizeof(*files); i++) {
 		char *from = fl_xasprintf("%s/%s", t->seed, files[i]);
 		char *to = fl_xasprintf("%s/%s", t->dir, files[i]);
-		fl_buf b = FL_BUF_INIT;
 
-		ok = !fl_read_file(from, &b) && !fl_write_file(to, fl_buf_str(&b));
-		fl_buf_free(&b);
+		ok = !fl_copy_file(from, to, NULL);
 		free(from);
 		free(to);
 	}

@@ -4,6 +4,7 @@
 #include "lib/error.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,6 +113,33 @@ int fl_write_file(const char *path, const char *text)
 		return fl_error_set(FL_EIO, "cannot write %s: %s", path,
 				    errno == ENOSPC ? "disk full" : strerror(errno));
 	return 0;
+}
+
+int fl_copy_file(const char *from, const char *to, uint64_t *size)
+{
+	char chunk[65536];
+	int in = open(from, O_RDONLY), out;
+	ssize_t n;
+	int r = 0;
+
+	if (in < 0)
+		return fl_error_set(FL_EIO, "cannot read %s: %s", from, strerror(errno));
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (out < 0) {
+		close(in);
+		return fl_error_set(FL_EIO, "cannot create %s: %s", to, strerror(errno));
+	}
+	while (!r && (n = read(in, chunk, sizeof(chunk))) > 0) {
+		if (write(out, chunk, (size_t)n) != n)
+			r = fl_error_set(FL_EIO, "%s: %s", to,
+					 errno == ENOSPC ? "disk full" : strerror(errno));
+		if (size)
+			*size += (uint64_t)n;
+	}
+	close(in);
+	if (close(out) && !r)
+		r = fl_error_set(FL_EIO, "%s: %s", to, strerror(errno));
+	return r;
 }
 
 char *fl_exe_dir(void)

@@ -6,6 +6,8 @@
 #ifndef FL_FS_H
 #define FL_FS_H
 
+#include <stdint.h>
+
 #include "lib/buf.h"
 
 /* mkdir -p: 0, or FL_EIO naming the directory that could not be made. */
@@ -28,6 +30,12 @@ int fl_read_file(const char *path, fl_buf *out);
  * with "cannot write PATH: REASON" ("disk full" for ENOSPC).
  */
 int fl_write_file(const char *path, const char *text);
+/*
+ * Copies the file at from to to (made or replaced, mode 0644), adding its
+ * bytes to *size (may be NULL): 0, or FL_EIO naming the file ("disk full"
+ * for ENOSPC).
+ */
+int fl_copy_file(const char *from, const char *to, uint64_t *size);
 
 /* The directory of the running executable (/proc/self/exe), or NULL. Caller frees. */
 char *fl_exe_dir(void);
