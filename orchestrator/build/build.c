@@ -865,22 +865,6 @@ static int64_t cpu_ms(void)
 	       tv_ms(kids.ru_stime);
 }
 
-/* The commit the slot's source directory holds ("" when unknown): its HEAD file. */
-static void slot_head(struct build_ctx *x, char head[41])
-{
-	char *path = fl_xasprintf("%s/HEAD", x->slot_dir);
-	fl_buf b = FL_BUF_INIT;
-
-	head[0] = '\0';
-	if (!fl_read_file(path, &b) && b.len >= 40) {
-		memcpy(head, b.ptr, 40);
-		head[40] = '\0';
-	}
-	fl_error_clear();
-	fl_buf_free(&b);
-	free(path);
-}
-
 /* The slot's source at the commit, and the object tree for it (objtree.h). */
 static int slot_move(struct build_ctx *x)
 {
@@ -888,7 +872,7 @@ static int slot_move(struct build_ctx *x)
 	char *head = fl_xasprintf("%s/HEAD", x->slot_dir), was[41];
 	int r;
 
-	slot_head(x, was);
+	fl_checkout_head(head, was);
 	r = fl_objtree_pick(&x->tree, x->req->repo, x->slot_dir, x->src, res->config_hash,
 			    x->req->cfg->build.object_trees, was, res->sha, x->slot);
 	if (!r) {

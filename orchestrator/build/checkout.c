@@ -174,25 +174,33 @@ static int write_fresh(git_repository *git, const char *dir, git_diff *diff, uns
 	return r;
 }
 
+void fl_checkout_head(const char *state, char sha[41])
+{
+	char line[64] = "";
+	FILE *f = fopen(state, "r");
+
+	sha[0] = '\0';
+	if (f && fgets(line, sizeof(line), f) && strlen(line) >= 40) {
+		memcpy(sha, line, 40);
+		sha[40] = '\0';
+	}
+	if (f)
+		fclose(f);
+}
+
 /* The tree of the commit recorded in state, or NULL when unknown. */
 static git_tree *recorded_tree(git_repository *git, const char *state)
 {
-	char line[64] = "";
+	char sha[41];
 	git_tree *tree = NULL;
 	git_commit *c;
 	git_oid oid;
-	FILE *f = fopen(state, "r");
 
-	if (!f)
-		return NULL;
-	if (fgets(line, sizeof(line), f) && strlen(line) >= 40) {
-		line[40] = '\0';
-		if (!git_oid_fromstr(&oid, line) && !git_commit_lookup(&c, git, &oid)) {
-			git_commit_tree(&tree, c);
-			git_commit_free(c);
-		}
+	fl_checkout_head(state, sha);
+	if (*sha && !git_oid_fromstr(&oid, sha) && !git_commit_lookup(&c, git, &oid)) {
+		git_commit_tree(&tree, c);
+		git_commit_free(c);
 	}
-	fclose(f);
 	return tree;
 }
 

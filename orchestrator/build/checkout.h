@@ -25,4 +25,7 @@
 int fl_checkout(fl_repo *repo, const char *dir, const char *state, const char *sha,
 		unsigned *written);
 
+/* The commit (full hex) the state file records, "" when there is none. */
+void fl_checkout_head(const char *state, char sha[41]);
+
 #endif
