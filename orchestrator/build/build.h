@@ -5,8 +5,9 @@
  * commit by checkout.c (only the files that differ are written), plus up
  * to build.object_trees object directories (O=) per kernel config,
  * var/slots/<n>/obj-<config hash>-<k>: a build uses the one where make
- * rebuilds the fewest objects (objtree.h), and its .config is kept while
- * no kconfig input changes (build.c).
+ * rebuilds the fewest objects, or a copy of it (objtree.h), and its
+ * .config is kept while no kconfig input changes (build.c). make compiles
+ * through ccache, but for the host's first build of a config (build.c).
  * Artifacts live in <build.artifacts>/<sha>-<config hash>-<compiler hash>/
  * (bzImage, System.map, config, build.log, duration_ms; build.artifacts is
  * var/artifacts by default) and are indexed by the store, which evicts the

@@ -7,10 +7,12 @@
 #include "lib/error.h"
 #include "lib/fs.h"
 #include "lib/log.h"
+#include "lib/run-command.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,14 +26,17 @@
 #define OLD_MTIME 946684800
 
 struct fl_objtree {
-	char *dir, *stamp, *src;
+	char *dir;  /* where the tree is kept: obj-<config hash>-<k> */
+	char *work; /* where it is built: obj-<config hash>, make's O= */
+	char *stamp, *src, *config_hash;
+	int at_work; /* the tree is at work, to be put back */
 	char sha[41];	     /* the commit this build makes */
 	char built_sha[41];  /* the commit the tree was last built at */
 	struct timespec built; /* when that build's make was about to start */
 	char **changed;	     /* paths that differ between the two, sorted */
 	size_t nchanged;
 	int fresh; /* no usable stamp: emptied before use */
-	char *seed; /* a fresh tree's nearest: its .config and kconfig stamp are copied */
+	char *seed; /* a fresh tree's nearest, copied into it (built_sha, built: the nearest's) */
 	int moved; /* the source tree moved since the tree was built */
 };
 
@@ -191,8 +196,10 @@ static fl_objtree *objtree_new(const char *slot_dir, const char *src, const char
 	fl_objtree *t = fl_xcalloc(1, sizeof(*t));
 
 	t->dir = fl_xasprintf("%s/obj-%s-%u", slot_dir, config_hash, k);
+	t->work = fl_xasprintf("%s/obj-%s", slot_dir, config_hash);
 	t->stamp = fl_xasprintf("%s/.faultline-source", t->dir);
 	t->src = fl_xstrdup(src);
+	t->config_hash = fl_xstrdup(config_hash);
 	memcpy(t->sha, sha, 40);
 	return t;
 }
@@ -225,10 +232,10 @@ int fl_objtree_pick(fl_objtree **out, fl_repo *repo, const char *slot_dir, const
 {
 	fl_objtree *best = NULL, *spare = NULL;
 	struct cost bc = {0};
-	char *legacy = fl_xasprintf("%s/obj-%s", slot_dir, config_hash);
-	int r = fl_remove_tree(legacy); /* the one tree of earlier versions */
+	char *work = fl_xasprintf("%s/obj-%s", slot_dir, config_hash);
+	int r = fl_remove_tree(work); /* a tree a killed build did not put back */
 
-	free(legacy);
+	free(work);
 	for (unsigned k = 0; !r && k < (ntrees ? ntrees : 1); k++) {
 		fl_objtree *t = objtree_new(slot_dir, src, config_hash, k, sha);
 		struct cost c;
@@ -264,11 +271,18 @@ int fl_objtree_pick(fl_objtree **out, fl_repo *repo, const char *slot_dir, const
 		return 0;
 	}
 	if (best) {
-		fl_info("build: slot %u: object tree %s, new: the nearest, %s at %.12s, would "
-			"rebuild %u of %u objects",
+		fl_info("build: slot %u: object tree %s, new: a copy of the nearest, %s at %.12s, "
+			"which would rebuild %u of %u objects",
 			slot, strrchr(spare->dir, '-') + 1, strrchr(best->dir, '-') + 1,
 			best->built_sha, bc.rebuild, bc.objects);
 		spare->seed = fl_xstrdup(best->dir);
+		memcpy(spare->built_sha, best->built_sha, sizeof(spare->built_sha));
+		spare->built = best->built;
+		spare->changed = best->changed;
+		spare->nchanged = best->nchanged;
+		best->changed = NULL;
+		best->nchanged = 0;
+		spare->moved = strcmp(head, best->built_sha) != 0;
 	} else {
 		fl_info("build: slot %u: object tree %s, new", slot, strrchr(spare->dir, '-') + 1);
 	}
@@ -279,7 +293,7 @@ int fl_objtree_pick(fl_objtree **out, fl_repo *repo, const char *slot_dir, const
 
 const char *fl_objtree_dir(const fl_objtree *t)
 {
-	return t->dir;
+	return t->work;
 }
 
 /* ---- mtimes --------------------------------------------------------- */
@@ -320,51 +334,120 @@ static int touch_changed(const fl_objtree *t)
 	return 0;
 }
 
-/*
- * A new tree starts with its nearest's .config and kconfig stamp (one
- * config hash, so one base and fragments): build.c's kconfig check then
- * keeps it while no kconfig input changed, as in that tree, instead of
- * running the kconfig steps again. Nothing copied is no error: they run.
- */
-static void seed_config(const fl_objtree *t)
+/* The first line cp printed: its error. */
+static void keep_first(void *data, const char *line)
 {
-	static const char *const files[] = {".config", ".faultline-kconfig"};
-	int ok = 1;
+	char **first = data;
 
-	for (size_t i = 0; ok && i < sizeof(files) / sizeof(*files); i++) {
-		char *from = fl_xasprintf("%s/%s", t->seed, files[i]);
-		char *to = fl_xasprintf("%s/%s", t->dir, files[i]);
+	if (!*first)
+		*first = fl_xstrdup(line);
+}
 
-		ok = !fl_copy_file(from, to, NULL);
-		free(from);
-		free(to);
-	}
-	if (!ok) { /* the stamp only beside a whole .config */
-		char *stamp = fl_xasprintf("%s/.faultline-kconfig", t->dir);
+/*
+ * A new tree starts as a copy of its nearest (cp -a keeps the mtimes make
+ * compares, and the .config and kconfig stamp: one config hash, so one
+ * base and fragments). make then rebuilds what differs from the nearest's
+ * commit, as in the nearest itself, and the nearest stays as it was for a
+ * return; a copy of the 150 MB of a small kernel's objects takes about a
+ * second. The copy is made beside the work path and renamed once whole,
+ * without the stamp: a copy cut short is never taken for a built tree.
+ */
+static int copy_nearest(fl_objtree *t)
+{
+	char *tmp = fl_xasprintf("%s.copy", t->work), *err = NULL;
+	char *stamp = fl_xasprintf("%s/.faultline-source", tmp);
+	const char *argv[] = {"cp", "-a", "--reflink=auto", "--", t->seed, tmp, NULL};
+	struct fl_child c = {.argv = argv, .on_line = keep_first, .data = &err};
+	int status = 0, r = fl_remove_tree(tmp);
 
-		unlink(stamp);
-		free(stamp);
-		fl_error_clear();
-	}
+	if (!r && !(r = fl_run_command(&c, &status)) && status)
+		r = fl_error_set(FL_EIO, "cannot copy object tree %s to %s: %s", t->seed, tmp,
+				 err ? err : "cp failed");
+	if (!r && unlink(stamp) && errno != ENOENT)
+		r = fl_error_set(FL_EIO, "cannot remove %s: %s", stamp, strerror(errno));
+	if (!r && rename(tmp, t->work))
+		r = fl_error_set(FL_EIO, "cannot rename %s to %s: %s", tmp, t->work,
+				 strerror(errno));
+	if (r)
+		fl_remove_tree(tmp);
+	free(err);
+	free(stamp);
+	free(tmp);
+	return r;
+}
+
+/*
+ * Every tree is built at one path, the work path: kbuild's host tools
+ * (objtool) record their objects by absolute path, and in a tree moved or
+ * copied elsewhere they are rebuilt, and with objtool every object that
+ * depends on it (scripts/Makefile.lib, cmd_gen_objtooldep): a whole build.
+ */
+static int to_work(fl_objtree *t)
+{
+	int r;
+
+	if (!t->fresh)
+		r = rename(t->dir, t->work) ? fl_error_set(FL_EIO, "cannot rename %s to %s: %s",
+							   t->dir, t->work, strerror(errno))
+					    : 0;
+	else if (!(r = fl_remove_tree(t->dir)))
+		r = t->seed ? copy_nearest(t) : fl_mkdir_p(t->work);
+	t->at_work = !r;
+	free(t->stamp);
+	t->stamp = fl_xasprintf("%s/.faultline-source", t->work);
+	return r;
+}
+
+/* The sources that differ from the tree's commit (or the nearest's, for a copy). */
+static int set_mtimes(const fl_objtree *t)
+{
+	struct restamp s = {.t = t};
+	int r = touch_changed(t);
+
+	if (r || !t->moved)
+		return r;
+	walk_dir(t->src, restamp, &s);
+	fl_verbose("build: %u source file%s back at %.12s's text: old mtime", s.files,
+		   FL_S(s.files), t->built_sha);
+	return 0;
 }
 
 int fl_objtree_prepare(fl_objtree *t)
 {
 	int r = 0;
 
-	if (t->fresh) {
-		if (!(r = fl_remove_tree(t->dir)) && !(r = fl_mkdir_p(t->dir)) && t->seed)
-			seed_config(t);
-	} else if (!(r = touch_changed(t)) && t->moved) {
-		struct restamp s = {.t = t};
-
-		walk_dir(t->src, restamp, &s);
-		fl_verbose("build: %u source file%s back at %.12s's text: old mtime", s.files,
-			   FL_S(s.files), t->built_sha);
-	}
+	if (!(r = to_work(t)) && (!t->fresh || t->seed))
+		r = set_mtimes(t);
 	/* after the source's last write, before make: the stamp's time */
 	clock_gettime(CLOCK_REALTIME, &t->built);
 	return r;
+}
+
+/* Whether another object tree of t's config is on this host: any slot, built or not. */
+static int config_elsewhere(const fl_objtree *t)
+{
+	char *slots = fl_xstrdup(t->dir), *slash = strrchr(slots, '/'), *pattern;
+	glob_t g;
+	int found = 0;
+
+	*slash = '\0';
+	slash = strrchr(slots, '/');
+	if (slash)
+		*slash = '\0';
+	pattern = fl_xasprintf("%s/*/obj-%s*", slots, t->config_hash); /* at work too */
+	if (!glob(pattern, 0, NULL, &g)) {
+		for (size_t i = 0; i < g.gl_pathc && !found; i++)
+			found = strcmp(g.gl_pathv[i], t->dir) != 0;
+		globfree(&g);
+	}
+	free(pattern);
+	free(slots);
+	return found;
+}
+
+int fl_objtree_host_first(const fl_objtree *t)
+{
+	return t->fresh && !t->seed && !config_elsewhere(t);
 }
 
 int fl_objtree_begin(fl_objtree *t)
@@ -384,14 +467,24 @@ int fl_objtree_done(fl_objtree *t)
 	return r;
 }
 
+void fl_objtree_put(fl_objtree *t)
+{
+	if (t->at_work && rename(t->work, t->dir))
+		fl_warn("build: cannot rename %s to %s: %s (the next build empties it)", t->work,
+			t->dir, strerror(errno));
+	t->at_work = 0;
+}
+
 void fl_objtree_free(fl_objtree *t)
 {
 	if (!t)
 		return;
 	objtree_reset(t);
 	free(t->dir);
+	free(t->work);
 	free(t->stamp);
 	free(t->src);
+	free(t->config_hash);
 	free(t->seed);
 	free(t);
 }

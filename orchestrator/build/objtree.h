@@ -9,10 +9,16 @@
  * A build goes to the tree where make would rebuild the fewest objects,
  * counted from kbuild's own dependency lists (the .*.o.cmd files) against
  * the paths that differ between the two commits. When even that is more
- * than half of the tree's objects and a tree is free, a new tree is started and the old
- * one kept for a return: a revert, a bisection step back to a commit near
- * it. A return to a kept tree rebuilds what differs, not every object that
- * includes a header the slot's source tree has rewritten since.
+ * than half of the tree's objects and a tree is free, the new commit is
+ * built in a copy of that tree and the old one kept for a return: a
+ * revert, a bisection step back to a commit near it. A return to a kept
+ * tree rebuilds what differs, not every object that includes a header the
+ * slot's source tree has rewritten since.
+ *
+ * Each tree is kept at obj-<config hash>-<k> and built at obj-<config
+ * hash>, renamed there for the build and back after it: kbuild's host tools
+ * record absolute paths, and a tree built at another path than its last
+ * would be built again whole.
  *
  * Make decides by mtime and the slot's one source tree has moved since a
  * tree was built, so before make (fl_objtree_prepare) the files that differ
@@ -40,14 +46,22 @@ int fl_objtree_pick(fl_objtree **out, fl_repo *repo, const char *slot_dir, const
 		    const char *config_hash, unsigned ntrees, const char *head, const char *sha,
 		    unsigned slot);
 
-/* The tree's directory (make's O=). */
+/* Where the tree is built (make's O=): one path for all the slot's trees of the config. */
 const char *fl_objtree_dir(const fl_objtree *t);
 
 /*
  * Once the source directory holds sha: empties a tree that cannot serve as
- * it is, else sets the source mtimes for it (above). 0, or FL_EIO.
+ * it is (or makes it a copy of its nearest), then sets the source mtimes
+ * for it (above). 0, or FL_EIO.
  */
 int fl_objtree_prepare(fl_objtree *t);
+
+/*
+ * 1 when t starts empty and no other object tree of its config is on this
+ * host (in any slot): the host's first build of the config, whose every
+ * compile a compiler cache would miss.
+ */
+int fl_objtree_host_first(const fl_objtree *t);
 
 /*
  * Around make bzImage: begin removes the tree's stamp (a make that does
@@ -56,6 +70,13 @@ int fl_objtree_prepare(fl_objtree *t);
  */
 int fl_objtree_begin(fl_objtree *t);
 int fl_objtree_done(fl_objtree *t);
+
+/*
+ * Once the build is over, whatever its outcome, and before the slot's lock
+ * is released: puts the tree back where it is kept. Not the build's error
+ * when it cannot (logged): the next build empties a tree left at work.
+ */
+void fl_objtree_put(fl_objtree *t);
 
 void fl_objtree_free(fl_objtree *t);
 

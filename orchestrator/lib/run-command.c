@@ -250,21 +250,30 @@ int fl_run_capture_line(const char *const *argv, char **line)
 	return 0;
 }
 
-int fl_which(const char *name)
+char *fl_which_path(const char *name)
 {
 	const char *path = getenv("PATH");
-	char *copy, *save = NULL;
-	int found = 0;
+	char *copy, *save = NULL, *found = NULL;
 
 	if (strchr(name, '/'))
-		return !access(name, X_OK);
+		return access(name, X_OK) ? NULL : fl_xstrdup(name);
 	copy = fl_xstrdup(path ? path : "/usr/bin:/bin");
 	for (char *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
-		char *p = fl_xasprintf("%s/%s", d, name);
-
-		found = !access(p, X_OK);
-		free(p);
+		found = fl_xasprintf("%s/%s", d, name);
+		if (access(found, X_OK)) {
+			free(found);
+			found = NULL;
+		}
 	}
 	free(copy);
+	return found;
+}
+
+int fl_which(const char *name)
+{
+	char *p = fl_which_path(name);
+	int found = p != NULL;
+
+	free(p);
 	return found;
 }

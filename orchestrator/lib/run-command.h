@@ -50,4 +50,7 @@ int fl_run_capture_line(const char *const *argv, char **line);
 /* Whether name is an executable in PATH. */
 int fl_which(const char *name);
 
+/* The path of the executable name in PATH (caller frees), or NULL. */
+char *fl_which_path(const char *name);
+
 #endif

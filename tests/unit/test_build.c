@@ -30,6 +30,7 @@
 #include "config/config.h"
 #include "lib/error.h"
 #include "build/repo.h"
+#include "lib/run-command.h"
 #include "store/store.h"
 #include "testlib.h"
 
@@ -254,8 +255,11 @@ static void test_eviction(void **state)
 	fl_build_result_release(&res);
 }
 
-/* The CCACHE_* settings the fake kernel's last make ran with (its ccache.env). */
-static char *ccache_env(const struct fl_build_result *res)
+/*
+ * The CCACHE_* settings and CC the fake kernel's last make of the config
+ * ran with (its ccache.env).
+ */
+static char *ccache_env(const char *config_hash)
 {
 	char path[512], last[512] = "", *text = malloc(4096);
 	struct timespec newest = {0};
@@ -265,7 +269,7 @@ static char *ccache_env(const struct fl_build_result *res)
 
 	for (int k = 0; k < 16; k++) { /* the object tree the build used: the newest file */
 		snprintf(path, sizeof(path), "%s/var/slots/0/obj-%s-%d/ccache.env", dir,
-			 res->config_hash, k);
+			 config_hash, k);
 		if (!stat(path, &st) && (st.st_mtim.tv_sec > newest.tv_sec ||
 					 (st.st_mtim.tv_sec == newest.tv_sec &&
 					  st.st_mtim.tv_nsec > newest.tv_nsec))) {
@@ -294,7 +298,7 @@ static void test_ccache_depend_mode(void **state)
 	sh("rm -rf %s/var/artifacts/*", dir);
 	assert_int_equal(build(sha[0], "ok", &res), 0);
 	assert_false(res.cached);
-	env = ccache_env(&res);
+	env = ccache_env(res.config_hash);
 	assert_non_null(strstr(env, "CCACHE_DEPEND=1\n"));
 	snprintf(want, sizeof(want), "CCACHE_DIR=%s/var/ccache\n", dir);
 	assert_non_null(strstr(env, want));
@@ -306,7 +310,7 @@ static void test_ccache_depend_mode(void **state)
 	assert_int_equal(build(sha[0], "ok", &res), 0);
 	unsetenv("CCACHE_NODEPEND");
 	assert_false(res.cached);
-	env = ccache_env(&res);
+	env = ccache_env(res.config_hash);
 	assert_null(strstr(env, "CCACHE_DEPEND"));
 	assert_non_null(strstr(env, "CCACHE_NODEPEND=1\n"));
 	free(env);
@@ -390,7 +394,8 @@ static void commit_to(char out[41], const char *edit)
  * built) and compares its image with a clean make of the same commit in a
  * directory of its own. The objects the build compiled.
  */
-static int last_kept; /* the last build_checked's kconfig_kept */
+static int last_kept;	     /* the last build_checked's kconfig_kept */
+static char last_hash[64]; /* and its config hash */
 
 static unsigned build_checked(const char *rev)
 {
@@ -407,6 +412,7 @@ static unsigned build_checked(const char *rev)
 	   dir, rev, dir, dir, dir, dir, dir, dir, res.artifact);
 	n = res.objects;
 	last_kept = res.kconfig_kept;
+	snprintf(last_hash, sizeof(last_hash), "%s", res.config_hash);
 	fl_build_result_release(&res);
 	return n;
 }
@@ -426,8 +432,9 @@ static int trees_of(const char *config_hash)
 }
 
 /*
- * bench/build's sequence on the fake kernel: A, then B (a header most
- * objects include, two commits on) goes to a new object tree, and the
+ * bench/build's sequence on the fake kernel: A (the host's first build of
+ * its config: no ccache), then B (a header most objects include, two
+ * commits on) goes to a copy of A's object tree, and the
  * revert of B is built in A's tree, rebuilding the one file that differs
  * from A (with one tree it rebuilt every object including the header,
  * which the slot's checkout had rewritten). Then builds over commits
@@ -436,7 +443,7 @@ static int trees_of(const char *config_hash)
  */
 static void test_object_trees(void **state)
 {
-	char t0[41], t1[41], t2[41], rv[41], k[6][41], edit[512], hash[64];
+	char t0[41], t1[41], t2[41], rv[41], k[6][41], edit[512], hash[64], *env;
 	static const int order[] = {3, 0, 5, 1, 4, 2, 0, 3, 5, 2, 1, 4};
 	struct fl_build_result res;
 
@@ -451,8 +458,17 @@ static void test_object_trees(void **state)
 	commit_to(rv, "git revert --no-commit HEAD");
 
 	assert_int_equal(build_checked(t0), 5);
-	assert_int_equal(build_checked(t2), 5); /* the nearest tree would rebuild 4 of 5 */
-	assert_true(last_kept);			/* the new tree started with t0's .config */
+	env = ccache_env(last_hash); /* the host's first build of the config: no ccache */
+	assert_null(strstr(env, "/ccache-bin/"));
+	assert_null(strstr(env, "CCACHE_"));
+	free(env);
+	/* in a copy of t0's tree: 4 of 5 differ (and CC has the same name under ccache) */
+	assert_int_equal(build_checked(t2), 4);
+	assert_true(last_kept);			/* with t0's .config */
+	env = ccache_env(last_hash);
+	if (fl_which("ccache")) /* ccache for every later build */
+		assert_non_null(strstr(env, "/ccache-bin/"));
+	free(env);
 	assert_int_equal(build_checked(rv), 1); /* t0's tree: e.c alone differs */
 	assert_int_equal(mtime("include/fake.h"), 946684800); /* t0's text again: old */
 	assert_int_equal(build(t0, "trees", &res), 0);
