@@ -190,6 +190,12 @@ static void objtree_reset(fl_objtree *t)
 	t->built_sha[0] = '\0';
 }
 
+/* A tree's stamp file, in the directory it is kept or built in. */
+static char *stamp_of(const char *dir)
+{
+	return fl_xasprintf("%s/.faultline-source", dir);
+}
+
 static fl_objtree *objtree_new(const char *slot_dir, const char *src, const char *config_hash,
 			       unsigned k, const char *sha)
 {
@@ -197,7 +203,7 @@ static fl_objtree *objtree_new(const char *slot_dir, const char *src, const char
 
 	t->dir = fl_xasprintf("%s/obj-%s-%u", slot_dir, config_hash, k);
 	t->work = fl_xasprintf("%s/obj-%s", slot_dir, config_hash);
-	t->stamp = fl_xasprintf("%s/.faultline-source", t->dir);
+	t->stamp = stamp_of(t->dir);
 	t->src = fl_xstrdup(src);
 	t->config_hash = fl_xstrdup(config_hash);
 	memcpy(t->sha, sha, 40);
@@ -334,15 +340,6 @@ static int touch_changed(const fl_objtree *t)
 	return 0;
 }
 
-/* The first line cp printed: its error. */
-static void keep_first(void *data, const char *line)
-{
-	char **first = data;
-
-	if (!*first)
-		*first = fl_xstrdup(line);
-}
-
 /*
  * A new tree starts as a copy of its nearest (cp -a keeps the mtimes make
  * compares, and the .config and kconfig stamp: one config hash, so one
@@ -354,15 +351,13 @@ static void keep_first(void *data, const char *line)
  */
 static int copy_nearest(fl_objtree *t)
 {
-	char *tmp = fl_xasprintf("%s.copy", t->work), *err = NULL;
-	char *stamp = fl_xasprintf("%s/.faultline-source", tmp);
+	char *tmp = fl_xasprintf("%s.copy", t->work);
+	char *stamp = stamp_of(tmp);
 	const char *argv[] = {"cp", "-a", "--reflink=auto", "--", t->seed, tmp, NULL};
-	struct fl_child c = {.argv = argv, .on_line = keep_first, .data = &err};
-	int status = 0, r = fl_remove_tree(tmp);
+	int r = fl_remove_tree(tmp);
 
-	if (!r && !(r = fl_run_command(&c, &status)) && status)
-		r = fl_error_set(FL_EIO, "cannot copy object tree %s to %s: %s", t->seed, tmp,
-				 err ? err : "cp failed");
+	if (!r && (r = fl_run_checked(argv)))
+		r = fl_error_wrap(r, "cannot copy object tree %s to %s", t->seed, tmp);
 	if (!r && unlink(stamp) && errno != ENOENT)
 		r = fl_error_set(FL_EIO, "cannot remove %s: %s", stamp, strerror(errno));
 	if (!r && rename(tmp, t->work))
@@ -370,7 +365,6 @@ static int copy_nearest(fl_objtree *t)
 				 strerror(errno));
 	if (r)
 		fl_remove_tree(tmp);
-	free(err);
 	free(stamp);
 	free(tmp);
 	return r;
@@ -394,7 +388,7 @@ static int to_work(fl_objtree *t)
 		r = t->seed ? copy_nearest(t) : fl_mkdir_p(t->work);
 	t->at_work = !r;
 	free(t->stamp);
-	t->stamp = fl_xasprintf("%s/.faultline-source", t->work);
+	t->stamp = stamp_of(t->work);
 	return r;
 }
 

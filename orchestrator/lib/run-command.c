@@ -250,6 +250,19 @@ int fl_run_capture_line(const char *const *argv, char **line)
 	return 0;
 }
 
+int fl_run_checked(const char *const *argv)
+{
+	char *first = NULL;
+	struct fl_child c = {.argv = argv, .on_line = keep_first, .data = &first};
+	int status, r = fl_run_command(&c, &status);
+
+	if (!r && status)
+		r = fl_error_set(FL_EIO, "'%s' failed (exit %d)%s%s", argv[0], status,
+				 first ? ": " : "", first ? first : "");
+	free(first);
+	return r;
+}
+
 char *fl_which_path(const char *name)
 {
 	const char *path = getenv("PATH");

@@ -47,6 +47,12 @@ int fl_run_command(const struct fl_child *c, int *status);
 /* Runs argv and keeps the first line of its output in *line (caller frees). */
 int fl_run_capture_line(const char *const *argv, char **line);
 
+/*
+ * Runs argv to the end, its output not kept. A non-zero exit is FL_EIO,
+ * naming the program, its status and the first line it printed.
+ */
+int fl_run_checked(const char *const *argv);
+
 /* Whether name is an executable in PATH. */
 int fl_which(const char *name);
 

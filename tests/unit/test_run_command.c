@@ -97,6 +97,15 @@ static void test_status_missing(void **state)
 	assert_int_equal(fl_run_capture_line((const char *[]){"echo", "hello", NULL}, &line), 0);
 	assert_string_equal(line, "hello");
 	free(line);
+	/* fl_run_checked: a failure names the program, its status and what it said */
+	assert_int_equal(fl_run_checked((const char *[]){"true", NULL}), 0);
+	fail[2] = "echo no room >&2; exit 3";
+	assert_int_equal(fl_run_checked(fail), FL_EIO);
+	assert_string_equal(fl_error_last(), "'sh' failed (exit 3): no room");
+	line = fl_which_path("sh");
+	assert_non_null(line);
+	assert_non_null(strstr(line, "/sh"));
+	free(line);
 }
 
 static void test_timeout(void **state)
