@@ -86,14 +86,20 @@ fl_sql() {
 free_port() { /usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 # smtp_start PORT MAILDIR: a real SMTP server (aiosmtpd), up when this
-# returns (its pid in smtp_pid); smtp_stop ends it.
+# returns (its pid in smtp_pid); smtp_stop ends it. When it does not come
+# up, says why (its output is kept in MAILDIR.smtp.log).
 smtp_start() {
-	/usr/bin/python3 -m aiosmtpd -n -l "127.0.0.1:$1" -c aiosmtpd.handlers.Mailbox "$2" >/dev/null 2>&1 &
+	/usr/bin/python3 -m aiosmtpd -n -l "127.0.0.1:$1" -c aiosmtpd.handlers.Mailbox "$2" \
+		>"$2.smtp.log" 2>&1 &
 	smtp_pid=$!
 	for _ in $(seq 100); do
 		/usr/bin/python3 -c "import socket; socket.create_connection(('127.0.0.1', $1), 1)" 2>/dev/null && return 0
+		kill -0 "$smtp_pid" 2>/dev/null || break
 		sleep 0.1
 	done
+	echo "# aiosmtpd on 127.0.0.1:$1 is not up ($(kill -0 "$smtp_pid" 2>/dev/null &&
+		echo "still starting after 100 tries" || echo "it exited")); its output:"
+	sed 's/^/#   /' "$2.smtp.log"
 	return 1
 }
 smtp_stop() { kill "$smtp_pid" 2>/dev/null; wait "$smtp_pid" 2>/dev/null; }
