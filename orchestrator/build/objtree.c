@@ -196,13 +196,19 @@ static char *stamp_of(const char *dir)
 	return fl_xasprintf("%s/.faultline-source", dir);
 }
 
+/* Where a slot's trees of a config are built (fl_objtree_dir()). */
+static char *work_of(const char *slot_dir, const char *config_hash)
+{
+	return fl_xasprintf("%s/obj-%s", slot_dir, config_hash);
+}
+
 static fl_objtree *objtree_new(const char *slot_dir, const char *src, const char *config_hash,
 			       unsigned k, const char *sha)
 {
 	fl_objtree *t = fl_xcalloc(1, sizeof(*t));
 
 	t->dir = fl_xasprintf("%s/obj-%s-%u", slot_dir, config_hash, k);
-	t->work = fl_xasprintf("%s/obj-%s", slot_dir, config_hash);
+	t->work = work_of(slot_dir, config_hash);
 	t->stamp = stamp_of(t->dir);
 	t->src = fl_xstrdup(src);
 	t->config_hash = fl_xstrdup(config_hash);
@@ -238,7 +244,7 @@ int fl_objtree_pick(fl_objtree **out, fl_repo *repo, const char *slot_dir, const
 {
 	fl_objtree *best = NULL, *spare = NULL;
 	struct cost bc = {0};
-	char *work = fl_xasprintf("%s/obj-%s", slot_dir, config_hash);
+	char *work = work_of(slot_dir, config_hash);
 	int r = fl_remove_tree(work); /* a tree a killed build did not put back */
 
 	free(work);
