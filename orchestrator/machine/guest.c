@@ -212,14 +212,20 @@ static int is_lost(fl_guest *g)
 	return atomic_load(&g->news->closed) || virConnectIsAlive(g->conn) == 0;
 }
 
-static int connect_host(fl_guest *g, const char *uri)
+int fl_guest_connect(virConnectPtr *out, const char *uri)
 {
-	if (events())
-		return FL_EIO;
-	g->conn = virConnectOpen(uri);
-	if (!g->conn)
+	virSetErrorFunc(NULL, quiet_libvirt);
+	*out = virConnectOpen(uri);
+	if (!*out)
 		return fl_error_set(FL_EIO, "libvirt: cannot connect to %s: %s", uri,
 				    virGetLastErrorMessage());
+	return 0;
+}
+
+static int connect_host(fl_guest *g, const char *uri)
+{
+	if (events() || fl_guest_connect(&g->conn, uri))
+		return FL_EIO;
 	if (virConnectRegisterCloseCallback(g->conn, on_close, news_ref(g->news), news_unref) < 0) {
 		news_unref(g->news);
 		return libvirt_error("cannot follow the connection of", g->name);
@@ -280,7 +286,6 @@ int fl_guest_start(fl_guest **out, const char *uri, const struct fl_domain_spec 
 	*out = NULL;
 	if (!spec->machine || !spec->name || !spec->kernel || !spec->initrd || !spec->console_path)
 		return fl_domain_xml(spec, &xml);
-	virSetErrorFunc(NULL, quiet_libvirt);
 	g = fl_xcalloc(1, sizeof(*g));
 	g->log_fd = -1;
 	g->lifecycle = -1;

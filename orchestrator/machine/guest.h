@@ -23,6 +23,7 @@
 #ifndef FL_GUEST_H
 #define FL_GUEST_H
 
+#include <libvirt/libvirt.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,6 +43,13 @@ typedef void (*fl_guest_console_cb)(const char *data, size_t len, void *arg);
 char *fl_guest_name(const char *what);
 /* 1 when name is such a name of this host whose process is gone. */
 int fl_guest_owner_gone(const char *name);
+
+/*
+ * A connection to the libvirt host uri, with libvirt's own printing of
+ * errors to stderr off for the process: faultline names them in its own
+ * (fl_error_last(), log lines). 0 or FL_EIO naming uri.
+ */
+int fl_guest_connect(virConnectPtr *out, const char *uri);
 
 int fl_guest_start(fl_guest **out, const char *uri, const struct fl_domain_spec *spec);
 int fl_guest_wait(fl_guest *g, int64_t deadline_ms, fl_guest_console_cb cb, void *arg,

@@ -106,13 +106,12 @@ static int host_available(void *arg, uint64_t *avail)
 static int admit(struct lv_run *x)
 {
 	const struct fl_machine_conf *m = x->req->machine;
-	virConnectPtr conn = virConnectOpen(m->uri);
+	virConnectPtr conn;
 	virNodeInfo info;
 	int r;
 
-	if (!conn)
-		return fl_error_set(FL_EIO, "libvirt: cannot connect to %s: %s", m->uri,
-				    virGetLastErrorMessage());
+	if ((r = fl_guest_connect(&conn, m->uri)))
+		return r;
 	if (!virNodeGetInfo(conn, &info) &&
 	    ((uint64_t)info.memory << 10) < fl_config_machine_memory(m) + FL_HOSTSLOT_OVERHEAD)
 		r = fl_error_set(FL_EINVAL, "machine '%s' needs %llu MiB; the host %s has %llu MiB",
@@ -297,28 +296,46 @@ static int libvirt_run(const struct fl_run_req *req, struct fl_run_result *res)
 /* ---- guests of dead owners -------------------------------------------- */
 
 /*
+ * Destroys dom when a faultline process of this host that is gone named it;
+ * 1 when it did. Another faultline reaping the same host at the same moment
+ * (a lab's workers share their hosts) may have destroyed it between the
+ * listing and here: it is gone all the same, which is no error.
+ */
+static int reap_domain(virDomainPtr dom, const char *uri)
+{
+	const char *name = virDomainGetName(dom);
+	virErrorPtr e;
+
+	if (!name || !fl_guest_owner_gone(name))
+		return 0;
+	if (!virDomainDestroy(dom)) {
+		fl_info("reaped guest %s on %s: its faultline process is gone", name, uri);
+		return 1;
+	}
+	e = virGetLastError();
+	if (e && (e->code == VIR_ERR_NO_DOMAIN || e->code == VIR_ERR_OPERATION_INVALID))
+		fl_verbose("guest %s on %s: already gone (another faultline reaped it)", name, uri);
+	else
+		fl_warn("cannot reap guest %s on %s: %s", name, uri, virGetLastErrorMessage());
+	return 0;
+}
+
+/*
  * Domains and volumes on m's host named by a faultline process of this host
  * that is gone (guest.h): the guests it left are destroyed, the kernels and
  * initramfses it uploaded into m's pool deleted.
  */
 static int libvirt_reap(const struct fl_machine_conf *m)
 {
-	const char *uri = m->uri;
-	virConnectPtr conn = virConnectOpen(uri);
+	virConnectPtr conn;
 	virDomainPtr *doms = NULL;
 	int n, v, reaped = 0;
 
-	if (!conn)
-		return fl_error_set(FL_EIO, "libvirt: cannot connect to %s: %s", uri,
-				    virGetLastErrorMessage());
+	if ((v = fl_guest_connect(&conn, m->uri)))
+		return v;
 	n = virConnectListAllDomains(conn, &doms, VIR_CONNECT_LIST_DOMAINS_ACTIVE);
 	for (int i = 0; i < n; i++) {
-		const char *name = virDomainGetName(doms[i]);
-
-		if (name && fl_guest_owner_gone(name) && !virDomainDestroy(doms[i])) {
-			fl_info("reaped guest %s on %s: its faultline process is gone", name, uri);
-			reaped++;
-		}
+		reaped += reap_domain(doms[i], m->uri);
 		virDomainFree(doms[i]);
 	}
 	free(doms);
@@ -326,7 +343,7 @@ static int libvirt_reap(const struct fl_machine_conf *m)
 	v = fl_volumes_reap(conn, m, fl_guest_owner_gone);
 	virConnectClose(conn);
 	if (n < 0)
-		return fl_error_set(FL_EIO, "libvirt: cannot list the domains of %s", uri);
+		return fl_error_set(FL_EIO, "libvirt: cannot list the domains of %s", m->uri);
 	return v < 0 ? v : reaped + v;
 }
 

@@ -5,8 +5,9 @@
  * console file; a guest still booting at its deadline is destroyed; the
  * kernel and initramfs are volumes of the pool while the guest runs, and
  * neither a domain nor a volume is left behind; volumes named by a
- * faultline process that is gone are reaped, and only those. FL_TEST_KERNEL names the kernel (tests/integration/guest.sh
- * fetches Debian's and starts libvirtd).
+ * faultline process that is gone are reaped, and only those; two reapers
+ * at once destroy each such guest once, quietly. FL_TEST_KERNEL names the
+ * kernel (tests/integration/guest.sh fetches Debian's and starts libvirtd).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -29,8 +30,11 @@
 #include "testlib.h"
 #include "machine/accel.h"
 #include "machine/guest.h"
+#include "machine/machine.h"
 #include "machine/volume.h"
 
+#include <fcntl.h>
+#include <pthread.h>
 #include <sys/wait.h>
 
 #define URI "qemu:///system"
@@ -222,26 +226,34 @@ static void make_volume(virStoragePoolPtr pool, const char *name)
 	virStorageVolFree(v);
 }
 
+/* "fl-<host>-<pid>-<what>" of this host with the pid of a process that has ended. */
+static void dead_name(char *out, size_t n, const char *what)
+{
+	char *live = fl_guest_name(what), *p = strstr(live, what);
+	pid_t child = fork();
+
+	if (!child)
+		_exit(0);
+	waitpid(child, NULL, 0);
+	p--;
+	while (p > live && p[-1] != '-')
+		p--;
+	snprintf(out, n, "%.*s%d-%s", (int)(p - live), live, (int)child, what);
+	free(live);
+}
+
 /* Only volumes of this host's faultline processes that are gone go. */
 static void test_reap_volumes_of_dead_owners(void **state)
 {
 	struct fl_machine_conf m = {.name = "t", .uri = URI};
-	char *live = fl_guest_name("7-kernel"), dead[256], other[256], *p;
+	char *live = fl_guest_name("7-kernel"), dead[256], other[256];
 	virConnectPtr conn = virConnectOpen(URI);
 	virStoragePoolPtr pool;
 	fl_volumes *v;
-	pid_t child = fork();
 
 	(void)state;
-	if (!child)
-		_exit(0);
-	waitpid(child, NULL, 0);
-	/* "fl-<host>-<our pid>-7-kernel" with the pid of a process that has ended */
-	p = strstr(live, "-7-kernel");
-	while (p > live && p[-1] != '-')
-		p--;
-	snprintf(dead, sizeof(dead), "%.*s%d-7-kernel", (int)(p - live), live, (int)child);
-	snprintf(other, sizeof(other), "fl-otherhost-%d-7-kernel", (int)child);
+	dead_name(dead, sizeof(dead), "7-kernel");
+	snprintf(other, sizeof(other), "fl-otherhost-%d-7-kernel", (int)getpid());
 	assert_non_null(conn);
 	assert_int_equal(fl_volumes_open(&v, conn, &m), 0);
 	fl_volumes_free(v);
@@ -266,6 +278,82 @@ static void test_reap_volumes_of_dead_owners(void **state)
 	free(live);
 }
 
+#define REAPERS 2
+#define LEFT	4
+
+static pthread_barrier_t reapers_ready;
+
+static void *reaper(void *arg)
+{
+	const struct fl_machine_conf *m = arg;
+
+	pthread_barrier_wait(&reapers_ready);
+	return (void *)(intptr_t)fl_machine_backend("libvirt")->reap(m);
+}
+
+/*
+ * Two faultline processes reaping one host at once (a lab's workers sharing
+ * it): every guest a dead process left is destroyed, once; the reaper that
+ * comes second to a guest finds it gone, which is no error and prints
+ * nothing (libvirt's own "Domain not found" on stderr was printed before).
+ */
+static void test_concurrent_reapers(void **state)
+{
+	struct fl_machine_conf m = {.name = "t", .backend = "libvirt", .uri = URI};
+	char names[LEFT][256], err_path[160];
+	virConnectPtr conn = virConnectOpen(URI);
+	pthread_t t[REAPERS];
+	int saved, fd, reaped = 0;
+	char *err;
+
+	(void)state;
+	assert_non_null(conn);
+	for (int i = 0; i < LEFT; i++) {
+		/* No kernel: the firmware looks for a boot disk for as long as it runs. */
+		char what[32], *xml;
+		virDomainPtr dom;
+
+		snprintf(what, sizeof(what), "%d-left", i);
+		dead_name(names[i], sizeof(names[i]), what);
+		xml =
+		    fl_xasprintf("<domain type='qemu'><name>%s</name><memory unit='MiB'>32</memory>"
+				 "<os><type arch='x86_64'>hvm</type></os></domain>",
+				 names[i]);
+		dom = virDomainCreateXML(conn, xml, 0);
+		if (!dom)
+			fail_msg("domain %s: %s", names[i], virGetLastErrorMessage());
+		virDomainFree(dom);
+		free(xml);
+	}
+	virSetErrorFunc(NULL, NULL); /* libvirt's default: errors printed to stderr */
+	snprintf(err_path, sizeof(err_path), "%s/reapers.err", dir);
+	fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	saved = dup(2);
+	assert_true(fd >= 0 && saved >= 0 && dup2(fd, 2) == 2);
+	pthread_barrier_init(&reapers_ready, NULL, REAPERS);
+	for (int i = 0; i < REAPERS; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, reaper, &m), 0);
+	for (int i = 0; i < REAPERS; i++) {
+		void *r;
+
+		pthread_join(t[i], &r);
+		assert_true((intptr_t)r >= 0);
+		reaped += (int)(intptr_t)r;
+	}
+	pthread_barrier_destroy(&reapers_ready);
+	dup2(saved, 2);
+	close(saved);
+	close(fd);
+	for (int i = 0; i < LEFT; i++)
+		assert_false(domain_exists(names[i]));
+	assert_int_equal(reaped, LEFT);
+	err = file_text(err_path);
+	if (strstr(err, "libvirt:"))
+		fail_msg("the reapers printed libvirt's errors:\n%s", err);
+	free(err);
+	virConnectClose(conn);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -273,6 +361,7 @@ int main(void)
 	    cmocka_unit_test(test_deadline_destroys),
 	    cmocka_unit_test(test_accel_auto_probes_once),
 	    cmocka_unit_test(test_reap_volumes_of_dead_owners),
+	    cmocka_unit_test(test_concurrent_reapers),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
