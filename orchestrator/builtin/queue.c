@@ -41,15 +41,13 @@ static void show_machines(fl_store *st)
 static void show_jobs(fl_store *st)
 {
 	static const char *const states[] = {"running", "queued", "waiting", "failed"};
-	size_t count[5] = {0};
+	struct fl_job_counts c;
 	struct fl_job *jobs;
 	size_t n;
 
-	fl_store_jobs_count(st, "done", &count[4]);
-	for (size_t s = 0; s < 4; s++)
-		fl_store_jobs_count(st, states[s], &count[s]);
-	printf("jobs: %zu running, %zu queued, %zu waiting, %zu failed, %zu done\n", count[0],
-	       count[1], count[2], count[3], count[4]);
+	fl_store_jobs_counts(st, &c);
+	printf("jobs: %zu running, %zu queued, %zu waiting, %zu failed, %zu done\n", c.running,
+	       c.queued, c.waiting, c.failed, c.done);
 	for (size_t s = 0; s < 4; s++) {
 		if (fl_store_jobs_in_state(st, states[s], NULL, 0, &jobs, &n))
 			continue;
@@ -94,6 +92,7 @@ static void show_json(fl_store *st)
 	static const char *const states[] = {"running", "queued", "waiting", "failed", "done"};
 	json_t *o = json_object(), *machines = json_array(), *counts = json_object(),
 	       *list = json_array(), *jobs = json_object();
+	struct fl_job_counts c;
 	char **names;
 	size_t n;
 
@@ -113,12 +112,13 @@ static void show_json(fl_store *st)
 		}
 		free(names);
 	}
+	fl_store_jobs_counts(st, &c);
 	for (size_t s = 0; s < 5; s++) {
+		const size_t count[] = {c.running, c.queued, c.waiting, c.failed, c.done};
 		struct fl_job *js;
-		size_t c = 0, nj;
+		size_t nj;
 
-		fl_store_jobs_count(st, states[s], &c);
-		json_object_set_new(counts, states[s], json_integer((json_int_t)c));
+		json_object_set_new(counts, states[s], json_integer((json_int_t)count[s]));
 		if (s == 4 || fl_store_jobs_in_state(st, states[s], NULL, 0, &js, &nj))
 			continue;
 		for (size_t i = 0; i < nj; i++) {

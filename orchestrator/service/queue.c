@@ -738,18 +738,17 @@ static int pinned_away(fl_queue *q, size_t mi, const struct fl_worker *ws, size_
 void fl_queue_status(fl_queue *q, struct fl_queue_status *s)
 {
 	struct fl_worker *ws = NULL;
+	struct fl_job_counts c;
 	struct fl_job *jobs;
-	size_t n, nw = 0, mi, queued = 0, running = 0, waiting = 0;
+	size_t n, nw = 0, mi;
 	int64_t now = (int64_t)time(NULL);
 
 	memset(s, 0, sizeof(*s));
 	s->running = q->running;
 	s->failed = q->failed;
-	if (!fl_store_jobs_count(q->st, "queued", &queued) &&
-	    !fl_store_jobs_count(q->st, "running", &running) &&
-	    !fl_store_jobs_count(q->st, "waiting", &waiting)) {
-		s->active = queued + running;
-		s->live = s->active + waiting;
+	if (!fl_store_jobs_counts(q->st, &c)) {
+		s->active = c.queued + c.running;
+		s->live = s->active + c.waiting;
 	}
 	if (!fl_store_workers(q->st, &ws, &nw))
 		for (size_t i = 0; i < nw; i++)

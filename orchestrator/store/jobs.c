@@ -223,17 +223,27 @@ int fl_store_jobs_children(fl_store *st, int64_t parent, struct fl_job **out, si
 	return many_jobs(st, stmt, out, n);
 }
 
-int fl_store_jobs_count(fl_store *st, const char *state, size_t *n)
+int fl_store_jobs_counts(fl_store *st, struct fl_job_counts *c)
 {
 	fl_stmt *stmt;
 	int rc;
 
-	if (fl_store_prepare(st, &stmt, "SELECT count(*) FROM jobs WHERE state = ?1"))
+	memset(c, 0, sizeof(*c));
+	if (fl_store_prepare(st, &stmt,
+			     "SELECT count(CASE WHEN state = 'queued' THEN 1 END), "
+			     "count(CASE WHEN state = 'running' THEN 1 END), "
+			     "count(CASE WHEN state = 'waiting' THEN 1 END), "
+			     "count(CASE WHEN state = 'done' THEN 1 END), "
+			     "count(CASE WHEN state = 'failed' THEN 1 END) FROM jobs"))
 		return FL_ESTORE;
-	bind_text(stmt, 1, state);
 	rc = fl_stmt_step(stmt);
-	if (rc == FL_SQL_ROW)
-		*n = (size_t)fl_stmt_column_int64(stmt, 0);
+	if (rc == FL_SQL_ROW) {
+		c->queued = (size_t)fl_stmt_column_int64(stmt, 0);
+		c->running = (size_t)fl_stmt_column_int64(stmt, 1);
+		c->waiting = (size_t)fl_stmt_column_int64(stmt, 2);
+		c->done = (size_t)fl_stmt_column_int64(stmt, 3);
+		c->failed = (size_t)fl_stmt_column_int64(stmt, 4);
+	}
 	fl_stmt_finalize(stmt);
 	return rc == FL_SQL_ROW ? 0 : fl_store_sqlerr(st, "count jobs");
 }

@@ -74,8 +74,14 @@ int fl_store_jobs_in_state(fl_store *st, const char *state, const char *kind, in
 			   struct fl_job **out, size_t *n);
 /* Children of a job in (seq, id) order. */
 int fl_store_jobs_children(fl_store *st, int64_t parent, struct fl_job **out, size_t *n);
-/* Jobs in a state. */
-int fl_store_jobs_count(fl_store *st, const char *state, size_t *n);
+/* How many jobs are in each state, read in one statement: a job that moves
+ * while it is read is counted once. Three counts read one after the other
+ * could see a coordinator waiting but miss the child it waits for (queued
+ * after the first count, running after the second). */
+struct fl_job_counts {
+	size_t queued, running, waiting, done, failed;
+};
+int fl_store_jobs_counts(fl_store *st, struct fl_job_counts *c);
 
 /* queued/waiting -> running; attempt counts a run job's tries. */
 int fl_store_job_start(fl_store *st, int64_t id, int attempt);

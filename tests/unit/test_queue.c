@@ -23,7 +23,11 @@
  *   - workers sharing a store (SQLite and PostgreSQL): a coordinator, a
  *     machine, a queued run each go to one claimer; a gone worker's work is
  *     taken over (its running jobs queued again, its unrecorded run deleted
- *     with its samples, its machine released) and it learns it is gone.
+ *     with its samples, its machine released) and it learns it is gone;
+ *   - the queue's status is one reading of the store: while another worker
+ *     steps coordinators, a waiting one is never seen without the live
+ *     child it waits for (a one-pass worker took that for "nothing left
+ *     that the others can do" and stopped).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -31,6 +35,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <unistd.h>
 
 #include "config/config.h"
@@ -436,6 +442,102 @@ static void test_outcomes(void **state)
 	fl_queue_free(q);
 }
 
+/* Another worker's coordinators, one after the other: claimed; a child
+ * added and the parent waiting (one transaction); the child run and ended
+ * with its parent woken (one transaction); the parent done. Each state
+ * lasts long enough for the reader to see it (2 ms). */
+struct lives {
+	fl_store *st;
+	int rounds, err;
+	char why[256]; /* the store's error when err */
+	atomic_int done;
+};
+
+static int one_life(fl_store *st, int i)
+{
+	char key[32], child[40];
+	int64_t p, c;
+	int got;
+
+	snprintf(key, sizeof(key), "life:%d", i);
+	snprintf(child, sizeof(child), "life:%d:run", i);
+	if (fl_store_job_add(st,
+			     &(struct fl_job_new){.kind = fl_job_kind_name(FL_JOB_COMPARE),
+						  .key = key,
+						  .tree = "t",
+						  .machine = "good",
+						  .benchmark = "b"},
+			     &p, &got) ||
+	    fl_store_job_claim(st, p, "other:1:1", &got) || !got || usleep(2000) ||
+	    fl_store_begin(st) ||
+	    fl_store_job_add(st,
+			     &(struct fl_job_new){.kind = fl_job_kind_name(FL_JOB_RUN),
+						  .key = child,
+						  .parent_id = p,
+						  .tree = "t",
+						  .machine = "good",
+						  .benchmark = "b",
+						  .rev = head,
+						  .role = "x"},
+			     &c, &got) ||
+	    fl_store_job_wait(st, p) || fl_store_commit(st) || usleep(2000) ||
+	    fl_store_job_start(st, c, 1) || fl_store_begin(st) ||
+	    fl_store_job_run_done(st, c, "ok", 0, NULL) || fl_store_job_wake_parent(st, c) ||
+	    fl_store_commit(st) || fl_store_job_claim(st, p, "other:1:1", &got) || !got)
+		return -1;
+	return fl_store_job_set(st, p, "done", "checked", NULL);
+}
+
+static void *lives_main(void *arg)
+{
+	struct lives *l = arg;
+
+	for (int i = 0; i < l->rounds && !l->err; i++)
+		if ((l->err = one_life(l->st, i)))
+			snprintf(l->why, sizeof(l->why), "life %d: %s", i, fl_error_last());
+	atomic_store(&l->done, 1);
+	return NULL;
+}
+
+static void test_status_one_read(void **state)
+{
+	/* the kinds the store is to know; nothing ticks the queue here */
+	const fl_job_step_fn only[FL_JOB_NKINDS] = {[FL_JOB_COMPARE] = test_step};
+	struct fl_queue_opts o = {.cfg = cfg, .steps = only};
+	struct lives l = {.rounds = 200};
+	struct fl_queue_status s;
+	unsigned reads = 0, stranded = 0;
+	char path[128], *conf_store = cfg->store.path;
+	const char *store;
+	pthread_t th;
+	fl_queue *q;
+
+	(void)state;
+	/* a store of its own: PostgreSQL's in the _pg run */
+	snprintf(path, sizeof(path), "%s/status.db", dir);
+	store = fl_test_store(path);
+	cfg->store.path = (char *)store;
+	assert_int_equal(fl_queue_open(&q, &o), 0); /* its heartbeat reads it too */
+	assert_int_equal(fl_store_open(&l.st, store, 0), 0);
+	assert_int_equal(pthread_create(&th, NULL, lives_main, &l), 0);
+	while (!atomic_load(&l.done)) {
+		fl_queue_status(q, &s);
+		reads++;
+		stranded += s.live && !s.active;
+	}
+	pthread_join(th, NULL);
+	if (l.err)
+		fail_msg("%s", l.why);
+	print_message("queue status: %u reads, %u saw a waiting job without its live child\n",
+		      reads, stranded);
+	assert_int_equal(stranded, 0);
+	fl_queue_status(q, &s);
+	assert_int_equal(s.live, 0);
+	fl_store_free(l.st);
+	fl_queue_free(q);
+	cfg->store.path = conf_store;
+}
+
 static void test_box_never_answers(void **state)
 {
 	struct fl_queue_opts o = {.cfg = cfg};
@@ -509,6 +611,7 @@ int main(void)
 	    cmocka_unit_test(test_claims),
 	    cmocka_unit_test(test_outcomes),
 	    cmocka_unit_test(test_box_never_answers),
+	    cmocka_unit_test(test_status_one_read),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
