@@ -45,7 +45,7 @@ static void show_jobs(fl_store *st)
 	struct fl_job *jobs;
 	size_t n;
 
-	fl_store_jobs_counts(st, &c);
+	fl_store_jobs_counts(st, 1, &c);
 	printf("jobs: %zu running, %zu queued, %zu waiting, %zu failed, %zu done\n", c.running,
 	       c.queued, c.waiting, c.failed, c.done);
 	for (size_t s = 0; s < 4; s++) {
@@ -112,7 +112,7 @@ static void show_json(fl_store *st)
 		}
 		free(names);
 	}
-	fl_store_jobs_counts(st, &c);
+	fl_store_jobs_counts(st, 1, &c);
 	for (size_t s = 0; s < 5; s++) {
 		const size_t count[] = {c.running, c.queued, c.waiting, c.failed, c.done};
 		struct fl_job *js;

@@ -746,7 +746,7 @@ void fl_queue_status(fl_queue *q, struct fl_queue_status *s)
 	memset(s, 0, sizeof(*s));
 	s->running = q->running;
 	s->failed = q->failed;
-	if (!fl_store_jobs_counts(q->st, &c)) {
+	if (!fl_store_jobs_counts(q->st, 0, &c)) {
 		s->active = c.queued + c.running;
 		s->live = s->active + c.waiting;
 	}

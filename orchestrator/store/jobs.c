@@ -223,18 +223,21 @@ int fl_store_jobs_children(fl_store *st, int64_t parent, struct fl_job **out, si
 	return many_jobs(st, stmt, out, n);
 }
 
-int fl_store_jobs_counts(fl_store *st, struct fl_job_counts *c)
+#define COUNT_STATES                                                                               \
+	"SELECT count(CASE WHEN state = 'queued' THEN 1 END), "                                    \
+	"count(CASE WHEN state = 'running' THEN 1 END), "                                          \
+	"count(CASE WHEN state = 'waiting' THEN 1 END), "                                          \
+	"count(CASE WHEN state = 'done' THEN 1 END), "                                             \
+	"count(CASE WHEN state = 'failed' THEN 1 END) FROM jobs"
+#define LIVE_ONLY " WHERE state IN ('queued', 'running', 'waiting')"
+
+int fl_store_jobs_counts(fl_store *st, int ended, struct fl_job_counts *c)
 {
 	fl_stmt *stmt;
 	int rc;
 
 	memset(c, 0, sizeof(*c));
-	if (fl_store_prepare(st, &stmt,
-			     "SELECT count(CASE WHEN state = 'queued' THEN 1 END), "
-			     "count(CASE WHEN state = 'running' THEN 1 END), "
-			     "count(CASE WHEN state = 'waiting' THEN 1 END), "
-			     "count(CASE WHEN state = 'done' THEN 1 END), "
-			     "count(CASE WHEN state = 'failed' THEN 1 END) FROM jobs"))
+	if (fl_store_prepare(st, &stmt, ended ? COUNT_STATES : COUNT_STATES LIVE_ONLY))
 		return FL_ESTORE;
 	rc = fl_stmt_step(stmt);
 	if (rc == FL_SQL_ROW) {

@@ -77,11 +77,13 @@ int fl_store_jobs_children(fl_store *st, int64_t parent, struct fl_job **out, si
 /* How many jobs are in each state, read in one statement: a job that moves
  * while it is read is counted once. Three counts read one after the other
  * could see a coordinator waiting but miss the child it waits for (queued
- * after the first count, running after the second). */
+ * after the first count, running after the second). With ended 0, done and
+ * failed are left 0 and only the live jobs' index entries are read, however
+ * many jobs have ended (the service reads this at every turn). */
 struct fl_job_counts {
 	size_t queued, running, waiting, done, failed;
 };
-int fl_store_jobs_counts(fl_store *st, struct fl_job_counts *c);
+int fl_store_jobs_counts(fl_store *st, int ended, struct fl_job_counts *c);
 
 /* queued/waiting -> running; attempt counts a run job's tries. */
 int fl_store_job_start(fl_store *st, int64_t id, int attempt);
