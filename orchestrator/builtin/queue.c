@@ -38,9 +38,11 @@ static void show_machines(fl_store *st)
 	free(names);
 }
 
+/* The states whose jobs are listed one by one; done ones are only counted. */
+static const char *const listed[] = {"running", "queued", "waiting", "failed"};
+
 static void show_jobs(fl_store *st)
 {
-	static const char *const states[] = {"running", "queued", "waiting", "failed"};
 	struct fl_job_counts c;
 	struct fl_job *jobs;
 	size_t n;
@@ -48,8 +50,8 @@ static void show_jobs(fl_store *st)
 	fl_store_jobs_counts(st, 1, &c);
 	printf("jobs: %zu running, %zu queued, %zu waiting, %zu failed, %zu done\n", c.running,
 	       c.queued, c.waiting, c.failed, c.done);
-	for (size_t s = 0; s < 4; s++) {
-		if (fl_store_jobs_in_state(st, states[s], NULL, 0, &jobs, &n))
+	for (size_t s = 0; s < sizeof(listed) / sizeof(listed[0]); s++) {
+		if (fl_store_jobs_in_state(st, listed[s], NULL, 0, &jobs, &n))
 			continue;
 		for (size_t i = 0; i < n; i++) {
 			const struct fl_job *j = &jobs[i];
@@ -89,9 +91,8 @@ static json_t *str_or_null(const char *s)
  * "list": [...]}}, the jobs running, queued, waiting and failed. */
 static void show_json(fl_store *st)
 {
-	static const char *const states[] = {"running", "queued", "waiting", "failed", "done"};
-	json_t *o = json_object(), *machines = json_array(), *counts = json_object(),
-	       *list = json_array(), *jobs = json_object();
+	json_t *o = json_object(), *machines = json_array(), *counts, *list = json_array(),
+	       *jobs = json_object();
 	struct fl_job_counts c;
 	char **names;
 	size_t n;
@@ -113,13 +114,14 @@ static void show_json(fl_store *st)
 		free(names);
 	}
 	fl_store_jobs_counts(st, 1, &c);
-	for (size_t s = 0; s < 5; s++) {
-		const size_t count[] = {c.running, c.queued, c.waiting, c.failed, c.done};
+	counts = json_pack("{s:I, s:I, s:I, s:I, s:I}", "running", (json_int_t)c.running, "queued",
+			   (json_int_t)c.queued, "waiting", (json_int_t)c.waiting, "failed",
+			   (json_int_t)c.failed, "done", (json_int_t)c.done);
+	for (size_t s = 0; s < sizeof(listed) / sizeof(listed[0]); s++) {
 		struct fl_job *js;
 		size_t nj;
 
-		json_object_set_new(counts, states[s], json_integer((json_int_t)count[s]));
-		if (s == 4 || fl_store_jobs_in_state(st, states[s], NULL, 0, &js, &nj))
+		if (fl_store_jobs_in_state(st, listed[s], NULL, 0, &js, &nj))
 			continue;
 		for (size_t i = 0; i < nj; i++) {
 			const struct fl_job *j = &js[i];
