@@ -170,7 +170,7 @@ static int mark(struct fl_config *cfg, fl_store *st, int64_t id, const char *sta
 	int64_t report;
 	int r;
 
-	if ((r = fl_store_begin(st)))
+	if ((r = fl_store_tx_begin(st)))
 		return r;
 	r = fl_triage_mark(cfg, st, id,
 			   &(struct fl_triage_change){.state = state,
@@ -182,9 +182,9 @@ static int mark(struct fl_config *cfg, fl_store *st, int64_t id, const char *sta
 						      .note = o->note},
 			   1, &report, &text);
 	if (!r)
-		r = fl_store_commit(st);
+		r = fl_store_tx_commit(st);
 	if (r) {
-		fl_store_rollback(st);
+		fl_store_tx_rollback(st);
 		return r;
 	}
 	printf("%s%s\n", text, report ? "; mailed in the report's thread" : "");

@@ -179,7 +179,7 @@ static int add(fl_store *st, struct fl_try *t, int64_t *job_id)
 {
 	int r;
 
-	if ((r = fl_store_begin(st)))
+	if ((r = fl_store_tx_begin(st)))
 		return r;
 	if (!(r = fl_pipeline_register(st)) && !(r = fl_store_try_add(st, t, &t->id)))
 		r = fl_service_enqueue(st, FL_JOB_TRY,
@@ -190,9 +190,9 @@ static int add(fl_store *st, struct fl_try *t, int64_t *job_id)
 							     .try_id = t->id},
 				       job_id);
 	if (!r)
-		r = fl_store_commit(st);
+		r = fl_store_tx_commit(st);
 	if (r)
-		fl_store_rollback(st);
+		fl_store_tx_rollback(st);
 	return r;
 }
 

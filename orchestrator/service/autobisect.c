@@ -177,7 +177,7 @@ static int conclude(struct autobisect *a, const struct fl_descent_result *res)
 	int64_t id;
 	int r;
 
-	if ((r = fl_store_begin(a->st)))
+	if ((r = fl_store_tx_begin(a->st)))
 		goto out;
 	r = fl_store_bisection_finish(a->st, a->id, kind,
 				      res->kind == FL_BISECT_CULPRIT ? res->first : NULL,
@@ -194,10 +194,10 @@ static int conclude(struct autobisect *a, const struct fl_descent_result *res)
 	if (!r)
 		r = fl_store_job_set(a->st, a->job->id, "done", kind, NULL);
 	if (!r)
-		r = fl_store_commit(a->st);
+		r = fl_store_tx_commit(a->st);
 	fl_descent_path_text(&where, res);
 	if (r)
-		fl_store_rollback(a->st);
+		fl_store_tx_rollback(a->st);
 	else if (res->kind == FL_BISECT_CULPRIT)
 		fl_info("bisect: regression %lld: culprit %s%s%s (confidence %.3f, %.1f%% %s, "
 			"%zu run%s, %zu commit%s tested)",
@@ -282,16 +282,16 @@ static int seed(struct autobisect *a)
 	fl_role_runs(kids, nkids, FL_ROLE_BASE, &g);
 	fl_role_runs(kids, nkids, FL_ROLE_NEW, &b);
 	pairs = g.n < b.n ? g.n : b.n;
-	r = fl_store_begin(a->st);
+	r = fl_store_tx_begin(a->st);
 	for (size_t i = 0; i < pairs && !r; i++)
 		if (!(r = seed_one(a, a->reg.good, g.ids[i], &seq)))
 			r = seed_one(a, a->reg.bad, b.ids[i], &seq);
 	if (!r && g.n > pairs)
 		r = seed_one(a, a->reg.good, g.ids[pairs], &seq);
 	if (!r)
-		r = fl_store_commit(a->st);
+		r = fl_store_tx_commit(a->st);
 	else
-		fl_store_rollback(a->st);
+		fl_store_tx_rollback(a->st);
 	if (!r && seq)
 		fl_info("bisect: regression %lld: the comparison's %zu runs are the first runs "
 			"of the ends %.12s and %.12s",

@@ -119,7 +119,7 @@ static int conclude(struct detect *d, int64_t machine_id)
 	    !strcmp(d->svc->cfg->report.improvements, "true") && (w = best(d)))
 		improvement = 1;
 
-	if ((r = fl_store_begin(d->st)))
+	if ((r = fl_store_tx_begin(d->st)))
 		return r;
 	for (size_t i = 0; i < d->c->nrows && !r; i++) {
 		const struct fl_cmp_row *row = &d->c->rows[i];
@@ -160,9 +160,9 @@ static int conclude(struct detect *d, int64_t machine_id)
 	if (!r)
 		r = fl_store_job_set(d->st, d->job->id, "done", fl_class_name(result), NULL);
 	if (!r)
-		r = fl_store_commit(d->st);
+		r = fl_store_tx_commit(d->st);
 	if (r) {
-		fl_store_rollback(d->st);
+		fl_store_tx_rollback(d->st);
 		return r;
 	}
 	log_points(d);

@@ -473,7 +473,7 @@ static int one(struct fl_service *svc, fl_store *st, const char *path, struct fl
 		a.commands = 0;
 		fl_buf_reset(&a.answer);
 	}
-	if (!r && !(r = fl_store_begin(st))) {
+	if (!r && !(r = fl_store_tx_begin(st))) {
 		if (!outcome)
 			r = commands(&a);
 		if (!r && !outcome && !a.commands)
@@ -499,9 +499,9 @@ static int one(struct fl_service *svc, fl_store *st, const char *path, struct fl
 			r = fl_store_mail_mark(st, m.message_id, m.from, found ? a.reg.id : 0,
 					       outcome);
 		if (!r)
-			r = fl_store_commit(st);
+			r = fl_store_tx_commit(st);
 		if (r)
-			fl_store_rollback(st);
+			fl_store_tx_rollback(st);
 	}
 	if (!r) {
 		if (!strcmp(outcome, "acted"))

@@ -98,16 +98,16 @@ int fl_measure_next_round(fl_store *st, const struct fl_job *parent,
 {
 	int r;
 
-	if ((r = fl_store_begin(st)))
+	if ((r = fl_store_tx_begin(st)))
 		return r;
 	r = fl_measure_add_round(st, parent, children, nchildren, sides, nsides, repeat, point,
 				 round);
 	if (!r)
 		r = fl_store_job_wait(st, parent->id);
 	if (!r)
-		r = fl_store_commit(st);
+		r = fl_store_tx_commit(st);
 	if (r)
-		fl_store_rollback(st);
+		fl_store_tx_rollback(st);
 	return r;
 }
 

@@ -203,7 +203,7 @@ int fl_pipeline_prepare(fl_store *st, const struct fl_config *cfg)
 	unsigned numbered = 0, n;
 	int r;
 
-	if ((r = fl_store_begin(st)))
+	if ((r = fl_store_tx_begin(st)))
 		return r;
 	r = fl_pipeline_register(st);
 	for (size_t k = 0; k < FL_JOB_NKINDS && !r; k++)
@@ -213,9 +213,9 @@ int fl_pipeline_prepare(fl_store *st, const struct fl_config *cfg)
 			numbered += n;
 		}
 	if (!r)
-		r = fl_store_commit(st);
+		r = fl_store_tx_commit(st);
 	if (r) {
-		fl_store_rollback(st);
+		fl_store_tx_rollback(st);
 		return r;
 	}
 	if (numbered)

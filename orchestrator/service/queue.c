@@ -166,7 +166,7 @@ static int settle_workers(fl_queue *q, int enter)
 	unsigned requeued = 0, discarded = 0;
 	int r;
 
-	if ((r = fl_store_begin(q->st)))
+	if ((r = fl_store_tx_begin(q->st)))
 		return r;
 	r = fl_store_workers(q->st, &ws, &n);
 	for (size_t i = 0; !r && i < n; i++)
@@ -184,11 +184,11 @@ static int settle_workers(fl_queue *q, int enter)
 	if (!r && enter)
 		r = fl_store_worker_enter(q->st, &q->me);
 	if (!r)
-		r = fl_store_commit(q->st);
+		r = fl_store_tx_commit(q->st);
 	if (!r && enter)
 		q->entered = 1;
 	if (r)
-		fl_store_rollback(q->st);
+		fl_store_tx_rollback(q->st);
 	fl_workers_free(ws, n);
 	return r;
 }
@@ -354,12 +354,12 @@ static int taken_over(struct worker *w, fl_store *st, const struct fl_run_result
 {
 	if (!r && res->run_id)
 		r = fl_store_run_discard(st, res->run_id);
-	if (!r && !(r = fl_store_commit(st)))
+	if (!r && !(r = fl_store_tx_commit(st)))
 		fl_warn("job %lld was taken over by another worker while this one ran it: its "
 			"run is discarded",
 			(long long)w->job.id);
 	if (r)
-		fl_store_rollback(st);
+		fl_store_tx_rollback(st);
 	return r;
 }
 
@@ -372,7 +372,7 @@ static int record_outcome(struct worker *w, fl_store *st, const struct fl_run_re
 	int held, r;
 
 	*broken = 0;
-	if ((r = fl_store_begin(st)))
+	if ((r = fl_store_tx_begin(st)))
 		return r;
 	if ((r = fl_store_job_held(st, w->job.id, w->q->me.name, &held)) || !held)
 		return taken_over(w, st, res, r);
@@ -391,9 +391,9 @@ static int record_outcome(struct worker *w, fl_store *st, const struct fl_run_re
 	if (!r && result)
 		r = fl_store_job_wake_parent(st, w->job.id);
 	if (!r)
-		r = fl_store_commit(st);
+		r = fl_store_tx_commit(st);
 	if (r)
-		fl_store_rollback(st);
+		fl_store_tx_rollback(st);
 	return r;
 }
 

@@ -1019,7 +1019,7 @@ int fl_report_step(void *ctx, fl_store *st, const struct fl_job *job)
 		return r;
 	}
 	mid = fl_mail_message_id("regression", (long long)job->regression_id, domain);
-	if (!(r = fl_store_begin(st))) {
+	if (!(r = fl_store_tx_begin(st))) {
 		r = fl_store_report_add_with(
 		    st,
 		    &(struct fl_report_new){.regression_id = job->regression_id,
@@ -1035,9 +1035,9 @@ int fl_report_step(void *ctx, fl_store *st, const struct fl_job *job)
 		if (!r)
 			r = fl_store_job_set(st, job->id, "done", "stored", NULL);
 		if (!r)
-			r = fl_store_commit(st);
+			r = fl_store_tx_commit(st);
 		if (r)
-			fl_store_rollback(st);
+			fl_store_tx_rollback(st);
 		else
 			fl_info("report: regression %lld: report %lld stored: %s",
 				(long long)job->regression_id, (long long)id, o.subject);

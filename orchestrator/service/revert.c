@@ -182,7 +182,7 @@ static int conclude(struct revert *x, const char *verdict, const struct fl_watch
 	int64_t id;
 	int r;
 
-	if ((r = fl_store_begin(x->st)))
+	if ((r = fl_store_tx_begin(x->st)))
 		return r;
 	for (size_t i = 0; i < nrows && !r; i++)
 		r = fl_store_comparison_add(x->st, x->job->id, &rows[i]);
@@ -195,9 +195,9 @@ static int conclude(struct revert *x, const char *verdict, const struct fl_watch
 	if (!r)
 		r = fl_store_job_set(x->st, x->job->id, "done", verdict, NULL);
 	if (!r)
-		r = fl_store_commit(x->st);
+		r = fl_store_tx_commit(x->st);
 	if (r)
-		fl_store_rollback(x->st);
+		fl_store_tx_rollback(x->st);
 	else
 		fl_info("revert: regression %lld: %s", (long long)x->reg.id, verdict);
 	return r;

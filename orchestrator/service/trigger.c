@@ -205,11 +205,11 @@ static int schedule(struct fl_service *svc, fl_store *st, const struct fl_tree_c
 
 	if (!sha_of(l, i))
 		return fl_error_wrap(FL_ENOTFOUND, "tree '%s'", t->name);
-	if ((r = fl_store_begin(st)))
+	if ((r = fl_store_tx_begin(st)))
 		return r;
 	/* another worker of the store may have recorded it since the pass began */
 	if ((r = fl_store_watch_tag_seen(st, tree_id, l->tags[i], &b)) || b) {
-		fl_store_rollback(st);
+		fl_store_tx_rollback(st);
 		return r;
 	}
 	r = fl_service_commit_id(st, l->repo, tree_id, l->sha[i], &w.commit_id);
@@ -238,9 +238,9 @@ static int schedule(struct fl_service *svc, fl_store *st, const struct fl_tree_c
 	if (!r && !skip)
 		r = fl_triage_schedule_fixchecks(svc, st, t, l->tags[i], l->sha[i], &fixchecks);
 	if (!r)
-		r = fl_store_commit(st);
+		r = fl_store_tx_commit(st);
 	if (r)
-		fl_store_rollback(st);
+		fl_store_tx_rollback(st);
 	else if (!strcmp(w.state, "scheduled")) {
 		char fx[40] = "";
 
@@ -357,11 +357,11 @@ static int pass_branch(struct fl_service *svc, fl_store *st, const struct fl_tre
 	}
 	if ((r = plan_head(t, repo, head, &last, found, &p)))
 		goto out;
-	if ((r = fl_store_begin(st)))
+	if ((r = fl_store_tx_begin(st)))
 		goto out;
 	/* another worker of the store may have recorded it since the pass began */
 	if ((r = fl_store_watch_tag_seen(st, tree_id, name, &seen)) || seen) {
-		fl_store_rollback(st);
+		fl_store_tx_rollback(st);
 		goto out;
 	}
 	{
@@ -382,9 +382,9 @@ static int pass_branch(struct fl_service *svc, fl_store *st, const struct fl_tre
 		if (!r && !strcmp(p.state, "scheduled"))
 			r = add_compares(svc, st, t, id, &jobs);
 		if (!r)
-			r = fl_store_commit(st);
+			r = fl_store_tx_commit(st);
 		if (r)
-			fl_store_rollback(st);
+			fl_store_tx_rollback(st);
 	}
 	if (r)
 		goto out;

@@ -514,7 +514,7 @@ static int conclude(struct try *x, enum fl_try_verdict v, const struct fl_watch_
 	int64_t report = 0;
 	int r;
 
-	if ((r = fl_store_begin(x->st))) {
+	if ((r = fl_store_tx_begin(x->st))) {
 		free(body);
 		return r;
 	}
@@ -531,9 +531,9 @@ static int conclude(struct try *x, enum fl_try_verdict v, const struct fl_watch_
 	if (!r)
 		r = fl_store_job_set(x->st, x->job->id, "done", fl_try_verdict_name(v), NULL);
 	if (!r)
-		r = fl_store_commit(x->st);
+		r = fl_store_tx_commit(x->st);
 	if (r)
-		fl_store_rollback(x->st);
+		fl_store_tx_rollback(x->st);
 	else
 		fl_info("try %lld: the fix %s%s", (long long)x->t.id, fl_try_verdict_words(v),
 			report ? "; the reply is in the outbox" : "");
@@ -674,14 +674,14 @@ static int untestable(struct try *x, const struct fl_role_runs *fix)
 
 	free(x->t.error);
 	x->t.error = line;
-	if ((r = fl_store_begin(x->st)))
+	if ((r = fl_store_tx_begin(x->st)))
 		return r;
 	r = fl_store_try_candidate(x->st, x->t.id, x->t.state, x->t.commit_sha, x->t.ref,
 				   x->t.subject, NULL, line);
 	if (!r)
-		r = fl_store_commit(x->st);
+		r = fl_store_tx_commit(x->st);
 	else
-		fl_store_rollback(x->st);
+		fl_store_tx_rollback(x->st);
 	return r ? r : conclude(x, FL_TRY_UNTESTABLE, NULL, 0, NULL, NULL, NULL);
 }
 

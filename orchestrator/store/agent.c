@@ -273,17 +273,17 @@ int fl_store_agent_job_next(fl_store *st, const char *box, int64_t now_ms, struc
 	int r;
 
 	memset(j, 0, sizeof(*j));
-	if (fl_store_begin(st))
+	if (fl_store_tx_begin(st))
 		return FL_ESTORE;
 	r = cancel_orphans(st, box, now_ms);
 	if (!r)
 		r = oldest_live(st, box, now_ms, j);
 	if (!r && !strcmp(j->state, "queued"))
 		r = mark_fetched(st, j, now_ms);
-	if ((!r || r == FL_ENOTFOUND) && !fl_store_commit(st))
+	if ((!r || r == FL_ENOTFOUND) && !fl_store_tx_commit(st))
 		return r;
 	fl_agent_job_release(j);
-	fl_store_rollback(st);
+	fl_store_tx_rollback(st);
 	return r && r != FL_ENOTFOUND ? r : FL_ESTORE;
 }
 
@@ -341,12 +341,12 @@ int fl_store_agent_records_add(fl_store *st, int64_t job_id, const struct fl_age
 	int r = 0;
 
 	*added = 0;
-	if (fl_store_begin(st))
+	if (fl_store_tx_begin(st))
 		return FL_ESTORE;
 	if (fl_store_prepare(st, &stmt,
 			     "INSERT INTO agent_records(job_id, seq, frame, received_ms) "
 			     "VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING")) {
-		fl_store_rollback(st);
+		fl_store_tx_rollback(st);
 		return FL_ESTORE;
 	}
 	for (size_t i = 0; i < n && !r; i++) {
@@ -361,9 +361,9 @@ int fl_store_agent_records_add(fl_store *st, int64_t job_id, const struct fl_age
 			*added += (size_t)fl_sql_changes(st->db);
 	}
 	fl_stmt_finalize(stmt);
-	if (!r && !(r = fl_store_commit(st)))
+	if (!r && !(r = fl_store_tx_commit(st)))
 		return 0;
-	fl_store_rollback(st);
+	fl_store_tx_rollback(st);
 	*added = 0;
 	return r;
 }

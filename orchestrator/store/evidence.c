@@ -164,14 +164,14 @@ int fl_store_evidence_put(fl_store *st, int64_t run_id, const struct fl_evidence
 {
 	int r;
 
-	if ((r = fl_store_begin(st)))
+	if ((r = fl_store_tx_begin(st)))
 		return r;
 	r = fl_store_evidence_clear(st, run_id);
 	for (size_t i = 0; i < n && !r; i++)
 		r = fl_store_evidence_add(st, run_id, &pts[i]);
-	if (!r && !(r = fl_store_commit(st)))
+	if (!r && !(r = fl_store_tx_commit(st)))
 		return 0;
-	fl_store_rollback(st);
+	fl_store_tx_rollback(st);
 	return r;
 }
 

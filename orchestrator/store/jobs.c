@@ -529,7 +529,7 @@ int fl_store_run_discard(fl_store *st, int64_t run_id)
 {
 	fl_stmt *stmt;
 
-	if (fl_store_begin(st))
+	if (fl_store_tx_begin(st))
 		return FL_ESTORE;
 	if (fl_store_prepare(st, &stmt, "DELETE FROM samples WHERE run_id = ?1"))
 		goto fail;
@@ -539,11 +539,11 @@ int fl_store_run_discard(fl_store *st, int64_t run_id)
 	if (fl_store_prepare(st, &stmt, "DELETE FROM runs WHERE id = ?1"))
 		goto fail;
 	fl_stmt_bind_int64(stmt, 1, run_id);
-	if (fl_store_step_done(st, stmt, "discard run") || fl_store_commit(st))
+	if (fl_store_step_done(st, stmt, "discard run") || fl_store_tx_commit(st))
 		goto fail;
 	return 0;
 fail:
-	fl_store_rollback(st);
+	fl_store_tx_rollback(st);
 	return fl_error_wrap(FL_ESTORE, "run %lld", (long long)run_id);
 }
 

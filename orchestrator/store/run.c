@@ -170,15 +170,15 @@ int fl_store_run_end(fl_store *st, int64_t id, const struct fl_run_end *e)
 		return fl_error_set(FL_EINVAL,
 				    "run %lld: samples of a run that is %s are never kept",
 				    (long long)id, e->status);
-	if (fl_store_begin(st))
+	if (fl_store_tx_begin(st))
 		return FL_ESTORE;
 	r = end_row(st, id, e);
 	if (!r)
 		r = fl_store_samples_insert(st, id, e->samples, e->nsamples);
 	if (!r)
-		r = fl_store_commit(st);
+		r = fl_store_tx_commit(st);
 	if (r)
-		fl_store_rollback(st);
+		fl_store_tx_rollback(st);
 	return r;
 }
 
@@ -255,10 +255,10 @@ int fl_store_samples_insert(fl_store *st, int64_t run_id, const struct fl_sample
 
 int fl_store_samples_add(fl_store *st, int64_t run_id, const struct fl_sample *s, size_t n)
 {
-	if (fl_store_begin(st))
+	if (fl_store_tx_begin(st))
 		return FL_ESTORE;
-	if (fl_store_samples_insert(st, run_id, s, n) || fl_store_commit(st)) {
-		fl_store_rollback(st);
+	if (fl_store_samples_insert(st, run_id, s, n) || fl_store_tx_commit(st)) {
+		fl_store_tx_rollback(st);
 		return FL_ESTORE;
 	}
 	return 0;

@@ -740,17 +740,17 @@ int fl_store_version(fl_store *st)
  * (SQLite: BEGIN IMMEDIATE; PostgreSQL: store/pg.c). The one place for the
  * claims of many workers to take their locks when they come.
  */
-int fl_store_begin(fl_store *st)
+int fl_store_tx_begin(fl_store *st)
 {
 	return st->db->ops->begin_write(st->db) ? FL_ESTORE : 0;
 }
 
-int fl_store_commit(fl_store *st)
+int fl_store_tx_commit(fl_store *st)
 {
 	return fl_store_exec(st, "COMMIT");
 }
 
-void fl_store_rollback(fl_store *st)
+void fl_store_tx_rollback(fl_store *st)
 {
 	if (fl_sql_in_transaction(st->db))
 		fl_sql_exec(st->db, "ROLLBACK");
@@ -773,19 +773,19 @@ static int migrate_one(fl_store *st, int upto, int *v)
 {
 	const struct fl_sql_ops *ops = st->db->ops;
 
-	if (fl_store_begin(st))
+	if (fl_store_tx_begin(st))
 		return FL_ESTORE;
 	if ((*v = fl_store_version(st)) < 0 || *v >= upto) {
-		fl_store_rollback(st);
+		fl_store_tx_rollback(st);
 		return *v < 0 ? FL_ESTORE : 0;
 	}
 	if (fl_store_exec(st, migration_sql(st, *v)) || ops->migrate_check(st->db) ||
 	    ops->set_version(st->db, *v + 1)) {
 		fl_error_wrap(FL_ESTORE, "migration to version %d", *v + 1);
-		fl_store_rollback(st);
+		fl_store_tx_rollback(st);
 		return FL_ESTORE;
 	}
-	if (fl_store_commit(st))
+	if (fl_store_tx_commit(st))
 		return FL_ESTORE;
 	(*v)++;
 	return 0;

@@ -34,10 +34,11 @@ int fl_store_latest_version(void);
 /* Applies migrations up to version 'upto' (0 for the newest); *from gets the old version. */
 int fl_store_migrate(fl_store *st, int upto, int *from);
 
-/* Explicit transactions for callers that compose several writes. */
-int fl_store_begin(fl_store *st);
-int fl_store_commit(fl_store *st);
-void fl_store_rollback(fl_store *st);
+/* Explicit transactions for callers that compose several writes (tx: a
+ * transaction; fl_store_commit_* are the rows of git commits). */
+int fl_store_tx_begin(fl_store *st);
+int fl_store_tx_commit(fl_store *st);
+void fl_store_tx_rollback(fl_store *st);
 
 /* Trees and commits: rows are created on first sight and found after. */
 int fl_store_tree_ensure(fl_store *st, const char *name, const char *url, int64_t *id);

@@ -1372,9 +1372,9 @@ static void test_writer_not_blocked(void **state)
 	json_decref(api("/api/runs", 200));
 	snprintf(db, sizeof(db), "%s/fl.db", env.dir);
 	assert_int_equal(fl_store_open(&st, fl_test_store(db), 0), 0);
-	assert_int_equal(fl_store_begin(st), 0);
+	assert_int_equal(fl_store_tx_begin(st), 0);
 	assert_int_equal(fl_store_run_create(st, &ri, &id), 0);
-	assert_int_equal(fl_store_commit(st), 0);
+	assert_int_equal(fl_store_tx_commit(st), 0);
 	fl_store_free(st);
 	j = api("/api/runs?benchmark=page_fault3", 200);
 	assert_int_equal(json_array_size(json_object_get(j, "runs")), 1);

@@ -211,9 +211,9 @@ static void test_recover(void **state)
 	assert_int_equal(fl_store_run_create(st, &(struct fl_run_info){0, m, "b", NULL, 0, 0}, &r5),
 			 0);
 
-	assert_int_equal(fl_store_begin(st), 0);
+	assert_int_equal(fl_store_tx_begin(st), 0);
 	assert_int_equal(fl_store_jobs_recover(st, &requeued, &discarded), 0);
-	assert_int_equal(fl_store_commit(st), 0);
+	assert_int_equal(fl_store_tx_commit(st), 0);
 	assert_int_equal(requeued, 3); /* the parent and two run jobs */
 	assert_int_equal(discarded, 2);
 	assert_string_equal(state_of(st, p, buf), "queued");
@@ -288,9 +288,9 @@ static void test_claims(void **state)
 	assert_int_equal(fl_store_run_create(st, &(struct fl_run_info){0, m, "b", NULL, r1, 0}, &run),
 			 0);
 	assert_int_equal(fl_store_samples_add(st, run, s, 1), 0);
-	assert_int_equal(fl_store_begin(st), 0);
+	assert_int_equal(fl_store_tx_begin(st), 0);
 	assert_int_equal(fl_store_worker_take_over(st, a.name, &requeued, &discarded), 0);
-	assert_int_equal(fl_store_commit(st), 0);
+	assert_int_equal(fl_store_tx_commit(st), 0);
 	assert_int_equal(requeued, 2); /* the coordinator and the run */
 	assert_int_equal(discarded, 1);
 	assert_string_equal(state_of(st, p, buf), "queued");
@@ -469,7 +469,7 @@ static int one_life(fl_store *st, int i)
 						  .benchmark = "b"},
 			     &p, &got) ||
 	    fl_store_job_claim(st, p, "other:1:1", &got) || !got || usleep(2000) ||
-	    fl_store_begin(st) ||
+	    fl_store_tx_begin(st) ||
 	    fl_store_job_add(st,
 			     &(struct fl_job_new){.kind = fl_job_kind_name(FL_JOB_RUN),
 						  .key = child,
@@ -480,10 +480,10 @@ static int one_life(fl_store *st, int i)
 						  .rev = head,
 						  .role = "x"},
 			     &c, &got) ||
-	    fl_store_job_wait(st, p) || fl_store_commit(st) || usleep(2000) ||
-	    fl_store_job_start(st, c, 1) || fl_store_begin(st) ||
+	    fl_store_job_wait(st, p) || fl_store_tx_commit(st) || usleep(2000) ||
+	    fl_store_job_start(st, c, 1) || fl_store_tx_begin(st) ||
 	    fl_store_job_run_done(st, c, "ok", 0, NULL) || fl_store_job_wake_parent(st, c) ||
-	    fl_store_commit(st) || fl_store_job_claim(st, p, "other:1:1", &got) || !got)
+	    fl_store_tx_commit(st) || fl_store_job_claim(st, p, "other:1:1", &got) || !got)
 		return -1;
 	return fl_store_job_set(st, p, "done", "checked", NULL);
 }

@@ -102,11 +102,11 @@ static int64_t add_run(int k, int run, double speed, double spin, int traced)
 	assert_int_equal(fl_store_run_start(st, &rn, &id), 0);
 	assert_int_equal(fl_store_run_guest(st, id, &g), 0);
 	assert_int_equal(fl_store_run_end(st, id, &e), 0);
-	assert_int_equal(fl_store_begin(st), 0);
+	assert_int_equal(fl_store_tx_begin(st), 0);
 	assert_int_equal(fl_store_evidence_add(st, id, &res), 0);
 	assert_int_equal(fl_store_evidence_add(st, id, &prof), 0);
 	assert_int_equal(fl_store_evidence_add(st, id, &locks), 0);
-	assert_int_equal(fl_store_commit(st), 0);
+	assert_int_equal(fl_store_tx_commit(st), 0);
 	return id;
 }
 
