@@ -6,7 +6,7 @@
 # folder: the folders its files may include besides its own
 allowed() {
 	case $1 in
-	lib) echo "" ;;
+	lib) echo "proto" ;; # proto/error.h, the convention fl-agent shares
 	config) echo "lib proto" ;;
 	analysis) echo "lib config proto" ;;
 	store) echo "lib" ;;
