@@ -5,7 +5,7 @@
 #ifndef FL_AGENT_H
 #define FL_AGENT_H
 
-#include "bench.h"
+#include "agents/bench.h"
 
 /* json is a complete object; pt is the point it describes, or NULL for an
  * environment or error object. */

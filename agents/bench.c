@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench.h"
+#include "agents/bench.h"
 
 #include "proto/jobline.h"
 

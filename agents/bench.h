@@ -17,7 +17,7 @@
 
 #include <stdint.h>
 
-#include "topo.h"
+#include "agents/topo.h"
 
 #define FL_BENCH_MAX_TASKS 1024
 #define FL_BENCH_MAX_POINTS 32

@@ -13,7 +13,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include "cgroup.h"
+#include "agents/cgroup.h"
 
 #define CGROUP2_MAGIC 0x63677270L
 #define CGROUP1_MAGIC 0x27e0ebL

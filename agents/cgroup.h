@@ -24,8 +24,8 @@
 #ifndef FL_CGROUP_H
 #define FL_CGROUP_H
 
-#include "bench.h"
-#include "jsonw.h"
+#include "agents/bench.h"
+#include "agents/jsonw.h"
 
 struct fl_cgroup {
 	int ready;	  /* made; else why says what failed */

@@ -49,13 +49,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "agents/agent.h"
 #include "proto/auth.h"
 #include "proto/facts.h"
 #include "proto/jobline.h"
-#include "bench.h"
+#include "agents/bench.h"
 #include "proto/record.h"
-#include "results.h"
+#include "agents/results.h"
 
 extern char **environ;
 

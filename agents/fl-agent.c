@@ -22,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "agents/agent.h"
 #include "proto/record.h"
 
 static int stdout_out(void *arg, const char *frame, size_t len)

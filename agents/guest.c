@@ -35,12 +35,12 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "agent.h"
-#include "lockstat.h"
-#include "cgroup.h"
+#include "agents/agent.h"
+#include "agents/lockstat.h"
+#include "agents/cgroup.h"
 #include "proto/jobline.h"
 #include "proto/record.h"
-#include "results.h"
+#include "agents/results.h"
 
 /* Seconds a results partition may take to appear after /init starts. */
 #define RESULTS_WAIT_S 30

@@ -3,9 +3,9 @@
  * triggers on lock:contention_begin/end (see lockstat.h): the hist text
  * parser and the tracefs plumbing.
  */
-#include "lockstat.h"
-#include "agent.h"
-#include "jsonw.h"
+#include "agents/lockstat.h"
+#include "agents/agent.h"
+#include "agents/jsonw.h"
 
 #include <errno.h>
 #include <fcntl.h>

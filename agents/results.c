@@ -1,7 +1,7 @@
 /*
  * results.c - the results store on a partition or in a file (see results.h).
  */
-#include "results.h"
+#include "agents/results.h"
 
 #include <errno.h>
 #include <fcntl.h>

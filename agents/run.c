@@ -12,10 +12,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent.h"
-#include "cgroup.h"
-#include "jsonw.h"
-#include "lockstat.h"
+#include "agents/agent.h"
+#include "agents/cgroup.h"
+#include "agents/jsonw.h"
+#include "agents/lockstat.h"
 
 #define VMSTAT_MAX 256
 

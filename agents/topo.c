@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "topo.h"
+#include "agents/topo.h"
 
 int fl_cpulist_parse(const char *s, int *ids, int max)
 {

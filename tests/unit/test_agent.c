@@ -14,15 +14,15 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "bench.h"
+#include "agents/bench.h"
 #include "config/config.h"
 #include "lib/error.h"
 #include "machine/machine.h"
 #include "machine/priv.h"
 #include "proto/jobline.h"
 #include "proto/record.h"
-#include "results.h"
-#include "topo.h"
+#include "agents/results.h"
+#include "agents/topo.h"
 
 /* nodes x per_node CPUs numbered node by node, as sysfs lists them. */
 static void make_topo(struct fl_topo *t, int nodes, int per_node)

@@ -14,9 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent.h"
-#include "jsonw.h"
-#include "lockstat.h"
+#include "agents/agent.h"
+#include "agents/jsonw.h"
+#include "agents/lockstat.h"
 
 static char *slurp(const char *name)
 {
