@@ -49,11 +49,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agents/agent.h"
+#include "agents/daemon.h"
 #include "proto/auth.h"
 #include "proto/facts.h"
 #include "proto/jobline.h"
-#include "agents/bench.h"
+#include "agents/topo.h"
 #include "proto/record.h"
 #include "agents/results.h"
 

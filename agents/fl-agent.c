@@ -22,7 +22,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agents/agent.h"
+#include "agents/daemon.h"
+#include "agents/guest.h"
+#include "agents/run.h"
 #include "proto/record.h"
 
 static int stdout_out(void *arg, const char *frame, size_t len)

@@ -35,7 +35,8 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "agents/agent.h"
+#include "agents/guest.h"
+#include "agents/run.h"
 #include "agents/lockstat.h"
 #include "agents/cgroup.h"
 #include "proto/jobline.h"

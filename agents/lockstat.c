@@ -4,7 +4,7 @@
  * parser and the tracefs plumbing.
  */
 #include "agents/lockstat.h"
-#include "agents/agent.h"
+#include "agents/file.h"
 #include "agents/jsonw.h"
 
 #include <errno.h>

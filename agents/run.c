@@ -1,6 +1,6 @@
 /*
  * run.c - runs a job point by point and describes each point, the
- * environment and errors as JSON (see agent.h).
+ * environment and errors as JSON (see run.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,8 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agents/agent.h"
+#include "agents/run.h"
 #include "agents/cgroup.h"
+#include "agents/file.h"
 #include "agents/jsonw.h"
 #include "agents/lockstat.h"
 
@@ -360,39 +361,6 @@ static int ksym_cmp(const void *a, const void *b)
 	const struct ksym *x = a, *y = b;
 
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-char *fl_agent_read_file(const char *path, size_t cap)
-{
-	size_t len = 0;
-	char *buf = malloc(cap + 1);
-	int fd = open(path, O_RDONLY);
-	ssize_t got;
-
-	if (fd < 0 || !buf) {
-		free(buf);
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	while ((got = read(fd, buf + len, cap - len)) != 0) {
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0)
-			break;
-		len += (size_t)got;
-		if (len == cap) {
-			char *nb = realloc(buf, 2 * cap + 1);
-
-			if (!nb)
-				break;
-			buf = nb;
-			cap *= 2;
-		}
-	}
-	close(fd);
-	buf[len] = '\0';
-	return buf;
 }
 
 /*

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agents/agent.h"
+#include "agents/file.h"
 #include "agents/jsonw.h"
 #include "agents/lockstat.h"
 
