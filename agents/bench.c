@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "agents/bench.h"
-
+#include "proto/error.h"
 #include "proto/jobline.h"
 
 /* One counter per 128 bytes: adjacent-line prefetch on x86 pairs lines, and
@@ -164,17 +164,13 @@ int fl_bench_set(struct fl_bench_opts *o, const char *key, const char *val)
 	else if (!strcmp(key, FL_JOB_LOCKS))
 		r = !strcmp(val, "on") ? (o->locks = 1, 0) : !strcmp(val, "off") ? (o->locks = 0, 0)
 		    : !strcmp(val, "cost") ? (o->locks = 2, 0) : -1;
-	else {
-		fprintf(stderr, "fl-agent: unknown option '%s'\n", key);
-		return -1;
-	}
+	else
+		return fl_error_set(FL_EINVAL, "unknown option '%s'", key);
 	if (r || (!strcmp(key, FL_JOB_TEST) && !(o->tests[0] | o->tests[1] | o->tests[2])) ||
 	    (!strcmp(key, FL_JOB_MODE) && !(o->modes[0] | o->modes[1])) ||
 	    (!strcmp(key, FL_JOB_CGROUP) && !(o->cgroups[0] | o->cgroups[1])) ||
-	    (!strcmp(key, FL_JOB_TASKS) && !o->ntask_specs)) {
-		fprintf(stderr, "fl-agent: bad value '%s' for %s\n", val, key);
-		return -1;
-	}
+	    (!strcmp(key, FL_JOB_TASKS) && !o->ntask_specs))
+		return fl_error_set(FL_EINVAL, "bad value '%s' for %s", val, key);
 	return 0;
 }
 
@@ -188,9 +184,10 @@ int fl_bench_parse_job(struct fl_bench_opts *o, const char *text)
 	char why[256];
 	int r = fl_jobline_parse(text, set_item, o, why, sizeof(why));
 
-	if (r == -1 && why[0])
-		fprintf(stderr, "fl-agent: %s\n", why);
-	return r ? -1 : 0;
+	/* -1 is the line's own refusal; fl_bench_set's codes come back as they are */
+	if (r == -1)
+		return fl_error_set(FL_EINVAL, "%s", why[0] ? why : "the job cannot be read");
+	return r;
 }
 
 int fl_bench_task_counts(const struct fl_bench_opts *o, int ncpus, int *counts)
@@ -226,7 +223,7 @@ static long long meminfo_kb(const char *field)
 	return v;
 }
 
-int fl_bench_fits(int test, int ntasks, uint64_t memsize, char *why, int n)
+int fl_bench_fits(int test, int ntasks, uint64_t memsize)
 {
 	/* page_fault2 holds the tmpfs file and its private copies: twice. */
 	uint64_t per = test == 2 ? 2 * memsize : memsize;
@@ -238,20 +235,19 @@ int fl_bench_fits(int test, int ntasks, uint64_t memsize, char *why, int n)
 		avail = meminfo_kb("MemFree");
 	/* Leave a tenth for the kernel and the agent: an OOM kill would lose
 	 * the whole run, a refusal loses one point. */
-	if (avail >= 0 && need > (uint64_t)avail * 1024 / 10 * 9) {
-		snprintf(why, (size_t)n, "%s with %d tasks needs %llu MiB, only %lld MiB available "
-			 "(use a smaller memory= per task)", fl_bench_test_name(test), ntasks,
-			 (unsigned long long)(need >> 20), avail >> 10);
-		return -1;
-	}
+	if (avail >= 0 && need > (uint64_t)avail * 1024 / 10 * 9)
+		return fl_error_set(FL_EINVAL,
+				    "%s with %d tasks needs %llu MiB, only %lld MiB available "
+				    "(use a smaller memory= per task)",
+				    fl_bench_test_name(test), ntasks,
+				    (unsigned long long)(need >> 20), avail >> 10);
 	if (test != 1 && !statvfs("/tmp", &vfs) &&
-	    memsize * (uint64_t)ntasks > (uint64_t)vfs.f_bavail * vfs.f_frsize) {
-		snprintf(why, (size_t)n, "%s with %d tasks needs %llu MiB in /tmp, only %llu MiB free",
-			 fl_bench_test_name(test), ntasks,
-			 (unsigned long long)(memsize * (uint64_t)ntasks >> 20),
-			 (unsigned long long)((uint64_t)vfs.f_bavail * vfs.f_frsize >> 20));
-		return -1;
-	}
+	    memsize * (uint64_t)ntasks > (uint64_t)vfs.f_bavail * vfs.f_frsize)
+		return fl_error_set(
+		    FL_EINVAL, "%s with %d tasks needs %llu MiB in /tmp, only %llu MiB free",
+		    fl_bench_test_name(test), ntasks,
+		    (unsigned long long)(memsize * (uint64_t)ntasks >> 20),
+		    (unsigned long long)((uint64_t)vfs.f_bavail * vfs.f_frsize >> 20));
 	return 0;
 }
 
@@ -440,8 +436,7 @@ static void stop_tasks(struct fl_bench_point *pt, int started, pid_t *pids,
 	}
 }
 
-int fl_bench_run(const struct fl_bench_opts *o, const struct fl_topo *t,
-		 struct fl_bench_point *pt, char *why, int n)
+int fl_bench_run(const struct fl_bench_opts *o, const struct fl_topo *t, struct fl_bench_point *pt)
 {
 	size_t csize = (size_t)pt->ntasks * COUNTER_STRIDE * sizeof(uint64_t) + sizeof(int);
 	struct task *tasks = calloc((size_t)pt->ntasks, sizeof(*tasks));
@@ -451,20 +446,20 @@ int fl_bench_run(const struct fl_bench_opts *o, const struct fl_topo *t,
 	uint64_t *end = calloc((size_t)pt->ntasks, sizeof(uint64_t));
 	volatile uint64_t *counters = MAP_FAILED;
 	volatile int *stop;
-	int err = -1, started = 0;
+	int err, started = 0;
 
 	pt->nsamples = 0;
 	pt->measured_s = 0;
 	if (!tasks || !pids || !threads || !start || !end || !pt->task_ops || !pt->task_cpu) {
-		snprintf(why, (size_t)n, "out of memory");
+		err = fl_error_set(FL_ERROR, "out of memory");
 		goto out;
 	}
-	if (fl_bench_fits(pt->test, pt->ntasks, o->memsize, why, n))
+	if ((err = fl_bench_fits(pt->test, pt->ntasks, o->memsize)))
 		goto out;
 	/* Shared so forked tasks count where the parent reads. */
 	counters = mmap(NULL, csize, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (counters == MAP_FAILED) {
-		snprintf(why, (size_t)n, "mmap counters: %s", strerror(errno));
+		err = fl_error_set(FL_EIO, "mmap counters: %s", strerror(errno));
 		goto out;
 	}
 	stop = (volatile int *)(counters + (size_t)pt->ntasks * COUNTER_STRIDE);
@@ -477,12 +472,12 @@ int fl_bench_run(const struct fl_bench_opts *o, const struct fl_topo *t,
 					  .stop = pt->mode == FL_MODE_THREADS ? stop : NULL,
 					  .cpu = pt->task_cpu[i] };
 		if (pt->test != 1 && (tasks[i].fd = task_file(o->memsize)) < 0) {
-			snprintf(why, (size_t)n, "tmpfs file in /tmp: %s", strerror(errno));
+			err = fl_error_set(FL_EIO, "tmpfs file in /tmp: %s", strerror(errno));
 			goto out_files;
 		}
 	}
 	if (start_tasks(pt, tasks, pids, threads)) {
-		snprintf(why, (size_t)n, "starting tasks: %s", strerror(errno));
+		err = fl_error_set(FL_EIO, "starting tasks: %s", strerror(errno));
 		for (started = 0; started < pt->ntasks && (pt->mode == FL_MODE_THREADS ?
 		     threads[started] != 0 : pids[started] > 0); started++)
 			;

@@ -11,6 +11,9 @@
  * shared array; the parent reads the array once a second and never touches
  * the tasks otherwise. The options come from the command line in host mode
  * and from the job in guest mode, through the same fl_bench_set().
+ *
+ * Errors follow proto/error.h: 0 or a negative FL_E* code, the message kept
+ * for the caller, who shows it once.
  */
 #ifndef FL_BENCH_H
 #define FL_BENCH_H
@@ -49,10 +52,9 @@ struct fl_bench_opts {
 };
 
 void fl_bench_defaults(struct fl_bench_opts *o);
-/* key=value from a job or --key value from the command line; 0 or -1 with
- * a message on stderr. */
+/* key=value from a job or --key value from the command line; 0 or FL_EINVAL. */
 int fl_bench_set(struct fl_bench_opts *o, const char *key, const char *val);
-/* Parses a job text (proto/jobline.h); 0 or -1 with a message on stderr. */
+/* Parses a job text (proto/jobline.h); 0 or FL_EINVAL. */
 int fl_bench_parse_job(struct fl_bench_opts *o, const char *text);
 /* Resolves task_spec against ncpus into counts; returns how many. */
 int fl_bench_task_counts(const struct fl_bench_opts *o, int ncpus, int *counts);
@@ -87,12 +89,11 @@ struct fl_bench_point {
 /* Emits a finished JSON object for each point (and errors) somewhere. */
 typedef void (*fl_bench_emit_fn)(void *arg, const char *json);
 
-/* Checks that ntasks fit in memory and tmpfs; 0 or -1 with the reason in
- * why (a human sentence). */
-int fl_bench_fits(int test, int ntasks, uint64_t memsize, char *why, int n);
-/* Runs one point; 0 or -1 with the reason in why. */
-int fl_bench_run(const struct fl_bench_opts *o, const struct fl_topo *t,
-		 struct fl_bench_point *pt, char *why, int n);
+/* Checks that ntasks fit in memory and tmpfs; 0 or FL_EINVAL saying what
+ * is available. */
+int fl_bench_fits(int test, int ntasks, uint64_t memsize);
+/* Runs one point; 0 or a negative code. */
+int fl_bench_run(const struct fl_bench_opts *o, const struct fl_topo *t, struct fl_bench_point *pt);
 const char *fl_bench_test_name(int test);
 const char *fl_bench_mode_name(enum fl_bench_mode m);
 const char *fl_bench_cgroup_name(enum fl_bench_cgroup c);

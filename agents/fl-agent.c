@@ -25,6 +25,7 @@
 #include "agents/daemon.h"
 #include "agents/guest.h"
 #include "agents/run.h"
+#include "proto/error.h"
 #include "proto/record.h"
 
 static int stdout_out(void *arg, const char *frame, size_t len)
@@ -128,8 +129,10 @@ static int cmd_bench(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--records")) {
 			o.records = 1;
 		} else if (!strncmp(argv[i], "--", 2) && i + 1 < argc) {
-			if (fl_bench_set(&o, argv[i] + 2, argv[i + 1]))
+			if (fl_bench_set(&o, argv[i] + 2, argv[i + 1])) {
+				fprintf(stderr, "fl-agent: %s\n", fl_error_last());
 				return 2;
+			}
 			i++;
 		} else {
 			return usage();

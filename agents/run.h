@@ -13,8 +13,8 @@
 typedef void (*fl_agent_emit_fn)(void *arg, const char *json, const struct fl_bench_point *pt);
 
 /* Runs every point of o (test x mode x task count x cgroup context, the
- * contexts innermost); 0 if all ran, -1 if any failed (each failure is
- * emitted as an error object and the run goes on). Each point's result
+ * contexts innermost); 0 if all ran, FL_ERROR if any failed (each failure
+ * is emitted as an error object, its one showing, and the run goes on). Each point's result
  * carries the /proc/vmstat deltas of its measured window ("vmstat_delta",
  * over "measured_s" seconds) and says whether a kernel profile of that
  * window follows ("profile": "recorded", "none" without /proc/profile, or

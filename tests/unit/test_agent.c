@@ -67,13 +67,18 @@ static void test_job_errors(void **state)
 
 	(void)state;
 	fl_bench_defaults(&o);
-	assert_int_equal(fl_bench_parse_job(&o, "test=page_fault4"), -1);
-	assert_int_equal(fl_bench_parse_job(&o, "mode=fibers"), -1);
-	assert_int_equal(fl_bench_parse_job(&o, "tasks=0"), -1);
-	assert_int_equal(fl_bench_parse_job(&o, "duration=0s"), -1);
-	assert_int_equal(fl_bench_parse_job(&o, "memory=12Q"), -1);
-	assert_int_equal(fl_bench_parse_job(&o, "colour=blue"), -1);
-	assert_int_equal(fl_bench_parse_job(&o, "no equals sign"), -1);
+	assert_int_equal(fl_bench_parse_job(&o, "test=page_fault4"), FL_EINVAL);
+	assert_string_equal(fl_error_last(), "bad value 'page_fault4' for test");
+	assert_int_equal(fl_bench_parse_job(&o, "mode=fibers"), FL_EINVAL);
+	assert_int_equal(fl_bench_parse_job(&o, "tasks=0"), FL_EINVAL);
+	assert_int_equal(fl_bench_parse_job(&o, "duration=0s"), FL_EINVAL);
+	assert_int_equal(fl_bench_parse_job(&o, "memory=12Q"), FL_EINVAL);
+	assert_int_equal(fl_bench_parse_job(&o, "placement=heap"), FL_EINVAL);
+	assert_string_equal(fl_error_last(), "bad value 'heap' for placement");
+	assert_int_equal(fl_bench_parse_job(&o, "colour=blue"), FL_EINVAL);
+	assert_string_equal(fl_error_last(), "unknown option 'colour'");
+	assert_int_equal(fl_bench_parse_job(&o, "no equals sign"), FL_EINVAL);
+	assert_string_equal(fl_error_last(), "job line 'no equals sign' is not key=value");
 }
 
 /* The orchestrator's job for a benchmark, read by the agent: the same run. */
@@ -222,9 +227,9 @@ static void test_job_cgroups(void **state)
 	assert_int_equal(fl_machine_points(&b), 1);
 
 	fl_bench_defaults(&o);
-	assert_int_equal(fl_bench_parse_job(&o, "cgroup=grandchild"), -1);
-	assert_int_equal(fl_bench_parse_job(&o, "cgroup_version=v3"), -1);
-	assert_int_equal(fl_bench_parse_job(&o, "memory_max=lots"), -1);
+	assert_int_equal(fl_bench_parse_job(&o, "cgroup=grandchild"), FL_EINVAL);
+	assert_int_equal(fl_bench_parse_job(&o, "cgroup_version=v3"), FL_EINVAL);
+	assert_int_equal(fl_bench_parse_job(&o, "memory_max=lots"), FL_EINVAL);
 	assert_string_equal(fl_bench_cgroup_name(FL_CGROUP_CHILD), "child");
 }
 
@@ -294,8 +299,9 @@ static void test_cpulist(void **state)
 	assert_int_equal(ids[4], 8);
 	assert_int_equal(ids[6], 11);
 	assert_int_equal(fl_cpulist_parse("", ids, 16), 0);
-	assert_int_equal(fl_cpulist_parse("3-1", ids, 16), -1);
-	assert_int_equal(fl_cpulist_parse("0-20", ids, 16), -1);
+	assert_int_equal(fl_cpulist_parse("3-1", ids, 16), FL_EINVAL);
+	assert_string_equal(fl_error_last(), "cpulist '3-1' is not a list of CPUs");
+	assert_int_equal(fl_cpulist_parse("0-20", ids, 16), FL_EINVAL);
 }
 
 static void test_place_two_nodes(void **state)
@@ -398,7 +404,10 @@ static void test_results(void **state)
 	assert_int_equal(fl_results_read(path, &job, &frames, &len), 1);
 	assert_null(frames);
 	unlink(path);
-	assert_int_equal(fl_results_read(path, &job, &frames, &len), -1);
+	assert_int_equal(fl_results_read(path, &job, &frames, &len), FL_ENOTFOUND);
+	assert_non_null(strstr(fl_error_last(), "No such file"));
+	assert_int_equal(fl_results_open(&r, "/nonexistent/dir/store", 1, 0), FL_EIO);
+	assert_non_null(strstr(fl_error_last(), "results store /nonexistent/dir/store: "));
 }
 
 int main(void)
