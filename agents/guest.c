@@ -148,20 +148,20 @@ static int cmdline_value(const char *cmd, const char *key, char *out, size_t n)
 /* fl.job=key=value;key=value on the command line wins over /job. Lock
  * contention is traced by default only as PID 1, in a kernel the agent
  * owns: tracefs is the whole machine's, and agents run as processes (the
- * tests, a box's stand-in) would trace, and fight over, the host's. 0 or a
- * negative code. */
+ * tests, a box's stand-in) would trace, and fight over, the host's. 0, or a
+ * negative code for a job that cannot be read or run (fl_bench_check). */
 static int load_job(const char *cmd, struct fl_bench_opts *o, int pid1)
 {
 	char j[FL_JOB_MAX], *job;
+	int r;
 
 	fl_bench_defaults(o);
 	o->locks = pid1;
 	if (cmd && !cmdline_value(cmd, "fl.job", j, sizeof(j)))
-		return fl_bench_parse_job(o, j);
-	job = slurp("/job");
-	if (!job)
+		job = j;
+	else if (!(job = slurp("/job")))
 		return FL_EIO;
-	return fl_bench_parse_job(o, job);
+	return (r = fl_bench_parse_job(o, job)) ? r : fl_bench_check(o);
 }
 
 /* fl.results=PATH fl.agentjob=ID: the records kept on the box's disk too. */
@@ -189,9 +189,9 @@ static int job_timeout(const struct fl_bench_opts *o)
 
 	if (o->timeout_s)
 		return o->timeout_s;
-	for (int t = 0; t < 3; t++)
+	for (int t = 0; fl_testdefs[t]; t++)
 		for (int m = 0; m < 2; m++)
-			points += o->tests[t] && o->modes[m];
+			points += (o->tests >> t & 1) && o->modes[m];
 	points *= fl_bench_task_counts(o, 1, counts);
 	points *= o->cgroups[0] + o->cgroups[1];
 	if (o->locks == 2) /* locks=cost: every point 4 times a cycle */

@@ -306,7 +306,7 @@ static void profile_emit(struct profile *p, const struct fl_bench_point *pt,
 	jw_init(&w);
 	jw_obj_open(&w, NULL);
 	jw_str(&w, "type", "profile");
-	jw_str(&w, "test", fl_bench_test_name(pt->test));
+	jw_str(&w, "test", pt->test->name);
 	jw_str(&w, "mode", fl_bench_mode_name(pt->mode));
 	jw_int(&w, "tasks", pt->ntasks);
 	jw_uint(&w, "step", p->buf[0]);
@@ -503,7 +503,7 @@ static void point_json(struct jw *w, const struct fl_bench_opts *o,
 {
 	jw_obj_open(w, NULL);
 	jw_str(w, "type", "result");
-	jw_str(w, "test", fl_bench_test_name(pt->test));
+	jw_str(w, "test", pt->test->name);
 	jw_str(w, "mode", fl_bench_mode_name(pt->mode));
 	jw_int(w, "tasks", pt->ntasks);
 	jw_str(w, "cgroup", fl_bench_cgroup_name(pt->cgroup));
@@ -629,7 +629,7 @@ static void locks_emit(const struct window *wi, const struct fl_bench_point *pt,
 	jw_init(&w);
 	jw_obj_open(&w, NULL);
 	jw_str(&w, "type", "locks");
-	jw_str(&w, "test", fl_bench_test_name(pt->test));
+	jw_str(&w, "test", pt->test->name);
 	jw_str(&w, "mode", fl_bench_mode_name(pt->mode));
 	jw_int(&w, "tasks", pt->ntasks);
 	jw_str(&w, "cgroup", fl_bench_cgroup_name(pt->cgroup));
@@ -668,9 +668,8 @@ static int measure(const struct fl_bench_opts *o, const struct fl_topo *t,
 	if (!r)
 		r = fl_cgroup_leave(cg);
 	if (r)
-		fl_error_wrap(r, "%s %s tasks=%d in a child memory cgroup",
-			      fl_bench_test_name(pt->test), fl_bench_mode_name(pt->mode),
-			      pt->ntasks);
+		fl_error_wrap(r, "%s %s tasks=%d in a child memory cgroup", pt->test->name,
+			      fl_bench_mode_name(pt->mode), pt->ntasks);
 	return r;
 }
 
@@ -760,8 +759,8 @@ int fl_agent_run(const struct fl_bench_opts *o, fl_agent_emit_fn emit, void *arg
 	}
 	pt.task_ops = calloc(FL_BENCH_MAX_TASKS, sizeof(*pt.task_ops));
 	pt.task_cpu = calloc(FL_BENCH_MAX_TASKS, sizeof(*pt.task_cpu));
-	for (int test = 1; test <= 3; test++) {
-		if (!o->tests[test - 1])
+	for (int test = 0; fl_testdefs[test]; test++) {
+		if (!(o->tests >> test & 1))
 			continue;
 		for (int m = 0; m < 2; m++) {
 			if (!o->modes[m])
@@ -770,7 +769,7 @@ int fl_agent_run(const struct fl_bench_opts *o, fl_agent_emit_fn emit, void *arg
 				for (int c = 0; c < 2; c++) {
 					if (!o->cgroups[c])
 						continue;
-					pt.test = test;
+					pt.test = fl_testdefs[test];
 					pt.mode = (enum fl_bench_mode)m;
 					pt.ntasks = counts[i];
 					pt.cgroup = (enum fl_bench_cgroup)c;

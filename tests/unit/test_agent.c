@@ -2,7 +2,8 @@
  * writes read back through it: proto/jobline.h), cpulists and task placement on
  * made-up topologies; the results store a box's test kernel leaves its
  * records in (written, read back, and read past what an earlier job left
- * on the partition). */
+ * on the partition); the table of tests (proto/testdef.h): whole, its
+ * checks, and every test of it run for a second in each of its modes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,6 +22,7 @@
 #include "machine/priv.h"
 #include "proto/jobline.h"
 #include "proto/record.h"
+#include "proto/testdef.h"
 #include "agents/results.h"
 #include "agents/topo.h"
 
@@ -36,6 +38,16 @@ static void make_topo(struct fl_topo *t, int nodes, int per_node)
 		}
 }
 
+/* The bit of a test in fl_bench_opts.tests. */
+static uint64_t bit(const char *name)
+{
+	for (int i = 0; fl_testdefs[i]; i++)
+		if (!strcmp(fl_testdefs[i]->name, name))
+			return 1ull << i;
+	fail_msg("no test %s in the table", name);
+	return 0;
+}
+
 static void test_job(void **state)
 {
 	struct fl_bench_opts o;
@@ -46,9 +58,7 @@ static void test_job(void **state)
 	assert_int_equal(fl_bench_parse_job(&o, "# a job\ntest=page_fault2,page_fault3\n"
 					       "mode=threads;tasks=1,50%,100%\nwarmup=2s\n"
 					       "duration=3\nmemory=16M\nplacement=pack\n"), 0);
-	assert_int_equal(o.tests[0], 0);
-	assert_int_equal(o.tests[1], 1);
-	assert_int_equal(o.tests[2], 1);
+	assert_int_equal(o.tests, bit("page_fault2") | bit("page_fault3"));
 	assert_int_equal(o.modes[FL_MODE_PROCESSES], 0);
 	assert_int_equal(o.modes[FL_MODE_THREADS], 1);
 	assert_int_equal(o.warmup_s, 2);
@@ -102,7 +112,7 @@ static void test_job_round_trip(void **state)
 	assert_null(strpbrk(job, " \t\n\"'"));
 	fl_bench_defaults(&o);
 	assert_int_equal(fl_bench_parse_job(&o, job), 0);
-	assert_int_equal(o.tests[0] + o.tests[1] * 2 + o.tests[2] * 4, 2);
+	assert_int_equal(o.tests, bit("page_fault2"));
 	assert_int_equal(o.modes[FL_MODE_PROCESSES], 1);
 	assert_int_equal(o.modes[FL_MODE_THREADS], 1);
 	assert_int_equal(fl_bench_task_counts(&o, 4, counts), 3);
@@ -410,6 +420,104 @@ static void test_results(void **state)
 	assert_non_null(strstr(fl_error_last(), "results store /nonexistent/dir/store: "));
 }
 
+/* Every test of the table says what it is and how it runs, under the name
+ * its table line gives it, once. */
+static void test_table(void **state)
+{
+	size_t n = 0;
+
+	(void)state;
+	for (; fl_testdefs[n]; n++) {
+		const struct fl_testdef *t = fl_testdefs[n];
+
+		assert_non_null(fl_testdef_names[n]);
+		assert_string_equal(t->name, fl_testdef_names[n]);
+		assert_ptr_equal(fl_testdef_find(t->name), t);
+		assert_true(t->about && *t->about && t->op && *t->op);
+		assert_true(t->modes && !(t->modes & ~(FL_TESTDEF_PROCESSES | FL_TESTDEF_THREADS)));
+		assert_non_null(t->run);
+		assert_true(t->ram_copies + t->tmp_copies > 0 || !t->open);
+		for (size_t k = 0; k < n; k++)
+			assert_string_not_equal(fl_testdefs[k]->name, t->name);
+	}
+	assert_null(fl_testdef_names[n]);
+	assert_true(n >= 1 && n <= FL_TESTDEF_MAX);
+	assert_null(fl_testdef_find("page_fault9"));
+	assert_null(fl_testdef_find(NULL));
+}
+
+static int at_least_1m(const struct fl_testdef_params *p)
+{
+	return p->memory < (1 << 20) ? fl_error_set(FL_EINVAL, "under 1M") : 0;
+}
+
+/* One check for both sides: the modes a test runs in, its parameters. */
+static void test_testdef_check(void **state)
+{
+	const struct fl_testdef threads_only = {.name = "t1",
+						.about = "a",
+						.op = "o",
+						.modes = FL_TESTDEF_THREADS,
+						.check = at_least_1m};
+	const struct fl_testdef_params small = {.memory = 4096}, big = {.memory = 1 << 20};
+	struct fl_bench_opts o;
+
+	(void)state;
+	assert_int_equal(fl_testdef_check(&threads_only, "threads", &big), 0);
+	assert_int_equal(fl_testdef_check(&threads_only, "processes", NULL), FL_EINVAL);
+	assert_string_equal(fl_error_last(), "t1 does not run as processes (only as threads)");
+	assert_int_equal(fl_testdef_check(&threads_only, "fibers", NULL), FL_EINVAL);
+	assert_string_equal(fl_error_last(), "unknown mode 'fibers' (processes or threads)");
+	assert_int_equal(fl_testdef_check(&threads_only, NULL, &small), FL_EINVAL);
+	assert_string_equal(fl_error_last(), "t1: under 1M");
+	assert_int_equal(fl_testdef_check(&threads_only, NULL, NULL), 0);
+
+	/* the agent checks its job with it: page_fault1 maps at least a page */
+	fl_bench_defaults(&o);
+	assert_int_equal(fl_bench_parse_job(&o, "test=page_fault1;mode=processes,threads"), 0);
+	assert_int_equal(fl_bench_check(&o), 0);
+	assert_int_equal(fl_bench_parse_job(&o, "memory=1K"), 0);
+	assert_int_equal(fl_bench_check(&o), FL_EINVAL);
+	assert_non_null(strstr(fl_error_last(), "page_fault1: 1024 bytes per task is less than a "
+						"page"));
+}
+
+/* Each test of the table runs, in each mode it has: one task, one second,
+ * its operations counted. A new test is run here without a line of its own. */
+static void test_every_test_runs(void **state)
+{
+	struct fl_topo t;
+	struct fl_bench_opts o;
+	struct fl_bench_point pt = {0};
+	uint64_t ops[1];
+	int cpu[1];
+
+	(void)state;
+	make_topo(&t, 1, 1);
+	fl_bench_defaults(&o);
+	o.warmup_s = 0;
+	o.duration_s = 1;
+	o.memsize = 1 << 20;
+	o.place = FL_PLACE_NONE;
+	pt.task_ops = ops;
+	pt.task_cpu = cpu;
+	pt.ntasks = 1;
+	for (int i = 0; fl_testdefs[i]; i++)
+		for (int m = 0; m < 2; m++) {
+			if (!(fl_testdefs[i]->modes & 1u << m))
+				continue;
+			pt.test = fl_testdefs[i];
+			pt.mode = (enum fl_bench_mode)m;
+			if (fl_bench_run(&o, &t, &pt))
+				fail_msg("%s %s: %s", pt.test->name, fl_bench_mode_name(pt.mode),
+					 fl_error_last());
+			assert_int_equal(pt.nsamples, 1);
+			if (!(pt.average > 0 && ops[0] > 0))
+				fail_msg("%s %s counted no operation", pt.test->name,
+					 fl_bench_mode_name(pt.mode));
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -424,6 +532,9 @@ int main(void)
 		cmocka_unit_test(test_place_uneven),
 		cmocka_unit_test(test_place_one_node),
 		cmocka_unit_test(test_results),
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_testdef_check),
+		cmocka_unit_test(test_every_test_runs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
