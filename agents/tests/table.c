@@ -14,6 +14,7 @@
 	X(page_fault1)                                                                             \
 	X(page_fault2)                                                                             \
 	X(page_fault3)                                                                             \
+	X(mmap1)                                                                                   \
 	/* a new test's line goes above this one */
 
 #define DECLARE(t) extern const struct fl_testdef fl_test_##t;
