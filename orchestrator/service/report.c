@@ -667,7 +667,7 @@ static void add_repro_config(struct report *x, const char *url)
 	add_yaml_str(o, b->name);
 	fl_buf_addf(o, ", repeat: %u, direction: %s", b->repeat, b->direction);
 	if (fl_machine_kernel(m)) {
-		fl_buf_addf(o, ",\n\t      test: %s, modes: ", b->test ? b->test : "page_fault2");
+		fl_buf_addf(o, ",\n\t      test: %s, modes: ", b->test ? b->test : "-");
 		add_list(o, b->modes, b->nmodes);
 		fl_buf_adds(o, ", tasks: [");
 		for (size_t i = 0; i < b->ntasks; i++)
@@ -699,7 +699,7 @@ static void add_plain_bench(struct report *x)
 	fl_format_size(b->memory_per_task, m, sizeof(m));
 	fl_buf_addf(&x->b, "\tfl-agent bench --test %s --mode %s --tasks %u --warmup %s --duration "
 			   "%s --memory %s --placement %s\n",
-		    b->test ? b->test : "page_fault2", *x->reg.mode ? x->reg.mode : "processes",
+		    b->test ? b->test : "-", *x->reg.mode ? x->reg.mode : "processes",
 		    x->reg.tasks ? x->reg.tasks : 1, w, d, m, b->placement);
 }
 

@@ -2,7 +2,9 @@
  * writes read back through it: proto/jobline.h), cpulists and task placement on
  * made-up topologies; the results store a box's test kernel leaves its
  * records in (written, read back, and read past what an earlier job left
- * on the partition). */
+ * on the partition); the table of tests (proto/testdef.h): whole, its
+ * checks, and every test of it run for a second in each of its modes; what
+ * a test measures where a rate alone would not show it (mmap1). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,17 +14,19 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
-#include "bench.h"
+#include "agents/bench.h"
 #include "config/config.h"
 #include "lib/error.h"
 #include "machine/machine.h"
 #include "machine/priv.h"
 #include "proto/jobline.h"
 #include "proto/record.h"
-#include "results.h"
-#include "topo.h"
+#include "proto/testdef.h"
+#include "agents/results.h"
+#include "agents/topo.h"
 
 /* nodes x per_node CPUs numbered node by node, as sysfs lists them. */
 static void make_topo(struct fl_topo *t, int nodes, int per_node)
@@ -36,6 +40,16 @@ static void make_topo(struct fl_topo *t, int nodes, int per_node)
 		}
 }
 
+/* The bit of a test in fl_bench_opts.tests. */
+static uint64_t bit(const char *name)
+{
+	for (int i = 0; fl_testdefs[i]; i++)
+		if (!strcmp(fl_testdefs[i]->name, name))
+			return 1ull << i;
+	fail_msg("no test %s in the table", name);
+	return 0;
+}
+
 static void test_job(void **state)
 {
 	struct fl_bench_opts o;
@@ -46,9 +60,7 @@ static void test_job(void **state)
 	assert_int_equal(fl_bench_parse_job(&o, "# a job\ntest=page_fault2,page_fault3\n"
 					       "mode=threads;tasks=1,50%,100%\nwarmup=2s\n"
 					       "duration=3\nmemory=16M\nplacement=pack\n"), 0);
-	assert_int_equal(o.tests[0], 0);
-	assert_int_equal(o.tests[1], 1);
-	assert_int_equal(o.tests[2], 1);
+	assert_int_equal(o.tests, bit("page_fault2") | bit("page_fault3"));
 	assert_int_equal(o.modes[FL_MODE_PROCESSES], 0);
 	assert_int_equal(o.modes[FL_MODE_THREADS], 1);
 	assert_int_equal(o.warmup_s, 2);
@@ -67,13 +79,18 @@ static void test_job_errors(void **state)
 
 	(void)state;
 	fl_bench_defaults(&o);
-	assert_int_equal(fl_bench_parse_job(&o, "test=page_fault4"), -1);
-	assert_int_equal(fl_bench_parse_job(&o, "mode=fibers"), -1);
-	assert_int_equal(fl_bench_parse_job(&o, "tasks=0"), -1);
-	assert_int_equal(fl_bench_parse_job(&o, "duration=0s"), -1);
-	assert_int_equal(fl_bench_parse_job(&o, "memory=12Q"), -1);
-	assert_int_equal(fl_bench_parse_job(&o, "colour=blue"), -1);
-	assert_int_equal(fl_bench_parse_job(&o, "no equals sign"), -1);
+	assert_int_equal(fl_bench_parse_job(&o, "test=page_fault4"), FL_EINVAL);
+	assert_string_equal(fl_error_last(), "bad value 'page_fault4' for test");
+	assert_int_equal(fl_bench_parse_job(&o, "mode=fibers"), FL_EINVAL);
+	assert_int_equal(fl_bench_parse_job(&o, "tasks=0"), FL_EINVAL);
+	assert_int_equal(fl_bench_parse_job(&o, "duration=0s"), FL_EINVAL);
+	assert_int_equal(fl_bench_parse_job(&o, "memory=12Q"), FL_EINVAL);
+	assert_int_equal(fl_bench_parse_job(&o, "placement=heap"), FL_EINVAL);
+	assert_string_equal(fl_error_last(), "bad value 'heap' for placement");
+	assert_int_equal(fl_bench_parse_job(&o, "colour=blue"), FL_EINVAL);
+	assert_string_equal(fl_error_last(), "unknown option 'colour'");
+	assert_int_equal(fl_bench_parse_job(&o, "no equals sign"), FL_EINVAL);
+	assert_string_equal(fl_error_last(), "job line 'no equals sign' is not key=value");
 }
 
 /* The orchestrator's job for a benchmark, read by the agent: the same run. */
@@ -97,7 +114,7 @@ static void test_job_round_trip(void **state)
 	assert_null(strpbrk(job, " \t\n\"'"));
 	fl_bench_defaults(&o);
 	assert_int_equal(fl_bench_parse_job(&o, job), 0);
-	assert_int_equal(o.tests[0] + o.tests[1] * 2 + o.tests[2] * 4, 2);
+	assert_int_equal(o.tests, bit("page_fault2"));
 	assert_int_equal(o.modes[FL_MODE_PROCESSES], 1);
 	assert_int_equal(o.modes[FL_MODE_THREADS], 1);
 	assert_int_equal(fl_bench_task_counts(&o, 4, counts), 3);
@@ -222,9 +239,9 @@ static void test_job_cgroups(void **state)
 	assert_int_equal(fl_machine_points(&b), 1);
 
 	fl_bench_defaults(&o);
-	assert_int_equal(fl_bench_parse_job(&o, "cgroup=grandchild"), -1);
-	assert_int_equal(fl_bench_parse_job(&o, "cgroup_version=v3"), -1);
-	assert_int_equal(fl_bench_parse_job(&o, "memory_max=lots"), -1);
+	assert_int_equal(fl_bench_parse_job(&o, "cgroup=grandchild"), FL_EINVAL);
+	assert_int_equal(fl_bench_parse_job(&o, "cgroup_version=v3"), FL_EINVAL);
+	assert_int_equal(fl_bench_parse_job(&o, "memory_max=lots"), FL_EINVAL);
 	assert_string_equal(fl_bench_cgroup_name(FL_CGROUP_CHILD), "child");
 }
 
@@ -294,8 +311,9 @@ static void test_cpulist(void **state)
 	assert_int_equal(ids[4], 8);
 	assert_int_equal(ids[6], 11);
 	assert_int_equal(fl_cpulist_parse("", ids, 16), 0);
-	assert_int_equal(fl_cpulist_parse("3-1", ids, 16), -1);
-	assert_int_equal(fl_cpulist_parse("0-20", ids, 16), -1);
+	assert_int_equal(fl_cpulist_parse("3-1", ids, 16), FL_EINVAL);
+	assert_string_equal(fl_error_last(), "cpulist '3-1' is not a list of CPUs");
+	assert_int_equal(fl_cpulist_parse("0-20", ids, 16), FL_EINVAL);
 }
 
 static void test_place_two_nodes(void **state)
@@ -398,7 +416,139 @@ static void test_results(void **state)
 	assert_int_equal(fl_results_read(path, &job, &frames, &len), 1);
 	assert_null(frames);
 	unlink(path);
-	assert_int_equal(fl_results_read(path, &job, &frames, &len), -1);
+	assert_int_equal(fl_results_read(path, &job, &frames, &len), FL_ENOTFOUND);
+	assert_non_null(strstr(fl_error_last(), "No such file"));
+	assert_int_equal(fl_results_open(&r, "/nonexistent/dir/store", 1, 0), FL_EIO);
+	assert_non_null(strstr(fl_error_last(), "results store /nonexistent/dir/store: "));
+}
+
+/* Every test of the table says what it is and how it runs, under the name
+ * its table line gives it, once. */
+static void test_table(void **state)
+{
+	size_t n = 0;
+
+	(void)state;
+	for (; fl_testdefs[n]; n++) {
+		const struct fl_testdef *t = fl_testdefs[n];
+
+		assert_non_null(fl_testdef_names[n]);
+		assert_string_equal(t->name, fl_testdef_names[n]);
+		assert_ptr_equal(fl_testdef_find(t->name), t);
+		assert_true(t->about && *t->about && t->op && *t->op);
+		assert_true(t->modes && !(t->modes & ~(FL_TESTDEF_PROCESSES | FL_TESTDEF_THREADS)));
+		assert_non_null(t->run);
+		assert_true(t->ram_copies + t->tmp_copies > 0 || !t->open);
+		for (size_t k = 0; k < n; k++)
+			assert_string_not_equal(fl_testdefs[k]->name, t->name);
+	}
+	assert_null(fl_testdef_names[n]);
+	assert_true(n >= 1 && n <= FL_TESTDEF_MAX);
+	assert_null(fl_testdef_find("page_fault9"));
+	assert_null(fl_testdef_find(NULL));
+}
+
+static int at_least_1m(const struct fl_testdef_params *p)
+{
+	return p->memory < (1 << 20) ? fl_error_set(FL_EINVAL, "under 1M") : 0;
+}
+
+/* One check for both sides: the modes a test runs in, its parameters. */
+static void test_testdef_check(void **state)
+{
+	const struct fl_testdef threads_only = {.name = "t1",
+						.about = "a",
+						.op = "o",
+						.modes = FL_TESTDEF_THREADS,
+						.check = at_least_1m};
+	const struct fl_testdef_params small = {.memory = 4096}, big = {.memory = 1 << 20};
+	struct fl_bench_opts o;
+
+	(void)state;
+	assert_int_equal(fl_testdef_check(&threads_only, "threads", &big), 0);
+	assert_int_equal(fl_testdef_check(&threads_only, "processes", NULL), FL_EINVAL);
+	assert_string_equal(fl_error_last(), "t1 does not run as processes (only as threads)");
+	assert_int_equal(fl_testdef_check(&threads_only, "fibers", NULL), FL_EINVAL);
+	assert_string_equal(fl_error_last(), "unknown mode 'fibers' (processes or threads)");
+	assert_int_equal(fl_testdef_check(&threads_only, NULL, &small), FL_EINVAL);
+	assert_string_equal(fl_error_last(), "t1: under 1M");
+	assert_int_equal(fl_testdef_check(&threads_only, NULL, NULL), 0);
+
+	/* the agent checks its job with it: page_fault1 maps at least a page */
+	fl_bench_defaults(&o);
+	assert_int_equal(fl_bench_parse_job(&o, "test=page_fault1;mode=processes,threads"), 0);
+	assert_int_equal(fl_bench_check(&o), 0);
+	assert_int_equal(fl_bench_parse_job(&o, "memory=1K"), 0);
+	assert_int_equal(fl_bench_check(&o), FL_EINVAL);
+	assert_non_null(strstr(fl_error_last(), "page_fault1: 1024 bytes per task is less than a "
+						"page"));
+}
+
+/* A point of one task for one second, no warm-up, unpinned, on one CPU. */
+struct short_point {
+	struct fl_topo t;
+	struct fl_bench_opts o;
+	struct fl_bench_point pt;
+	uint64_t ops[1];
+	int cpu[1];
+};
+
+static void short_point(struct short_point *s, const struct fl_testdef *test,
+			enum fl_bench_mode mode, uint64_t memory)
+{
+	memset(s, 0, sizeof(*s));
+	make_topo(&s->t, 1, 1);
+	fl_bench_defaults(&s->o);
+	s->o.warmup_s = 0;
+	s->o.duration_s = 1;
+	s->o.memsize = memory;
+	s->o.place = FL_PLACE_NONE;
+	s->pt = (struct fl_bench_point){
+	    .test = test, .mode = mode, .ntasks = 1, .task_ops = s->ops, .task_cpu = s->cpu};
+}
+
+/* Each test of the table runs, in each mode it has: one task, one second,
+ * its operations counted. A new test is run here without a line of its own. */
+static void test_every_test_runs(void **state)
+{
+	static struct short_point s;
+
+	(void)state;
+	for (int i = 0; fl_testdefs[i]; i++)
+		for (int m = 0; m < 2; m++) {
+			if (!(fl_testdefs[i]->modes & 1u << m))
+				continue;
+			short_point(&s, fl_testdefs[i], (enum fl_bench_mode)m, 1 << 20);
+			if (fl_bench_run(&s.o, &s.t, &s.pt))
+				fail_msg("%s %s: %s", s.pt.test->name,
+					 fl_bench_mode_name(s.pt.mode), fl_error_last());
+			assert_int_equal(s.pt.nsamples, 1);
+			if (!(s.pt.average > 0 && s.ops[0] > 0))
+				fail_msg("%s %s counted no operation", s.pt.test->name,
+					 fl_bench_mode_name(s.pt.mode));
+		}
+}
+
+/* mmap1 counts mmap and munmap pairs and touches none of the memory it
+ * maps: as threads of this process, its second makes tens of thousands of
+ * pairs of 64M each and hardly a page fault (the agent's own few), where
+ * touching the pages would fault each. */
+static void test_mmap1(void **state)
+{
+	static struct short_point s;
+	struct rusage before, after;
+	long faults;
+
+	(void)state;
+	assert_non_null(fl_testdef_find("mmap1"));
+	short_point(&s, fl_testdef_find("mmap1"), FL_MODE_THREADS, 64 << 20);
+	assert_int_equal(getrusage(RUSAGE_SELF, &before), 0);
+	assert_int_equal(fl_bench_run(&s.o, &s.t, &s.pt), 0);
+	assert_int_equal(getrusage(RUSAGE_SELF, &after), 0);
+	faults = after.ru_minflt - before.ru_minflt;
+	if (s.ops[0] < 1000 || (uint64_t)faults * 10 > s.ops[0])
+		fail_msg("mmap1: %llu pairs, %ld page faults", (unsigned long long)s.ops[0],
+			 faults);
 }
 
 int main(void)
@@ -415,6 +565,10 @@ int main(void)
 		cmocka_unit_test(test_place_uneven),
 		cmocka_unit_test(test_place_one_node),
 		cmocka_unit_test(test_results),
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_testdef_check),
+		cmocka_unit_test(test_every_test_runs),
+		cmocka_unit_test(test_mmap1),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -18,6 +18,7 @@
 #include "config/config.h"
 #include "lib/error.h"
 #include "lib/time.h"
+#include "proto/testdef.h"
 
 static char path[64];
 
@@ -321,11 +322,36 @@ static void test_cgroups(void **state)
 	    "1:53: benchmarks[0].cgroup[0]: unknown value 'leaf' (expected one of: root, child)");
 	expect_error("machines: [{ name: m, backend: command, command: 'true' }]\n"
 		     "benchmarks: [{ name: b, cgroup: [child] }]\n",
-		     "2:34: benchmarks[0].cgroup[0]: cgroup 'child' needs a page-fault 'test': a "
+		     "2:34: benchmarks[0].cgroup[0]: cgroup 'child' needs a 'test': a "
 		     "command benchmark runs where its shell does");
 	expect_error("benchmarks: [{ name: b, test: page_fault2, memory_max: 1G }]\n",
 		     "1:56: benchmarks[0].memory_max: memory limits apply to the child cgroup, "
 		     "which 'cgroup' does not list");
+}
+
+/* test: takes the table's tests (proto/testdef.h), and the table checks
+ * the benchmark's parameters for its test. */
+static void test_tests(void **state)
+{
+	struct fl_config *cfg;
+
+	(void)state;
+	for (size_t i = 0; fl_testdef_names[i]; i++) {
+		char text[256];
+
+		snprintf(text, sizeof(text), "benchmarks: [{ name: b, test: %s }]\n",
+			 fl_testdef_names[i]);
+		assert_int_equal(load(text, &cfg), 0);
+		assert_string_equal(cfg->benchmarks[0].test, fl_testdef_names[i]);
+		fl_config_free(cfg);
+	}
+	expect_error("benchmarks: [{ name: b, test: page_falut2 }]\n",
+		     "1:31: benchmarks[0].test: unknown value 'page_falut2' (did you mean "
+		     "'page_fault2'?)");
+	expect_error("benchmarks: [{ name: b, test: page_fault1, memory_per_task: 1K }]\n",
+		     "1:61: benchmarks[0].memory_per_task: page_fault1: 1024 "
+		     "bytes per task is less than a page (4096): one fault per mapping would "
+		     "measure mmap, not page faults");
 }
 
 static void test_environment(void **state)
@@ -545,6 +571,7 @@ int main(void)
 		cmocka_unit_test(test_references),
 		cmocka_unit_test(test_tree_watch),
 		cmocka_unit_test(test_cgroups),
+		cmocka_unit_test(test_tests),
 		cmocka_unit_test(test_environment),
 		cmocka_unit_test(test_several_errors),
 		cmocka_unit_test(test_syntax_and_io),

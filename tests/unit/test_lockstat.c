@@ -14,9 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent.h"
-#include "jsonw.h"
-#include "lockstat.h"
+#include "agents/file.h"
+#include "agents/jsonw.h"
+#include "agents/lockstat.h"
+#include "proto/error.h"
 
 static char *slurp(const char *name)
 {
@@ -140,8 +141,9 @@ static void test_parse_edges(void **state)
 	size_t len = 0;
 
 	(void)state;
-	assert_int_equal(fl_lockstat_parse(NULL, NULL, &ls), -1);
-	assert_int_equal(fl_lockstat_parse("not a hist\n", NULL, &ls), -1);
+	assert_int_equal(fl_lockstat_parse(NULL, NULL, &ls), FL_EINVAL);
+	assert_int_equal(fl_lockstat_parse("not a hist\n", NULL, &ls), FL_EINVAL);
+	assert_string_equal(fl_error_last(), "not a hist file");
 	/* an empty window: no locks, not an error */
 	assert_int_equal(fl_lockstat_parse("# event histogram\n#\n\nTotals:\n    Hits: 0\n", "",
 					   &ls),
@@ -171,30 +173,31 @@ static void test_parse_edges(void **state)
 }
 
 /* A tracefs without the tracepoints (before 5.19) or without hist
- * triggers: "not available", not an error, and nothing written. */
+ * triggers: "not available" (FL_ENOTFOUND, which the run records as its
+ * lock status and goes on), and nothing written. */
 static void test_not_available(void **state)
 {
-	char dir[] = "/tmp/fl-tracefs-XXXXXX", p[256], status[256];
+	char dir[] = "/tmp/fl-tracefs-XXXXXX", p[256];
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
 	setenv("FL_TRACEFS", dir, 1);
-	assert_int_equal(fl_lockstat_open(status, sizeof(status)), -1);
-	assert_string_equal(status, "not available: no tracefs (a kernel without CONFIG_FTRACE)");
+	assert_int_equal(fl_lockstat_open(), FL_ENOTFOUND);
+	assert_string_equal(fl_error_last(), "no tracefs (a kernel without CONFIG_FTRACE)");
 	snprintf(p, sizeof(p), "%s/events", dir);
 	assert_int_equal(mkdir(p, 0755), 0);
-	assert_int_equal(fl_lockstat_open(status, sizeof(status)), -1);
-	assert_non_null(strstr(status, "not available: no lock:contention_begin/end"));
+	assert_int_equal(fl_lockstat_open(), FL_ENOTFOUND);
+	assert_non_null(strstr(fl_error_last(), "no lock:contention_begin/end"));
 	snprintf(p, sizeof(p), "%s/events/lock", dir);
 	assert_int_equal(mkdir(p, 0755), 0);
 	snprintf(p, sizeof(p), "%s/events/lock/contention_begin", dir);
 	assert_int_equal(mkdir(p, 0755), 0);
 	snprintf(p, sizeof(p), "%s/events/lock/contention_end", dir);
 	assert_int_equal(mkdir(p, 0755), 0);
-	assert_int_equal(fl_lockstat_open(status, sizeof(status)), -1);
-	assert_string_equal(status, "not available: no hist triggers (CONFIG_HIST_TRIGGERS)");
+	assert_int_equal(fl_lockstat_open(), FL_ENOTFOUND);
+	assert_string_equal(fl_error_last(), "no hist triggers (CONFIG_HIST_TRIGGERS)");
 	/* and a window then does nothing */
-	assert_int_equal(fl_lockstat_begin(status, sizeof(status)), -1);
+	assert_int_equal(fl_lockstat_begin(), FL_EIO);
 	unsetenv("FL_TRACEFS");
 	snprintf(p, sizeof(p), "rm -r %s", dir);
 	assert_int_equal(system(p), 0);
@@ -243,7 +246,7 @@ static void test_agent_filtered(void **state)
 	    "events/lock/contention_begin/trigger", "events/lock/contention_end/trigger",
 	    "events/synthetic/fl_lock_wait/trigger", "events/lock/contention_begin/hist",
 	    "synthetic_events"};
-	char dir[] = "/tmp/fl-tracefs-XXXXXX", p[512], status[256], want[64];
+	char dir[] = "/tmp/fl-tracefs-XXXXXX", p[512], want[64];
 	size_t writes = 0;
 
 	(void)state;
@@ -261,8 +264,8 @@ static void test_agent_filtered(void **state)
 		fclose(f);
 	}
 	setenv("FL_TRACEFS", dir, 1);
-	assert_int_equal(fl_lockstat_open(status, sizeof(status)), 0);
-	assert_int_equal(fl_lockstat_begin(status, sizeof(status)), 0);
+	assert_int_equal(fl_lockstat_open(), 0);
+	assert_int_equal(fl_lockstat_begin(), 0);
 	fl_lockstat_close();
 	unsetenv("FL_TRACEFS");
 	snprintf(want, sizeof(want), " if common_pid != %d", (int)getpid());

@@ -1,24 +1,20 @@
 /*
- * agent.h - what fl-agent's host and guest modes share: running a whole job
- * (every test x mode x task count) and turning each point into JSON.
+ * run.h - what fl-agent's host and guest modes share (run.c): running a
+ * whole job (every test x mode x task count) and turning each point into
+ * JSON.
  */
-#ifndef FL_AGENT_H
-#define FL_AGENT_H
+#ifndef FL_RUN_H
+#define FL_RUN_H
 
-#include "bench.h"
+#include "agents/bench.h"
 
 /* json is a complete object; pt is the point it describes, or NULL for an
  * environment or error object. */
 typedef void (*fl_agent_emit_fn)(void *arg, const char *json, const struct fl_bench_point *pt);
 
-/* All of a /proc or tracefs file, malloc'ed and NUL-terminated (their size
- * is 0 in stat, so read until the end, starting with cap bytes); NULL when
- * it cannot be opened. */
-char *fl_agent_read_file(const char *path, size_t cap);
-
 /* Runs every point of o (test x mode x task count x cgroup context, the
- * contexts innermost); 0 if all ran, -1 if any failed (each failure is
- * emitted as an error object and the run goes on). Each point's result
+ * contexts innermost); 0 if all ran, FL_ERROR if any failed (each failure
+ * is emitted as an error object, its one showing, and the run goes on). Each point's result
  * carries the /proc/vmstat deltas of its measured window ("vmstat_delta",
  * over "measured_s" seconds) and says whether a kernel profile of that
  * window follows ("profile": "recorded", "none" without /proc/profile, or
@@ -37,17 +33,5 @@ void fl_agent_error(fl_agent_emit_fn emit, void *arg, const char *msg);
 struct fl_cgroup;
 void fl_agent_env(const struct fl_topo *t, const struct fl_cgroup *cg, fl_agent_emit_fn emit,
 		  void *arg);
-
-/* Guest mode (guest.c): PID 1 of an initramfs, or its stand-in on a box. */
-struct fl_guest_opts {
-	int pid1;	     /* mount, read /proc/cmdline, power off or reboot at the end */
-	const char *cmdline; /* not pid1: the kernel command line to act on */
-	int console_fd;	     /* not pid1: where the frames go besides the results store; -1 none */
-};
-/* Not pid1: 0 when the job ran, 1 when it failed. PID 1 never returns. */
-int fl_guest_main(const struct fl_guest_opts *o);
-
-/* The box's agent daemon (daemon.c): "fl-agent daemon ...". */
-int fl_daemon_main(int argc, char **argv);
 
 #endif

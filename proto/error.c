@@ -1,5 +1,5 @@
-/* error.c - per-thread last error message (see error.h). */
-#include "lib/error.h"
+/* error.c - per-thread last error message (see error.h). libc only. */
+#include "proto/error.h"
 
 #include <stdarg.h>
 #include <stdio.h>
