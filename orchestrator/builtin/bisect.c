@@ -38,38 +38,6 @@
 #define MAX_ATTEMPTS 3 /* values mode: a failing run is retried this many times in all */
 #define MAX_GOODS    32
 
-const char cmd_bisect_help[] =
-    "Finds the commit between the good and the bad revisions that made CMD worse,\n"
-    "running CMD in a private worktree once per step (the user's checkout is not\n"
-    "touched). The range is what bad reaches and no good reaches; a culprit inside\n"
-    "a merged branch is found inside it.\n"
-    "\n"
-    "options:\n"
-    "  --repo DIR          the repository (default: the current directory)\n"
-    "  --good REV          a good revision, an ancestor of bad; may be repeated\n"
-    "  --bad REV           the bad revision\n"
-    "  --mode MODE         values (default): every line of CMD's output that is one\n"
-    "                      number is a sample; exit-code: git bisect run's exit\n"
-    "                      codes (0 good, 125 untestable, 1-127 bad), and the test\n"
-    "                      may be flaky\n"
-    "  --direction D       values: higher (default, throughput) or lower is better\n"
-    "  --min-change PCT    values: the smallest worsening that counts (default 5)\n"
-    "  --false-pass RATE   exit-code: how often a bad commit's test passes, if known\n"
-    "  --false-fail RATE   exit-code: how often a good commit's test fails, if known\n"
-    "  --confidence P      stop when the culprit is this likely (default 0.95)\n"
-    "  --max-runs N        at most N runs of CMD in all (default 200)\n"
-    "  --timeout SECONDS   a longer run of CMD is killed and fails\n"
-    "  --json              print the result as one JSON object\n"
-    "  --db PATH           record every run in a store; the same bisection started\n"
-    "                      again (same revisions, command and options) resumes\n"
-    "  -h, --help          this help\n"
-    "\n"
-    "CMD runs with FAULTLINE_COMMIT set to the commit's sha, in the worktree's top\n"
-    "directory. A relative CMD path is taken from the current directory when it\n"
-    "is there, else from each commit's checkout.\n"
-    "Exit: 0 culprit or range, 1 no regression, 2 usage or repository error,\n"
-    "3 inconclusive, 4 runtime failure (an untestable end, a signal).\n";
-
 struct run_opts {
 	const char *repo, *bad, *db;
 	const char *goods[MAX_GOODS];
@@ -913,7 +881,7 @@ static int bisect_run(int argc, char **argv)
 	return code;
 }
 
-int cmd_bisect(int argc, char **argv)
+static int cmd_bisect(int argc, char **argv)
 {
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		fl_help_print(fl_command_find("bisect"), stdout);
@@ -923,3 +891,42 @@ int cmd_bisect(int argc, char **argv)
 		return fl_usage("bisect");
 	return bisect_run(argc, argv);
 }
+
+const struct fl_command fl_cmd_bisect = {
+    .name = "bisect",
+    .run = cmd_bisect,
+    .usage =
+	"bisect run [--repo DIR] --good REV [--good REV]... --bad REV [options] -- CMD [ARGS...]",
+    .summary = "find the commit that made a noisy benchmark worse or a flaky test fail",
+    .help = "Finds the commit between the good and the bad revisions that made CMD worse,\n"
+	    "running CMD in a private worktree once per step (the user's checkout is not\n"
+	    "touched). The range is what bad reaches and no good reaches; a culprit inside\n"
+	    "a merged branch is found inside it.\n"
+	    "\n"
+	    "options:\n"
+	    "  --repo DIR          the repository (default: the current directory)\n"
+	    "  --good REV          a good revision, an ancestor of bad; may be repeated\n"
+	    "  --bad REV           the bad revision\n"
+	    "  --mode MODE         values (default): every line of CMD's output that is one\n"
+	    "                      number is a sample; exit-code: git bisect run's exit\n"
+	    "                      codes (0 good, 125 untestable, 1-127 bad), and the test\n"
+	    "                      may be flaky\n"
+	    "  --direction D       values: higher (default, throughput) or lower is better\n"
+	    "  --min-change PCT    values: the smallest worsening that counts (default 5)\n"
+	    "  --false-pass RATE   exit-code: how often a bad commit's test passes, if known\n"
+	    "  --false-fail RATE   exit-code: how often a good commit's test fails, if known\n"
+	    "  --confidence P      stop when the culprit is this likely (default 0.95)\n"
+	    "  --max-runs N        at most N runs of CMD in all (default 200)\n"
+	    "  --timeout SECONDS   a longer run of CMD is killed and fails\n"
+	    "  --json              print the result as one JSON object\n"
+	    "  --db PATH           record every run in a store; the same bisection started\n"
+	    "                      again (same revisions, command and options) resumes\n"
+	    "  -h, --help          this help\n"
+	    "\n"
+	    "CMD runs with FAULTLINE_COMMIT set to the commit's sha, in the worktree's top\n"
+	    "directory. A relative CMD path is taken from the current directory when it\n"
+	    "is there, else from each commit's checkout.\n"
+	    "Exit: 0 culprit or range, 1 no regression, 2 usage or repository error,\n"
+	    "3 inconclusive, 4 runtime failure (an untestable end, a signal).\n",
+    .own_help = 1,
+};

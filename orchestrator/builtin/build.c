@@ -64,20 +64,7 @@ static int run_build(struct fl_config *cfg, const char *tree, const char *rev,
 	return r;
 }
 
-const char cmd_build_help[] =
-    "options:\n"
-    "  --config F     the configuration (default: the global --config, ./faultline.yaml)\n"
-    "  --tree T       the tree to build from (default: the configuration's only tree)\n"
-    "  --rev REV      the revision to build: a tag, a branch or a sha (required)\n"
-    "  --kernel K     the kernels: entry that says how (default: the only one)\n"
-    "  -h, --help     this help\n"
-    "\n"
-    "Prints the artifact directory (bzImage, System.map, .config). A build that\n"
-    "is already in the artifact cache is not built again.\n"
-    "Exit: 0 built or cached, 1 the commit does not build, 2 usage or\n"
-    "configuration error, 4 runtime failure.\n";
-
-int cmd_build(int argc, char **argv)
+static int cmd_build(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"config", required_argument, NULL, 'c'},
@@ -116,3 +103,21 @@ int cmd_build(int argc, char **argv)
 	fl_config_free(cfg);
 	return r;
 }
+
+const struct fl_command fl_cmd_build = {
+    .name = "build",
+    .run = cmd_build,
+    .usage = "build [--config F] [--tree T] --rev REV [--kernel K]",
+    .summary = "build a kernel, or find it in the artifact cache; prints the artifact directory",
+    .help = "options:\n"
+	    "  --config F     the configuration (default: the global --config, ./faultline.yaml)\n"
+	    "  --tree T       the tree to build from (default: the configuration's only tree)\n"
+	    "  --rev REV      the revision to build: a tag, a branch or a sha (required)\n"
+	    "  --kernel K     the kernels: entry that says how (default: the only one)\n"
+	    "  -h, --help     this help\n"
+	    "\n"
+	    "Prints the artifact directory (bzImage, System.map, .config). A build that\n"
+	    "is already in the artifact cache is not built again.\n"
+	    "Exit: 0 built or cached, 1 the commit does not build, 2 usage or\n"
+	    "configuration error, 4 runtime failure.\n",
+};

@@ -1,6 +1,7 @@
 /*
  * builtin.h - the faultline commands, one file each under builtin/, and what
- * they share: exit codes and option helpers. main.c dispatches to them.
+ * they share: exit codes, the command table and option helpers
+ * (options.c). main.c dispatches to them.
  */
 #ifndef FL_BUILTIN_H
 #define FL_BUILTIN_H
@@ -16,61 +17,42 @@ enum {
 	FL_EXIT_FAIL = 4,	  /* runtime failure: store, git, libvirt, I/O */
 };
 
+/*
+ * A command: one per file, builtin/NAME.c, which defines its
+ * "const struct fl_command fl_cmd_NAME"; builtin/commands.c lists them.
+ * The usage, summary and help are the only text of the command's use:
+ * "faultline help", --help, a usage error and the bash completion print or
+ * read them, and docs/cli.md's heading for the command is "faultline " and
+ * the usage (tests/cli/help.sh).
+ */
 struct fl_command {
 	const char *name;
-	int (*run)(int argc, char **argv);
-	const char *usage;   /* "config check FILE" */
+	const char *usage;   /* "config check [FILE]" */
 	const char *summary; /* one line for "faultline help" */
 	const char *help;    /* every option, one per line, and the exit codes */
+	/* argv[0] is the name; an exit code (FL_EXIT_*) */
+	int (*run)(int argc, char **argv);
+	/* parses -h/--help itself: a CMD among its operands may take one */
+	int own_help;
 };
 
 /* Global options, set by main.c before a command runs. */
 extern const char *fl_opt_config; /* --config PATH, default ./faultline.yaml */
 
-int cmd_bisect(int argc, char **argv);
-int cmd_build(int argc, char **argv);
-int cmd_compare(int argc, char **argv);
-int cmd_config(int argc, char **argv);
-int cmd_db(int argc, char **argv);
-int cmd_help(int argc, char **argv);
-int cmd_profile(int argc, char **argv);
-int cmd_records(int argc, char **argv);
-int cmd_initramfs(int argc, char **argv);
-int cmd_queue(int argc, char **argv);
-int cmd_report(int argc, char **argv);
-int cmd_regression(int argc, char **argv);
-int cmd_mail(int argc, char **argv);
-int cmd_serve(int argc, char **argv);
-int cmd_watch(int argc, char **argv);
-int cmd_run(int argc, char **argv);
-int cmd_try(int argc, char **argv);
-
-/* Each command's full help, beside its option parsing in builtin/NAME.c. */
-extern const char cmd_bisect_help[];
-extern const char cmd_build_help[];
-extern const char cmd_compare_help[];
-extern const char cmd_config_help[];
-extern const char cmd_db_help[];
-extern const char cmd_help_help[];
-extern const char cmd_profile_help[];
-extern const char cmd_records_help[];
-extern const char cmd_initramfs_help[];
-extern const char cmd_queue_help[];
-extern const char cmd_regression_help[];
-extern const char cmd_mail_help[];
-extern const char cmd_report_help[];
-extern const char cmd_serve_help[];
-extern const char cmd_watch_help[];
-extern const char cmd_run_help[];
-extern const char cmd_try_help[];
-
-const struct fl_command *fl_commands(void);
+/* builtin/commands.c: the commands, NULL-terminated, in the order "faultline
+ * help" lists them; one by name (NULL: none). */
+const struct fl_command *const *fl_commands(void);
 const struct fl_command *fl_command_find(const char *name);
 /* Prints "usage: faultline <usage>" for cmd to stderr with a hint at its
  * help; returns FL_EXIT_USAGE. */
 int fl_usage(const char *name);
-/* A command's full help (usage, summary, options) on f: what "faultline
- * help NAME", "faultline NAME --help" and "-h" print. */
+
+/* builtin/help.c: the program's usage lines (what a wrong global option
+ * prints); the overview "faultline help" and "faultline --help" print; a
+ * command's full help (usage, summary, options): what "faultline help
+ * NAME", "faultline NAME --help" and "-h" print. */
+void fl_help_usage(FILE *f);
+void fl_help_overview(FILE *f);
 void fl_help_print(const struct fl_command *c, FILE *f);
 
 struct fl_config;

@@ -287,24 +287,7 @@ static int compare_cmd(const struct fl_config *cfg, struct compare_opts *o)
 	return r ? FL_EXIT_NO : FL_EXIT_OK;
 }
 
-const char cmd_compare_help[] =
-    "options:\n"
-    "  --config F       the configuration (default: the global --config)\n"
-    "  --a REV          the base side: a tag or sha of tree T, or run:ID,ID,...\n"
-    "  --b REV          the new side, the same way\n"
-    "  --benchmark B    the benchmark (default: the configuration's only one)\n"
-    "  --machine M      the machine (default: the configuration's only one)\n"
-    "  --tree T         the tree the revisions belong to (default: the only one)\n"
-    "  --json           print the comparison (the sides, their runs, every row with\n"
-    "                   both values, verdict, p and class) as one JSON object\n"
-    "  -h, --help       this help\n"
-    "\n"
-    "Compares the stored runs of the two sides, one value per run, per point:\n"
-    "the means, their spread, the change, the verdict (Mann-Whitney p) and, for a\n"
-    "regression, REGRESSION; then vmstat and profile deltas. Exit: 0, 1 when a\n"
-    "metric row is a REGRESSION, 2 usage or configuration error, 4 runtime failure.\n";
-
-int cmd_compare(int argc, char **argv)
+static int cmd_compare(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"config", required_argument, NULL, 'c'},
@@ -356,3 +339,26 @@ int cmd_compare(int argc, char **argv)
 	fl_config_free(cfg);
 	return r;
 }
+
+const struct fl_command fl_cmd_compare = {
+    .name = "compare",
+    .run = cmd_compare,
+    .usage =
+	"compare [--config F] --a REV --b REV [--benchmark B] [--machine M] [--tree T] [--json]",
+    .summary = "two revisions (or run:ID,... lists) side by side from the stored runs, LKP's way",
+    .help = "options:\n"
+	    "  --config F       the configuration (default: the global --config)\n"
+	    "  --a REV          the base side: a tag or sha of tree T, or run:ID,ID,...\n"
+	    "  --b REV          the new side, the same way\n"
+	    "  --benchmark B    the benchmark (default: the configuration's only one)\n"
+	    "  --machine M      the machine (default: the configuration's only one)\n"
+	    "  --tree T         the tree the revisions belong to (default: the only one)\n"
+	    "  --json           print the comparison (the sides, their runs, every row with\n"
+	    "                   both values, verdict, p and class) as one JSON object\n"
+	    "  -h, --help       this help\n"
+	    "\n"
+	    "Compares the stored runs of the two sides, one value per run, per point:\n"
+	    "the means, their spread, the change, the verdict (Mann-Whitney p) and, for a\n"
+	    "regression, REGRESSION; then vmstat and profile deltas. Exit: 0, 1 when a\n"
+	    "metric row is a REGRESSION, 2 usage or configuration error, 4 runtime failure.\n",
+};

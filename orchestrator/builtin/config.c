@@ -8,16 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-const char cmd_config_help[] =
-    "operands:\n"
-    "  FILE           the configuration to check (default: the global --config,\n"
-    "                 ./faultline.yaml)\n"
-    "  -h, --help     this help\n"
-    "\n"
-    "Prints every problem as file:line:col: path: message and exits 2, or prints\n"
-    "the normalised configuration (defaults filled in, secrets masked), exit 0.\n";
-
-int cmd_config(int argc, char **argv)
+static int cmd_config(int argc, char **argv)
 {
 	struct fl_config *cfg;
 	int r;
@@ -31,3 +22,17 @@ int cmd_config(int argc, char **argv)
 	fl_config_free(cfg);
 	return FL_EXIT_OK;
 }
+
+const struct fl_command fl_cmd_config = {
+    .name = "config",
+    .run = cmd_config,
+    .usage = "config check [FILE]",
+    .summary = "validate a configuration and print it normalised",
+    .help = "operands:\n"
+	    "  FILE           the configuration to check (default: the global --config,\n"
+	    "                 ./faultline.yaml)\n"
+	    "  -h, --help     this help\n"
+	    "\n"
+	    "Prints every problem as file:line:col: path: message and exits 2, or prints\n"
+	    "the normalised configuration (defaults filled in, secrets masked), exit 0.\n",
+};

@@ -36,21 +36,7 @@ static int open_store(const char *path, int init)
 	return FL_EXIT_OK;
 }
 
-const char cmd_db_help[] =
-    "subcommands:\n"
-    "  init           create the store (and its directory), apply every migration\n"
-    "  migrate        bring an existing store to this build's schema version\n"
-    "\n"
-    "options:\n"
-    "  --config F     take the store from this configuration (store.path, store.url)\n"
-    "  --db PATH      the store itself, an SQLite file or a postgresql:// URL\n"
-    "                 (no configuration read)\n"
-    "  -h, --help     this help\n"
-    "\n"
-    "Exit: 0 done, 2 usage or configuration error, 4 the store cannot be opened\n"
-    "or migrated.\n";
-
-int cmd_db(int argc, char **argv)
+static int cmd_db(int argc, char **argv)
 {
 	struct fl_store_opts o;
 	const char *db;
@@ -69,3 +55,22 @@ int cmd_db(int argc, char **argv)
 	fl_config_free(o.cfg);
 	return r;
 }
+
+const struct fl_command fl_cmd_db = {
+    .name = "db",
+    .run = cmd_db,
+    .usage = "db init|migrate [--config F | --db PATH]",
+    .summary = "create or upgrade the SQLite store",
+    .help = "subcommands:\n"
+	    "  init           create the store (and its directory), apply every migration\n"
+	    "  migrate        bring an existing store to this build's schema version\n"
+	    "\n"
+	    "options:\n"
+	    "  --config F     take the store from this configuration (store.path, store.url)\n"
+	    "  --db PATH      the store itself, an SQLite file or a postgresql:// URL\n"
+	    "                 (no configuration read)\n"
+	    "  -h, --help     this help\n"
+	    "\n"
+	    "Exit: 0 done, 2 usage or configuration error, 4 the store cannot be opened\n"
+	    "or migrated.\n",
+};

@@ -12,19 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char cmd_initramfs_help[] =
-    "options:\n"
-    "  --agent PATH   the statically linked agent to put at /init (default: $FL_AGENT,\n"
-    "                 else fl-agent-static beside faultline: the build tree's, or\n"
-    "                 the installed libexec/faultline/fl-agent-static)\n"
-    "  --job TEXT     a job line (fl.job=...) baked into the image\n"
-    "  --gzip         compress the archive with gzip\n"
-    "  OUT            the file to write\n"
-    "  -h, --help     this help\n"
-    "\n"
-    "Exit: 0 written, 2 usage error, 4 the agent cannot be read or OUT written.\n";
-
-int cmd_initramfs(int argc, char **argv)
+static int cmd_initramfs(int argc, char **argv)
 {
 	const char *agent = NULL, *job = NULL, *out = NULL;
 	char *found = NULL;
@@ -56,3 +44,20 @@ int cmd_initramfs(int argc, char **argv)
 	free(found);
 	return FL_EXIT_OK;
 }
+
+const struct fl_command fl_cmd_initramfs = {
+    .name = "initramfs",
+    .run = cmd_initramfs,
+    .usage = "initramfs [--agent PATH] [--job TEXT] [--gzip] OUT",
+    .summary = "write a guest initramfs with fl-agent as /init",
+    .help = "options:\n"
+	    "  --agent PATH   the statically linked agent to put at /init (default: $FL_AGENT,\n"
+	    "                 else fl-agent-static beside faultline: the build tree's, or\n"
+	    "                 the installed libexec/faultline/fl-agent-static)\n"
+	    "  --job TEXT     a job line (fl.job=...) baked into the image\n"
+	    "  --gzip         compress the archive with gzip\n"
+	    "  OUT            the file to write\n"
+	    "  -h, --help     this help\n"
+	    "\n"
+	    "Exit: 0 written, 2 usage error, 4 the agent cannot be read or OUT written.\n",
+};

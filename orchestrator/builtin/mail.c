@@ -21,18 +21,7 @@
 #include <string.h>
 #include <time.h>
 
-const char cmd_mail_help[] =
-    "subcommands:\n"
-    "  ingest MAILDIR read the replies to faultline's reports delivered into the\n"
-    "                 Maildir and act on their #faultline commands (test, fix:,\n"
-    "                 invalid, dup:) from allowed senders or the report's\n"
-    "                 recipients, each answered in its thread, each mail once\n"
-    "\n"
-    "options:\n"
-    "  --config F     the configuration (default: the global --config)\n"
-    "  -h, --help     this help\n";
-
-int cmd_mail(int argc, char **argv)
+static int cmd_mail(int argc, char **argv)
 {
 	static const struct option opts[] = {
 	    {"config", required_argument, NULL, 'c'},
@@ -88,3 +77,21 @@ int cmd_mail(int argc, char **argv)
 	fl_config_free(cfg);
 	return code;
 }
+
+const struct fl_command fl_cmd_mail = {
+    .name = "mail",
+    .run = cmd_mail,
+    .usage = "mail ingest [--config F] MAILDIR",
+    .summary =
+	"act on the #faultline commands of replies to reports in a Maildir, each answered in "
+	"its thread",
+    .help = "subcommands:\n"
+	    "  ingest MAILDIR read the replies to faultline's reports delivered into the\n"
+	    "                 Maildir and act on their #faultline commands (test, fix:,\n"
+	    "                 invalid, dup:) from allowed senders or the report's\n"
+	    "                 recipients, each answered in its thread, each mail once\n"
+	    "\n"
+	    "options:\n"
+	    "  --config F     the configuration (default: the global --config)\n"
+	    "  -h, --help     this help\n",
+};

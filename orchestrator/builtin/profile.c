@@ -67,18 +67,7 @@ static void print_point(const struct fl_evidence_point *pt, size_t top)
 		       (unsigned long long)pt->fn[i].samples, pt->fn[i].name);
 }
 
-const char cmd_profile_help[] =
-    "options:\n"
-    "  --system-map FILE   name the functions with this System.map (default: the\n"
-    "                      kernel's own names the agent sent)\n"
-    "  --top N             print the N functions with most samples (default 20)\n"
-    "  CONSOLE|-           a guest's console log, or - for standard input\n"
-    "  -h, --help          this help\n"
-    "\n"
-    "Exit: 0 some point has a profile, 1 none has, 2 a System.map that is not one,\n"
-    "4 the console cannot be read.\n";
-
-int cmd_profile(int argc, char **argv)
+static int cmd_profile(int argc, char **argv)
 {
 	const char *map = NULL, *path = NULL;
 	struct collected c = { 0 };
@@ -131,3 +120,19 @@ int cmd_profile(int argc, char **argv)
 		rc = FL_EXIT_NO;
 	return rc;
 }
+
+const struct fl_command fl_cmd_profile = {
+    .name = "profile",
+    .run = cmd_profile,
+    .usage = "profile [--system-map FILE] [--top N] CONSOLE|-",
+    .summary = "the kernel profile of each measured point in a console log, per function",
+    .help = "options:\n"
+	    "  --system-map FILE   name the functions with this System.map (default: the\n"
+	    "                      kernel's own names the agent sent)\n"
+	    "  --top N             print the N functions with most samples (default 20)\n"
+	    "  CONSOLE|-           a guest's console log, or - for standard input\n"
+	    "  -h, --help          this help\n"
+	    "\n"
+	    "Exit: 0 some point has a profile, 1 none has, 2 a System.map that is not one,\n"
+	    "4 the console cannot be read.\n",
+};

@@ -69,19 +69,6 @@ static void show_jobs(fl_store *st)
 	}
 }
 
-const char cmd_queue_help[] =
-    "subcommands:\n"
-    "  show           the machines of the pool and the jobs running, queued,\n"
-    "                 waiting or failed\n"
-    "  enable MACHINE put a machine that left the pool back into it\n"
-    "\n"
-    "options:\n"
-    "  --config F     take the store's path from this configuration's store.path\n"
-    "  --db PATH      the SQLite store itself (no configuration read)\n"
-    "  --json         show: the machines, the job counts by state and the jobs\n"
-    "                 running, queued, waiting or failed as one JSON object\n"
-    "  -h, --help     this help\n";
-
 static json_t *str_or_null(const char *s)
 {
 	return s ? json_string(s) : json_null();
@@ -150,7 +137,7 @@ static void show_json(fl_store *st)
 	json_decref(o);
 }
 
-int cmd_queue(int argc, char **argv)
+static int cmd_queue(int argc, char **argv)
 {
 	struct fl_store_opts o;
 	const char *path, *machine = NULL;
@@ -191,3 +178,21 @@ int cmd_queue(int argc, char **argv)
 	fl_config_free(o.cfg);
 	return code;
 }
+
+const struct fl_command fl_cmd_queue = {
+    .name = "queue",
+    .run = cmd_queue,
+    .usage = "queue show|enable MACHINE [--config F | --db PATH] [--json]",
+    .summary = "show the watch service's jobs and machines, or put a machine back in the pool",
+    .help = "subcommands:\n"
+	    "  show           the machines of the pool and the jobs running, queued,\n"
+	    "                 waiting or failed\n"
+	    "  enable MACHINE put a machine that left the pool back into it\n"
+	    "\n"
+	    "options:\n"
+	    "  --config F     take the store's path from this configuration's store.path\n"
+	    "  --db PATH      the SQLite store itself (no configuration read)\n"
+	    "  --json         show: the machines, the job counts by state and the jobs\n"
+	    "                 running, queued, waiting or failed as one JSON object\n"
+	    "  -h, --help     this help\n",
+};

@@ -34,17 +34,7 @@ static int print_record(void *arg, uint64_t seq, const char *json, size_t len)
 	return 0;
 }
 
-const char cmd_records_help[] =
-    "operands:\n"
-    "  FILE|-         a console log, or - for standard input\n"
-    "  -h, --help     this help\n"
-    "\n"
-    "Prints every complete FLR1 record's JSON on its own line, and on standard\n"
-    "error how many records were garbled, missing or duplicated.\n"
-    "Exit: 0 every record intact, 1 a record lost or not a JSON object, 4 the file\n"
-    "cannot be read.\n";
-
-int cmd_records(int argc, char **argv)
+static int cmd_records(int argc, char **argv)
 {
 	struct fl_record_parser p;
 	struct check c = { 0 };
@@ -76,3 +66,18 @@ int cmd_records(int argc, char **argv)
 	fl_record_parser_free(&p);
 	return lost ? FL_EXIT_NO : FL_EXIT_OK;
 }
+
+const struct fl_command fl_cmd_records = {
+    .name = "records",
+    .run = cmd_records,
+    .usage = "records FILE|-",
+    .summary = "check a console log's FLR1 records and print their JSON",
+    .help = "operands:\n"
+	    "  FILE|-         a console log, or - for standard input\n"
+	    "  -h, --help     this help\n"
+	    "\n"
+	    "Prints every complete FLR1 record's JSON on its own line, and on standard\n"
+	    "error how many records were garbled, missing or duplicated.\n"
+	    "Exit: 0 every record intact, 1 a record lost or not a JSON object, 4 the file\n"
+	    "cannot be read.\n",
+};

@@ -202,25 +202,7 @@ static int mark(struct fl_config *cfg, fl_store *st, int64_t id, const char *sta
 	return 0;
 }
 
-const char cmd_regression_help[] =
-    "subcommands:\n"
-    "  list           the regressions, newest first, with their state and culprit\n"
-    "  show ID        one regression: its change, state, who set it and when\n"
-    "  mark ID STATE  set its state (open, invalid, fixed, duplicate) and mail the\n"
-    "                 change as a reply in the report's thread\n"
-    "\n"
-    "options:\n"
-    "  --config F     the configuration (default: the global --config)\n"
-    "  --state S      list: only regressions in state S\n"
-    "  --tree T       list: only regressions of tree T\n"
-    "  --fix REV      mark fixed: the commit or tag that fixes it\n"
-    "  --dup ID       mark duplicate: the regression it duplicates\n"
-    "  --by WHO       mark: who set the state (default: the user running it)\n"
-    "  --note TEXT    mark: why\n"
-    "  --json         list, show, mark: one JSON value instead of text\n"
-    "  -h, --help     this help\n";
-
-int cmd_regression(int argc, char **argv)
+static int cmd_regression(int argc, char **argv)
 {
 	struct opts o = {0};
 	struct fl_config *cfg = NULL;
@@ -288,3 +270,28 @@ int cmd_regression(int argc, char **argv)
 	fl_config_free(cfg);
 	return code;
 }
+
+const struct fl_command fl_cmd_regression = {
+    .name = "regression",
+    .run = cmd_regression,
+    .usage = "regression list [--state S] [--tree T] [--json] | show ID [--json] | mark ID "
+	     "open|invalid|fixed --fix REV|duplicate --dup ID [--by WHO] [--note TEXT] [--json] "
+	     "[--config F]",
+    .summary = "list regressions and their states, show one, mark it (mailed in its thread)",
+    .help = "subcommands:\n"
+	    "  list           the regressions, newest first, with their state and culprit\n"
+	    "  show ID        one regression: its change, state, who set it and when\n"
+	    "  mark ID STATE  set its state (open, invalid, fixed, duplicate) and mail the\n"
+	    "                 change as a reply in the report's thread\n"
+	    "\n"
+	    "options:\n"
+	    "  --config F     the configuration (default: the global --config)\n"
+	    "  --state S      list: only regressions in state S\n"
+	    "  --tree T       list: only regressions of tree T\n"
+	    "  --fix REV      mark fixed: the commit or tag that fixes it\n"
+	    "  --dup ID       mark duplicate: the regression it duplicates\n"
+	    "  --by WHO       mark: who set the state (default: the user running it)\n"
+	    "  --note TEXT    mark: why\n"
+	    "  --json         list, show, mark: one JSON value instead of text\n"
+	    "  -h, --help     this help\n",
+};

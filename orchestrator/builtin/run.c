@@ -288,27 +288,7 @@ static int run_cmd(struct fl_config *cfg, struct run_opts *o)
 	return r;
 }
 
-const char cmd_run_help[] =
-    "options:\n"
-    "  --config F            the configuration (default: the global --config)\n"
-    "  --machine M           the machine (default: the configuration's only one)\n"
-    "  --benchmark B         the benchmark (default: the configuration's only one)\n"
-    "  --tree T              the tree of --rev (default: the only one)\n"
-    "  --rev REV             build this revision (as faultline build) and boot it\n"
-    "  --kernel K            the kernels: entry to build --rev with (default: the\n"
-    "                        benchmark's kernel)\n"
-    "  --kernel-image PATH   boot this prebuilt bzImage instead of building\n"
-    "  --system-map PATH     the System.map of --kernel-image\n"
-    "  --repeat N            runs, 1-1000 (default: the benchmark's repeat)\n"
-    "  --timeout DURATION    a run's deadline (default: computed from the benchmark)\n"
-    "  --job KEY=VALUE       add a key to the agent's job; may be repeated\n"
-    "  -h, --help            this help\n"
-    "\n"
-    "Stores every run and prints operations per second per point.\n"
-    "Exit: 0 runs done, 1 the revision does not build, 2 usage or configuration\n"
-    "error, 4 runtime failure (libvirt, the machine, the store).\n";
-
-int cmd_run(int argc, char **argv)
+static int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"config", required_argument, NULL, 'c'},
@@ -392,3 +372,30 @@ int cmd_run(int argc, char **argv)
 	fl_config_free(cfg);
 	return r;
 }
+
+const struct fl_command fl_cmd_run = {
+    .name = "run",
+    .run = cmd_run,
+    .usage = "run [--config F] [--machine M] [--benchmark B] [--tree T --rev REV [--kernel K] | "
+	     "--kernel-image PATH [--system-map PATH]] [--repeat N] [--timeout DURATION] "
+	     "[--job KEY=VALUE]...",
+    .summary = "boot a kernel on a machine, run a benchmark, store and print operations per second",
+    .help = "options:\n"
+	    "  --config F            the configuration (default: the global --config)\n"
+	    "  --machine M           the machine (default: the configuration's only one)\n"
+	    "  --benchmark B         the benchmark (default: the configuration's only one)\n"
+	    "  --tree T              the tree of --rev (default: the only one)\n"
+	    "  --rev REV             build this revision (as faultline build) and boot it\n"
+	    "  --kernel K            the kernels: entry to build --rev with (default: the\n"
+	    "                        benchmark's kernel)\n"
+	    "  --kernel-image PATH   boot this prebuilt bzImage instead of building\n"
+	    "  --system-map PATH     the System.map of --kernel-image\n"
+	    "  --repeat N            runs, 1-1000 (default: the benchmark's repeat)\n"
+	    "  --timeout DURATION    a run's deadline (default: computed from the benchmark)\n"
+	    "  --job KEY=VALUE       add a key to the agent's job; may be repeated\n"
+	    "  -h, --help            this help\n"
+	    "\n"
+	    "Stores every run and prints operations per second per point.\n"
+	    "Exit: 0 runs done, 1 the revision does not build, 2 usage or configuration\n"
+	    "error, 4 runtime failure (libvirt, the machine, the store).\n",
+};

@@ -250,26 +250,7 @@ static int exit_code(const struct fl_try *t, const struct fl_job *job)
 	return FL_EXIT_OK;
 }
 
-const char cmd_try_help[] =
-    "options:\n"
-    "  --config F                 the configuration (default: the global --config)\n"
-    "  --regression ID            the regression the fix is for (its tree, benchmark,\n"
-    "                             machine, point and good commit are the defaults)\n"
-    "  --base REV                 apply and measure against this revision (default:\n"
-    "                             the regression's bad commit)\n"
-    "  --patch FILE               the fix: a git format-patch series or a plain diff\n"
-    "  --rev REV                  the fix: a revision measured as it is\n"
-    "  --tree T                   the tree (default: the regression's, or the only one)\n"
-    "  --benchmark B              the benchmark (default: the regression's)\n"
-    "  --machine M                the machine (default: the regression's)\n"
-    "  --point MODE:TASKS[:CGROUP] a point to measure; may be repeated\n"
-    "  --resume ID                finish an interrupted try\n"
-    "  -h, --help                 this help\n"
-    "\n"
-    "Exit: 0 a verdict, 1 the patch does not apply or the fix could not be\n"
-    "measured, 2 usage error, 3 unclear, 4 runtime failure.\n";
-
-int cmd_try(int argc, char **argv)
+static int cmd_try(int argc, char **argv)
 {
 	struct try_opts o = {.points = FL_BUF_INIT};
 	struct fl_config *cfg;
@@ -323,3 +304,31 @@ int cmd_try(int argc, char **argv)
 	fl_buf_free(&o.points);
 	return code;
 }
+
+const struct fl_command fl_cmd_try = {
+    .name = "try",
+    .run = cmd_try,
+    .usage =
+	"try [--config F] (--regression ID [--base REV] | --base REV) (--patch FILE | --rev REV) "
+	"[--tree T] [--benchmark B] [--machine M] [--point MODE:TASKS[:CGROUP]]... | "
+	"try --resume ID",
+    .summary = "measure a proposed fix against its base (and a regression's good commit); "
+	       "reply in the regression's thread",
+    .help = "options:\n"
+	    "  --config F                 the configuration (default: the global --config)\n"
+	    "  --regression ID            the regression the fix is for (its tree, benchmark,\n"
+	    "                             machine, point and good commit are the defaults)\n"
+	    "  --base REV                 apply and measure against this revision (default:\n"
+	    "                             the regression's bad commit)\n"
+	    "  --patch FILE               the fix: a git format-patch series or a plain diff\n"
+	    "  --rev REV                  the fix: a revision measured as it is\n"
+	    "  --tree T                   the tree (default: the regression's, or the only one)\n"
+	    "  --benchmark B              the benchmark (default: the regression's)\n"
+	    "  --machine M                the machine (default: the regression's)\n"
+	    "  --point MODE:TASKS[:CGROUP] a point to measure; may be repeated\n"
+	    "  --resume ID                finish an interrupted try\n"
+	    "  -h, --help                 this help\n"
+	    "\n"
+	    "Exit: 0 a verdict, 1 the patch does not apply or the fix could not be\n"
+	    "measured, 2 usage error, 3 unclear, 4 runtime failure.\n",
+};

@@ -217,21 +217,7 @@ static int parse(int argc, char **argv, const char **config, int *once, const ch
 	return optind == argc ? 0 : -1;
 }
 
-const char cmd_watch_help[] =
-    "options:\n"
-    "  --config F     the configuration (default: the global --config)\n"
-    "  --once         one pass: read the trees once, finish the work scheduled,\n"
-    "                 flush the outbox and exit\n"
-    "  --maildir DIR  read the replies delivered into this Maildir at every poll\n"
-    "                 and act on their #faultline commands (as 'faultline mail\n"
-    "                 ingest' does)\n"
-    "  -h, --help     this help\n"
-    "\n"
-    "Without --once it runs until SIGINT or SIGTERM. Exit (--once): 0 everything\n"
-    "finished and was mailed, 4 a tree could not be read, a job failed, a machine\n"
-    "left the pool or a report is still waiting for the mail server.\n";
-
-int cmd_watch(int argc, char **argv)
+static int cmd_watch(int argc, char **argv)
 {
 	struct watch w = {0};
 	struct fl_config *cfg;
@@ -272,3 +258,22 @@ int cmd_watch(int argc, char **argv)
 	fl_config_free(cfg);
 	return code;
 }
+
+const struct fl_command fl_cmd_watch = {
+    .name = "watch",
+    .run = cmd_watch,
+    .usage = "watch [--config F] [--once] [--maildir DIR]",
+    .summary = "test new tags of the trees, bisect regressions, mail reports (--once: one pass)",
+    .help = "options:\n"
+	    "  --config F     the configuration (default: the global --config)\n"
+	    "  --once         one pass: read the trees once, finish the work scheduled,\n"
+	    "                 flush the outbox and exit\n"
+	    "  --maildir DIR  read the replies delivered into this Maildir at every poll\n"
+	    "                 and act on their #faultline commands (as 'faultline mail\n"
+	    "                 ingest' does)\n"
+	    "  -h, --help     this help\n"
+	    "\n"
+	    "Without --once it runs until SIGINT or SIGTERM. Exit (--once): 0 everything\n"
+	    "finished and was mailed, 4 a tree could not be read, a job failed, a machine\n"
+	    "left the pool or a report is still waiting for the mail server.\n",
+};

@@ -1,0 +1,88 @@
+/*
+ * builtin/options.c - what the commands share around their options: the
+ * global --config, the configuration and the names it defaults, and the
+ * "--config F | --db PATH" of the commands that only need the store.
+ */
+#include "builtin/builtin.h"
+#include "config/config.h"
+#include "lib/error.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *fl_opt_config = "faultline.yaml";
+
+int fl_load_config(struct fl_config **cfg, const char *path)
+{
+	if (fl_config_load(cfg, path ? path : fl_opt_config)) {
+		fprintf(stderr, "%s\n", fl_error_last());
+		return FL_EXIT_USAGE;
+	}
+	return 0;
+}
+
+int fl_pick_names(const struct fl_config *cfg, const char **bench, const char **machine,
+		  const char **tree, const struct fl_benchmark_conf **b,
+		  const struct fl_machine_conf **m, const struct fl_tree_conf **t)
+{
+	const char *what = NULL, *name = NULL;
+
+	if (!*bench && cfg->nbenchmarks == 1)
+		*bench = cfg->benchmarks[0].name;
+	if (!*machine && cfg->nmachines == 1)
+		*machine = cfg->machines[0].name;
+	if (tree && !*tree && cfg->ntrees == 1)
+		*tree = cfg->trees[0].name;
+	*b = *bench ? fl_config_benchmark(cfg, *bench) : NULL;
+	*m = *machine ? fl_config_machine(cfg, *machine) : NULL;
+	*t = tree && *tree ? fl_config_tree(cfg, *tree) : NULL;
+	if (*bench && !*b)
+		what = "benchmark", name = *bench;
+	else if (*machine && !*m)
+		what = "machine", name = *machine;
+	else if (tree && *tree && !*t)
+		what = "tree", name = *tree;
+	if (!what)
+		return 0;
+	fprintf(stderr, "faultline: %s: no %s '%s'\n", cfg->path, what, name);
+	return FL_EXIT_USAGE;
+}
+
+int fl_store_opts_parse(int argc, char **argv, const char *cmd, int flags, struct fl_store_opts *o)
+{
+	static const struct option opts[] = {
+	    {"config", required_argument, NULL, 'c'},
+	    {"db", required_argument, NULL, 'd'},
+	    {"json", no_argument, NULL, 'j'},
+	    {NULL, 0, NULL, 0},
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	optind = 2;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'c')
+			o->config = optarg;
+		else if (c == 'd')
+			o->db = optarg;
+		else if (c == 'j' && (flags & FL_STORE_OPTS_JSON))
+			o->json = 1;
+		else
+			return fl_usage(cmd);
+	}
+	return 0;
+}
+
+int fl_store_opts_path(struct fl_store_opts *o, const char **path)
+{
+	int r;
+
+	if (!o->db) {
+		if ((r = fl_load_config(&o->cfg, o->config)))
+			return r;
+		o->db = o->cfg->store.path;
+	}
+	*path = o->db;
+	return 0;
+}
