@@ -4,17 +4,19 @@
  *
  * The range is what bad reaches and no good reaches (build/repo.c, libgit2),
  * searched line by line into merged branches. The commits under test are
- * checked out in a private detached worktree (git worktree add --detach in
- * a temporary directory), so the user's own working tree, index and HEAD
- * are never touched; the worktree is removed at the end, also when a signal
- * (SIGPIPE included: a reader that went away) stops the bisection. git is
- * run as a program for the worktree: its CLI is the stable interface there.
+ * checked out in a private detached worktree (build/checkout.h's
+ * fl_worktree), so the user's own working tree, index and HEAD are never
+ * touched; the worktree is removed at the end, also when a signal (SIGPIPE
+ * included: a reader that went away) stops the bisection. This file parses
+ * the options, runs CMD for the engine, keeps the record (--db) and prints
+ * the answer.
  *
  * Two modes: values (every number CMD prints is a sample of a benchmark)
  * and exit-code (git bisect run's convention, 0 good, 1-127 bad but 125
  * skip, each run one observation of a test that may be flaky).
  */
 #include "analysis/descent.h"
+#include "build/checkout.h"
 #include "build/repo.h"
 #include "builtin/builtin.h"
 #include "lib/buf.h"
@@ -52,10 +54,9 @@ struct bisect_ctx {
 	fl_repo *git;
 	struct fl_dag dag;
 	fl_descent *search;
-	char *wt; /* the private worktree */
+	fl_worktree *wt; /* the private worktree CMD runs in */
 	char **cmd;
 	int cmd_in_checkout; /* a relative CMD path not in the current directory */
-	const char *current; /* the commit checked out in wt, NULL when unknown */
 	int64_t timeout_ms;  /* --timeout: a longer run of CMD is killed and failed */
 	enum fl_bisect_model model;
 	fl_store *st; /* --db: every step is recorded here */
@@ -69,41 +70,15 @@ static void add_line(void *data, const char *line)
 	fl_buf_addf(data, "%s\n", line);
 }
 
-/* git -C dir ARGS... (NULL-terminated), its standard output (trimmed of
- * the last newline) in out, its standard error discarded; 0 or FL_ENOTFOUND. */
-static int git(const char *dir, fl_buf *out, ...)
-{
-	const char *argv[12] = {"git", "-C", dir};
-	struct fl_child c = {.argv = argv, .on_line = add_line, .data = out, .err = FL_ERR_NULL};
-	size_t k = 3;
-	va_list ap;
-	int st, r;
-
-	va_start(ap, out);
-	while (k + 1 < sizeof(argv) / sizeof(*argv) && (argv[k] = va_arg(ap, const char *)))
-		k++;
-	va_end(ap);
-	argv[k] = NULL;
-	fl_buf_reset(out);
-	r = fl_run_command(&c, &st);
-	while (out->len && out->ptr[out->len - 1] == '\n')
-		out->ptr[--out->len] = '\0';
-	return r || st ? FL_ENOTFOUND : 0;
-}
-
 /* ---- the repository and the range ------------------------------------------ */
 
-/* The repository DIR is in (git finds it from a subdirectory too). */
+/* The repository DIR is in (found from a subdirectory too, as git does). */
 static int open_repo(struct bisect_ctx *bc)
 {
-	fl_buf out = FL_BUF_INIT;
-	int r = git(bc->repo, &out, "rev-parse", "--absolute-git-dir", NULL);
+	int r = fl_repo_discover(&bc->git, bc->repo);
 
-	if (r || !out.len)
-		r = fl_error_set(FL_ENOTFOUND, "%s is not a git repository (--repo)", bc->repo);
-	else
-		r = fl_repo_open(&bc->git, bc->repo, out.ptr);
-	fl_buf_free(&out);
+	if (r == FL_ENOTFOUND)
+		return fl_error_set(r, "%s is not a git repository (--repo)", bc->repo);
 	return r;
 }
 
@@ -217,7 +192,7 @@ static int run_cmd(struct bisect_ctx *bc, const char *sha, fl_buf *out, int *st,
 	const char *env[] = {env_commit, NULL};
 	struct fl_child c = {.argv = (const char *const *)bc->cmd,
 			     .env = env,
-			     .dir = bc->wt,
+			     .dir = fl_worktree_dir(bc->wt),
 			     .on_line = add_line,
 			     .data = out,
 			     .timeout_ms = bc->timeout_ms,
@@ -240,22 +215,12 @@ static int run_cmd(struct bisect_ctx *bc, const char *sha, fl_buf *out, int *st,
 }
 
 /* The commit checked out in the worktree (the search often asks for the
- * same one again: the checkout is kept). */
+ * same one again: the worktree keeps it). */
 static int checkout(struct bisect_ctx *bc, const char *sha)
 {
-	fl_buf out = FL_BUF_INIT;
-	int r = 0;
-
 	if (fl_cancel_requested())
 		return fl_error_set(FL_EIO, "interrupted by signal %d", fl_cancel_requested());
-	if (!bc->current || strcmp(bc->current, sha)) {
-		if (git(bc->wt, &out, "checkout", "--quiet", "--detach", "--force", sha, NULL))
-			r = fl_error_set(FL_EIO, "%s: cannot check out %.12s", bc->wt, sha);
-		else
-			bc->current = sha;
-	}
-	fl_buf_free(&out);
-	return r;
+	return fl_worktree_checkout(bc->wt, sha);
 }
 
 /* A CMD that could not start: untestable when it is a file of the checkout
@@ -775,40 +740,6 @@ static int parse_args(int argc, char **argv, struct run_opts *ro)
 	return optind;
 }
 
-/* ---- the worktree --------------------------------------------------------------------- */
-
-static int make_worktree(struct bisect_ctx *bc)
-{
-	fl_buf out = FL_BUF_INIT;
-	const char *tmp = getenv("TMPDIR");
-	char *dir = fl_xasprintf("%s/faultline-bisect-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	int r;
-
-	if (!mkdtemp(dir)) {
-		free(dir);
-		return fl_error_set(FL_EIO, "cannot create a temporary directory: %s",
-				    strerror(errno));
-	}
-	rmdir(dir); /* git worktree add wants to create it */
-	r = git(bc->repo, &out, "worktree", "add", "--detach", dir, fl_descent_good_end(bc->search),
-		NULL);
-	fl_buf_free(&out);
-	bc->wt = dir;
-	return r ? fl_error_set(FL_EIO, "%s: cannot create a worktree in %s", bc->repo, dir) : 0;
-}
-
-static void remove_worktree(struct bisect_ctx *bc)
-{
-	fl_buf out = FL_BUF_INIT;
-
-	if (bc->wt) {
-		git(bc->repo, &out, "worktree", "remove", "--force", bc->wt, NULL);
-		git(bc->repo, &out, "worktree", "prune", NULL);
-	}
-	fl_buf_free(&out);
-	free(bc->wt);
-}
-
 /* ---- the command ------------------------------------------------------------------------- */
 
 static int exit_code(const struct fl_descent_result *res)
@@ -832,7 +763,7 @@ static int search(struct bisect_ctx *bc, const struct run_opts *ro)
 
 	if (ro->db && open_record(bc, ro))
 		return fail(FL_EXIT_FAIL);
-	if (make_worktree(bc))
+	if (fl_worktree_add(&bc->wt, bc->git, fl_descent_good_end(bc->search)))
 		return fail(FL_EXIT_FAIL);
 	fl_info("bisect: %zu commit%s in the range, %zu on the first-parent line of bad",
 		fl_dag_range_size(&bc->dag), fl_dag_range_size(&bc->dag) == 1 ? "" : "s",
@@ -872,7 +803,7 @@ static int bisect_run(int argc, char **argv)
 	else
 		code = search(&bc, &ro);
 	close_record(&bc, NULL);
-	remove_worktree(&bc);
+	fl_worktree_free(bc.wt);
 	if (bc.cmd[0] != argv[at])
 		free(bc.cmd[0]);
 	fl_descent_free(bc.search);
