@@ -688,6 +688,15 @@ static int parse_opt(int c, struct run_opts *ro)
 			return -1;
 		ro->bo.model = !strcmp(optarg, "values") ? FL_MODEL_VALUES : FL_MODEL_PASS_FAIL;
 		return 0;
+	case 'm':
+	case 'c':
+	case 'n':
+	case 't':
+	case 'P':
+	case 'F':
+		break; /* a number, below */
+	default:
+		return -1; /* '?': fl_getopt said what is wrong */
 	}
 	if (parse_number(optarg, &x))
 		return -1;
@@ -727,7 +736,7 @@ static int parse_args(int argc, char **argv, struct run_opts *ro)
 	ro->repo = ".";
 	fl_bisect_opts_init(&ro->bo);
 	optind = 2;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1)
+	while ((c = fl_getopt(argc, argv, "+h", opts)) != -1)
 		if (parse_opt(c, ro))
 			return -1;
 	if (ro->help)
@@ -814,12 +823,15 @@ static int bisect_run(int argc, char **argv)
 
 static int cmd_bisect(int argc, char **argv)
 {
+	static const char *const subs[] = {"run", NULL};
+	int sub, r;
+
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		fl_help_print(fl_command_find("bisect"), stdout);
 		return FL_EXIT_OK;
 	}
-	if (argc < 2 || strcmp(argv[1], "run"))
-		return fl_usage("bisect");
+	if ((r = fl_subcommand(argc, argv, subs, &sub)))
+		return r;
 	return bisect_run(argc, argv);
 }
 

@@ -78,7 +78,7 @@ static int cmd_build(int argc, char **argv)
 	int c, r;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = fl_getopt(argc, argv, "", opts)) != -1) {
 		if (c == 'c')
 			config = optarg;
 		else if (c == 't')

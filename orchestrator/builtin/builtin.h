@@ -55,6 +55,21 @@ void fl_help_usage(FILE *f);
 void fl_help_overview(FILE *f);
 void fl_help_print(const struct fl_command *c, FILE *f);
 
+/* builtin/options.c */
+struct option;
+/*
+ * getopt_long over a command's options (the caller sets optind: 1, or 2
+ * after a subcommand), refusing what getopt_long lets through: an empty
+ * value ("--rev ''", "--rev="). An unknown option, a missing value (which
+ * getopt_long says) and an empty one (said here) are '?' with the reason,
+ * naming the option, on stderr; the caller then prints its usage.
+ */
+int fl_getopt(int argc, char **argv, const char *shortopts, const struct option *opts);
+/* argv[1] is one of subs (NULL-terminated): 0 and its index in *which, or
+ * FL_EXIT_USAGE once the reason ("'x' is not a subcommand (init,
+ * migrate)") and the usage are printed. */
+int fl_subcommand(int argc, char **argv, const char *const *subs, int *which);
+
 struct fl_config;
 /* Loads --config (or path when given) and prints every error; returns 0 or FL_EXIT_*. */
 int fl_load_config(struct fl_config **cfg, const char *path);

@@ -5,17 +5,22 @@
 #include "builtin/builtin.h"
 #include "config/config.h"
 
+#include <getopt.h>
 #include <stdio.h>
-#include <string.h>
 
 static int cmd_config(int argc, char **argv)
 {
+	static const char *const subs[] = {"check", NULL};
+	static const struct option none[] = {{NULL, 0, NULL, 0}};
 	struct fl_config *cfg;
-	int r;
+	int r, sub;
 
-	if (argc < 2 || argc > 3 || strcmp(argv[1], "check"))
+	if ((r = fl_subcommand(argc, argv, subs, &sub)))
+		return r;
+	optind = 2;
+	if (fl_getopt(argc, argv, "", none) != -1 || argc - optind > 1)
 		return fl_usage("config");
-	r = fl_load_config(&cfg, argc == 3 ? argv[2] : NULL);
+	r = fl_load_config(&cfg, optind < argc ? argv[optind] : NULL);
 	if (r)
 		return r;
 	fl_config_print(cfg, stdout);

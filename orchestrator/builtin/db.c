@@ -38,20 +38,20 @@ static int open_store(const char *path, int init)
 
 static int cmd_db(int argc, char **argv)
 {
+	static const char *const subs[] = {"init", "migrate", NULL};
 	struct fl_store_opts o;
 	const char *db;
-	int r, init;
+	int r, sub;
 
-	if (argc < 2 || (strcmp(argv[1], "init") && strcmp(argv[1], "migrate")))
-		return fl_usage("db");
-	init = !strcmp(argv[1], "init");
+	if ((r = fl_subcommand(argc, argv, subs, &sub)))
+		return r;
 	if ((r = fl_store_opts_parse(argc, argv, "db", 0, &o)))
 		return r;
 	if (optind != argc)
 		return fl_usage("db");
 	if ((r = fl_store_opts_path(&o, &db)))
 		return r;
-	r = open_store(db, init);
+	r = open_store(db, sub == 0);
 	fl_config_free(o.cfg);
 	return r;
 }

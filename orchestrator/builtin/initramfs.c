@@ -8,30 +8,37 @@
 #include "build/initramfs.h"
 #include "machine/machine.h"
 
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static int cmd_initramfs(int argc, char **argv)
 {
-	const char *agent = NULL, *job = NULL, *out = NULL;
+	static const struct option opts[] = {
+	    {"agent", required_argument, NULL, 'a'},
+	    {"job", required_argument, NULL, 'j'},
+	    {"gzip", no_argument, NULL, 'z'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *agent = NULL, *job = NULL, *out;
 	char *found = NULL;
-	int gzip = 0;
+	int gzip = 0, o;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--agent") && i + 1 < argc)
-			agent = argv[++i];
-		else if (!strcmp(argv[i], "--job") && i + 1 < argc)
-			job = argv[++i];
-		else if (!strcmp(argv[i], "--gzip"))
+	optind = 1;
+	while ((o = fl_getopt(argc, argv, "", opts)) != -1) {
+		if (o == 'a')
+			agent = optarg;
+		else if (o == 'j')
+			job = optarg;
+		else if (o == 'z')
 			gzip = 1;
-		else if (argv[i][0] != '-' && !out)
-			out = argv[i];
 		else
 			return fl_usage("initramfs");
 	}
-	if (!out)
+	if (optind + 1 != argc)
 		return fl_usage("initramfs");
+	out = argv[optind];
 	if (!agent && fl_machine_agent_path(&found)) {
 		fprintf(stderr, "faultline: %s\n", fl_error_last());
 		return FL_EXIT_FAIL;

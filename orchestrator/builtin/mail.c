@@ -32,12 +32,13 @@ static int cmd_mail(int argc, char **argv)
 	struct fl_service svc;
 	struct fl_inbox_counts c;
 	fl_store *st = NULL;
-	int code, r, o;
+	static const char *const subs[] = {"ingest", NULL};
+	int code, r, o, sub;
 
-	if (argc < 2 || strcmp(argv[1], "ingest"))
-		return fl_usage("mail");
+	if ((code = fl_subcommand(argc, argv, subs, &sub)))
+		return code;
 	optind = 2;
-	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((o = fl_getopt(argc, argv, "", opts)) != -1) {
 		if (o != 'c')
 			return fl_usage("mail");
 		config = optarg;

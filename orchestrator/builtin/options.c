@@ -1,10 +1,12 @@
 /*
  * builtin/options.c - what the commands share around their options: the
- * global --config, the configuration and the names it defaults, and the
+ * global --config, parsing that says what is wrong with an option or a
+ * subcommand, the configuration and the names it defaults, and the
  * "--config F | --db PATH" of the commands that only need the store.
  */
 #include "builtin/builtin.h"
 #include "config/config.h"
+#include "lib/buf.h"
 #include "lib/error.h"
 
 #include <getopt.h>
@@ -12,6 +14,37 @@
 #include <string.h>
 
 const char *fl_opt_config = "faultline.yaml";
+
+int fl_getopt(int argc, char **argv, const char *shortopts, const struct option *opts)
+{
+	int idx = -1, c = getopt_long(argc, argv, shortopts, opts, &idx);
+
+	if (c != -1 && c != '?' && idx >= 0 && opts[idx].has_arg == required_argument && !*optarg) {
+		fprintf(stderr, "%s: option '--%s' needs a value, not an empty one\n", argv[0],
+			opts[idx].name);
+		return '?';
+	}
+	return c;
+}
+
+int fl_subcommand(int argc, char **argv, const char *const *subs, int *which)
+{
+	fl_buf list = FL_BUF_INIT;
+
+	for (int i = 0; subs[i]; i++) {
+		if (argc > 1 && !strcmp(argv[1], subs[i])) {
+			*which = i;
+			return 0;
+		}
+		fl_buf_addf(&list, "%s%s", i ? ", " : "", subs[i]);
+	}
+	if (argc > 1)
+		fprintf(stderr, "%s: '%s' is not a subcommand (%s)\n", argv[0], argv[1], list.ptr);
+	else
+		fprintf(stderr, "%s: a subcommand is needed (%s)\n", argv[0], list.ptr);
+	fl_buf_free(&list);
+	return fl_usage(argv[0]);
+}
 
 int fl_load_config(struct fl_config **cfg, const char *path)
 {
@@ -61,7 +94,7 @@ int fl_store_opts_parse(int argc, char **argv, const char *cmd, int flags, struc
 
 	memset(o, 0, sizeof(*o));
 	optind = 2;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = fl_getopt(argc, argv, "", opts)) != -1) {
 		if (c == 'c')
 			o->config = optarg;
 		else if (c == 'd')

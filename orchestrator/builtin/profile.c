@@ -7,6 +7,7 @@
  */
 #include "builtin/builtin.h"
 
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,26 +70,29 @@ static void print_point(const struct fl_evidence_point *pt, size_t top)
 
 static int cmd_profile(int argc, char **argv)
 {
-	const char *map = NULL, *path = NULL;
+	static const struct option opts[] = {
+	    {"system-map", required_argument, NULL, 's'},
+	    {"top", required_argument, NULL, 't'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *map = NULL, *path;
 	struct collected c = { 0 };
 	fl_symbols *syms = NULL;
 	size_t top = 20, shown = 0;
-	int rc = FL_EXIT_OK;
+	int rc = FL_EXIT_OK, o;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--system-map") && i + 1 < argc)
-			map = argv[++i];
-		else if (!strcmp(argv[i], "--top") && i + 1 < argc)
-			top = strtoul(argv[++i], NULL, 10);
-		else if (argv[i][0] == '-' && argv[i][1])
-			return fl_usage("profile");
-		else if (!path)
-			path = argv[i];
+	optind = 1;
+	while ((o = fl_getopt(argc, argv, "", opts)) != -1) {
+		if (o == 's')
+			map = optarg;
+		else if (o == 't')
+			top = strtoul(optarg, NULL, 10);
 		else
 			return fl_usage("profile");
 	}
-	if (!path)
+	if (optind + 1 != argc)
 		return fl_usage("profile");
+	path = argv[optind];
 	if (map && fl_symbols_load(&syms, map)) {
 		fprintf(stderr, "profile: %s\n", fl_error_last());
 		return FL_EXIT_USAGE;

@@ -139,16 +139,17 @@ static void show_json(fl_store *st)
 
 static int cmd_queue(int argc, char **argv)
 {
+	static const char *const subs[] = {"show", "enable", NULL};
 	struct fl_store_opts o;
 	const char *path, *machine = NULL;
 	fl_store *st;
-	int code;
+	int code, sub;
 
-	if (argc < 2 || (strcmp(argv[1], "show") && strcmp(argv[1], "enable")))
-		return fl_usage("queue");
+	if ((code = fl_subcommand(argc, argv, subs, &sub)))
+		return code;
 	if ((code = fl_store_opts_parse(argc, argv, "queue", FL_STORE_OPTS_JSON, &o)))
 		return code;
-	if (!strcmp(argv[1], "enable")) {
+	if (sub == 1) {
 		if (optind + 1 != argc || o.json)
 			return fl_usage("queue");
 		machine = argv[optind];

@@ -6,6 +6,7 @@
  */
 #include "builtin/builtin.h"
 
+#include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
@@ -36,18 +37,22 @@ static int print_record(void *arg, uint64_t seq, const char *json, size_t len)
 
 static int cmd_records(int argc, char **argv)
 {
+	static const struct option none[] = {{NULL, 0, NULL, 0}};
 	struct fl_record_parser p;
 	struct check c = { 0 };
+	const char *path;
 	char buf[65536];
 	FILE *f;
 	size_t n;
 	int lost;
 
-	if (argc != 2 || (argv[1][0] == '-' && argv[1][1]))
+	optind = 1;
+	if (fl_getopt(argc, argv, "", none) != -1 || optind + 1 != argc)
 		return fl_usage("records");
-	f = strcmp(argv[1], "-") ? fopen(argv[1], "rb") : stdin;
+	path = argv[optind];
+	f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
 	if (!f) {
-		perror(argv[1]);
+		perror(path);
 		return FL_EXIT_FAIL;
 	}
 	fl_record_parser_init(&p, print_record, &c);

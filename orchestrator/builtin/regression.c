@@ -49,7 +49,7 @@ static int parse(int argc, char **argv, struct opts *o)
 	int c;
 
 	optind = 2;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = fl_getopt(argc, argv, "", opts)) != -1) {
 		switch (c) {
 		case 'c':
 			o->config = optarg;
@@ -204,6 +204,7 @@ static int mark(struct fl_config *cfg, fl_store *st, int64_t id, const char *sta
 
 static int cmd_regression(int argc, char **argv)
 {
+	static const char *const subs[] = {"list", "show", "mark", NULL};
 	struct opts o = {0};
 	struct fl_config *cfg = NULL;
 	struct fl_regression_item *items = NULL, one = {0};
@@ -211,10 +212,11 @@ static int cmd_regression(int argc, char **argv)
 	fl_store *st = NULL;
 	size_t n = 0;
 	int64_t id = 0;
-	int code, r = 0;
+	int code, r = 0, which;
 
-	if ((strcmp(sub, "list") && strcmp(sub, "show") && strcmp(sub, "mark")) ||
-	    parse(argc, argv, &o))
+	if ((code = fl_subcommand(argc, argv, subs, &which)))
+		return code;
+	if (parse(argc, argv, &o))
 		return fl_usage("regression");
 	if (!strcmp(sub, "list")   ? optind != argc
 	    : !strcmp(sub, "show") ? optind + 1 != argc

@@ -63,16 +63,17 @@ static void print_report_json(const struct fl_report *r)
 
 static int cmd_report(int argc, char **argv)
 {
+	static const char *const subs[] = {"show", NULL};
 	struct fl_store_opts o;
 	struct fl_report r;
 	const char *db;
 	fl_store *st;
 	char *end;
 	long long id;
-	int rc;
+	int rc, sub;
 
-	if (argc < 2 || strcmp(argv[1], "show"))
-		return fl_usage("report");
+	if ((rc = fl_subcommand(argc, argv, subs, &sub)))
+		return rc;
 	if ((rc = fl_store_opts_parse(argc, argv, "report", FL_STORE_OPTS_JSON, &o)))
 		return rc;
 	if (optind + 1 != argc)

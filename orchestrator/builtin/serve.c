@@ -35,7 +35,7 @@ static int parse(int argc, char **argv, struct serve_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = fl_getopt(argc, argv, "", opts)) != -1) {
 		if (c == 'c')
 			o->config = optarg;
 		else if (c == 'd')

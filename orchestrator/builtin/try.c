@@ -59,7 +59,7 @@ static int parse(int argc, char **argv, struct try_opts *o)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = fl_getopt(argc, argv, "", opts)) != -1) {
 		switch (c) {
 		case 'c':
 			o->config = optarg;

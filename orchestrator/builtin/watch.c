@@ -204,7 +204,7 @@ static int parse(int argc, char **argv, const char **config, int *once, const ch
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = fl_getopt(argc, argv, "", opts)) != -1) {
 		if (c == 'c')
 			*config = optarg;
 		else if (c == 'o')
