@@ -120,13 +120,34 @@ static char *subject(struct bisect_ctx *bc, const char *sha)
 
 /* ---- the command ----------------------------------------------------------------- */
 
+/* Whether the file at path (relative to the top) is in a good or the bad
+ * commit: a CMD taken from the checkout has to be, for the ends to run.
+ * A path that climbs ("../x") is not looked for, and counts. */
+static int in_an_end(struct bisect_ctx *bc, const struct run_opts *ro, const char *path)
+{
+	char *text;
+	size_t len;
+
+	while (path[0] == '.' && path[1] == '/')
+		path += 2;
+	if (!strncmp(path, "../", 3) || strstr(path, "/../") || strstr(path, "/./"))
+		return 1;
+	for (size_t i = 0; i <= ro->ngoods; i++)
+		if (!fl_repo_blob(bc->git, i < ro->ngoods ? ro->goods[i] : ro->bad, path, &text,
+				  &len)) {
+			free(text);
+			return 1;
+		}
+	return 0;
+}
+
 /*
  * A relative CMD path ("./bench.sh", "scripts/x") is the caller's file when
  * it is there, as a git user means it: made absolute, and said so. Else it
- * is a file of each checkout. A command that cannot be run at all is
- * refused before anything starts.
+ * is a file of each checkout, and has to be in a good or the bad commit. A
+ * command that cannot be run at all is refused before anything starts.
  */
-static int resolve_cmd(struct bisect_ctx *bc)
+static int resolve_cmd(struct bisect_ctx *bc, const struct run_opts *ro)
 {
 	const char *p = bc->cmd[0], *rel;
 	char cwd[4096];
@@ -137,6 +158,11 @@ static int resolve_cmd(struct bisect_ctx *bc)
 		return 0;
 	}
 	if (*p != '/' && access(p, F_OK)) {
+		if (!in_an_end(bc, ro, p))
+			return fl_error_set(FL_ENOTFOUND,
+					    "cannot run '%s': it is neither in the current "
+					    "directory nor in the good or the bad commit",
+					    p);
 		bc->cmd_in_checkout = 1;
 		fl_info("bisect: %s is not in the current directory: it is run from each commit's "
 			"checkout",
@@ -650,22 +676,50 @@ static void print_result(struct bisect_ctx *bc, const struct fl_descent_result *
 
 /* ---- options ------------------------------------------------------------------------- */
 
-static int parse_number(const char *s, double *x)
+/* A number; with pct, "N%" too, as the percentage N: what --min-change 5
+ * and 5% both mean (the configuration writes 2%). */
+static int parse_number(const char *opt, const char *s, int pct, double *x)
 {
 	char *end;
 
 	errno = 0;
 	*x = strtod(s, &end);
-	if (end == s || *end || errno || !isfinite(*x)) {
-		fprintf(stderr, "faultline: bad number '%s'\n", s);
-		return -1;
-	}
+	if (end == s || errno || !isfinite(*x) || (*end && (!pct || strcmp(end, "%"))))
+		return fl_error_set(FL_EINVAL, "%s: '%s' is not a number%s", opt, s,
+				    pct ? " (or a percentage like 5%)" : "");
+	return 0;
+}
+
+/* A probability or a rate: a fraction, or a percentage ("95%" is 0.95). */
+static int parse_fraction(const char *opt, const char *s, double *x)
+{
+	int r = parse_number(opt, s, 1, x);
+
+	if (!r && strchr(s, '%'))
+		*x /= 100;
+	return r;
+}
+
+/* The value of opt (optarg) is ok, or FL_EINVAL saying what opt takes. */
+static int accept(const char *opt, int ok, const char *what)
+{
+	return ok ? 0 : fl_error_set(FL_EINVAL, "%s: %s is not %s", opt, optarg, what);
+}
+
+/* optarg is one of the two words; *first whether it is the first. */
+static int parse_word(const char *opt, const char *a, const char *b, int *first)
+{
+	if (strcmp(optarg, a) && strcmp(optarg, b))
+		return fl_error_set(FL_EINVAL, "%s: '%s' is not %s or %s", opt, optarg, a, b);
+	*first = !strcmp(optarg, a);
 	return 0;
 }
 
 static int parse_opt(int c, struct run_opts *ro)
 {
+	struct fl_bisect_opts *o = &ro->bo;
 	double x = 0;
+	int first, r;
 
 	switch (c) {
 	case 'r': ro->repo = optarg; return 0;
@@ -675,43 +729,71 @@ static int parse_opt(int c, struct run_opts *ro)
 	case 'h': ro->help = 1; return 0;
 	case 'g':
 		if (ro->ngoods == MAX_GOODS)
-			return -1;
+			return fl_error_set(FL_EINVAL, "--good: at most %d good revisions",
+					    MAX_GOODS);
 		ro->goods[ro->ngoods++] = optarg;
 		return 0;
 	case 'd':
-		if (strcmp(optarg, "higher") && strcmp(optarg, "lower"))
-			return -1;
-		ro->bo.dir = !strcmp(optarg, "higher") ? FL_HIGHER_BETTER : FL_LOWER_BETTER;
+		if ((r = parse_word("--direction", "higher", "lower", &first)))
+			return r;
+		o->dir = first ? FL_HIGHER_BETTER : FL_LOWER_BETTER;
 		return 0;
 	case 'M':
-		if (strcmp(optarg, "values") && strcmp(optarg, "exit-code"))
-			return -1;
-		ro->bo.model = !strcmp(optarg, "values") ? FL_MODEL_VALUES : FL_MODEL_PASS_FAIL;
+		if ((r = parse_word("--mode", "values", "exit-code", &first)))
+			return r;
+		o->model = first ? FL_MODEL_VALUES : FL_MODEL_PASS_FAIL;
 		return 0;
 	case 'm':
+		if (!(r = parse_number("--min-change", optarg, 1, &x)))
+			r = accept("--min-change", x > 0, "above 0 (a percentage: 5 or 5%)");
+		o->min_change = x / 100;
+		return r;
 	case 'c':
+		if (!(r = parse_fraction("--confidence", optarg, &x)))
+			r = accept("--confidence", x > 0 && x < 1,
+				   "between 0 and 1 (a probability: 0.95 or 95%)");
+		o->confidence = x;
+		return r;
 	case 'n':
+		if (!(r = parse_number("--max-runs", optarg, 0, &x)))
+			r = accept("--max-runs", x >= 1 && x < 1e9 && x == floor(x),
+				   "a whole number of runs, 1 or more");
+		o->max_runs = r ? 0 : (size_t)x;
+		return r;
 	case 't':
+		if (!(r = parse_number("--timeout", optarg, 0, &x)))
+			r = accept("--timeout", x >= 0, "a number of seconds, 0 or more");
+		ro->timeout = x;
+		return r;
 	case 'P':
-	case 'F':
-		break; /* a number, below */
-	default:
-		return -1; /* '?': fl_getopt said what is wrong */
+	case 'F': {
+		const char *opt = c == 'P' ? "--false-pass" : "--false-fail";
+
+		if (!(r = parse_fraction(opt, optarg, &x)))
+			r = accept(opt, x >= 0 && x < 0.5, "a rate from 0 to below 0.5 (or 50%)");
+		*(c == 'P' ? &o->false_pass : &o->false_fail) = x;
+		return r;
 	}
-	if (parse_number(optarg, &x))
-		return -1;
-	switch (c) {
-	case 'm': ro->bo.min_change = x / 100; break;
-	case 'c': ro->bo.confidence = x; break;
-	case 'n': ro->bo.max_runs = x >= 1 && x < 1e9 ? (size_t)x : 0; break;
-	case 't': ro->timeout = x; break;
-	case 'P': ro->bo.false_pass = x; break;
-	case 'F': ro->bo.false_fail = x; break;
-	default: return -1;
 	}
+	return FL_EINVAL; /* '?': fl_getopt said what is wrong */
+}
+
+/* What must be there: a good and a bad revision, and CMD. */
+static int check_args(int argc, const struct run_opts *ro)
+{
+	if (!ro->ngoods)
+		return fl_error_set(FL_EINVAL, "--good REV is needed: a good revision, an "
+					       "ancestor of --bad (may be repeated)");
+	if (!ro->bad)
+		return fl_error_set(FL_EINVAL, "--bad REV is needed: the bad revision");
+	if (optind >= argc)
+		return fl_error_set(FL_EINVAL, "no command to run: give it after the options, "
+					       "\"-- CMD [ARGS...]\"");
 	return 0;
 }
 
+/* The options into ro: the index of CMD in argv, or FL_EINVAL once the
+ * reason is on stderr (getopt_long's, or ours). */
 static int parse_args(int argc, char **argv, struct run_opts *ro)
 {
 	static const struct option opts[] = {
@@ -731,21 +813,20 @@ static int parse_args(int argc, char **argv, struct run_opts *ro)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	int c;
+	int c, r = 0;
 
 	ro->repo = ".";
 	fl_bisect_opts_init(&ro->bo);
 	optind = 2;
-	while ((c = fl_getopt(argc, argv, "+h", opts)) != -1)
-		if (parse_opt(c, ro))
-			return -1;
-	if (ro->help)
-		return optind;
-	if (!ro->ngoods || !ro->bad || optind >= argc || ro->bo.min_change <= 0 ||
-	    ro->bo.confidence <= 0 || ro->bo.confidence >= 1 || !ro->bo.max_runs ||
-	    ro->timeout < 0 || ro->bo.false_pass < 0 || ro->bo.false_pass >= 0.5 ||
-	    ro->bo.false_fail < 0 || ro->bo.false_fail >= 0.5)
-		return -1;
+	while (!r && (c = fl_getopt(argc, argv, "+h", opts)) != -1)
+		if ((r = parse_opt(c, ro)) && c != '?')
+			fprintf(stderr, "bisect: %s\n", fl_error_last());
+	if (r || ro->help)
+		return r ? r : optind;
+	if ((r = check_args(argc, ro))) {
+		fprintf(stderr, "bisect: %s\n", fl_error_last());
+		return r;
+	}
 	return optind;
 }
 
@@ -807,7 +888,7 @@ static int bisect_run(int argc, char **argv)
 	bc.cmd = argv + at;
 	bc.model = ro.bo.model;
 	bc.timeout_ms = (int64_t)(ro.timeout * 1000);
-	if (resolve_cmd(&bc) || make_range(&bc, &ro))
+	if (make_range(&bc, &ro) || resolve_cmd(&bc, &ro))
 		code = fail(FL_EXIT_USAGE);
 	else
 		code = search(&bc, &ro);
@@ -855,10 +936,13 @@ const struct fl_command fl_cmd_bisect = {
 	    "                      codes (0 good, 125 untestable, 1-127 bad), and the test\n"
 	    "                      may be flaky\n"
 	    "  --direction D       values: higher (default, throughput) or lower is better\n"
-	    "  --min-change PCT    values: the smallest worsening that counts (default 5)\n"
+	    "  --min-change PCT    values: the smallest worsening that counts, in percent:\n"
+	    "                      5 or 5% (default 5)\n"
 	    "  --false-pass RATE   exit-code: how often a bad commit's test passes, if known\n"
+	    "                      (0.2 or 20%)\n"
 	    "  --false-fail RATE   exit-code: how often a good commit's test fails, if known\n"
-	    "  --confidence P      stop when the culprit is this likely (default 0.95)\n"
+	    "  --confidence P      stop when the culprit is this likely: 0.95 or 95%\n"
+	    "                      (default 0.95)\n"
 	    "  --max-runs N        at most N runs of CMD in all (default 200)\n"
 	    "  --timeout SECONDS   a longer run of CMD is killed and fails\n"
 	    "  --json              print the result as one JSON object\n"
