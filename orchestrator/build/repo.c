@@ -273,6 +273,7 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* libgit2's transfer callback: -1 (libgit2's "stop") once the deadline passed. */
 static int fetch_progress(const git_indexer_progress *p, void *payload)
 {
 	struct fetch_deadline *d = payload;

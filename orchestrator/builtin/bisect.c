@@ -820,13 +820,11 @@ static int parse_args(int argc, char **argv, struct run_opts *ro)
 	optind = 2;
 	while (!r && (c = fl_getopt(argc, argv, "+h", opts)) != -1)
 		if ((r = parse_opt(c, ro)) && c != '?')
-			fprintf(stderr, "bisect: %s\n", fl_error_last());
+			fl_arg_error("bisect", "%s", fl_error_last());
 	if (r || ro->help)
 		return r ? r : optind;
-	if ((r = check_args(argc, ro))) {
-		fprintf(stderr, "bisect: %s\n", fl_error_last());
-		return r;
-	}
+	if ((r = check_args(argc, ro)))
+		return fl_arg_error("bisect", "%s", fl_error_last());
 	return optind;
 }
 

@@ -57,6 +57,9 @@ void fl_help_print(const struct fl_command *c, FILE *f);
 
 /* builtin/options.c */
 struct option;
+/* Says what is wrong with a command's arguments on stderr, "NAME: what";
+ * FL_EINVAL, after which the caller prints its usage. */
+int fl_arg_error(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /*
  * getopt_long over a command's options (the caller sets optind: 1, or 2
  * after a subcommand), refusing what getopt_long lets through: an empty

@@ -27,7 +27,11 @@ static int open_store(const char *path, int init)
 		fl_store_free(st);
 		return FL_EXIT_FAIL;
 	}
-	r = fl_store_version(st);
+	if ((r = fl_store_version(st)) < 0) {
+		fprintf(stderr, "faultline: %s\n", fl_error_last());
+		fl_store_free(st);
+		return FL_EXIT_FAIL;
+	}
 	if (from == r)
 		printf("store %s: schema version %d, up to date\n", path, r);
 	else

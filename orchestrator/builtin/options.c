@@ -10,18 +10,31 @@
 #include "lib/error.h"
 
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 const char *fl_opt_config = "faultline.yaml";
+
+int fl_arg_error(const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return FL_EINVAL;
+}
 
 int fl_getopt(int argc, char **argv, const char *shortopts, const struct option *opts)
 {
 	int idx = -1, c = getopt_long(argc, argv, shortopts, opts, &idx);
 
 	if (c != -1 && c != '?' && idx >= 0 && opts[idx].has_arg == required_argument && !*optarg) {
-		fprintf(stderr, "%s: option '--%s' needs a value, not an empty one\n", argv[0],
-			opts[idx].name);
+		fl_arg_error(argv[0], "option '--%s' needs a value, not an empty one",
+			     opts[idx].name);
 		return '?';
 	}
 	return c;
@@ -39,9 +52,9 @@ int fl_subcommand(int argc, char **argv, const char *const *subs, int *which)
 		fl_buf_addf(&list, "%s%s", i ? ", " : "", subs[i]);
 	}
 	if (argc > 1)
-		fprintf(stderr, "%s: '%s' is not a subcommand (%s)\n", argv[0], argv[1], list.ptr);
+		fl_arg_error(argv[0], "'%s' is not a subcommand (%s)", argv[1], list.ptr);
 	else
-		fprintf(stderr, "%s: a subcommand is needed (%s)\n", argv[0], list.ptr);
+		fl_arg_error(argv[0], "a subcommand is needed (%s)", list.ptr);
 	fl_buf_free(&list);
 	return fl_usage(argv[0]);
 }

@@ -7,6 +7,7 @@
  */
 #include "builtin/builtin.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,10 +42,8 @@ static int read_console(const char *path, struct collected *c)
 	char buf[65536];
 	size_t n;
 
-	if (!f) {
-		perror(path);
-		return -1;
-	}
+	if (!f)
+		return fl_error_set(FL_EIO, "%s: %s", path, strerror(errno));
 	fl_record_parser_init(&p, collect, c);
 	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
 		fl_record_feed(&p, buf, n);
@@ -97,8 +96,10 @@ static int cmd_profile(int argc, char **argv)
 		fprintf(stderr, "profile: %s\n", fl_error_last());
 		return FL_EXIT_USAGE;
 	}
-	if (read_console(path, &c))
+	if (read_console(path, &c)) {
+		fprintf(stderr, "profile: %s\n", fl_error_last());
 		return FL_EXIT_FAIL;
+	}
 	if (!syms)
 		syms = fl_evidence_ksyms((const char *const *)c.json, c.len, c.n);
 	for (size_t i = 0; i < c.n && rc == FL_EXIT_OK; i++) {

@@ -75,10 +75,13 @@ static int parse(int argc, char **argv, struct opts *o)
 		case 'd':
 			o->dup = strtoll(optarg, &end, 10);
 			if (*end || o->dup <= 0)
-				return -1;
+				return fl_arg_error("regression",
+						    "--dup: a regression id is a positive number, "
+						    "got '%s'",
+						    optarg);
 			break;
 		default:
-			return -1;
+			return FL_EINVAL; /* '?': fl_getopt said what is wrong */
 		}
 	}
 	return 0;

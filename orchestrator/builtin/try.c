@@ -40,6 +40,25 @@ struct try_opts {
 	int64_t regression, resume;
 };
 
+/* The options that go together: a fix and what it is measured against, or
+ * --resume alone. */
+static int check(int argc, char **argv, const struct try_opts *o)
+{
+	if (optind != argc)
+		return fl_arg_error("try", "takes no operand, got '%s'", argv[optind]);
+	if (o->resume && (o->patch || o->rev || o->base || o->regression))
+		return fl_arg_error("try", "--resume ID takes no --patch, --rev, --base or "
+					   "--regression: the try has them");
+	if (o->resume)
+		return 0;
+	if (!o->patch == !o->rev)
+		return fl_arg_error("try", "the fix is one of --patch FILE or --rev REV");
+	if (!o->base && !o->regression)
+		return fl_arg_error("try", "--regression ID or --base REV is needed: what the fix "
+					   "is measured against");
+	return 0;
+}
+
 static int parse(int argc, char **argv, struct try_opts *o)
 {
 	static const struct option opts[] = {
@@ -88,18 +107,16 @@ static int parse(int argc, char **argv, struct try_opts *o)
 		case 'R':
 		case 'S':
 			*(c == 'R' ? &o->regression : &o->resume) = strtoll(optarg, &end, 10);
-			if (*end || end == optarg)
-				return -1;
+			if (*end || end == optarg || *(c == 'R' ? &o->regression : &o->resume) <= 0)
+				return fl_arg_error("try",
+						    "--%s: an id is a positive number, got '%s'",
+						    c == 'R' ? "regression" : "resume", optarg);
 			break;
 		default:
-			return -1;
+			return FL_EINVAL; /* '?': fl_getopt said what is wrong */
 		}
 	}
-	if (optind != argc)
-		return -1;
-	if (o->resume)
-		return o->patch || o->rev || o->base || o->regression ? -1 : 0;
-	return !o->patch == !o->rev || (!o->base && !o->regression) ? -1 : 0;
+	return check(argc, argv, o);
 }
 
 /* The request as a tries row: names, revisions resolved, the patch read. */

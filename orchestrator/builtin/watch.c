@@ -212,9 +212,11 @@ static int parse(int argc, char **argv, const char **config, int *once, const ch
 		else if (c == 'm')
 			*maildir = optarg;
 		else
-			return -1;
+			return FL_EINVAL; /* '?': fl_getopt said what is wrong */
 	}
-	return optind == argc ? 0 : -1;
+	if (optind == argc)
+		return 0;
+	return fl_arg_error("watch", "takes no operand, got '%s'", argv[optind]);
 }
 
 static int cmd_watch(int argc, char **argv)

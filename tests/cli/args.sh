@@ -67,6 +67,18 @@ expect_refused "bisect run -x" "x" bisect run -x
 expect_refused "bisect run --good (no value)" "--good" bisect run --good
 expect_refused "bisect run --db (no value)" "--db" bisect run --good a --bad b --db
 
+# Options that go together, and operands, said as such.
+expect_refused "try --rev REV alone" "--regression ID or --base REV is needed" try --rev v1
+expect_refused "try --patch and --rev" "the fix is one of --patch FILE or --rev REV" \
+	try --base v1 --rev v2 --patch p.diff
+expect_refused "try --resume with --rev" "--resume ID takes no --patch, --rev" \
+	try --resume 1 --rev v2
+expect_refused "try --regression x" "--regression: an id is a positive number, got 'x'" \
+	try --regression x --rev v2
+expect_refused "regression mark --dup x" "--dup: a regression id is a positive number, got 'x'" \
+	regression mark 1 duplicate --dup x
+expect_refused "watch with an operand" "watch: takes no operand, got 'now'" watch now
+
 # ---- bisect run: what is wrong is said, not only the usage (issue 39, item 7) ----
 # Four commits; bench.sh is in each (not in the directory it runs from: it
 # is taken from each checkout) and prints perf: 100, 100, 97, 97.
