@@ -870,9 +870,9 @@ static int bisect_run(int argc, char **argv)
 	int at, code;
 
 	if ((at = parse_args(argc, argv, &ro)) < 0)
-		return fl_usage("bisect");
+		return fl_usage(&fl_cmd_bisect);
 	if (ro.help) {
-		fl_help_print(fl_command_find("bisect"), stdout);
+		fl_help_print(&fl_cmd_bisect, stdout);
 		return FL_EXIT_OK;
 	}
 	/*
@@ -906,10 +906,10 @@ static int cmd_bisect(int argc, char **argv)
 	int sub, r;
 
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		fl_help_print(fl_command_find("bisect"), stdout);
+		fl_help_print(&fl_cmd_bisect, stdout);
 		return FL_EXIT_OK;
 	}
-	if ((r = fl_subcommand(argc, argv, subs, &sub)))
+	if ((r = fl_subcommand(argc, argv, &fl_cmd_bisect, subs, &sub)))
 		return r;
 	return bisect_run(argc, argv);
 }

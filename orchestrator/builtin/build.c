@@ -88,10 +88,10 @@ static int cmd_build(int argc, char **argv)
 		else if (c == 'k')
 			kernel = optarg;
 		else
-			return fl_usage("build");
+			return fl_usage(&fl_cmd_build);
 	}
 	if (optind != argc || !rev)
-		return fl_usage("build");
+		return fl_usage(&fl_cmd_build);
 	if ((r = fl_load_config(&cfg, config)))
 		return r;
 	/* The only tree or kernel is the default, as for benchmarks. */
@@ -99,7 +99,7 @@ static int cmd_build(int argc, char **argv)
 		tree = cfg->trees[0].name;
 	if (!kernel && cfg->nkernels == 1)
 		kernel = cfg->kernels[0].name;
-	r = tree && kernel ? run_build(cfg, tree, rev, kernel) : fl_usage("build");
+	r = tree && kernel ? run_build(cfg, tree, rev, kernel) : fl_usage(&fl_cmd_build);
 	fl_config_free(cfg);
 	return r;
 }

@@ -39,23 +39,28 @@ struct fl_command {
 /* Global options, set by main.c before a command runs. */
 extern const char *fl_opt_config; /* --config PATH, default ./faultline.yaml */
 
+/* The commands, each defined in its builtin/NAME.c. */
+extern const struct fl_command fl_cmd_bisect, fl_cmd_build, fl_cmd_compare, fl_cmd_config,
+    fl_cmd_db, fl_cmd_initramfs, fl_cmd_profile, fl_cmd_records, fl_cmd_queue, fl_cmd_regression,
+    fl_cmd_mail, fl_cmd_report, fl_cmd_serve, fl_cmd_watch, fl_cmd_run, fl_cmd_try, fl_cmd_help;
+
 /* builtin/commands.c: the commands, NULL-terminated, in the order "faultline
- * help" lists them; one by name (NULL: none). */
+ * help" lists them; one by name (NULL: none); the overview "faultline help"
+ * and "faultline --help" print. */
 const struct fl_command *const *fl_commands(void);
 const struct fl_command *fl_command_find(const char *name);
-/* Prints "usage: faultline <usage>" for cmd to stderr with a hint at its
- * help; returns FL_EXIT_USAGE. */
-int fl_usage(const char *name);
+void fl_help_overview(FILE *f);
 
-/* builtin/help.c: the program's usage lines (what a wrong global option
- * prints); the overview "faultline help" and "faultline --help" print; a
+/* builtin/options.c */
+/* The program's usage lines (what a wrong global option prints); a
  * command's full help (usage, summary, options): what "faultline help
  * NAME", "faultline NAME --help" and "-h" print. */
 void fl_help_usage(FILE *f);
-void fl_help_overview(FILE *f);
 void fl_help_print(const struct fl_command *c, FILE *f);
+/* Prints "usage: faultline <usage>" for c to stderr with a hint at its
+ * help; returns FL_EXIT_USAGE. */
+int fl_usage(const struct fl_command *c);
 
-/* builtin/options.c */
 struct option;
 /* Says what is wrong with a command's arguments on stderr, "NAME: what";
  * FL_EINVAL, after which the caller prints its usage. */
@@ -70,8 +75,9 @@ int fl_arg_error(const char *name, const char *fmt, ...) __attribute__((format(p
 int fl_getopt(int argc, char **argv, const char *shortopts, const struct option *opts);
 /* argv[1] is one of subs (NULL-terminated): 0 and its index in *which, or
  * FL_EXIT_USAGE once the reason ("'x' is not a subcommand (init,
- * migrate)") and the usage are printed. */
-int fl_subcommand(int argc, char **argv, const char *const *subs, int *which);
+ * migrate)") and c's usage are printed. */
+int fl_subcommand(int argc, char **argv, const struct fl_command *c, const char *const *subs,
+		  int *which);
 
 struct fl_config;
 /* Loads --config (or path when given) and prints every error; returns 0 or FL_EXIT_*. */
@@ -99,7 +105,7 @@ struct fl_store_opts {
 /* Parses the options from argv[2]; optind is left at the first operand.
  * flags: FL_STORE_OPTS_JSON accepts --json. */
 enum { FL_STORE_OPTS_JSON = 1 };
-int fl_store_opts_parse(int argc, char **argv, const char *cmd, int flags,
+int fl_store_opts_parse(int argc, char **argv, const struct fl_command *cmd, int flags,
 			struct fl_store_opts *o);
 /* --db, or the configuration's store.path; 0 or FL_EXIT_*. */
 int fl_store_opts_path(struct fl_store_opts *o, const char **path);

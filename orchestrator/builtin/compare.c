@@ -268,7 +268,7 @@ static int compare_cmd(const struct fl_config *cfg, struct compare_opts *o)
 	if ((r = fl_pick_names(cfg, &o->bench, &o->machine, &o->tree, &x.bench, &machine, &x.tree)))
 		return r;
 	if (!o->bench || !o->machine)
-		return fl_usage("compare");
+		return fl_usage(&fl_cmd_compare);
 	if (fl_store_open(&x.st, cfg->store.path, FL_STORE_READONLY)) {
 		fprintf(stderr, "faultline: %s\n", fl_error_last());
 		return FL_EXIT_FAIL;
@@ -328,11 +328,11 @@ static int cmd_compare(int argc, char **argv)
 			o.json = 1;
 			break;
 		default:
-			return fl_usage("compare");
+			return fl_usage(&fl_cmd_compare);
 		}
 	}
 	if (optind != argc || !o.a || !o.b || !*o.a || !*o.b)
-		return fl_usage("compare");
+		return fl_usage(&fl_cmd_compare);
 	if ((r = fl_load_config(&cfg, o.config)))
 		return r;
 	r = compare_cmd(cfg, &o);

@@ -15,11 +15,11 @@ static int cmd_config(int argc, char **argv)
 	struct fl_config *cfg;
 	int r, sub;
 
-	if ((r = fl_subcommand(argc, argv, subs, &sub)))
+	if ((r = fl_subcommand(argc, argv, &fl_cmd_config, subs, &sub)))
 		return r;
 	optind = 2;
 	if (fl_getopt(argc, argv, "", none) != -1 || argc - optind > 1)
-		return fl_usage("config");
+		return fl_usage(&fl_cmd_config);
 	r = fl_load_config(&cfg, optind < argc ? argv[optind] : NULL);
 	if (r)
 		return r;

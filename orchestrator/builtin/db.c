@@ -47,12 +47,12 @@ static int cmd_db(int argc, char **argv)
 	const char *db;
 	int r, sub;
 
-	if ((r = fl_subcommand(argc, argv, subs, &sub)))
+	if ((r = fl_subcommand(argc, argv, &fl_cmd_db, subs, &sub)))
 		return r;
-	if ((r = fl_store_opts_parse(argc, argv, "db", 0, &o)))
+	if ((r = fl_store_opts_parse(argc, argv, &fl_cmd_db, 0, &o)))
 		return r;
 	if (optind != argc)
-		return fl_usage("db");
+		return fl_usage(&fl_cmd_db);
 	if ((r = fl_store_opts_path(&o, &db)))
 		return r;
 	r = open_store(db, sub == 0);

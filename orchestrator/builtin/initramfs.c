@@ -34,10 +34,10 @@ static int cmd_initramfs(int argc, char **argv)
 		else if (o == 'z')
 			gzip = 1;
 		else
-			return fl_usage("initramfs");
+			return fl_usage(&fl_cmd_initramfs);
 	}
 	if (optind + 1 != argc)
-		return fl_usage("initramfs");
+		return fl_usage(&fl_cmd_initramfs);
 	out = argv[optind];
 	if (!agent && fl_machine_agent_path(&found)) {
 		fprintf(stderr, "faultline: %s\n", fl_error_last());

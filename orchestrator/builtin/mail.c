@@ -35,16 +35,16 @@ static int cmd_mail(int argc, char **argv)
 	static const char *const subs[] = {"ingest", NULL};
 	int code, r, o, sub;
 
-	if ((code = fl_subcommand(argc, argv, subs, &sub)))
+	if ((code = fl_subcommand(argc, argv, &fl_cmd_mail, subs, &sub)))
 		return code;
 	optind = 2;
 	while ((o = fl_getopt(argc, argv, "", opts)) != -1) {
 		if (o != 'c')
-			return fl_usage("mail");
+			return fl_usage(&fl_cmd_mail);
 		config = optarg;
 	}
 	if (optind + 1 != argc)
-		return fl_usage("mail");
+		return fl_usage(&fl_cmd_mail);
 	if ((code = fl_load_config(&cfg, config)))
 		return code;
 	fl_service_init(&svc, cfg);

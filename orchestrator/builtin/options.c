@@ -1,8 +1,10 @@
 /*
- * builtin/options.c - what the commands share around their options: the
- * global --config, parsing that says what is wrong with an option or a
- * subcommand, the configuration and the names it defaults, and the
- * "--config F | --db PATH" of the commands that only need the store.
+ * builtin/options.c - what the commands share around their arguments: the
+ * global --config, a command's usage and help as printed, parsing that says
+ * what is wrong with an option or a subcommand, the configuration and the
+ * names it defaults, and the "--config F | --db PATH" of the commands that
+ * only need the store. It knows each command by its struct fl_command, not
+ * the table of them (commands.c, above it).
  */
 #include "builtin/builtin.h"
 #include "config/config.h"
@@ -15,6 +17,28 @@
 #include <string.h>
 
 const char *fl_opt_config = "faultline.yaml";
+
+void fl_help_usage(FILE *f)
+{
+	fprintf(f, "usage: faultline [-v | -q] [--config PATH] <command> [options]\n"
+		   "       faultline help [command]\n"
+		   "       faultline --version\n");
+}
+
+void fl_help_print(const struct fl_command *c, FILE *f)
+{
+	fprintf(f, "usage: faultline %s\n\n%c%s.\n\n%s", c->usage,
+		c->summary[0] >= 'a' && c->summary[0] <= 'z' ? c->summary[0] - 'a' + 'A'
+							     : c->summary[0],
+		c->summary + 1, c->help);
+}
+
+int fl_usage(const struct fl_command *c)
+{
+	fprintf(stderr, "usage: faultline %s\n", c->usage);
+	fprintf(stderr, "'faultline help %s' lists the options\n", c->name);
+	return FL_EXIT_USAGE;
+}
 
 int fl_arg_error(const char *name, const char *fmt, ...)
 {
@@ -40,7 +64,8 @@ int fl_getopt(int argc, char **argv, const char *shortopts, const struct option 
 	return c;
 }
 
-int fl_subcommand(int argc, char **argv, const char *const *subs, int *which)
+int fl_subcommand(int argc, char **argv, const struct fl_command *c, const char *const *subs,
+		  int *which)
 {
 	fl_buf list = FL_BUF_INIT;
 
@@ -56,7 +81,7 @@ int fl_subcommand(int argc, char **argv, const char *const *subs, int *which)
 	else
 		fl_arg_error(argv[0], "a subcommand is needed (%s)", list.ptr);
 	fl_buf_free(&list);
-	return fl_usage(argv[0]);
+	return fl_usage(c);
 }
 
 int fl_load_config(struct fl_config **cfg, const char *path)
@@ -95,7 +120,8 @@ int fl_pick_names(const struct fl_config *cfg, const char **bench, const char **
 	return FL_EXIT_USAGE;
 }
 
-int fl_store_opts_parse(int argc, char **argv, const char *cmd, int flags, struct fl_store_opts *o)
+int fl_store_opts_parse(int argc, char **argv, const struct fl_command *cmd, int flags,
+			struct fl_store_opts *o)
 {
 	static const struct option opts[] = {
 	    {"config", required_argument, NULL, 'c'},
@@ -114,8 +140,11 @@ int fl_store_opts_parse(int argc, char **argv, const char *cmd, int flags, struc
 			o->db = optarg;
 		else if (c == 'j' && (flags & FL_STORE_OPTS_JSON))
 			o->json = 1;
-		else
+		else {
+			if (c == 'j')
+				fl_arg_error(cmd->name, "--json is not an option of %s", cmd->name);
 			return fl_usage(cmd);
+		}
 	}
 	return 0;
 }

@@ -87,10 +87,10 @@ static int cmd_profile(int argc, char **argv)
 		else if (o == 't')
 			top = strtoul(optarg, NULL, 10);
 		else
-			return fl_usage("profile");
+			return fl_usage(&fl_cmd_profile);
 	}
 	if (optind + 1 != argc)
-		return fl_usage("profile");
+		return fl_usage(&fl_cmd_profile);
 	path = argv[optind];
 	if (map && fl_symbols_load(&syms, map)) {
 		fprintf(stderr, "profile: %s\n", fl_error_last());

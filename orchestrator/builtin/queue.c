@@ -145,16 +145,16 @@ static int cmd_queue(int argc, char **argv)
 	fl_store *st;
 	int code, sub;
 
-	if ((code = fl_subcommand(argc, argv, subs, &sub)))
+	if ((code = fl_subcommand(argc, argv, &fl_cmd_queue, subs, &sub)))
 		return code;
-	if ((code = fl_store_opts_parse(argc, argv, "queue", FL_STORE_OPTS_JSON, &o)))
+	if ((code = fl_store_opts_parse(argc, argv, &fl_cmd_queue, FL_STORE_OPTS_JSON, &o)))
 		return code;
 	if (sub == 1) {
 		if (optind + 1 != argc || o.json)
-			return fl_usage("queue");
+			return fl_usage(&fl_cmd_queue);
 		machine = argv[optind];
 	} else if (optind != argc) {
-		return fl_usage("queue");
+		return fl_usage(&fl_cmd_queue);
 	}
 	if ((code = fl_store_opts_path(&o, &path)))
 		return code;

@@ -48,7 +48,7 @@ static int cmd_records(int argc, char **argv)
 
 	optind = 1;
 	if (fl_getopt(argc, argv, "", none) != -1 || optind + 1 != argc)
-		return fl_usage("records");
+		return fl_usage(&fl_cmd_records);
 	path = argv[optind];
 	f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
 	if (!f) {

@@ -217,14 +217,14 @@ static int cmd_regression(int argc, char **argv)
 	int64_t id = 0;
 	int code, r = 0, which;
 
-	if ((code = fl_subcommand(argc, argv, subs, &which)))
+	if ((code = fl_subcommand(argc, argv, &fl_cmd_regression, subs, &which)))
 		return code;
 	if (parse(argc, argv, &o))
-		return fl_usage("regression");
+		return fl_usage(&fl_cmd_regression);
 	if (!strcmp(sub, "list")   ? optind != argc
 	    : !strcmp(sub, "show") ? optind + 1 != argc
 				   : optind + 2 != argc)
-		return fl_usage("regression");
+		return fl_usage(&fl_cmd_regression);
 	if (strcmp(sub, "list") && (code = id_arg(argv[optind], &id)))
 		return code;
 	if (o.state && fl_triage_state_check(o.state)) {

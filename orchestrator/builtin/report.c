@@ -72,12 +72,12 @@ static int cmd_report(int argc, char **argv)
 	long long id;
 	int rc, sub;
 
-	if ((rc = fl_subcommand(argc, argv, subs, &sub)))
+	if ((rc = fl_subcommand(argc, argv, &fl_cmd_report, subs, &sub)))
 		return rc;
-	if ((rc = fl_store_opts_parse(argc, argv, "report", FL_STORE_OPTS_JSON, &o)))
+	if ((rc = fl_store_opts_parse(argc, argv, &fl_cmd_report, FL_STORE_OPTS_JSON, &o)))
 		return rc;
 	if (optind + 1 != argc)
-		return fl_usage("report");
+		return fl_usage(&fl_cmd_report);
 	id = strtoll(argv[optind], &end, 10);
 	if (*end || id <= 0) {
 		fprintf(stderr, "faultline: report id must be a positive number, got '%s'\n",

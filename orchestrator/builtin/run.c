@@ -228,7 +228,7 @@ static int resolve(struct fl_config *cfg, struct run_opts *o, const struct fl_ma
 	if (r)
 		return r;
 	if (!o->bench || !o->machine || (o->rev && !o->tree))
-		return fl_usage("run");
+		return fl_usage(&fl_cmd_run);
 	if ((*b)->nmachines) {
 		int listed = 0;
 
@@ -264,7 +264,7 @@ static int run_cmd(struct fl_config *cfg, struct run_opts *o)
 	if ((r = resolve(cfg, o, &m, &b, &t)))
 		return r;
 	if (!o->rev && !o->image && !fl_machine_own_kernel(m))
-		return fl_usage("run");
+		return fl_usage(&fl_cmd_run);
 	if (o->kernel) {
 		with_kernel = *b;
 		with_kernel.kernel = (char *)o->kernel;
@@ -358,14 +358,14 @@ static int cmd_run(int argc, char **argv)
 			o.job[o.njob++] = optarg;
 			break;
 		default:
-			return fl_usage("run");
+			return fl_usage(&fl_cmd_run);
 		}
 	}
 	/* A revision or an image (or neither on a box's own kernel, checked
 	 * once the machine is known); --system-map and --kernel go with one. */
 	if (optind != argc || (o.rev && o.image) || (o.map && !o.image) || (o.kernel && !o.rev) ||
 	    (o.tree && !o.rev))
-		return fl_usage("run");
+		return fl_usage(&fl_cmd_run);
 	if ((r = fl_load_config(&cfg, o.config)))
 		return r;
 	r = run_cmd(cfg, &o);

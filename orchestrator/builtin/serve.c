@@ -54,9 +54,9 @@ static int parse(int argc, char **argv, struct serve_opts *o)
 			}
 			o->threads = (unsigned)n;
 		} else
-			return fl_usage("serve");
+			return fl_usage(&fl_cmd_serve);
 	}
-	return optind == argc ? 0 : fl_usage("serve");
+	return optind == argc ? 0 : fl_usage(&fl_cmd_serve);
 }
 
 static int cmd_serve(int argc, char **argv)

@@ -279,7 +279,7 @@ static int cmd_try(int argc, char **argv)
 
 	if (parse(argc, argv, &o)) {
 		fl_buf_free(&o.points);
-		return fl_usage("try");
+		return fl_usage(&fl_cmd_try);
 	}
 	if ((code = fl_load_config(&cfg, o.config))) {
 		fl_buf_free(&o.points);

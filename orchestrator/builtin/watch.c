@@ -229,7 +229,7 @@ static int cmd_watch(int argc, char **argv)
 	int code;
 
 	if (parse(argc, argv, &config, &w.once, &w.maildir))
-		return fl_usage("watch");
+		return fl_usage(&fl_cmd_watch);
 	if ((code = fl_load_config(&cfg, config)))
 		return code;
 	w.cfg = cfg;

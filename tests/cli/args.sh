@@ -68,6 +68,7 @@ expect_refused "bisect run --good (no value)" "--good" bisect run --good
 expect_refused "bisect run --db (no value)" "--db" bisect run --good a --bad b --db
 
 # Options that go together, and operands, said as such.
+expect_refused "db init --json" "--json is not an option of db" db init --json
 expect_refused "try --rev REV alone" "--regression ID or --base REV is needed" try --rev v1
 expect_refused "try --patch and --rev" "the fix is one of --patch FILE or --rev REV" \
 	try --base v1 --rev v2 --patch p.diff

@@ -16,11 +16,12 @@ for c in initramfs records queue report serve watch try; do
 	echo "$cmds" | grep -qx "$c" && ok "help lists $c" || fail "help lists $c"
 done
 
-# The long options a builtin parses: getopt_long tables, strcmp(argv[i],
+# The long options a builtin parses (in the file defining its struct
+# fl_command): getopt_long tables, strcmp(argv[i],
 # "--x") loops, and the shared --config/--db (and --json) of
 # fl_store_opts_parse().
 options_of() {
-	f=orchestrator/builtin/$1.c
+	f=$(grep -l "^ *\.name = \"$1\"," orchestrator/builtin/*.c) # the file that defines it
 	{
 		grep -o '{"[a-z][a-z-]*", *[a-z]*_argument' "$f" | sed 's/{"\([a-z-]*\)".*/--\1/'
 		grep -o 'strcmp(argv\[i\], "--[a-z-]*")' "$f" | sed 's/.*"\(--[a-z-]*\)".*/\1/'
