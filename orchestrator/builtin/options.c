@@ -69,13 +69,13 @@ int fl_subcommand(int argc, char **argv, const struct fl_command *c, const char 
 {
 	fl_buf list = FL_BUF_INIT;
 
-	for (int i = 0; subs[i]; i++) {
+	for (int i = 0; subs[i]; i++)
 		if (argc > 1 && !strcmp(argv[1], subs[i])) {
 			*which = i;
 			return 0;
 		}
+	for (int i = 0; subs[i]; i++)
 		fl_buf_addf(&list, "%s%s", i ? ", " : "", subs[i]);
-	}
 	if (argc > 1)
 		fl_arg_error(argv[0], "'%s' is not a subcommand (%s)", argv[1], list.ptr);
 	else
