@@ -718,7 +718,7 @@ static int parse_opt(int c, struct run_opts *ro)
 {
 	struct fl_bisect_opts *o = &ro->bo;
 	double x = 0;
-	int first, r;
+	int first = 0, r;
 
 	switch (c) {
 	case 'r': ro->repo = optarg; return 0;
