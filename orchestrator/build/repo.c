@@ -74,6 +74,19 @@ int fl_repo_open(fl_repo **out, const char *name, const char *path)
 	return repo_new(out, name, path, git);
 }
 
+int fl_repo_discover(fl_repo **out, const char *dir)
+{
+	git_repository *git;
+
+	*out = NULL;
+	libgit2_init();
+	if (git_repository_open_ext(&git, dir, 0, NULL)) {
+		git_libgit2_shutdown();
+		return fl_error_set(FL_ENOTFOUND, "%s is not a git repository", dir);
+	}
+	return repo_new(out, dir, dir, git);
+}
+
 /*
  * Transfer progress of a clone or fetch (libgit2's callback): a line at
  * the first objects, then at most one every FL_PROGRESS_MS, and one at the
@@ -260,6 +273,7 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* libgit2's transfer callback: -1 (libgit2's "stop") once the deadline passed. */
 static int fetch_progress(const git_indexer_progress *p, void *payload)
 {
 	struct fetch_deadline *d = payload;

@@ -69,19 +69,6 @@ static void show_jobs(fl_store *st)
 	}
 }
 
-const char cmd_queue_help[] =
-    "subcommands:\n"
-    "  show           the machines of the pool and the jobs running, queued,\n"
-    "                 waiting or failed\n"
-    "  enable MACHINE put a machine that left the pool back into it\n"
-    "\n"
-    "options:\n"
-    "  --config F     take the store's path from this configuration's store.path\n"
-    "  --db PATH      the SQLite store itself (no configuration read)\n"
-    "  --json         show: the machines, the job counts by state and the jobs\n"
-    "                 running, queued, waiting or failed as one JSON object\n"
-    "  -h, --help     this help\n";
-
 static json_t *str_or_null(const char *s)
 {
 	return s ? json_string(s) : json_null();
@@ -150,23 +137,24 @@ static void show_json(fl_store *st)
 	json_decref(o);
 }
 
-int cmd_queue(int argc, char **argv)
+static int cmd_queue(int argc, char **argv)
 {
+	static const char *const subs[] = {"show", "enable", NULL};
 	struct fl_store_opts o;
 	const char *path, *machine = NULL;
 	fl_store *st;
-	int code;
+	int code, sub;
 
-	if (argc < 2 || (strcmp(argv[1], "show") && strcmp(argv[1], "enable")))
-		return fl_usage("queue");
-	if ((code = fl_store_opts_parse(argc, argv, "queue", FL_STORE_OPTS_JSON, &o)))
+	if ((code = fl_subcommand(argc, argv, &fl_cmd_queue, subs, &sub)))
 		return code;
-	if (!strcmp(argv[1], "enable")) {
+	if ((code = fl_store_opts_parse(argc, argv, &fl_cmd_queue, FL_STORE_OPTS_JSON, &o)))
+		return code;
+	if (sub == 1) {
 		if (optind + 1 != argc || o.json)
-			return fl_usage("queue");
+			return fl_usage(&fl_cmd_queue);
 		machine = argv[optind];
 	} else if (optind != argc) {
-		return fl_usage("queue");
+		return fl_usage(&fl_cmd_queue);
 	}
 	if ((code = fl_store_opts_path(&o, &path)))
 		return code;
@@ -191,3 +179,21 @@ int cmd_queue(int argc, char **argv)
 	fl_config_free(o.cfg);
 	return code;
 }
+
+const struct fl_command fl_cmd_queue = {
+    .name = "queue",
+    .run = cmd_queue,
+    .usage = "queue show|enable MACHINE [--config F | --db PATH] [--json]",
+    .summary = "show the watch service's jobs and machines, or put a machine back in the pool",
+    .help = "subcommands:\n"
+	    "  show           the machines of the pool and the jobs running, queued,\n"
+	    "                 waiting or failed\n"
+	    "  enable MACHINE put a machine that left the pool back into it\n"
+	    "\n"
+	    "options:\n"
+	    "  --config F     take the store's path from this configuration's store.path\n"
+	    "  --db PATH      the SQLite store itself (no configuration read)\n"
+	    "  --json         show: the machines, the job counts by state and the jobs\n"
+	    "                 running, queued, waiting or failed as one JSON object\n"
+	    "  -h, --help     this help\n",
+};

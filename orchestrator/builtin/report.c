@@ -39,19 +39,6 @@ static void print_report(const struct fl_report *r)
 	printf("Subject: %s\n\n%s", r->subject, r->body);
 }
 
-const char cmd_report_help[] =
-    "subcommands:\n"
-    "  show ID        the report with this id, as mailed, with its delivery state\n"
-    "\n"
-    "options:\n"
-    "  --config F     take the store's path from this configuration's store.path\n"
-    "  --db PATH      the SQLite store itself (no configuration read)\n"
-    "  --json         print the report (its state, headers and body) as one JSON\n"
-    "                 object\n"
-    "  -h, --help     this help\n"
-    "\n"
-    "Exit: 0 printed, 1 no such report, 2 usage error, 4 the store cannot be read.\n";
-
 /* The same, one JSON object: what a script reads. */
 static void print_report_json(const struct fl_report *r)
 {
@@ -74,22 +61,23 @@ static void print_report_json(const struct fl_report *r)
 	json_decref(o);
 }
 
-int cmd_report(int argc, char **argv)
+static int cmd_report(int argc, char **argv)
 {
+	static const char *const subs[] = {"show", NULL};
 	struct fl_store_opts o;
 	struct fl_report r;
 	const char *db;
 	fl_store *st;
 	char *end;
 	long long id;
-	int rc;
+	int rc, sub;
 
-	if (argc < 2 || strcmp(argv[1], "show"))
-		return fl_usage("report");
-	if ((rc = fl_store_opts_parse(argc, argv, "report", FL_STORE_OPTS_JSON, &o)))
+	if ((rc = fl_subcommand(argc, argv, &fl_cmd_report, subs, &sub)))
+		return rc;
+	if ((rc = fl_store_opts_parse(argc, argv, &fl_cmd_report, FL_STORE_OPTS_JSON, &o)))
 		return rc;
 	if (optind + 1 != argc)
-		return fl_usage("report");
+		return fl_usage(&fl_cmd_report);
 	id = strtoll(argv[optind], &end, 10);
 	if (*end || id <= 0) {
 		fprintf(stderr, "faultline: report id must be a positive number, got '%s'\n",
@@ -116,3 +104,21 @@ int cmd_report(int argc, char **argv)
 	fl_config_free(o.cfg);
 	return FL_EXIT_OK;
 }
+
+const struct fl_command fl_cmd_report = {
+    .name = "report",
+    .run = cmd_report,
+    .usage = "report show ID [--config F | --db PATH] [--json]",
+    .summary = "print a stored report as it was mailed, with its delivery state",
+    .help = "subcommands:\n"
+	    "  show ID        the report with this id, as mailed, with its delivery state\n"
+	    "\n"
+	    "options:\n"
+	    "  --config F     take the store's path from this configuration's store.path\n"
+	    "  --db PATH      the SQLite store itself (no configuration read)\n"
+	    "  --json         print the report (its state, headers and body) as one JSON\n"
+	    "                 object\n"
+	    "  -h, --help     this help\n"
+	    "\n"
+	    "Exit: 0 printed, 1 no such report, 2 usage error, 4 the store cannot be read.\n",
+};

@@ -228,7 +228,7 @@ static int resolve(struct fl_config *cfg, struct run_opts *o, const struct fl_ma
 	if (r)
 		return r;
 	if (!o->bench || !o->machine || (o->rev && !o->tree))
-		return fl_usage("run");
+		return fl_usage(&fl_cmd_run);
 	if ((*b)->nmachines) {
 		int listed = 0;
 
@@ -264,7 +264,7 @@ static int run_cmd(struct fl_config *cfg, struct run_opts *o)
 	if ((r = resolve(cfg, o, &m, &b, &t)))
 		return r;
 	if (!o->rev && !o->image && !fl_machine_own_kernel(m))
-		return fl_usage("run");
+		return fl_usage(&fl_cmd_run);
 	if (o->kernel) {
 		with_kernel = *b;
 		with_kernel.kernel = (char *)o->kernel;
@@ -288,27 +288,7 @@ static int run_cmd(struct fl_config *cfg, struct run_opts *o)
 	return r;
 }
 
-const char cmd_run_help[] =
-    "options:\n"
-    "  --config F            the configuration (default: the global --config)\n"
-    "  --machine M           the machine (default: the configuration's only one)\n"
-    "  --benchmark B         the benchmark (default: the configuration's only one)\n"
-    "  --tree T              the tree of --rev (default: the only one)\n"
-    "  --rev REV             build this revision (as faultline build) and boot it\n"
-    "  --kernel K            the kernels: entry to build --rev with (default: the\n"
-    "                        benchmark's kernel)\n"
-    "  --kernel-image PATH   boot this prebuilt bzImage instead of building\n"
-    "  --system-map PATH     the System.map of --kernel-image\n"
-    "  --repeat N            runs, 1-1000 (default: the benchmark's repeat)\n"
-    "  --timeout DURATION    a run's deadline (default: computed from the benchmark)\n"
-    "  --job KEY=VALUE       add a key to the agent's job; may be repeated\n"
-    "  -h, --help            this help\n"
-    "\n"
-    "Stores every run and prints operations per second per point.\n"
-    "Exit: 0 runs done, 1 the revision does not build, 2 usage or configuration\n"
-    "error, 4 runtime failure (libvirt, the machine, the store).\n";
-
-int cmd_run(int argc, char **argv)
+static int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"config", required_argument, NULL, 'c'},
@@ -330,7 +310,7 @@ int cmd_run(int argc, char **argv)
 	int c, r;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = fl_getopt(argc, argv, "", opts)) != -1) {
 		switch (c) {
 		case 'c':
 			o.config = optarg;
@@ -378,17 +358,44 @@ int cmd_run(int argc, char **argv)
 			o.job[o.njob++] = optarg;
 			break;
 		default:
-			return fl_usage("run");
+			return fl_usage(&fl_cmd_run);
 		}
 	}
 	/* A revision or an image (or neither on a box's own kernel, checked
 	 * once the machine is known); --system-map and --kernel go with one. */
 	if (optind != argc || (o.rev && o.image) || (o.map && !o.image) || (o.kernel && !o.rev) ||
 	    (o.tree && !o.rev))
-		return fl_usage("run");
+		return fl_usage(&fl_cmd_run);
 	if ((r = fl_load_config(&cfg, o.config)))
 		return r;
 	r = run_cmd(cfg, &o);
 	fl_config_free(cfg);
 	return r;
 }
+
+const struct fl_command fl_cmd_run = {
+    .name = "run",
+    .run = cmd_run,
+    .usage = "run [--config F] [--machine M] [--benchmark B] [--tree T --rev REV [--kernel K] | "
+	     "--kernel-image PATH [--system-map PATH]] [--repeat N] [--timeout DURATION] "
+	     "[--job KEY=VALUE]...",
+    .summary = "boot a kernel on a machine, run a benchmark, store and print operations per second",
+    .help = "options:\n"
+	    "  --config F            the configuration (default: the global --config)\n"
+	    "  --machine M           the machine (default: the configuration's only one)\n"
+	    "  --benchmark B         the benchmark (default: the configuration's only one)\n"
+	    "  --tree T              the tree of --rev (default: the only one)\n"
+	    "  --rev REV             build this revision (as faultline build) and boot it\n"
+	    "  --kernel K            the kernels: entry to build --rev with (default: the\n"
+	    "                        benchmark's kernel)\n"
+	    "  --kernel-image PATH   boot this prebuilt bzImage instead of building\n"
+	    "  --system-map PATH     the System.map of --kernel-image\n"
+	    "  --repeat N            runs, 1-1000 (default: the benchmark's repeat)\n"
+	    "  --timeout DURATION    a run's deadline (default: computed from the benchmark)\n"
+	    "  --job KEY=VALUE       add a key to the agent's job; may be repeated\n"
+	    "  -h, --help            this help\n"
+	    "\n"
+	    "Stores every run and prints operations per second per point.\n"
+	    "Exit: 0 runs done, 1 the revision does not build, 2 usage or configuration\n"
+	    "error, 4 runtime failure (libvirt, the machine, the store).\n",
+};

@@ -462,6 +462,7 @@ static char *expand_env(struct loader *L, const yaml_node_t *node, const char *p
 	return fl_buf_detach(&out);
 }
 
+/* 0, or -1 for anything but a decimal from min to max: the caller says where. */
 static int parse_uint(const char *s, unsigned min, unsigned max, unsigned *out)
 {
 	char *end;
@@ -601,7 +602,7 @@ static int expect_scalar(struct loader *L, const yaml_node_t *n, const char *pat
 		return 0;
 	report(L, n, path, "expected %s, got a %s", what,
 	       n->type == YAML_MAPPING_NODE ? "mapping" : "list");
-	return -1;
+	return FL_EINVAL;
 }
 
 static char *index_path(const char *path, size_t index)

@@ -177,7 +177,7 @@ static const struct box *authenticate(fl_agentapi *api, struct MHD_Connection *c
 	return box;
 }
 
-/* The body, now read, is the one the box signed; 0, or -1 with a 401 answer. */
+/* The body, now read, is the one the box signed; 0, or FL_EINVAL with a 401 answer. */
 static int body_signed(const struct fl_auth_fields *f, const fl_buf *body, struct answer *a)
 {
 	char hex[FL_AUTH_HEX];
@@ -189,7 +189,7 @@ static int body_signed(const struct fl_auth_fields *f, const fl_buf *body, struc
 		     "the body is not the one box '%s' signed (its SHA-256 differs): the request "
 		     "was changed on the way",
 		     f->box);
-	return -1;
+	return FL_EINVAL;
 }
 
 /* ---- the endpoints ------------------------------------------------------------ */

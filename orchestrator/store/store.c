@@ -728,10 +728,8 @@ int fl_store_version(fl_store *st)
 {
 	int v;
 
-	if (st->db->ops->version(st->db, &v)) {
-		fl_store_sqlerr(st, "schema version");
-		return -1;
-	}
+	if (st->db->ops->version(st->db, &v))
+		return fl_store_sqlerr(st, "schema version");
 	return v;
 }
 

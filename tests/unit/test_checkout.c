@@ -8,7 +8,8 @@
  * several threads) gives the tree git archive gives. Blobs are not
  * re-hashed on the way (the repository is local and trusted; hashing
  * every blob was half of a Linux checkout's CPU): a loose object whose
- * content no longer matches its id is written as it is.
+ * content no longer matches its id is written as it is. A private git
+ * worktree is git's own, moves, and goes without a trace.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -199,12 +200,55 @@ static void test_blobs_not_rehashed(void **state)
 	assert_string_equal(buf, "2\n");
 }
 
+/* A private worktree: git's own (a .git, HEAD detached at the commit),
+ * moved by checkout, removed with git's record of it by free; the
+ * repository's HEAD, index and dirty work tree stay as they were. */
+static void test_worktree(void **state)
+{
+	char src[128], p[256], buf[64], head[41];
+	fl_worktree *wt;
+	fl_repo *r;
+
+	(void)state;
+	snprintf(src, sizeof(src), "%s/src", dir);
+	assert_int_equal(fl_repo_open(&r, "src", src), 0);
+	assert_int_equal(fl_worktree_add(&wt, r, c2), 0);
+	snprintf(p, sizeof(p), "%s/a.txt", fl_worktree_dir(wt));
+	read_file(p, buf, sizeof(buf));
+	assert_string_equal(buf, "2\n");
+	assert_int_equal(
+	    fl_test_out(head, sizeof(head), "git -C %s rev-parse HEAD", fl_worktree_dir(wt)), 0);
+	assert_string_equal(head, c2);
+	assert_int_equal(fl_worktree_checkout(wt, c1), 0);
+	read_file(p, buf, sizeof(buf));
+	assert_string_equal(buf, "1\n");
+	assert_int_equal(fl_worktree_checkout(wt, c1), 0);
+	assert_int_equal(
+	    fl_test_out(head, sizeof(head), "git -C %s rev-parse HEAD", fl_worktree_dir(wt)), 0);
+	assert_string_equal(head, c1);
+	assert_int_equal(fl_worktree_checkout(wt, "0123456789012345678901234567890123456789"),
+			 FL_EIO);
+	assert_non_null(strstr(fl_error_last(), "cannot check out 012345678901"));
+	snprintf(p, sizeof(p), "%s", fl_worktree_dir(wt));
+	fl_worktree_free(wt);
+	assert_int_equal(access(p, F_OK), -1);
+	assert_int_equal(fl_test_sh("test \"$(git -C %s worktree list | wc -l)\" = 1", src), 0);
+	/* the user's own state is untouched */
+	snprintf(p, sizeof(p), "%s/a.txt", src);
+	read_file(p, buf, sizeof(buf));
+	assert_string_equal(buf, "mine\n");
+	assert_int_equal(fl_test_out(head, sizeof(head), "git -C %s rev-parse HEAD", src), 0);
+	assert_string_equal(head, c1);
+	fl_repo_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_moves),
 	    cmocka_unit_test(test_first_move_in_shares),
 	    cmocka_unit_test(test_blobs_not_rehashed),
+	    cmocka_unit_test(test_worktree),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -2,8 +2,8 @@
  * test_repo.c - trees through libgit2 on real repositories the test makes
  * with git(1): revisions (annotated tags, short shas), tags in version
  * order, first-parent walks, commit metadata, the paths two commits'
- * trees differ in, bare clone and fetch, and the error that names the tree
- * and the revision.
+ * trees differ in, bare clone and fetch, the repository a subdirectory is
+ * in, and the error that names the tree and the revision.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -322,17 +322,35 @@ static void test_open_tree(void **state)
 	assert_non_null(strstr(fl_error_last(), "other"));
 }
 
+/* The repository a directory is in, found from a subdirectory of its work
+ * tree as git finds it; a directory outside any repository is said so. */
+static void test_discover(void **state)
+{
+	char path[128], sha[41];
+	fl_repo *r;
+
+	(void)state;
+	sh("mkdir -p %s/src/sub/deeper %s/plain", dir, dir);
+	snprintf(path, sizeof(path), "%s/src/sub/deeper", dir);
+	assert_int_equal(fl_repo_discover(&r, path), 0);
+	assert_string_equal(fl_repo_name(r), path);
+	assert_int_equal(fl_repo_resolve(r, "v6.1", sha), 0);
+	fl_repo_free(r);
+	snprintf(path, sizeof(path), "%s/plain", dir);
+	r = (fl_repo *)path;
+	assert_int_equal(fl_repo_discover(&r, path), FL_ENOTFOUND);
+	assert_null(r);
+	assert_non_null(strstr(fl_error_last(), "plain is not a git repository"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_resolve),
-		cmocka_unit_test(test_tags),
-		cmocka_unit_test(test_range),
-		cmocka_unit_test(test_depth),
-		cmocka_unit_test(test_changed_paths),
-		cmocka_unit_test(test_clone_fetch),
-		cmocka_unit_test(test_merge_base),
-		cmocka_unit_test(test_open_tree),
+	    cmocka_unit_test(test_resolve),	  cmocka_unit_test(test_tags),
+	    cmocka_unit_test(test_range),	  cmocka_unit_test(test_depth),
+	    cmocka_unit_test(test_changed_paths), cmocka_unit_test(test_clone_fetch),
+	    cmocka_unit_test(test_merge_base),	  cmocka_unit_test(test_open_tree),
+	    cmocka_unit_test(test_discover),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

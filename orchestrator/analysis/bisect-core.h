@@ -1,11 +1,13 @@
 /*
- * bisect-priv.h - what the engine's two models share inside analysis/:
+ * bisect-core.h - what the engine's two models share inside analysis/:
  * the engine's state, one run of a commit, the blocks skipped commits make
- * and the credible set. bisect.c owns it and the values model; passfail.c
- * is the pass/fail model. Nothing outside the engine includes this.
+ * and the credible set (bisect-core.c). bisect.c is the values model and
+ * the engine's entry points, passfail.c the pass/fail model; both use the
+ * core, and the core reaches the model only through b->posterior. Nothing
+ * outside the engine includes this.
  */
-#ifndef FL_BISECT_PRIV_H
-#define FL_BISECT_PRIV_H
+#ifndef FL_BISECT_CORE_H
+#define FL_BISECT_CORE_H
 
 #include "analysis/bisect.h"
 
@@ -50,6 +52,7 @@ struct fl_bisect {
 	size_t nsplit;
 	size_t vfirst, vlast; /* the block being verified */
 	size_t runs, seq;
+	void (*posterior)(fl_bisect *b); /* the model's: post[], split[], have_post */
 	fl_bisect_sample_fn sample;
 	fl_bisect_step_fn step;
 	void *ctx;
