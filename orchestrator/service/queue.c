@@ -537,14 +537,18 @@ static void refresh_pool(fl_queue *q)
 	}
 }
 
+/* Failed, and its parent woken, in one transaction: no one sees the parent
+ * waiting without a live child (the status takes that for the end). */
 static void fail_job(fl_queue *q, const struct fl_job *j, const char *why)
 {
 	fl_err("job %lld (%s%s%s): %s", (long long)j->id, j->kind, *j->tree ? " " : "", j->tree,
 	       why);
 	q->failed++;
-	if (fl_store_job_set(q->st, j->id, "failed", NULL, why) ||
-	    fl_store_job_wake_parent(q->st, j->id))
+	if (fl_store_tx_begin(q->st) || fl_store_job_set(q->st, j->id, "failed", NULL, why) ||
+	    fl_store_job_wake_parent(q->st, j->id) || fl_store_tx_commit(q->st)) {
 		fl_err("job %lld: %s", (long long)j->id, fl_error_last());
+		fl_store_tx_rollback(q->st);
+	}
 }
 
 static int start_worker(fl_queue *q, struct fl_job *j, size_t machine)

@@ -27,7 +27,9 @@
  *   - the queue's status is one reading of the store: while another worker
  *     steps coordinators, a waiting one is never seen without the live
  *     child it waits for (a one-pass worker took that for "nothing left
- *     that the others can do" and stopped).
+ *     that the others can do" and stopped);
+ *   - a run job the queue fails wakes its parent in the same transaction:
+ *     the parent is never seen waiting with no live child.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -538,6 +540,93 @@ static void test_status_one_read(void **state)
 	cfg->store.path = conf_store;
 }
 
+/* Reads the job counts on a connection of its own while another thread's queue works. */
+struct counter {
+	fl_store *st;
+	atomic_int stop;
+	unsigned reads, stranded;
+	int err;
+};
+
+static void *counter_main(void *arg)
+{
+	struct counter *c = arg;
+
+	while (!atomic_load(&c->stop) && !c->err) {
+		struct fl_job_counts n;
+
+		if ((c->err = fl_store_jobs_counts(c->st, 0, &n)))
+			break;
+		c->reads++;
+		c->stranded += n.waiting && !n.queued && !n.running;
+	}
+	return NULL;
+}
+
+static int finish_step(void *ctx, fl_store *st, const struct fl_job *job)
+{
+	(void)ctx;
+	return fl_store_job_set(st, job->id, "done", "checked", NULL);
+}
+
+/*
+ * A run job the queue fails (its machine is no longer in the configuration)
+ * wakes its waiting parent in the same transaction: a reader never sees the
+ * parent waiting while none of its children is live.
+ */
+static void test_fail_wakes_parent(void **state)
+{
+	const fl_job_step_fn only[FL_JOB_NKINDS] = {[FL_JOB_COMPARE] = finish_step};
+	struct fl_queue_opts o = {.cfg = cfg, .steps = only};
+	struct counter c = {0};
+	char path[128], *conf_store = cfg->store.path;
+	const char *store;
+	pthread_t th;
+	fl_queue *q;
+	fl_store *st;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/fail.db", dir);
+	store = fl_test_store(path);
+	cfg->store.path = (char *)store;
+	assert_int_equal(fl_queue_open(&q, &o), 0);
+	st = fl_queue_store(q);
+	assert_int_equal(fl_store_open(&c.st, store, 0), 0);
+	assert_int_equal(pthread_create(&th, NULL, counter_main, &c), 0);
+	for (int i = 0; i < 300; i++) {
+		char key[32], child[40];
+		struct fl_job j;
+		int64_t p;
+
+		snprintf(key, sizeof(key), "stray:%d", i);
+		snprintf(child, sizeof(child), "stray:%d:run", i);
+		/* the parent waits for a run on a machine the configuration lost */
+		assert_int_equal(fl_store_tx_begin(st), 0);
+		p = add(st, FL_JOB_COMPARE, key, 0, "good", "");
+		add(st, FL_JOB_RUN, child, p, "gone", head);
+		assert_int_equal(fl_store_job_start(st, p, 0), 0);
+		assert_int_equal(fl_store_job_wait(st, p), 0);
+		assert_int_equal(fl_store_tx_commit(st), 0);
+		/* the tick fails the run, and steps the parent it woke to its end */
+		assert_int_equal(fl_queue_tick(q), 0);
+		assert_int_equal(fl_store_job_find(st, child, &j), 0);
+		assert_string_equal(j.state, "failed");
+		fl_job_release(&j);
+		assert_int_equal(fl_store_job_find(st, key, &j), 0);
+		assert_string_equal(j.state, "done");
+		fl_job_release(&j);
+	}
+	atomic_store(&c.stop, 1);
+	pthread_join(th, NULL);
+	fl_store_free(c.st);
+	fl_queue_free(q);
+	cfg->store.path = conf_store;
+	assert_int_equal(c.err, 0);
+	print_message("job counts: %u reads, %u saw a waiting job without a live child\n", c.reads,
+		      c.stranded);
+	assert_int_equal(c.stranded, 0);
+}
+
 static void test_box_never_answers(void **state)
 {
 	struct fl_queue_opts o = {.cfg = cfg};
@@ -612,6 +701,7 @@ int main(void)
 	    cmocka_unit_test(test_outcomes),
 	    cmocka_unit_test(test_box_never_answers),
 	    cmocka_unit_test(test_status_one_read),
+	    cmocka_unit_test(test_fail_wakes_parent),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
