@@ -87,19 +87,16 @@ int fl_store_job_kinds_add(fl_store *st, const char *const *names, size_t n)
 	return r;
 }
 
-/* One row into j: 0, FL_ENOTFOUND, or a store error. */
+/* The job stmt reads into j: 0, FL_ENOTFOUND naming what, or a store error. */
 static int one_job(fl_store *st, fl_stmt *stmt, struct fl_job *j, const char *what)
 {
-	int rc = fl_stmt_step(stmt);
+	int r = fl_store_row(st, stmt, "read job");
 
-	if (rc == FL_SQL_ROW)
-		read_job(stmt, j);
+	if (r <= 0)
+		return r ? r : fl_error_set(FL_ENOTFOUND, "store %s: no job %s", st->path, what);
+	read_job(stmt, j);
 	fl_stmt_finalize(stmt);
-	if (rc == FL_SQL_ROW)
-		return 0;
-	if (rc == FL_SQL_DONE)
-		return fl_error_set(FL_ENOTFOUND, "store %s: no job %s", st->path, what);
-	return fl_store_sqlerr(st, "read job");
+	return 0;
 }
 
 int fl_store_job_find(fl_store *st, const char *key, struct fl_job *j)
@@ -391,7 +388,7 @@ int fl_store_jobs_recover(fl_store *st, unsigned *requeued, unsigned *discarded)
 int fl_store_machine_state(fl_store *st, const char *name, struct fl_machine_state *m)
 {
 	fl_stmt *stmt;
-	int rc;
+	int r;
 
 	memset(m, 0, sizeof(*m));
 	if (fl_store_prepare(
@@ -399,18 +396,13 @@ int fl_store_machine_state(fl_store *st, const char *name, struct fl_machine_sta
 		"SELECT state, state_reason, infra_errors FROM machines WHERE name = ?1"))
 		return FL_ESTORE;
 	bind_text(stmt, 1, name);
-	rc = fl_stmt_step(stmt);
-	if (rc == FL_SQL_ROW) {
-		m->state = fl_store_column_dup(stmt, 0);
-		m->reason = fl_store_column_dup(stmt, 1);
-		m->infra_errors = fl_stmt_column_int(stmt, 2);
-	}
+	if ((r = fl_store_row(st, stmt, "machine state")) <= 0)
+		return r ? r : fl_error_set(FL_ENOTFOUND, "no machine '%s' in the store", name);
+	m->state = fl_store_column_dup(stmt, 0);
+	m->reason = fl_store_column_dup(stmt, 1);
+	m->infra_errors = fl_stmt_column_int(stmt, 2);
 	fl_stmt_finalize(stmt);
-	if (rc == FL_SQL_ROW)
-		return 0;
-	if (rc == FL_SQL_DONE)
-		return fl_error_set(FL_ENOTFOUND, "no machine '%s' in the store", name);
-	return fl_store_sqlerr(st, "machine state");
+	return 0;
 }
 
 void fl_machine_state_release(struct fl_machine_state *m)
@@ -480,17 +472,17 @@ int fl_store_machine_set_facts(fl_store *st, const char *name, const char *json)
 int fl_store_machine_facts(fl_store *st, const char *name, char **json)
 {
 	fl_stmt *stmt;
-	int rc;
+	int r;
 
 	*json = NULL;
 	if (fl_store_prepare(st, &stmt, "SELECT facts FROM machines WHERE name = ?1"))
 		return FL_ESTORE;
 	bind_text(stmt, 1, name);
-	rc = fl_stmt_step(stmt);
-	if (rc == FL_SQL_ROW)
-		*json = fl_store_column_dup(stmt, 0);
+	if ((r = fl_store_row(st, stmt, "machine facts")) <= 0)
+		return r;
+	*json = fl_store_column_dup(stmt, 0);
 	fl_stmt_finalize(stmt);
-	return rc == FL_SQL_ROW || rc == FL_SQL_DONE ? 0 : fl_store_sqlerr(st, "machine facts");
+	return 0;
 }
 
 int fl_store_machine_names(fl_store *st, char ***names, size_t *n)
@@ -718,17 +710,20 @@ int fl_store_job_claim_next(fl_store *st, const char *kind, const char *machine,
 int fl_store_job_held(fl_store *st, int64_t id, const char *worker, int *held)
 {
 	fl_stmt *stmt;
-	int rc;
+	int r;
 
+	*held = 0;
 	if (fl_store_prepare(st, &stmt,
 			     "SELECT 1 FROM jobs WHERE id = ?1 AND state = 'running' AND worker = ?2"))
 		return FL_ESTORE;
 	fl_stmt_bind_int64(stmt, 1, id);
 	bind_text(stmt, 2, worker);
-	rc = fl_stmt_step(stmt);
-	fl_stmt_finalize(stmt);
-	*held = rc == FL_SQL_ROW;
-	return rc == FL_SQL_ROW || rc == FL_SQL_DONE ? 0 : fl_store_sqlerr(st, "job holder");
+	if ((r = fl_store_row(st, stmt, "job holder")) < 0)
+		return r;
+	if (r)
+		fl_stmt_finalize(stmt);
+	*held = r;
+	return 0;
 }
 
 int fl_store_machine_claim(fl_store *st, const char *name, const char *worker, int *claimed)

@@ -22,6 +22,14 @@ int fl_store_sqlerr(struct fl_store *st, const char *what);
 int fl_store_exec(struct fl_store *st, const char *sql);
 int fl_store_prepare(struct fl_store *st, fl_stmt **stmt, const char *sql);
 int fl_store_step_done(struct fl_store *st, fl_stmt *stmt, const char *what);
+/*
+ * Steps a statement that reads one row at most: 1 with the row (the caller
+ * reads its columns, then finalizes stmt), 0 when there is none, or a
+ * negative store error naming what; stmt is finalized unless there is a row.
+ * The one way the store's files read a single row; whether none is an error
+ * (FL_ENOTFOUND and what to say) is the caller's.
+ */
+int fl_store_row(struct fl_store *st, fl_stmt *stmt, const char *what);
 /* Steps an INSERT ... RETURNING id, reads the id, finalizes it. */
 int fl_store_insert_id(struct fl_store *st, fl_stmt *stmt, const char *what, int64_t *id);
 /* Binds s as text (copied), or SQL NULL when s is NULL. */

@@ -693,6 +693,16 @@ int fl_store_step_done(fl_store *st, fl_stmt *stmt, const char *what)
 	return r;
 }
 
+int fl_store_row(fl_store *st, fl_stmt *stmt, const char *what)
+{
+	int rc = fl_stmt_step(stmt);
+
+	if (rc == FL_SQL_ROW)
+		return 1;
+	fl_stmt_finalize(stmt);
+	return rc == FL_SQL_DONE ? 0 : fl_store_sqlerr(st, what);
+}
+
 int fl_store_insert_id(fl_store *st, fl_stmt *stmt, const char *what, int64_t *id)
 {
 	int rc = fl_stmt_step(stmt);
@@ -918,11 +928,11 @@ int fl_store_commit_needs_depth(fl_store *st, int64_t id)
 	if (fl_store_prepare(st, &stmt, "SELECT depth IS NULL FROM commits WHERE id = ?1"))
 		return FL_ESTORE;
 	fl_stmt_bind_int64(stmt, 1, id);
-	rc = fl_stmt_step(stmt);
-	rc = rc == FL_SQL_ROW	 ? fl_stmt_column_int(stmt, 0)
-	     : rc == FL_SQL_DONE ? fl_error_set(FL_ENOTFOUND, "commit %lld: no such commit",
-						(long long)id)
-				 : fl_store_sqlerr(st, "commit depth");
+	if ((rc = fl_store_row(st, stmt, "commit depth")) <= 0)
+		return rc ? rc
+			  : fl_error_set(FL_ENOTFOUND, "commit %lld: no such commit",
+					 (long long)id);
+	rc = fl_stmt_column_int(stmt, 0);
 	fl_stmt_finalize(stmt);
 	return rc;
 }

@@ -107,33 +107,19 @@ static void bind_page(fl_stmt *s, int i, unsigned page, unsigned per_page)
 	fl_stmt_bind_int64(s, i + 1, (int64_t)(page ? page - 1 : 0) * per_page);
 }
 
-/* One row expected: FL_ENOTFOUND with msg when there is none. */
-static int step_one(fl_store *st, fl_stmt *s, const char *what, const char *msg)
-{
-	int rc = fl_stmt_step(s);
-
-	if (rc == FL_SQL_ROW)
-		return 0;
-	fl_stmt_finalize(s);
-	if (rc == FL_SQL_DONE)
-		return fl_error_set(FL_ENOTFOUND, "%s", msg);
-	return fl_store_sqlerr(st, what);
-}
-
 /* The row with this id ("SELECT ... WHERE x.id = ?1"), read by fn; FL_ENOTFOUND names it. */
 static int get_by_id(fl_store *st, fl_pool *p, const char *sql, int64_t id, row_fn fn, void *out,
 		     const char *what)
 {
 	fl_stmt *s;
-	char msg[64];
 	int r;
 
 	if (fl_store_prepare(st, &s, sql))
 		return FL_ESTORE;
 	fl_stmt_bind_int64(s, 1, id);
-	snprintf(msg, sizeof(msg), "no such %s", what);
-	if ((r = step_one(st, s, what, msg)))
-		return fl_error_wrap(r, "%s %lld", what, (long long)id);
+	if ((r = fl_store_row(st, s, what)) <= 0)
+		return fl_error_wrap(r ? r : fl_error_set(FL_ENOTFOUND, "no such %s", what),
+				     "%s %lld", what, (long long)id);
 	fn(s, p, out);
 	fl_stmt_finalize(s);
 	return 0;
@@ -343,8 +329,9 @@ int fl_web_tree_get(fl_store *st, fl_pool *p, const char *name, size_t latest,
 	if (fl_store_prepare(st, &s, "SELECT id, name, url FROM trees WHERE name = ?1"))
 		return FL_ESTORE;
 	fl_stmt_bind_text(s, 1, name);
-	if ((r = step_one(st, s, "tree", "no tree with this name")))
-		return fl_error_wrap(r, "tree '%s'", name);
+	if ((r = fl_store_row(st, s, "tree")) <= 0)
+		return fl_error_wrap(r ? r : fl_error_set(FL_ENOTFOUND, "no tree with this name"),
+				     "tree '%s'", name);
 	memset(out, 0, sizeof(*out));
 	read_tree(s, p, out);
 	fl_stmt_finalize(s);
@@ -710,8 +697,9 @@ int fl_web_run_get(fl_store *st, fl_pool *p, int64_t id, size_t console_tail,
 		return FL_ESTORE;
 	fl_stmt_bind_int64(s, 1, id);
 	fl_stmt_bind_int64(s, 2, (int64_t)console_tail);
-	if ((r = step_one(st, s, "run", "no such run")))
-		return fl_error_wrap(r, "run %lld", (long long)id);
+	if ((r = fl_store_row(st, s, "run")) <= 0)
+		return fl_error_wrap(r ? r : fl_error_set(FL_ENOTFOUND, "no such run"), "run %lld",
+				     (long long)id);
 	memset(out, 0, sizeof(*out));
 	read_run(s, p, &out->run);
 	read_run_detail(s, p, out, NRUN_COLS);
@@ -728,8 +716,9 @@ int fl_web_run_console(fl_store *st, fl_pool *p, int64_t id, const char **consol
 	if (fl_store_prepare(st, &s, "SELECT console, console_path FROM runs WHERE id = ?1"))
 		return FL_ESTORE;
 	fl_stmt_bind_int64(s, 1, id);
-	if ((r = step_one(st, s, "run console", "no such run")))
-		return fl_error_wrap(r, "run %lld", (long long)id);
+	if ((r = fl_store_row(st, s, "run console")) <= 0)
+		return fl_error_wrap(r ? r : fl_error_set(FL_ENOTFOUND, "no such run"), "run %lld",
+				     (long long)id);
 	*console = col_text(s, p, 0);
 	*len = *console ? fl_stmt_column_bytes(s, 0) : 0;
 	*console_path = col_text(s, p, 1);
@@ -1168,10 +1157,10 @@ int fl_web_revert_get(fl_store *st, fl_pool *p, int64_t regression_id, const cha
 		return FL_ESTORE;
 	fl_stmt_bind_int64(s, 1, regression_id);
 	fl_stmt_bind_text(s, 2, revert_kind);
-	if ((r = step_one(st, s, "revert check of regression",
-			  "no such revert check of regression")))
-		return fl_error_wrap(r, "revert check of regression %lld",
-				     (long long)regression_id);
+	if ((r = fl_store_row(st, s, "revert check of regression")) <= 0)
+		return fl_error_wrap(
+		    r ? r : fl_error_set(FL_ENOTFOUND, "no such revert check of regression"),
+		    "revert check of regression %lld", (long long)regression_id);
 	read_revert(s, p, out);
 	fl_stmt_finalize(s);
 	return out->job_id ? fl_web_comparisons(st, p, out->job_id, &out->rows, &out->nrows) : 0;
@@ -1269,8 +1258,10 @@ int fl_web_machine_id(fl_store *st, const char *name, int64_t *id)
 	if (fl_store_prepare(st, &s, "SELECT id FROM machines WHERE name = ?1"))
 		return FL_ESTORE;
 	fl_stmt_bind_text(s, 1, name);
-	if ((r = step_one(st, s, "machine", "no machine with this name")))
-		return fl_error_wrap(r, "machine '%s'", name);
+	if ((r = fl_store_row(st, s, "machine")) <= 0)
+		return fl_error_wrap(r ? r
+				       : fl_error_set(FL_ENOTFOUND, "no machine with this name"),
+				     "machine '%s'", name);
 	*id = fl_stmt_column_int64(s, 0);
 	fl_stmt_finalize(s);
 	return 0;
@@ -1325,14 +1316,13 @@ int fl_web_newest_run(fl_store *st, fl_pool *p, int64_t tree_id, const char *ben
 	fl_store_bind_opt(s, 2, benchmark);
 	fl_store_bind_opt(s, 3, machine);
 	*run = 0;
-	rc = fl_stmt_step(s);
-	if (rc == FL_SQL_ROW) {
-		*run = fl_stmt_column_int64(s, 0);
-		*benchmark_out = col_text(s, p, 1);
-		*machine_out = col_text(s, p, 2);
-	}
+	if ((rc = fl_store_row(st, s, "newest run")) <= 0)
+		return rc;
+	*run = fl_stmt_column_int64(s, 0);
+	*benchmark_out = col_text(s, p, 1);
+	*machine_out = col_text(s, p, 2);
 	fl_stmt_finalize(s);
-	return rc == FL_SQL_ROW || rc == FL_SQL_DONE ? 0 : fl_store_sqlerr(st, "newest run");
+	return 0;
 }
 
 /* Commit c (SQL) has ok runs of ?2 on machine ?3. */
