@@ -18,6 +18,10 @@ struct fl_store {
 	char *path;
 };
 
+/* Migration i (it brings schema version i to i + 1, store/migrations.c) in the
+ * store's dialect, or PostgreSQL's own text for pg where it has one. */
+const char *fl_store_migration(int i, int pg);
+
 int fl_store_sqlerr(struct fl_store *st, const char *what);
 int fl_store_exec(struct fl_store *st, const char *sql);
 int fl_store_prepare(struct fl_store *st, fl_stmt **stmt, const char *sql);
