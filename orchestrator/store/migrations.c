@@ -158,7 +158,7 @@ static const struct migration migrations[] = {
      "  PRIMARY KEY (point_id, function)) WITHOUT ROWID;",
      NULL},
     /*
-     * 4: indexes the results pages read by (store/web.c), so a page stays
+     * 4: indexes the results pages read by (store/view.c), so a page stays
      * fast with 100k runs: a kernel's runs of one benchmark on one machine,
      * the runs in progress (a partial index: a handful of rows, newest
      * first), commits by sha prefix and by tree in time order, and a
@@ -292,7 +292,7 @@ static const struct migration migrations[] = {
      NULL},
     /*
      * 7: what the results pages read since the service and the run path
-     * store it (store/web.c): a kernel's runs by runs.commit_id, a tag's
+     * store it (store/view.c): a kernel's runs by runs.commit_id, a tag's
      * compare jobs and a regression's jobs by what they are about, the jobs
      * in progress (a partial index, as runs_active), tags by name (revisions
      * in URLs), and each bisection step's progress (commits left, best

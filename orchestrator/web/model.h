@@ -1,6 +1,6 @@
 /*
  * web/model.h - what the pages show that is computed from the rows the
- * store reads (store/web.h): a tree's tags in version order with their
+ * store reads (store/view.h): a tree's tags in version order with their
  * verdicts, a run's points summarised, two kernels compared
  * (analysis/compare.h on the ok runs of each, the comparison "faultline
  * compare" prints and the report mails), and a metric's history with the
@@ -20,7 +20,7 @@
 #include "analysis/compare.h"
 #include "analysis/stats.h"
 #include "lib/pool.h"
-#include "store/web.h"
+#include "store/view.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -29,15 +29,15 @@ struct fl_config;
 
 /* ---- trees and their tags ---- */
 
-/* Every tree with its 'latest' newest commits (in history order: store/web.c's HISTORY_DESC, by
+/* Every tree with its 'latest' newest commits (in history order: store/view.c's HISTORY_DESC, by
  * commits.depth; never a revert's or a try's commit) and its 'latest' newest tags (by version) with
  * their verdicts. */
-int fl_model_trees(fl_store *st, fl_pool *p, size_t latest, struct fl_web_tree **out, size_t *n);
+int fl_model_trees(fl_store *st, fl_pool *p, size_t latest, struct fl_view_tree **out, size_t *n);
 int fl_model_tree_get(fl_store *st, fl_pool *p, const char *name, size_t latest,
-		      struct fl_web_tree *out);
+		      struct fl_view_tree *out);
 /* Orders tags newest version first (lib/version.h) and keeps the first
  * 'latest' of them (*n the count kept). */
-void fl_model_tags_newest(struct fl_web_tag *tags, size_t *n, size_t latest);
+void fl_model_tags_newest(struct fl_view_tag *tags, size_t *n, size_t latest);
 
 /* ---- a run's points ---- */
 
@@ -51,7 +51,7 @@ struct fl_model_point {
 };
 /* Samples ordered by metric, mode, tasks, cgroup (as the store reads them)
  * to one point per run of equal (metric, mode, tasks, cgroup), in that order. */
-void fl_model_points(fl_pool *p, const struct fl_web_sample *x, size_t nx,
+void fl_model_points(fl_pool *p, const struct fl_view_sample *x, size_t nx,
 		     struct fl_model_point **out, size_t *n);
 /* The points of a run from its samples. */
 int fl_model_run_points(fl_store *st, fl_pool *p, int64_t id, struct fl_model_point **out,
@@ -74,8 +74,8 @@ void fl_model_cmp_opts(const struct fl_config *cfg, const char *benchmark, struc
  * empty (a_runs or b_runs says which).
  */
 struct fl_model_compare_req {
-	const char *tree;  /* NULL: any; as for fl_web_rev_resolve */
-	const char *a, *b; /* revisions, as for fl_web_rev_resolve */
+	const char *tree;  /* NULL: any; as for fl_view_rev_resolve */
+	const char *a, *b; /* revisions, as for fl_view_rev_resolve */
 	const char *benchmark, *machine;
 	struct fl_cmp_opts opts;
 	/* Not 0: only the runs this coordinator job's run jobs made (a
@@ -84,7 +84,7 @@ struct fl_model_compare_req {
 	int64_t job;
 };
 struct fl_model_compare {
-	struct fl_web_commit a, b;
+	struct fl_view_commit a, b;
 	const char *a_name, *b_name; /* a tag on the commit (the plots' labels), else the sha */
 	int64_t machine_id;
 	size_t a_runs, b_runs; /* the ok runs the rows are made of */
@@ -123,7 +123,7 @@ struct fl_model_series {
 	const char *by;					 /* tag or commit */
 	const char *benchmark, *machine, *metric, *mode; /* what was chosen */
 	unsigned tasks;
-	struct fl_web_series_point *pts;
+	struct fl_view_series_point *pts;
 	size_t n;
 	int more; /* older history on the next page */
 	struct fl_change_point *cps;
@@ -140,9 +140,9 @@ int fl_model_series(fl_store *st, fl_pool *p, const struct fl_model_series_req *
  * order) and the choices q leaves open taken from them. */
 void fl_model_series_choices(fl_pool *p, const struct fl_model_point *pts, size_t n,
 			     const struct fl_model_series_req *q, struct fl_model_series *o);
-/* Tag positions (fl_web_tag_positions) in version order, each name once,
+/* Tag positions (fl_view_tag_positions) in version order, each name once,
  * then the page q asks for: o->pts, o->n and o->more. */
-void fl_model_tag_page(const struct fl_model_series_req *q, struct fl_web_series_point *pts,
+void fl_model_tag_page(const struct fl_model_series_req *q, struct fl_view_series_point *pts,
 		       size_t n, struct fl_model_series *o);
 /* The change points of o's positions, fl_cp_opts_init's settings (every
  * position has values). */

@@ -23,9 +23,9 @@
 static void test_points(void **state)
 {
 	/* the same point in the root and in a child cgroup: two points */
-	const struct fl_web_sample x[] = {
-	    {"ops", "threads", 1, 0, 10, ""},	 {"ops", "threads", 1, 1, 14, ""},
-	    {"ops", "threads", 2, 0, 30, ""},	 {"ops", "threads", 2, 0, 50, "child"},
+	const struct fl_view_sample x[] = {
+	    {"ops", "threads", 1, 0, 10, ""}, {"ops", "threads", 1, 1, 14, ""},
+	    {"ops", "threads", 2, 0, 30, ""}, {"ops", "threads", 2, 0, 50, "child"},
 	    {"ops_per_sec", "", 1, 0, 5, ""}, {"ops_per_sec", "", 1, 1, 6, ""},
 	    {"ops_per_sec", "", 1, 2, 7, ""},
 	};
@@ -101,8 +101,8 @@ static void test_change_points(void **state)
 
 static void test_tags(void **state)
 {
-	struct fl_web_tag t[] = {{.name = "v6.1"}, {.name = "v6.10"}, {.name = "v6.2-rc1"},
-				 {.name = "v6.2"}, {.name = "v6.9"},  {.name = "v6.1-rc3"}};
+	struct fl_view_tag t[] = {{.name = "v6.1"}, {.name = "v6.10"}, {.name = "v6.2-rc1"},
+				  {.name = "v6.2"}, {.name = "v6.9"},  {.name = "v6.1-rc3"}};
 	size_t n = 6;
 
 	(void)state;
@@ -120,11 +120,12 @@ static void test_tags(void **state)
 /* Heads of a branch ("mm@<sha>") after the tags, newest first by time. */
 static void test_heads(void **state)
 {
-	struct fl_web_tag t[] = {{.id = 1, .name = "mm@9aaaaaaaaaaa", .kind = "head", .created = 10},
-				 {.id = 2, .name = "v6.2", .kind = "tag", .created = 20},
-				 {.id = 3, .name = "mm@1bbbbbbbbbbb", .kind = "head", .created = 30},
-				 {.id = 4, .name = "mm@5ccccccccccc", .kind = "head", .created = 30},
-				 {.id = 5, .name = "v6.10", .created = 5}};
+	struct fl_view_tag t[] = {
+	    {.id = 1, .name = "mm@9aaaaaaaaaaa", .kind = "head", .created = 10},
+	    {.id = 2, .name = "v6.2", .kind = "tag", .created = 20},
+	    {.id = 3, .name = "mm@1bbbbbbbbbbb", .kind = "head", .created = 30},
+	    {.id = 4, .name = "mm@5ccccccccccc", .kind = "head", .created = 30},
+	    {.id = 5, .name = "v6.10", .created = 5}};
 	size_t n = 5;
 
 	(void)state;
@@ -138,8 +139,8 @@ static void test_heads(void **state)
 
 static void test_tag_page(void **state)
 {
-	struct fl_web_series_point pts[] = {{.tag = "v6.3"}, {.tag = "v6.1"}, {.tag = "v6.10"},
-					    {.tag = "v6.2"}, {.tag = "v6.3"}, {.tag = "v6.4"}};
+	struct fl_view_series_point pts[] = {{.tag = "v6.3"}, {.tag = "v6.1"}, {.tag = "v6.10"},
+					     {.tag = "v6.2"}, {.tag = "v6.3"}, {.tag = "v6.4"}};
 	struct fl_model_series_req q = {.page = 1, .per_page = 3};
 	struct fl_model_series o = {0};
 
@@ -345,20 +346,20 @@ static void test_run_points_stored(void **state)
  * every subquery in FROM (PostgreSQL 15 wants an alias). */
 static void test_commit_runs_stored(void **state)
 {
-	struct fl_web_run *runs;
+	struct fl_view_run *runs;
 	fl_pool p = FL_POOL_INIT;
 	int64_t a = add_run(0, 1000, 0), b = add_run(0, 1000, 1), *ids;
 	size_t n;
 	int more;
 
 	(void)state;
-	assert_int_equal(fl_web_commit_run_list(st, &p, "aaaa000000000000000000000000000000000001",
-						1, 10, &runs, &n, &more),
+	assert_int_equal(fl_view_commit_run_list(st, &p, "aaaa000000000000000000000000000000000001",
+						 1, 10, &runs, &n, &more),
 			 0);
 	assert_int_equal(n, 2);
 	assert_true(runs[0].id == b && runs[1].id == a && !more);
-	assert_int_equal(fl_web_job_commit_runs(st, 0, "aaaa000000000000000000000000000000000001",
-						"pf2", "vm", &ids, &n),
+	assert_int_equal(fl_view_job_commit_runs(st, 0, "aaaa000000000000000000000000000000000001",
+						 "pf2", "vm", &ids, &n),
 			 0);
 	assert_int_equal(n, 0);
 	free(ids);

@@ -1,9 +1,10 @@
 /*
- * store/web.c - the read-only queries of the results pages (store/web.h).
- * Every list is one indexed statement with LIMIT/OFFSET; migrations 4 and 7
- * in store.c add the indexes these statements rely on.
+ * store/view.c - the read-only views of the store (store/view.h), what the
+ * results pages show. Every list is one indexed statement with
+ * LIMIT/OFFSET; migrations 4 and 7 (store/migrations.c) add the indexes
+ * these statements rely on.
  */
-#include "store/web.h"
+#include "store/view.h"
 #include "lib/buf.h"
 #include "lib/error.h"
 #include "store/priv.h"
@@ -49,7 +50,7 @@ static double col_num(fl_stmt *s, int col)
 	"NOT EXISTS (SELECT 1 FROM reverts v WHERE v.commit_sha = " c ".sha) AND NOT EXISTS "      \
 	"(SELECT 1 FROM tries y WHERE y.commit_sha = " c ".sha)"
 
-static void read_commit(fl_stmt *s, fl_pool *p, int col, struct fl_web_commit *c)
+static void read_commit(fl_stmt *s, fl_pool *p, int col, struct fl_view_commit *c)
 {
 	c->id = fl_stmt_column_int64(s, col);
 	c->tree = col_text(s, p, col + 1);
@@ -132,7 +133,7 @@ static void read_commit_row(fl_stmt *s, fl_pool *p, void *row)
 	read_commit(s, p, 0, row);
 }
 
-static int tree_latest(fl_store *st, fl_pool *p, struct fl_web_tree *t, size_t latest)
+static int tree_latest(fl_store *st, fl_pool *p, struct fl_view_tree *t, size_t latest)
 {
 	fl_stmt *s;
 
@@ -150,7 +151,7 @@ static int tree_latest(fl_store *st, fl_pool *p, struct fl_web_tree *t, size_t l
 
 static void read_verdict(fl_stmt *s, fl_pool *p, void *row)
 {
-	struct fl_web_verdict *v = row;
+	struct fl_view_verdict *v = row;
 
 	v->job_id = fl_stmt_column_int64(s, 0);
 	v->benchmark = col_text(s, p, 1);
@@ -174,11 +175,11 @@ static void read_verdict(fl_stmt *s, fl_pool *p, void *row)
  * all the tags of a tree. */
 struct verdict_stmts {
 	fl_stmt *jobs, *point;
-	fl_web_decides_fn decides;
+	fl_view_decides_fn decides;
 };
 
 static int verdict_point(fl_store *st, fl_pool *p, const struct verdict_stmts *vs,
-			 struct fl_web_verdict *v)
+			 struct fl_view_verdict *v)
 {
 	fl_stmt *s = vs->point;
 	const char *want = v->result && vs->decides && vs->decides(v->result) ? v->result : "";
@@ -199,7 +200,7 @@ static int verdict_point(fl_store *st, fl_pool *p, const struct verdict_stmts *v
 }
 
 static int tag_verdicts(fl_store *st, fl_pool *p, const struct verdict_stmts *vs,
-			struct fl_web_tag *tag)
+			struct fl_view_tag *tag)
 {
 	int r;
 
@@ -236,7 +237,7 @@ static int verdicts_prepare(fl_store *st, struct verdict_stmts *vs)
 
 static void read_tag(fl_stmt *s, fl_pool *p, void *row)
 {
-	struct fl_web_tag *t = row;
+	struct fl_view_tag *t = row;
 
 	t->id = fl_stmt_column_int64(s, 0);
 	t->name = col_text(s, p, 1);
@@ -251,8 +252,8 @@ static void read_tag(fl_stmt *s, fl_pool *p, void *row)
 }
 
 /* Every tag of the tree, in no order: the model orders them (and takes the
- * newest few) before their verdicts are read (fl_web_tag_verdicts). */
-static int tree_tags(fl_store *st, fl_pool *p, struct fl_web_tree *t, size_t latest)
+ * newest few) before their verdicts are read (fl_view_tag_verdicts). */
+static int tree_tags(fl_store *st, fl_pool *p, struct fl_view_tree *t, size_t latest)
 {
 	fl_stmt *s;
 	int r;
@@ -278,8 +279,8 @@ static int tree_tags(fl_store *st, fl_pool *p, struct fl_web_tree *t, size_t lat
 	return 0;
 }
 
-int fl_web_tag_verdicts(fl_store *st, fl_pool *p, struct fl_web_tag *tags, size_t n,
-			fl_web_decides_fn decides)
+int fl_view_tag_verdicts(fl_store *st, fl_pool *p, struct fl_view_tag *tags, size_t n,
+			 fl_view_decides_fn decides)
 {
 	struct verdict_stmts vs = {.decides = decides};
 	int r = 0;
@@ -297,14 +298,14 @@ int fl_web_tag_verdicts(fl_store *st, fl_pool *p, struct fl_web_tag *tags, size_
 
 static void read_tree(fl_stmt *s, fl_pool *p, void *row)
 {
-	struct fl_web_tree *t = row;
+	struct fl_view_tree *t = row;
 
 	t->id = fl_stmt_column_int64(s, 0);
 	t->name = col_text(s, p, 1);
 	t->url = col_text(s, p, 2);
 }
 
-int fl_web_trees(fl_store *st, fl_pool *p, size_t latest, struct fl_web_tree **out, size_t *n)
+int fl_view_trees(fl_store *st, fl_pool *p, size_t latest, struct fl_view_tree **out, size_t *n)
 {
 	fl_stmt *s;
 	int r;
@@ -320,8 +321,8 @@ int fl_web_trees(fl_store *st, fl_pool *p, size_t latest, struct fl_web_tree **o
 	return 0;
 }
 
-int fl_web_tree_get(fl_store *st, fl_pool *p, const char *name, size_t latest,
-		    struct fl_web_tree *out)
+int fl_view_tree_get(fl_store *st, fl_pool *p, const char *name, size_t latest,
+		     struct fl_view_tree *out)
 {
 	fl_stmt *s;
 	int r;
@@ -383,7 +384,7 @@ static int rev_shape(const char *rev)
 	return !strstr(rev, "..") && !strstr(rev, "//") && rev[0] != '/' && rev[len - 1] != '/';
 }
 
-int fl_web_rev_ok(const char *rev)
+int fl_view_rev_ok(const char *rev)
 {
 	size_t len = strlen(rev);
 
@@ -408,8 +409,8 @@ static int rev_check(const char *rev)
 }
 
 /* The stored commits a revision's candidates (rows) name: one, or an error naming two. */
-static int rev_one(const char *rev, const char *hint, const struct fl_web_commit *rows, size_t n,
-		   struct fl_web_commit *out)
+static int rev_one(const char *rev, const char *hint, const struct fl_view_commit *rows, size_t n,
+		   struct fl_view_commit *out)
 {
 	/* The same commit in several trees is one commit. */
 	if (strcmp(rows[0].sha, rows[n - 1].sha))
@@ -424,7 +425,7 @@ static int rev_one(const char *rev, const char *hint, const struct fl_web_commit
 
 /* The commits a tag names, as a tested tag or as a baseline, in any tree. */
 static int rev_tag(fl_store *st, fl_pool *p, const char *tree, const char *rev,
-		   struct fl_web_commit **rows, size_t *n)
+		   struct fl_view_commit **rows, size_t *n)
 {
 	fl_stmt *s;
 
@@ -446,10 +447,10 @@ static int rev_tag(fl_store *st, fl_pool *p, const char *tree, const char *rev,
 		       "resolve tag");
 }
 
-int fl_web_rev_resolve(fl_store *st, fl_pool *p, const char *tree, const char *rev,
-		       struct fl_web_commit *out)
+int fl_view_rev_resolve(fl_store *st, fl_pool *p, const char *tree, const char *rev,
+			struct fl_view_commit *out)
 {
-	struct fl_web_commit *rows;
+	struct fl_view_commit *rows;
 	fl_stmt *s;
 	char hex[65];
 	size_t n;
@@ -493,7 +494,7 @@ static void read_name(fl_stmt *s, fl_pool *p, void *row)
 	*(const char **)row = col_text(s, p, 0);
 }
 
-int fl_web_commit_tags(fl_store *st, fl_pool *p, int64_t commit_id, const char ***out, size_t *n)
+int fl_view_commit_tags(fl_store *st, fl_pool *p, int64_t commit_id, const char ***out, size_t *n)
 {
 	fl_stmt *s;
 
@@ -522,7 +523,7 @@ int fl_web_commit_tags(fl_store *st, fl_pool *p, int64_t commit_id, const char *
 
 static void read_run(fl_stmt *s, fl_pool *p, void *row)
 {
-	struct fl_web_run *r = row;
+	struct fl_view_run *r = row;
 
 	r->id = fl_stmt_column_int64(s, 0);
 	r->benchmark = col_text(s, p, 1);
@@ -576,8 +577,8 @@ static int list_page(fl_store *st, fl_pool *p, const char *select, const char *a
 	return collect(st, p, s, size, fn, out, n, per_page, more, what);
 }
 
-int fl_web_runs(fl_store *st, fl_pool *p, const struct fl_web_run_filter *f, unsigned page,
-		unsigned per_page, struct fl_web_run **out, size_t *n, int *more)
+int fl_view_runs(fl_store *st, fl_pool *p, const struct fl_view_run_filter *f, unsigned page,
+		 unsigned per_page, struct fl_view_run **out, size_t *n, int *more)
 {
 	const struct cond c[] = {
 	    {"benchmark = ?1", f->benchmark, 0},
@@ -593,14 +594,14 @@ int fl_web_runs(fl_store *st, fl_pool *p, const struct fl_web_run_filter *f, uns
 
 static void read_job_run(fl_stmt *s, fl_pool *p, void *row)
 {
-	struct fl_web_run *r = row;
+	struct fl_view_run *r = row;
 
 	read_run(s, p, r);
 	r->role = col_text(s, p, NRUN_COLS);
 }
 
-int fl_web_job_commit_runs(fl_store *st, int64_t job_id, const char *sha, const char *benchmark,
-			   const char *machine, int64_t **ids, size_t *n)
+int fl_view_job_commit_runs(fl_store *st, int64_t job_id, const char *sha, const char *benchmark,
+			    const char *machine, int64_t **ids, size_t *n)
 {
 	fl_stmt *s;
 	size_t cap = 0;
@@ -635,8 +636,8 @@ int fl_web_job_commit_runs(fl_store *st, int64_t job_id, const char *sha, const 
 	return 0;
 }
 
-int fl_web_job_runs(fl_store *st, fl_pool *p, int64_t parent_job, unsigned page, unsigned per_page,
-		    struct fl_web_run **out, size_t *n, int *more)
+int fl_view_job_runs(fl_store *st, fl_pool *p, int64_t parent_job, unsigned page, unsigned per_page,
+		     struct fl_view_run **out, size_t *n, int *more)
 {
 	fl_stmt *s;
 
@@ -653,7 +654,7 @@ int fl_web_job_runs(fl_store *st, fl_pool *p, int64_t parent_job, unsigned page,
 		       "runs of a job");
 }
 
-static void read_run_detail(fl_stmt *s, fl_pool *p, struct fl_web_run_detail *d, int c)
+static void read_run_detail(fl_stmt *s, fl_pool *p, struct fl_view_run_detail *d, int c)
 {
 	d->backend = col_text(s, p, c);
 	d->facts = col_text(s, p, c + 1);
@@ -679,8 +680,8 @@ static void read_run_detail(fl_stmt *s, fl_pool *p, struct fl_web_run_detail *d,
 	d->job_parent = fl_stmt_column_int64(s, c + 21);
 }
 
-int fl_web_run_get(fl_store *st, fl_pool *p, int64_t id, size_t console_tail,
-		   struct fl_web_run_detail *out)
+int fl_view_run_get(fl_store *st, fl_pool *p, int64_t id, size_t console_tail,
+		    struct fl_view_run_detail *out)
 {
 	fl_stmt *s;
 	int r;
@@ -707,8 +708,8 @@ int fl_web_run_get(fl_store *st, fl_pool *p, int64_t id, size_t console_tail,
 	return 0;
 }
 
-int fl_web_run_console(fl_store *st, fl_pool *p, int64_t id, const char **console, size_t *len,
-		       const char **console_path)
+int fl_view_run_console(fl_store *st, fl_pool *p, int64_t id, const char **console, size_t *len,
+			const char **console_path)
 {
 	fl_stmt *s;
 	int r;
@@ -726,8 +727,8 @@ int fl_web_run_console(fl_store *st, fl_pool *p, int64_t id, const char **consol
 	return 0;
 }
 
-int fl_web_run_evidence(fl_store *st, fl_pool *p, int64_t id, size_t top,
-			struct fl_evidence_row **out, size_t *n)
+int fl_view_run_evidence(fl_store *st, fl_pool *p, int64_t id, size_t top,
+			 struct fl_evidence_row **out, size_t *n)
 {
 	struct fl_evidence_row *pts;
 	size_t npts;
@@ -754,11 +755,13 @@ int fl_web_run_evidence(fl_store *st, fl_pool *p, int64_t id, size_t top,
 		d->vmstat_missing = e->vmstat_missing ? fl_pool_strdup(p, e->vmstat_missing) : NULL;
 		d->lk = fl_pool_alloc(p, (e->nlk + 1) * sizeof(*d->lk));
 		for (size_t k = 0; k < e->nlk; k++)
-			d->lk[k] = (struct fl_lock_row){
-			    fl_pool_strdup(p, e->lk[k].lock), fl_pool_strdup(p, e->lk[k].named_by),
-			    e->lk[k].contentions,	      e->lk[k].waits,
-			    e->lk[k].wait_ns,		      e->lk[k].max_wait_ns,
-			    fl_pool_strdup(p, e->lk[k].chains)};
+			d->lk[k] = (struct fl_lock_row){fl_pool_strdup(p, e->lk[k].lock),
+							fl_pool_strdup(p, e->lk[k].named_by),
+							e->lk[k].contentions,
+							e->lk[k].waits,
+							e->lk[k].wait_ns,
+							e->lk[k].max_wait_ns,
+							fl_pool_strdup(p, e->lk[k].chains)};
 		d->nfn = e->nfn < top ? e->nfn : top;
 		d->fn = fl_pool_alloc(p, (d->nfn + 1) * sizeof(*d->fn));
 		for (size_t k = 0; k < d->nfn; k++)
@@ -772,7 +775,7 @@ int fl_web_run_evidence(fl_store *st, fl_pool *p, int64_t id, size_t top,
 
 static void read_sample(fl_stmt *s, fl_pool *p, void *row)
 {
-	struct fl_web_sample *x = row;
+	struct fl_view_sample *x = row;
 
 	x->metric = col_text(s, p, 0);
 	x->mode = col_text(s, p, 1);
@@ -782,8 +785,8 @@ static void read_sample(fl_stmt *s, fl_pool *p, void *row)
 	x->cgroup = col_text(s, p, 5);
 }
 
-int fl_web_run_samples(fl_store *st, fl_pool *p, int64_t id, unsigned page, unsigned per_page,
-		       struct fl_web_sample **out, size_t *n, int *more)
+int fl_view_run_samples(fl_store *st, fl_pool *p, int64_t id, unsigned page, unsigned per_page,
+			struct fl_view_sample **out, size_t *n, int *more)
 {
 	fl_stmt *s;
 
@@ -822,7 +825,7 @@ int fl_web_run_samples(fl_store *st, fl_pool *p, int64_t id, unsigned page, unsi
 
 static void read_regression(fl_stmt *s, fl_pool *p, void *row)
 {
-	struct fl_web_regression *g = row;
+	struct fl_view_regression *g = row;
 	int c = 2 + 2 * NCOMMIT_COLS;
 
 	g->id = fl_stmt_column_int64(s, 0);
@@ -845,8 +848,8 @@ static void read_regression(fl_stmt *s, fl_pool *p, void *row)
 	read_commit(s, p, c + 13, &g->culprit);
 }
 
-int fl_web_regressions(fl_store *st, fl_pool *p, const char *state, unsigned page,
-		       unsigned per_page, struct fl_web_regression **out, size_t *n, int *more)
+int fl_view_regressions(fl_store *st, fl_pool *p, const char *state, unsigned page,
+			unsigned per_page, struct fl_view_regression **out, size_t *n, int *more)
 {
 	fl_stmt *s;
 
@@ -861,7 +864,7 @@ int fl_web_regressions(fl_store *st, fl_pool *p, const char *state, unsigned pag
 		       "regressions");
 }
 
-int fl_web_regression_get(fl_store *st, fl_pool *p, int64_t id, struct fl_web_regression *out)
+int fl_view_regression_get(fl_store *st, fl_pool *p, int64_t id, struct fl_view_regression *out)
 {
 	return get_by_id(st, p, REGRESSION_SELECT "WHERE g.id = ?1", id, read_regression, out,
 			 "regression");
@@ -873,7 +876,7 @@ int fl_web_regression_get(fl_store *st, fl_pool *p, int64_t id, struct fl_web_re
 
 static void read_report(fl_stmt *s, fl_pool *p, void *row)
 {
-	struct fl_web_report *r = row;
+	struct fl_view_report *r = row;
 
 	r->id = fl_stmt_column_int64(s, 0);
 	r->regression_id = fl_stmt_column_int64(s, 1);
@@ -889,13 +892,13 @@ static void read_report(fl_stmt *s, fl_pool *p, void *row)
 	r->next_attempt = fl_stmt_column_int64(s, 11);
 }
 
-int fl_web_report_get(fl_store *st, fl_pool *p, int64_t id, struct fl_web_report *out)
+int fl_view_report_get(fl_store *st, fl_pool *p, int64_t id, struct fl_view_report *out)
 {
 	return get_by_id(st, p, REPORT_SELECT "WHERE id = ?1", id, read_report, out, "report");
 }
 
-int fl_web_reports_of(fl_store *st, fl_pool *p, int64_t regression_id, struct fl_web_report **out,
-		      size_t *n)
+int fl_view_reports_of(fl_store *st, fl_pool *p, int64_t regression_id, struct fl_view_report **out,
+		       size_t *n)
 {
 	fl_stmt *s;
 
@@ -927,7 +930,7 @@ int fl_web_reports_of(fl_store *st, fl_pool *p, int64_t regression_id, struct fl
 
 static void read_bisection(fl_stmt *s, fl_pool *p, void *row)
 {
-	struct fl_web_bisection *b = row;
+	struct fl_view_bisection *b = row;
 
 	b->id = fl_stmt_column_int64(s, 0);
 	b->regression_id = fl_stmt_column_int64(s, 1);
@@ -948,8 +951,9 @@ static void read_bisection(fl_stmt *s, fl_pool *p, void *row)
 	b->summary = col_text(s, p, 15 + NCOMMIT_COLS);
 }
 
-int fl_web_bisections(fl_store *st, fl_pool *p, const struct fl_web_bisect_filter *f, unsigned page,
-		      unsigned per_page, struct fl_web_bisection **out, size_t *n, int *more)
+int fl_view_bisections(fl_store *st, fl_pool *p, const struct fl_view_bisect_filter *f,
+		       unsigned page, unsigned per_page, struct fl_view_bisection **out, size_t *n,
+		       int *more)
 {
 	fl_buf sql = FL_BUF_INIT;
 	fl_stmt *s;
@@ -972,7 +976,7 @@ int fl_web_bisections(fl_store *st, fl_pool *p, const struct fl_web_bisect_filte
 		       "bisections");
 }
 
-int fl_web_bisection_get(fl_store *st, fl_pool *p, int64_t id, struct fl_web_bisection *out)
+int fl_view_bisection_get(fl_store *st, fl_pool *p, int64_t id, struct fl_view_bisection *out)
 {
 	return get_by_id(st, p, BISECTION_SELECT "WHERE b.id = ?1", id, read_bisection, out,
 			 "bisection");
@@ -992,7 +996,7 @@ int fl_web_bisection_get(fl_store *st, fl_pool *p, int64_t id, struct fl_web_bis
 		      "s.bisection_id" COMMIT_BY_SHA("s.commit_sha") STEP_RUN_JOB                  \
 	    "LEFT JOIN runs r ON r.job_id = j.id LEFT JOIN builds rb ON rb.id = r.build_id "
 
-static void read_step(fl_stmt *s, fl_pool *p, struct fl_web_step *x)
+static void read_step(fl_stmt *s, fl_pool *p, struct fl_view_step *x)
 {
 	double *v, *copy;
 
@@ -1018,9 +1022,9 @@ static void read_step(fl_stmt *s, fl_pool *p, struct fl_web_step *x)
 	x->commit.sha = col_text(s, p, 1);
 }
 
-static void add_step_run(fl_stmt *s, fl_pool *p, struct fl_web_step *x, size_t *alloc)
+static void add_step_run(fl_stmt *s, fl_pool *p, struct fl_view_step *x, size_t *alloc)
 {
-	struct fl_web_step_run *r;
+	struct fl_view_step_run *r;
 
 	x->runs = fl_pool_grow(p, x->runs, sizeof(*x->runs), x->nruns, alloc);
 	r = &x->runs[x->nruns++];
@@ -1030,8 +1034,8 @@ static void add_step_run(fl_stmt *s, fl_pool *p, struct fl_web_step *x, size_t *
 	r->build_status = col_text(s, p, 18);
 }
 
-int fl_web_bisect_steps(fl_store *st, fl_pool *p, int64_t id, const char *bisect_kind,
-			struct fl_web_step **out, size_t *n)
+int fl_view_bisect_steps(fl_store *st, fl_pool *p, int64_t id, const char *bisect_kind,
+			 struct fl_view_step **out, size_t *n)
 {
 	size_t alloc = 0, runs_alloc = 0;
 	fl_stmt *s;
@@ -1062,7 +1066,7 @@ int fl_web_bisect_steps(fl_store *st, fl_pool *p, int64_t id, const char *bisect
 
 static void read_comparison(fl_stmt *s, fl_pool *p, void *row)
 {
-	struct fl_web_comparison *x = row;
+	struct fl_view_comparison *x = row;
 
 	x->what = col_text(s, p, 0);
 	x->base_sha = col_text(s, p, 1);
@@ -1083,8 +1087,8 @@ static void read_comparison(fl_stmt *s, fl_pool *p, void *row)
 	x->class = col_text(s, p, 16);
 }
 
-int fl_web_comparisons(fl_store *st, fl_pool *p, int64_t job_id, struct fl_web_comparison **out,
-		       size_t *n)
+int fl_view_comparisons(fl_store *st, fl_pool *p, int64_t job_id, struct fl_view_comparison **out,
+			size_t *n)
 {
 	fl_stmt *s;
 
@@ -1124,7 +1128,7 @@ static void split_lines(fl_pool *p, const char *text, const char ***out, size_t 
 
 static void read_revert(fl_stmt *s, fl_pool *p, void *row)
 {
-	struct fl_web_revert *v = row;
+	struct fl_view_revert *v = row;
 
 	v->id = fl_stmt_column_int64(s, 0);
 	v->regression_id = fl_stmt_column_int64(s, 1);
@@ -1141,8 +1145,8 @@ static void read_revert(fl_stmt *s, fl_pool *p, void *row)
 	v->job_state = col_text(s, p, 12);
 }
 
-int fl_web_revert_get(fl_store *st, fl_pool *p, int64_t regression_id, const char *revert_kind,
-		      struct fl_web_revert *out)
+int fl_view_revert_get(fl_store *st, fl_pool *p, int64_t regression_id, const char *revert_kind,
+		       struct fl_view_revert *out)
 {
 	fl_stmt *s;
 	int r;
@@ -1163,12 +1167,12 @@ int fl_web_revert_get(fl_store *st, fl_pool *p, int64_t regression_id, const cha
 		    "revert check of regression %lld", (long long)regression_id);
 	read_revert(s, p, out);
 	fl_stmt_finalize(s);
-	return out->job_id ? fl_web_comparisons(st, p, out->job_id, &out->rows, &out->nrows) : 0;
+	return out->job_id ? fl_view_comparisons(st, p, out->job_id, &out->rows, &out->nrows) : 0;
 }
 
 static void read_job(fl_stmt *s, fl_pool *p, void *row)
 {
-	struct fl_web_job *j = row;
+	struct fl_view_job *j = row;
 
 	j->id = fl_stmt_column_int64(s, 0);
 	j->parent_id = fl_stmt_column_int64(s, 1);
@@ -1209,8 +1213,8 @@ static void read_job(fl_stmt *s, fl_pool *p, void *row)
 											   "w")    \
 	    COMMIT_BY_SHA("nullif(j.rev, '')")
 
-int fl_web_jobs(fl_store *st, fl_pool *p, const struct fl_web_job_filter *f, unsigned page,
-		unsigned per_page, struct fl_web_job **out, size_t *n, int *more)
+int fl_view_jobs(fl_store *st, fl_pool *p, const struct fl_view_job_filter *f, unsigned page,
+		 unsigned per_page, struct fl_view_job **out, size_t *n, int *more)
 {
 	const struct cond c[] = {
 	    {"kind = ?1", f->kind, 0},
@@ -1224,7 +1228,7 @@ int fl_web_jobs(fl_store *st, fl_pool *p, const struct fl_web_job_filter *f, uns
 
 static void read_machine(fl_stmt *s, fl_pool *p, void *row)
 {
-	struct fl_web_machine *m = row;
+	struct fl_view_machine *m = row;
 
 	m->id = fl_stmt_column_int64(s, 0);
 	m->name = col_text(s, p, 1);
@@ -1235,8 +1239,8 @@ static void read_machine(fl_stmt *s, fl_pool *p, void *row)
 	m->facts = col_text(s, p, 6);
 }
 
-int fl_web_machines(fl_store *st, fl_pool *p, const char *state, struct fl_web_machine **out,
-		    size_t *n)
+int fl_view_machines(fl_store *st, fl_pool *p, const char *state, struct fl_view_machine **out,
+		     size_t *n)
 {
 	fl_stmt *s;
 
@@ -1250,7 +1254,7 @@ int fl_web_machines(fl_store *st, fl_pool *p, const char *state, struct fl_web_m
 
 /* ---- what the model compares and plots ---- */
 
-int fl_web_machine_id(fl_store *st, const char *name, int64_t *id)
+int fl_view_machine_id(fl_store *st, const char *name, int64_t *id)
 {
 	fl_stmt *s;
 	int r;
@@ -1267,9 +1271,9 @@ int fl_web_machine_id(fl_store *st, const char *name, int64_t *id)
 	return 0;
 }
 
-int fl_web_compare_runs(fl_store *st, fl_pool *p, int64_t commit_id, const char *benchmark,
-			int64_t machine_id, unsigned page, unsigned per_page,
-			struct fl_web_run **out, size_t *n, int *more)
+int fl_view_compare_runs(fl_store *st, fl_pool *p, int64_t commit_id, const char *benchmark,
+			 int64_t machine_id, unsigned page, unsigned per_page,
+			 struct fl_view_run **out, size_t *n, int *more)
 {
 	fl_stmt *s;
 
@@ -1293,9 +1297,9 @@ int fl_web_compare_runs(fl_store *st, fl_pool *p, int64_t commit_id, const char 
 	"+x.status = 'ok' AND (?2 IS NULL OR x.benchmark = ?2) AND (?3 IS NULL OR x.machine_id = " \
 	"(SELECT id FROM machines WHERE name = ?3))"
 
-int fl_web_newest_run(fl_store *st, fl_pool *p, int64_t tree_id, const char *benchmark,
-		      const char *machine, int64_t *run, const char **benchmark_out,
-		      const char **machine_out)
+int fl_view_newest_run(fl_store *st, fl_pool *p, int64_t tree_id, const char *benchmark,
+		       const char *machine, int64_t *run, const char **benchmark_out,
+		       const char **machine_out)
 {
 	fl_stmt *s;
 	int rc;
@@ -1332,14 +1336,14 @@ int fl_web_newest_run(fl_store *st, fl_pool *p, int64_t tree_id, const char *ben
 
 static void read_position(fl_stmt *s, fl_pool *p, void *row)
 {
-	struct fl_web_series_point *pt = row;
+	struct fl_view_series_point *pt = row;
 
 	read_commit(s, p, 0, &pt->commit);
 }
 
-int fl_web_commit_positions(fl_store *st, fl_pool *p, int64_t tree_id, int64_t machine_id,
-			    const char *benchmark, unsigned page, unsigned per_page,
-			    struct fl_web_series_point **out, size_t *n, int *more)
+int fl_view_commit_positions(fl_store *st, fl_pool *p, int64_t tree_id, int64_t machine_id,
+			     const char *benchmark, unsigned page, unsigned per_page,
+			     struct fl_view_series_point **out, size_t *n, int *more)
 {
 	fl_stmt *s;
 
@@ -1360,14 +1364,14 @@ int fl_web_commit_positions(fl_store *st, fl_pool *p, int64_t tree_id, int64_t m
 
 static void read_tag_position(fl_stmt *s, fl_pool *p, void *row)
 {
-	struct fl_web_series_point *pt = row;
+	struct fl_view_series_point *pt = row;
 
 	pt->tag = col_text(s, p, 0);
 	read_commit(s, p, 1, &pt->commit);
 }
 
-int fl_web_tag_positions(fl_store *st, fl_pool *p, int64_t tree_id, int64_t machine_id,
-			 const char *benchmark, struct fl_web_series_point **out, size_t *n)
+int fl_view_tag_positions(fl_store *st, fl_pool *p, int64_t tree_id, int64_t machine_id,
+			  const char *benchmark, struct fl_view_series_point **out, size_t *n)
 {
 	fl_stmt *s;
 
@@ -1400,9 +1404,9 @@ int fl_web_tag_positions(fl_store *st, fl_pool *p, int64_t tree_id, int64_t mach
 		       "series tags");
 }
 
-int fl_web_position_values(fl_store *st, fl_pool *p, int64_t machine_id, const char *benchmark,
-			   const char *metric, const char *mode, unsigned tasks,
-			   struct fl_web_series_point *pts, size_t n)
+int fl_view_position_values(fl_store *st, fl_pool *p, int64_t machine_id, const char *benchmark,
+			    const char *metric, const char *mode, unsigned tasks,
+			    struct fl_view_series_point *pts, size_t n)
 {
 	fl_stmt *s;
 
@@ -1416,7 +1420,7 @@ int fl_web_position_values(fl_store *st, fl_pool *p, int64_t machine_id, const c
 					      "ORDER BY r.id"))
 		return FL_ESTORE;
 	for (size_t i = 0; i < n; i++) {
-		struct fl_web_series_point *pt = &pts[i];
+		struct fl_view_series_point *pt = &pts[i];
 		size_t alloc = 0;
 		int rc;
 
@@ -1444,8 +1448,8 @@ int fl_web_position_values(fl_store *st, fl_pool *p, int64_t machine_id, const c
 
 /* ---- a commit, and finding one ---- */
 
-int fl_web_commit_rows(fl_store *st, fl_pool *p, const char *sha, const char *tree,
-		       struct fl_web_commit **out, size_t *n)
+int fl_view_commit_rows(fl_store *st, fl_pool *p, const char *sha, const char *tree,
+			struct fl_view_commit **out, size_t *n)
 {
 	fl_stmt *s;
 
@@ -1461,16 +1465,16 @@ int fl_web_commit_rows(fl_store *st, fl_pool *p, const char *sha, const char *tr
 		       "commit");
 }
 
-int fl_web_commit_run_list(fl_store *st, fl_pool *p, const char *sha, unsigned page,
-			   unsigned per_page, struct fl_web_run **out, size_t *n, int *more)
+int fl_view_commit_run_list(fl_store *st, fl_pool *p, const char *sha, unsigned page,
+			    unsigned per_page, struct fl_view_run **out, size_t *n, int *more)
 {
 	fl_stmt *s;
 
-	if (fl_store_prepare(st, &s,
-			     "SELECT " RUN_COLS RUN_FROM
-			     "WHERE r.id IN (SELECT id FROM (" FL_RUNS_OF_COMMIT(
-				 "SELECT id FROM commits WHERE sha = ?1",
-				 "1") ") AS o ORDER BY id DESC LIMIT ?2 OFFSET ?3) ORDER BY r.id DESC"))
+	if (fl_store_prepare(
+		st, &s,
+		"SELECT " RUN_COLS RUN_FROM "WHERE r.id IN (SELECT id FROM (" FL_RUNS_OF_COMMIT(
+		    "SELECT id FROM commits WHERE sha = ?1",
+		    "1") ") AS o ORDER BY id DESC LIMIT ?2 OFFSET ?3) ORDER BY r.id DESC"))
 		return FL_ESTORE;
 	fl_stmt_bind_text(s, 1, sha);
 	bind_page(s, 2, page, per_page);
@@ -1478,8 +1482,8 @@ int fl_web_commit_run_list(fl_store *st, fl_pool *p, const char *sha, unsigned p
 		       "runs of a commit");
 }
 
-int fl_web_commit_regressions(fl_store *st, fl_pool *p, const char *sha,
-			      struct fl_web_regression **out, size_t *n)
+int fl_view_commit_regressions(fl_store *st, fl_pool *p, const char *sha,
+			       struct fl_view_regression **out, size_t *n)
 {
 	fl_stmt *s;
 
@@ -1493,8 +1497,8 @@ int fl_web_commit_regressions(fl_store *st, fl_pool *p, const char *sha,
 		       "regressions of a commit");
 }
 
-int fl_web_commit_bisections(fl_store *st, fl_pool *p, const char *sha,
-			     struct fl_web_bisection **out, size_t *n)
+int fl_view_commit_bisections(fl_store *st, fl_pool *p, const char *sha,
+			      struct fl_view_bisection **out, size_t *n)
 {
 	fl_stmt *s;
 
@@ -1511,7 +1515,7 @@ int fl_web_commit_bisections(fl_store *st, fl_pool *p, const char *sha,
 
 static void read_found_tag(fl_stmt *s, fl_pool *p, void *row)
 {
-	struct fl_web_found_tag *t = row;
+	struct fl_view_found_tag *t = row;
 
 	t->name = col_text(s, p, 0);
 	read_commit(s, p, 1, &t->commit);
@@ -1529,7 +1533,7 @@ static void like_escaped(fl_buf *out, const char *q, size_t n)
 }
 
 static int search_subject(fl_store *st, fl_pool *p, const char *q, unsigned limit,
-			  struct fl_web_search *out)
+			  struct fl_view_search *out)
 {
 	fl_buf sql = FL_BUF_INIT, words[8];
 	fl_stmt *s;
@@ -1569,8 +1573,8 @@ static int search_subject(fl_store *st, fl_pool *p, const char *q, unsigned limi
 		       (void **)&out->by_subject, &out->nsubject, 0, NULL, "search subjects");
 }
 
-int fl_web_search(fl_store *st, fl_pool *p, const char *q, unsigned limit,
-		  struct fl_web_search *out)
+int fl_view_search(fl_store *st, fl_pool *p, const char *q, unsigned limit,
+		   struct fl_view_search *out)
 {
 	size_t len = strlen(q);
 	fl_stmt *s;
@@ -1626,25 +1630,25 @@ int fl_web_search(fl_store *st, fl_pool *p, const char *q, unsigned limit,
 
 static void read_count(fl_stmt *s, fl_pool *p, void *row)
 {
-	struct fl_web_count *c = row;
+	struct fl_view_count *c = row;
 
 	c->a = col_text(s, p, 0);
 	c->b = col_text(s, p, 1);
 	c->n = fl_stmt_column_int64(s, 2);
 }
 
-int fl_web_counts(fl_store *st, fl_pool *p, enum fl_web_count_of of, struct fl_web_count **out,
-		  size_t *n)
+int fl_view_counts(fl_store *st, fl_pool *p, enum fl_view_count_of of, struct fl_view_count **out,
+		   size_t *n)
 {
 	static const char *const sql[] = {
-	    [FL_WEB_COUNT_JOBS] = "SELECT kind, state, count(*) FROM jobs GROUP BY kind, state "
-				  "ORDER BY kind, state",
-	    [FL_WEB_COUNT_RUNS] = "SELECT status, NULL, count(*) FROM runs GROUP BY status "
-				  "ORDER BY status",
-	    [FL_WEB_COUNT_REPORTS] = "SELECT state, NULL, count(*) FROM reports GROUP BY state "
-				     "ORDER BY state",
-	    [FL_WEB_COUNT_MACHINES] = "SELECT state, NULL, count(*) FROM machines GROUP BY state "
+	    [FL_VIEW_COUNT_JOBS] = "SELECT kind, state, count(*) FROM jobs GROUP BY kind, state "
+				   "ORDER BY kind, state",
+	    [FL_VIEW_COUNT_RUNS] = "SELECT status, NULL, count(*) FROM runs GROUP BY status "
+				   "ORDER BY status",
+	    [FL_VIEW_COUNT_REPORTS] = "SELECT state, NULL, count(*) FROM reports GROUP BY state "
 				      "ORDER BY state",
+	    [FL_VIEW_COUNT_MACHINES] = "SELECT state, NULL, count(*) FROM machines GROUP BY state "
+				       "ORDER BY state",
 	};
 	fl_stmt *s;
 
@@ -1657,23 +1661,23 @@ int fl_web_counts(fl_store *st, fl_pool *p, enum fl_web_count_of of, struct fl_w
 
 static void read_span(fl_stmt *s, fl_pool *p, void *row)
 {
-	struct fl_web_span *x = row;
+	struct fl_view_span *x = row;
 
 	(void)p;
 	x->from_ms = fl_stmt_column_int64(s, 0);
 	x->to_ms = fl_stmt_column_int64(s, 1);
 }
 
-int fl_web_spans(fl_store *st, fl_pool *p, enum fl_web_span_of of, struct fl_web_span **out,
-		 size_t *n)
+int fl_view_spans(fl_store *st, fl_pool *p, enum fl_view_span_of of, struct fl_view_span **out,
+		  size_t *n)
 {
 	static const char *const sql[] = {
-	    [FL_WEB_SPAN_BUILD] = "SELECT 0, duration_ms FROM builds WHERE duration_ms IS NOT "
-				  "NULL AND status IN ('ok', 'build-failed')",
-	    [FL_WEB_SPAN_BOOT] = "SELECT created_ms, agent_ms FROM runs WHERE created_ms > 0 AND "
-				 "agent_ms > 0",
-	    [FL_WEB_SPAN_MEASURE] = "SELECT first_sample_ms, ended_ms FROM runs WHERE "
-				    "first_sample_ms > 0 AND ended_ms > 0",
+	    [FL_VIEW_SPAN_BUILD] = "SELECT 0, duration_ms FROM builds WHERE duration_ms IS NOT "
+				   "NULL AND status IN ('ok', 'build-failed')",
+	    [FL_VIEW_SPAN_BOOT] = "SELECT created_ms, agent_ms FROM runs WHERE created_ms > 0 AND "
+				  "agent_ms > 0",
+	    [FL_VIEW_SPAN_MEASURE] = "SELECT first_sample_ms, ended_ms FROM runs WHERE "
+				     "first_sample_ms > 0 AND ended_ms > 0",
 	};
 	fl_stmt *s;
 
