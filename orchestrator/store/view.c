@@ -158,7 +158,7 @@ static void read_verdict(fl_stmt *s, fl_pool *p, void *row)
 	v->machine = col_text(s, p, 2);
 	v->state = col_text(s, p, 3);
 	v->result = col_text(s, p, 4);
-	v->error = !strcmp(v->state, "failed") ? col_text(s, p, 5) : NULL;
+	v->error = col_text(s, p, 5);
 	v->runs_total = (size_t)fl_stmt_column_int64(s, 6);
 	v->runs_done = (size_t)fl_stmt_column_int64(s, 7);
 	v->regression_id = fl_stmt_column_int64(s, 8);
@@ -171,33 +171,21 @@ static void read_verdict(fl_stmt *s, fl_pool *p, void *row)
 	}
 }
 
-/* A tag's compare jobs, and the primary point that decided a finished one: prepared once for
- * all the tags of a tree. */
-struct verdict_stmts {
-	fl_stmt *jobs, *point;
-	fl_view_decides_fn decides;
-};
-
-static int verdict_point(fl_store *st, fl_pool *p, const struct verdict_stmts *vs,
-			 struct fl_view_verdict *v)
+static void read_verdict_point(fl_stmt *s, fl_pool *p, void *row)
 {
-	fl_stmt *s = vs->point;
-	const char *want = v->result && vs->decides && vs->decides(v->result) ? v->result : "";
-	int rc;
+	struct fl_view_verdict_point *x = row;
 
-	fl_stmt_bind_int64(s, 1, v->job_id);
-	fl_stmt_bind_text(s, 2, want);
-	rc = fl_stmt_step(s);
-	if (rc == FL_SQL_ROW) {
-		v->metric = col_text(s, p, 0);
-		v->mode = col_text(s, p, 1);
-		v->tasks = (unsigned)fl_stmt_column_int64(s, 2);
-		v->change = col_num(s, 3);
-	}
-	rc = rc == FL_SQL_ROW || rc == FL_SQL_DONE ? 0 : fl_store_sqlerr(st, "verdict point");
-	fl_stmt_reset(s);
-	return rc;
+	x->metric = col_text(s, p, 0);
+	x->mode = col_text(s, p, 1);
+	x->tasks = (unsigned)fl_stmt_column_int64(s, 2);
+	x->change = col_num(s, 3);
+	x->class = col_text(s, p, 4);
 }
+
+/* A tag's compare jobs, and a job's primary points: prepared once for all the tags of a tree. */
+struct verdict_stmts {
+	fl_stmt *jobs, *points;
+};
 
 static int tag_verdicts(fl_store *st, fl_pool *p, const struct verdict_stmts *vs,
 			struct fl_view_tag *tag)
@@ -208,10 +196,16 @@ static int tag_verdicts(fl_store *st, fl_pool *p, const struct verdict_stmts *vs
 	if ((r = read_rows(st, p, vs->jobs, sizeof(*tag->verdicts), read_verdict,
 			   (void **)&tag->verdicts, &tag->nverdicts, "tag verdicts")))
 		return r;
-	for (size_t i = 0; i < tag->nverdicts; i++)
-		if (!strcmp(tag->verdicts[i].state, "done") && !tag->verdicts[i].regression_id &&
-		    (r = verdict_point(st, p, vs, &tag->verdicts[i])))
+	for (size_t i = 0; i < tag->nverdicts; i++) {
+		struct fl_view_verdict *v = &tag->verdicts[i];
+
+		if (v->regression_id)
+			continue;
+		fl_stmt_bind_int64(vs->points, 1, v->job_id);
+		if ((r = read_rows(st, p, vs->points, sizeof(*v->points), read_verdict_point,
+				   (void **)&v->points, &v->npoints, "verdict points")))
 			return r;
+	}
 	return 0;
 }
 
@@ -224,11 +218,9 @@ static int verdicts_prepare(fl_store *st, struct verdict_stmts *vs)
 				      "FROM jobs j LEFT JOIN regressions g ON g.job_id = j.id "
 				      "WHERE j.tag_id = ?1 ORDER BY j.benchmark, j.machine, j.id"))
 		return FL_ESTORE;
-	if (fl_store_prepare(
-		st, &vs->point,
-		"SELECT metric, mode, tasks, change FROM comparisons WHERE job_id = ?1 "
-		"AND what = 'tag' AND is_primary = 1 ORDER BY class = ?2 DESC, "
-		"abs(change) DESC LIMIT 1")) {
+	if (fl_store_prepare(st, &vs->points,
+			     "SELECT metric, mode, tasks, change, class FROM comparisons WHERE "
+			     "job_id = ?1 AND what = 'tag' AND is_primary = 1 ORDER BY id")) {
 		fl_stmt_finalize(vs->jobs);
 		return FL_ESTORE;
 	}
@@ -279,10 +271,9 @@ static int tree_tags(fl_store *st, fl_pool *p, struct fl_view_tree *t, size_t la
 	return 0;
 }
 
-int fl_view_tag_verdicts(fl_store *st, fl_pool *p, struct fl_view_tag *tags, size_t n,
-			 fl_view_decides_fn decides)
+int fl_view_tag_verdicts(fl_store *st, fl_pool *p, struct fl_view_tag *tags, size_t n)
 {
-	struct verdict_stmts vs = {.decides = decides};
+	struct verdict_stmts vs;
 	int r = 0;
 
 	if (!n)
@@ -292,7 +283,7 @@ int fl_view_tag_verdicts(fl_store *st, fl_pool *p, struct fl_view_tag *tags, siz
 	for (size_t i = 0; i < n && !r; i++)
 		r = tag_verdicts(st, p, &vs, &tags[i]);
 	fl_stmt_finalize(vs.jobs);
-	fl_stmt_finalize(vs.point);
+	fl_stmt_finalize(vs.points);
 	return r;
 }
 
@@ -1336,14 +1327,14 @@ int fl_view_newest_run(fl_store *st, fl_pool *p, int64_t tree_id, const char *be
 
 static void read_position(fl_stmt *s, fl_pool *p, void *row)
 {
-	struct fl_view_series_point *pt = row;
+	struct fl_view_position *pt = row;
 
 	read_commit(s, p, 0, &pt->commit);
 }
 
 int fl_view_commit_positions(fl_store *st, fl_pool *p, int64_t tree_id, int64_t machine_id,
 			     const char *benchmark, unsigned page, unsigned per_page,
-			     struct fl_view_series_point **out, size_t *n, int *more)
+			     struct fl_view_position **out, size_t *n, int *more)
 {
 	fl_stmt *s;
 
@@ -1364,14 +1355,14 @@ int fl_view_commit_positions(fl_store *st, fl_pool *p, int64_t tree_id, int64_t 
 
 static void read_tag_position(fl_stmt *s, fl_pool *p, void *row)
 {
-	struct fl_view_series_point *pt = row;
+	struct fl_view_position *pt = row;
 
 	pt->tag = col_text(s, p, 0);
 	read_commit(s, p, 1, &pt->commit);
 }
 
 int fl_view_tag_positions(fl_store *st, fl_pool *p, int64_t tree_id, int64_t machine_id,
-			  const char *benchmark, struct fl_view_series_point **out, size_t *n)
+			  const char *benchmark, struct fl_view_position **out, size_t *n)
 {
 	fl_stmt *s;
 
@@ -1404,42 +1395,42 @@ int fl_view_tag_positions(fl_store *st, fl_pool *p, int64_t tree_id, int64_t mac
 		       "series tags");
 }
 
-int fl_view_position_values(fl_store *st, fl_pool *p, int64_t machine_id, const char *benchmark,
-			    const char *metric, const char *mode, unsigned tasks,
-			    struct fl_view_series_point *pts, size_t n)
+int fl_view_position_samples(fl_store *st, fl_pool *p, int64_t machine_id, const char *benchmark,
+			     const char *metric, const char *mode, unsigned tasks,
+			     const struct fl_view_position *pts, size_t n,
+			     struct fl_view_position_sample **out, size_t *nout)
 {
+	size_t alloc = 0;
 	fl_stmt *s;
 
+	*out = NULL;
+	*nout = 0;
 	if (fl_store_prepare(
 		st, &s,
-		"SELECT avg(s.value) FROM runs r JOIN samples s ON s.run_id = r.id WHERE r.id IN "
-		"(" FL_RUNS_OF_COMMIT("?1",
-				      "x.benchmark = ?2 AND x.machine_id = ?3 AND +x.status = "
-				      "'ok'") ") AND s.metric = ?4 AND s.mode = ?5 AND "
-					      "s.tasks = ?6 AND s.cgroup = '' GROUP BY r.id "
-					      "ORDER BY r.id"))
+		"SELECT r.id, s.value FROM runs r JOIN samples s ON s.run_id = r.id WHERE r.id IN "
+		"(" FL_RUNS_OF_COMMIT(
+		    "?1", "x.benchmark = ?2 AND x.machine_id = ?3 AND +x.status = "
+			  "'ok'") ") AND s.metric = ?4 AND s.mode = ?5 AND "
+				  "s.tasks = ?6 AND s.cgroup = '' ORDER BY r.id, s.seq"))
 		return FL_ESTORE;
 	for (size_t i = 0; i < n; i++) {
-		struct fl_view_series_point *pt = &pts[i];
-		size_t alloc = 0;
 		int rc;
 
-		pt->v = NULL;
-		pt->n = 0;
-		fl_stmt_bind_int64(s, 1, pt->commit.id);
+		fl_stmt_bind_int64(s, 1, pts[i].commit.id);
 		fl_stmt_bind_text(s, 2, benchmark);
 		fl_stmt_bind_int64(s, 3, machine_id);
 		fl_stmt_bind_text(s, 4, metric);
 		fl_stmt_bind_text(s, 5, mode);
 		fl_stmt_bind_int64(s, 6, tasks);
 		while ((rc = fl_stmt_step(s)) == FL_SQL_ROW) {
-			pt->v = fl_pool_grow(p, pt->v, sizeof(double), pt->n, &alloc);
-			pt->v[pt->n++] = fl_stmt_column_double(s, 0);
+			*out = fl_pool_grow(p, *out, sizeof(**out), *nout, &alloc);
+			(*out)[(*nout)++] = (struct fl_view_position_sample){
+			    i, fl_stmt_column_int64(s, 0), fl_stmt_column_double(s, 1)};
 		}
 		fl_stmt_reset(s);
 		if (rc != FL_SQL_DONE) {
 			fl_stmt_finalize(s);
-			return fl_store_sqlerr(st, "series values");
+			return fl_store_sqlerr(st, "series samples");
 		}
 	}
 	fl_stmt_finalize(s);

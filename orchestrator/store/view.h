@@ -45,28 +45,38 @@ struct fl_view_commit {
 	int64_t time;
 };
 
+/* A primary point of a compare job's comparison of its tag. */
+struct fl_view_verdict_point {
+	const char *metric, *mode;
+	unsigned tasks;
+	double change;	   /* percent as measured, NAN when not stored */
+	const char *class; /* regression, improvement, same, unclear */
+};
+
 /*
  * The verdict of one compare job (a tag against its baseline on one
- * benchmark and machine): its state and result as stored (the service's
- * class once done; service/pipeline.h has the words a page shows for them),
- * failed with the error.
+ * benchmark and machine): its state, result and error as stored (the
+ * service's class once done; service/pipeline.h has the words a page shows
+ * for them).
  */
 struct fl_view_verdict {
 	int64_t job_id;
 	const char *benchmark, *machine;
-	const char *state;  /* the job's: queued, running, waiting, done, failed */
+	const char *state;  /* the job's (service/pipeline.h's words) */
 	const char *result; /* done: the class it concluded with; NULL before */
-	const char *error;  /* failed: why; else NULL */
-	/* The primary point that decided it (done jobs with rows; metric NULL
-	 * otherwise): a regression's own point and change when the job found
-	 * one (the headline every page shows), else the largest change of the
-	 * job's class when the class decides (fl_view_tag_verdicts' decides: the
-	 * worst regression, the best improvement), else the largest change. */
+	const char *error;  /* as stored: why it failed, NULL when it did not */
+	/* The headline every page shows (metric NULL without one): the
+	 * regression's own point and change when the job found one, read here;
+	 * otherwise the page model's choice among points (web/model.h). */
 	const char *metric, *mode;
 	unsigned tasks;
 	double change;		      /* percent as measured, NAN without rows */
 	size_t runs_done, runs_total; /* the job's run jobs that ended, of all */
 	int64_t regression_id;	      /* 0: none */
+	/* A job without a regression: the primary points of its comparison of
+	 * the tag, in the order they were stored (none before it has rows). */
+	struct fl_view_verdict_point *points;
+	size_t npoints;
 };
 
 /* A tag the watch service has seen. */
@@ -99,12 +109,8 @@ struct fl_view_tree {
 int fl_view_trees(fl_store *st, fl_pool *p, size_t latest, struct fl_view_tree **out, size_t *n);
 int fl_view_tree_get(fl_store *st, fl_pool *p, const char *name, size_t latest,
 		     struct fl_view_tree *out);
-/* The verdicts of tags[0..n), each tag's compare jobs by benchmark, machine;
- * decides: whether a job's class decides its point (the service's
- * fl_class_decides). */
-typedef int (*fl_view_decides_fn)(const char *result);
-int fl_view_tag_verdicts(fl_store *st, fl_pool *p, struct fl_view_tag *tags, size_t n,
-			 fl_view_decides_fn decides);
+/* The verdicts of tags[0..n), each tag's compare jobs by benchmark, machine. */
+int fl_view_tag_verdicts(fl_store *st, fl_pool *p, struct fl_view_tag *tags, size_t n);
 
 /*
  * A revision named in a URL to a stored commit: a tag the watch service
@@ -447,31 +453,35 @@ int fl_view_newest_run(fl_store *st, fl_pool *p, int64_t tree_id, const char *be
 		       const char *machine, int64_t *run, const char **benchmark_out,
 		       const char **machine_out);
 
-/* A position of a metric's history: a commit (a tag's, or itself) and the
- * values of its ok runs (fl_view_position_values). */
-struct fl_view_series_point {
+/* A position of a metric's history: a commit (a tag's, or itself). */
+struct fl_view_position {
 	struct fl_view_commit commit;
 	const char *tag; /* the position's tag, NULL by commit */
-	double *v;
-	size_t n;
 };
 /* The tags of the tree (tested tags and baselines) whose commits have ok
- * runs of benchmark on the machine, in no order, without values (a name
- * may come more than once). */
+ * runs of benchmark on the machine, in no order (a name may come more than
+ * once). */
 int fl_view_tag_positions(fl_store *st, fl_pool *p, int64_t tree_id, int64_t machine_id,
-			  const char *benchmark, struct fl_view_series_point **out, size_t *n);
+			  const char *benchmark, struct fl_view_position **out, size_t *n);
 /* The commits of the tree with ok runs of benchmark on the machine, a page
  * of them, newest first in history order (commits.depth, then commit time for rows
- * without it), never a revert's or a try's commit, without values. */
+ * without it), never a revert's or a try's commit. */
 int fl_view_commit_positions(fl_store *st, fl_pool *p, int64_t tree_id, int64_t machine_id,
 			     const char *benchmark, unsigned page, unsigned per_page,
-			     struct fl_view_series_point **out, size_t *n, int *more);
-/* Fills each position's values: one per ok run of its commit, of the
- * benchmark on the machine, in run order, the mean of the run's samples at
- * (metric, mode, tasks) in the root cgroup context (a run without any
- * there has no value). */
-int fl_view_position_values(fl_store *st, fl_pool *p, int64_t machine_id, const char *benchmark,
-			    const char *metric, const char *mode, unsigned tasks,
-			    struct fl_view_series_point *pts, size_t n);
+			     struct fl_view_position **out, size_t *n, int *more);
+/* A sample of a position's run at the point asked for. */
+struct fl_view_position_sample {
+	size_t position; /* its position's index in pts */
+	int64_t run_id;
+	double value;
+};
+/* The samples of each position's ok runs (the runs of its commit, of the
+ * benchmark on the machine) at (metric, mode, tasks) in the root cgroup
+ * context, ordered by position, run id and seq; a run without any there has
+ * none. What a position's values are made of is the model's (web/model.h). */
+int fl_view_position_samples(fl_store *st, fl_pool *p, int64_t machine_id, const char *benchmark,
+			     const char *metric, const char *mode, unsigned tasks,
+			     const struct fl_view_position *pts, size_t n,
+			     struct fl_view_position_sample **out, size_t *nout);
 
 #endif

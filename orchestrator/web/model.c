@@ -9,6 +9,7 @@
 #include "service/pipeline.h"
 #include "store/run.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,12 +43,52 @@ void fl_model_tags_newest(struct fl_view_tag *tags, size_t *n, size_t latest)
 		*n = latest;
 }
 
+/* Whether point a comes before b as a headline: of the class wanted, then
+ * the larger change, a change not stored last. */
+static int headline_before(const struct fl_view_verdict_point *a,
+			   const struct fl_view_verdict_point *b, const char *want)
+{
+	int wa = !strcmp(a->class, want), wb = !strcmp(b->class, want);
+
+	if (wa != wb)
+		return wa;
+	if (isnan(a->change))
+		return 0;
+	return isnan(b->change) || fabs(a->change) > fabs(b->change);
+}
+
+void fl_model_verdict(struct fl_view_verdict *v)
+{
+	const struct fl_view_verdict_point *best = NULL;
+	const char *want;
+
+	if (strcmp(v->state, "failed"))
+		v->error = NULL;
+	if (v->regression_id || strcmp(v->state, "done") || !v->npoints)
+		return;
+	want = v->result && fl_class_decides(v->result) ? v->result : "";
+	for (size_t i = 0; i < v->npoints; i++)
+		if (!best || headline_before(&v->points[i], best, want))
+			best = &v->points[i];
+	v->metric = best->metric;
+	v->mode = best->mode;
+	v->tasks = best->tasks;
+	v->change = best->change;
+}
+
 /* The tree's newest tags (every tag a tree has is read: hundreds at most,
  * and SQL does not know version order), then their verdicts. */
 static int newest_tags(fl_store *st, fl_pool *p, struct fl_view_tree *t, size_t latest)
 {
+	int r;
+
 	fl_model_tags_newest(t->tags, &t->ntags, latest);
-	return fl_view_tag_verdicts(st, p, t->tags, t->ntags, fl_class_decides);
+	if ((r = fl_view_tag_verdicts(st, p, t->tags, t->ntags)))
+		return r;
+	for (size_t i = 0; i < t->ntags; i++)
+		for (size_t k = 0; k < t->tags[i].nverdicts; k++)
+			fl_model_verdict(&t->tags[i].verdicts[k]);
+	return 0;
 }
 
 int fl_model_trees(fl_store *st, fl_pool *p, size_t latest, struct fl_view_tree **out, size_t *n)
@@ -292,12 +333,12 @@ void fl_model_series_choices(fl_pool *p, const struct fl_model_point *pts, size_
 
 static int cmp_position(const void *a, const void *b)
 {
-	return fl_version_cmp(((const struct fl_view_series_point *)a)->tag,
-			      ((const struct fl_view_series_point *)b)->tag);
+	return fl_version_cmp(((const struct fl_view_position *)a)->tag,
+			      ((const struct fl_view_position *)b)->tag);
 }
 
-void fl_model_tag_page(const struct fl_model_series_req *q, struct fl_view_series_point *pts,
-		       size_t n, struct fl_model_series *o)
+void fl_model_tag_page(const struct fl_model_series_req *q, struct fl_view_position *pts, size_t n,
+		       size_t *first, size_t *page, int *more)
 {
 	size_t k = 0, skip = (size_t)(q->page ? q->page - 1 : 0) * q->per_page, end;
 
@@ -307,41 +348,63 @@ void fl_model_tag_page(const struct fl_model_series_req *q, struct fl_view_serie
 		if (!k || strcmp(pts[k - 1].tag, pts[i].tag))
 			pts[k++] = pts[i];
 	end = skip < k ? k - skip : 0;
-	o->more = end > q->per_page;
-	o->pts = o->more ? pts + (end - q->per_page) : pts;
-	o->n = o->more ? q->per_page : end;
+	*more = end > q->per_page;
+	*first = *more ? end - q->per_page : 0;
+	*page = *more ? q->per_page : end;
 }
 
 /* Commit positions come newest first: the page shows them oldest first. */
-static void commit_page(struct fl_view_series_point *pts, size_t n, struct fl_model_series *o)
+static void oldest_first(struct fl_view_position *pts, size_t n)
 {
 	for (size_t i = 0; i < n / 2; i++) {
-		struct fl_view_series_point t = pts[i];
+		struct fl_view_position t = pts[i];
 
 		pts[i] = pts[n - 1 - i];
 		pts[n - 1 - i] = t;
 	}
-	o->pts = pts;
-	o->n = n;
 }
 
-/* Positions without values of the chosen point are dropped. */
-static void drop_empty(struct fl_model_series *o)
+void fl_model_position_values(fl_pool *p, const struct fl_view_position *pts, size_t n,
+			      const struct fl_view_position_sample *x, size_t nx,
+			      struct fl_model_position **out, size_t *nout)
 {
-	size_t k = 0;
+	double *v = fl_pool_alloc(p, (nx ? nx : 1) * sizeof(*v));
+	size_t alloc = 0;
 
-	for (size_t i = 0; i < o->n; i++)
-		if (o->pts[i].n)
-			o->pts[k++] = o->pts[i];
-	o->n = k;
+	*out = NULL;
+	*nout = 0;
+	for (size_t i = 0, j = 0; i < n; i++) {
+		struct fl_model_position *pt;
+		size_t runs = 0, end = j;
+
+		for (; end < nx && x[end].position == i; end++)
+			runs += end == j || x[end].run_id != x[end - 1].run_id;
+		if (!runs)
+			continue;
+		*out = fl_pool_grow(p, *out, sizeof(**out), *nout, &alloc);
+		pt = &(*out)[(*nout)++];
+		pt->commit = pts[i].commit;
+		pt->tag = pts[i].tag;
+		pt->v = fl_pool_alloc(p, runs * sizeof(*pt->v));
+		pt->n = 0;
+		while (j < end) { /* one run's samples, then the next run's */
+			size_t k = j;
+
+			for (; k < end && x[k].run_id == x[j].run_id; k++)
+				v[k - j] = x[k].value;
+			pt->v[pt->n++] = fl_stats_mean(v, k - j);
+			j = k;
+		}
+	}
 }
 
 /* Positions by tag when asked for or when any tag has runs, else by commit. */
 static int series_positions(fl_store *st, fl_pool *p, int64_t tree, int64_t machine,
 			    const struct fl_model_series_req *q, struct fl_model_series *o)
 {
-	struct fl_view_series_point *pts = NULL;
-	size_t n = 0;
+	struct fl_view_position *pts = NULL, *page;
+	struct fl_view_position_sample *x;
+	size_t n = 0, first = 0, nx;
 	int r;
 
 	if (!q->by || !strcmp(q->by, "tag")) {
@@ -349,7 +412,7 @@ static int series_positions(fl_store *st, fl_pool *p, int64_t tree, int64_t mach
 			return r;
 		if (n || q->by) {
 			o->by = "tag";
-			fl_model_tag_page(q, pts, n, o);
+			fl_model_tag_page(q, pts, n, &first, &n, &o->more);
 		}
 	}
 	if (!o->by) {
@@ -357,12 +420,13 @@ static int series_positions(fl_store *st, fl_pool *p, int64_t tree, int64_t mach
 		if ((r = fl_view_commit_positions(st, p, tree, machine, o->benchmark, q->page,
 						  q->per_page, &pts, &n, &o->more)))
 			return r;
-		commit_page(pts, n, o);
+		oldest_first(pts, n);
 	}
-	if ((r = fl_view_position_values(st, p, machine, o->benchmark, o->metric, o->mode, o->tasks,
-					 o->pts, o->n)))
+	page = pts ? pts + first : NULL;
+	if ((r = fl_view_position_samples(st, p, machine, o->benchmark, o->metric, o->mode,
+					  o->tasks, page, n, &x, &nx)))
 		return r;
-	drop_empty(o);
+	fl_model_position_values(p, page, n, x, nx, &o->pts, &o->n);
 	return 0;
 }
 

@@ -28,19 +28,19 @@ struct tree_page {
 	struct fl_model_series_req q;
 };
 
-static double median_of(const struct fl_view_series_point *pt)
+static double median_of(const struct fl_model_position *pt)
 {
 	return fl_stats_median(pt->v, pt->n);
 }
 
 /* How a position is named in a URL: its tag when a URL may carry it, else its sha. */
-static const char *position_rev(const struct fl_view_series_point *pt)
+static const char *position_rev(const struct fl_model_position *pt)
 {
 	return pt->tag && fl_view_rev_ok(pt->tag) ? pt->tag : pt->commit.sha;
 }
 
 /* A position as text: the tag with its short sha, or the commit. */
-static void position_html(fl_buf *out, const struct fl_view_series_point *pt)
+static void position_html(fl_buf *out, const struct fl_model_position *pt)
 {
 	if (pt->tag)
 		fl_html_addf(out, "<span class='tag'>%s</span> ", pt->tag);
@@ -198,7 +198,7 @@ static void points_table(fl_buf *out, const struct tree_page *tp)
 	fl_html_addf(out, "<table class='points'>\n<thead><tr><th>%s</th><th>time</th>", s->by);
 	fl_buf_adds(out, "<th>runs</th><th>median</th><th></th></tr></thead>\n<tbody>\n");
 	for (size_t i = s->n; i-- > 0;) {
-		const struct fl_view_series_point *pt = &s->pts[i];
+		const struct fl_model_position *pt = &s->pts[i];
 
 		fl_buf_adds(out, "<tr><td class='commit'>");
 		position_html(out, pt);
