@@ -198,20 +198,35 @@ int fl_pipeline_register(fl_store *st)
 	return fl_store_job_kinds_add(st, names, FL_JOB_NKINDS);
 }
 
+/* The run jobs of kind's jobs of benchmark b stored before rounds were, numbered
+ * the way rounds were counted then: seq / (sides x repeat). */
+static int number_rounds(fl_store *st, const char *kind, const struct fl_benchmark_conf *b,
+			 unsigned *numbered)
+{
+	int repeat = b->repeat ? (int)b->repeat : 1, r;
+	struct fl_job_unnumbered *u;
+	size_t n;
+
+	if ((r = fl_store_jobs_unnumbered(st, kind, b->name, &u, &n)))
+		return r;
+	for (size_t i = 0; i < n && !r; i++)
+		r = fl_store_job_set_round(st, u[i].id, u[i].seq / (repeat * u[i].sides));
+	free(u);
+	*numbered += r ? 0 : (unsigned)n;
+	return r;
+}
+
 int fl_pipeline_prepare(fl_store *st, const struct fl_config *cfg)
 {
-	unsigned numbered = 0, n;
+	unsigned numbered = 0;
 	int r;
 
 	if ((r = fl_store_tx_begin(st)))
 		return r;
 	r = fl_pipeline_register(st);
 	for (size_t k = 0; k < FL_JOB_NKINDS && !r; k++)
-		for (size_t b = 0; kinds[k].rounds && b < cfg->nbenchmarks && !r; b++) {
-			r = fl_store_jobs_number_rounds(st, kinds[k].name, cfg->benchmarks[b].name,
-							cfg->benchmarks[b].repeat, &n);
-			numbered += n;
-		}
+		for (size_t b = 0; kinds[k].rounds && b < cfg->nbenchmarks && !r; b++)
+			r = number_rounds(st, kinds[k].name, &cfg->benchmarks[b], &numbered);
 	if (!r)
 		r = fl_store_tx_commit(st);
 	if (r) {

@@ -338,25 +338,48 @@ int fl_store_job_wake_parent(fl_store *st, int64_t id)
 	return fl_store_step_done(st, stmt, "wake parent job");
 }
 
-int fl_store_jobs_number_rounds(fl_store *st, const char *parent_kind, const char *benchmark,
-				unsigned repeat, unsigned *numbered)
+int fl_store_jobs_unnumbered(fl_store *st, const char *parent_kind, const char *benchmark,
+			     struct fl_job_unnumbered **out, size_t *n)
 {
+	size_t alloc = 0;
 	fl_stmt *stmt;
-	int r;
+	int rc;
 
+	*out = NULL;
+	*n = 0;
 	if (fl_store_prepare(st, &stmt,
-			     "UPDATE jobs SET round = seq / (?3 * (SELECT count(DISTINCT s.role) "
-			     "FROM jobs s WHERE s.parent_id = jobs.parent_id)) WHERE round IS NULL "
-			     "AND parent_id IN (SELECT p.id FROM jobs p WHERE p.kind = ?1 AND "
-			     "p.benchmark = ?2)"))
+			     "SELECT id, seq, (SELECT count(DISTINCT s.role) FROM jobs s WHERE "
+			     "s.parent_id = jobs.parent_id) FROM jobs WHERE round IS NULL AND "
+			     "parent_id IN (SELECT p.id FROM jobs p WHERE p.kind = ?1 AND "
+			     "p.benchmark = ?2) ORDER BY id"))
 		return FL_ESTORE;
 	bind_text(stmt, 1, parent_kind);
 	bind_text(stmt, 2, benchmark);
-	fl_stmt_bind_int64(stmt, 3, (int)(repeat ? repeat : 1));
-	if ((r = fl_store_step_done(st, stmt, "number rounds")))
-		return r;
-	*numbered = (unsigned)fl_sql_changes(st->db);
-	return 0;
+	while ((rc = fl_stmt_step(stmt)) == FL_SQL_ROW) {
+		if (*n == alloc)
+			*out = fl_xrealloc(*out, (alloc = alloc ? 2 * alloc : 16) * sizeof(**out));
+		(*out)[(*n)++] = (struct fl_job_unnumbered){fl_stmt_column_int64(stmt, 0),
+							    fl_stmt_column_int(stmt, 1),
+							    fl_stmt_column_int(stmt, 2)};
+	}
+	fl_stmt_finalize(stmt);
+	if (rc == FL_SQL_DONE)
+		return 0;
+	free(*out);
+	*out = NULL;
+	*n = 0;
+	return fl_store_sqlerr(st, "run jobs without a round");
+}
+
+int fl_store_job_set_round(fl_store *st, int64_t id, int round)
+{
+	fl_stmt *stmt;
+
+	if (fl_store_prepare(st, &stmt, "UPDATE jobs SET round = ?2 WHERE id = ?1"))
+		return FL_ESTORE;
+	fl_stmt_bind_int64(stmt, 1, id);
+	fl_stmt_bind_int64(stmt, 2, round);
+	return fl_store_step_done(st, stmt, "number a run job's round");
 }
 
 /* Runs a job made that it never recorded as the one that counts. */

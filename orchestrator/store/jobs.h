@@ -99,12 +99,19 @@ int fl_store_job_wait(fl_store *st, int64_t id);
 int fl_store_job_wake_parent(fl_store *st, int64_t id);
 
 /*
- * Run jobs stored before rounds were (schema version 10) get theirs once:
- * seq / (sides x repeat), sides being the roles among their siblings, for
- * the children of parent_kind jobs of benchmark that have none yet.
+ * Run jobs stored before rounds were (schema version 10): the children of
+ * parent_kind jobs of benchmark without a round, each with its seq and how
+ * many roles its siblings have (its parent's children, itself included).
+ * The service numbers them (service/pipeline.h: fl_pipeline_prepare).
  */
-int fl_store_jobs_number_rounds(fl_store *st, const char *parent_kind, const char *benchmark,
-				unsigned repeat, unsigned *numbered);
+struct fl_job_unnumbered {
+	int64_t id;
+	int seq;
+	int sides;
+};
+int fl_store_jobs_unnumbered(fl_store *st, const char *parent_kind, const char *benchmark,
+			     struct fl_job_unnumbered **out, size_t *n);
+int fl_store_job_set_round(fl_store *st, int64_t id, int round);
 
 /*
  * After a crash (no worker is running), in the caller's transaction: runs of jobs that are not done,
