@@ -147,6 +147,7 @@ int fl_service_enqueue(fl_store *st, enum fl_job_kind kind, const struct fl_job_
 	const struct fl_job_kind_info *k = &kinds[kind];
 	struct fl_job_spec s = inherit(spec);
 	struct fl_job_new j = {.kind = k->name,
+			       .state = fl_job_state_name(FL_STATE_QUEUED),
 			       .tree = s.tree,
 			       .machine = s.machine,
 			       .benchmark = s.benchmark,
@@ -239,6 +240,96 @@ int fl_pipeline_prepare(fl_store *st, const struct fl_config *cfg)
 	return 0;
 }
 
+/* ---- a job's states ---- */
+
+static const struct {
+	const char *name;
+	int ended;
+} states[] = {
+    [FL_STATE_QUEUED] = {"queued", 0},	 [FL_STATE_RUNNING] = {"running", 0},
+    [FL_STATE_WAITING] = {"waiting", 0}, [FL_STATE_DONE] = {"done", 1},
+    [FL_STATE_FAILED] = {"failed", 1},
+};
+
+const char *fl_job_state_name(enum fl_job_state s)
+{
+	return states[s].name;
+}
+
+int fl_job_state_parse(const char *name, enum fl_job_state *s)
+{
+	fl_buf names = FL_BUF_INIT;
+
+	for (size_t i = 0; i < FL_JOB_NSTATES; i++)
+		if (name && !strcmp(name, states[i].name)) {
+			*s = (enum fl_job_state)i;
+			return 0;
+		}
+	for (size_t i = 0; i < FL_JOB_NSTATES; i++)
+		fl_buf_addf(&names, "%s%s", i ? ", " : "", states[i].name);
+	fl_error_set(FL_EINVAL, "no job state '%s' (there are %s)", name ? name : "", names.ptr);
+	fl_buf_free(&names);
+	return FL_EINVAL;
+}
+
+int fl_job_state_ended(enum fl_job_state s)
+{
+	return states[s].ended;
+}
+
+int fl_job_is(const char *state, enum fl_job_state s)
+{
+	return state && !strcmp(state, states[s].name);
+}
+
+int fl_job_ended(const char *state)
+{
+	enum fl_job_state s;
+
+	if (fl_job_state_parse(state, &s)) {
+		fl_error_clear();
+		return 0;
+	}
+	return states[s].ended;
+}
+
+int fl_job_set(fl_store *st, int64_t id, enum fl_job_state s, const char *result, const char *error)
+{
+	return fl_store_job_set(st, id, states[s].name, states[s].ended, result, error);
+}
+
+int fl_job_wait(fl_store *st, int64_t id)
+{
+	return fl_store_job_wait(st, id, states[FL_STATE_WAITING].name,
+				 states[FL_STATE_QUEUED].name);
+}
+
+int fl_job_wake_parent(fl_store *st, int64_t id)
+{
+	return fl_store_job_wake_parent(st, id, states[FL_STATE_WAITING].name,
+					states[FL_STATE_QUEUED].name);
+}
+
+int fl_job_counts(fl_store *st, int ended, struct fl_job_counts *c)
+{
+	const char *names[FL_JOB_NSTATES];
+	size_t k = 0, counted[FL_JOB_NSTATES] = {0}, n[FL_JOB_NSTATES] = {0};
+	enum fl_job_state of[FL_JOB_NSTATES];
+	int r;
+
+	for (size_t i = 0; i < FL_JOB_NSTATES; i++)
+		if (ended || !states[i].ended) {
+			of[k] = (enum fl_job_state)i;
+			names[k++] = states[i].name;
+		}
+	r = fl_store_jobs_counts(st, names, k, counted);
+	for (size_t i = 0; i < k; i++)
+		n[of[i]] = counted[i];
+	*c = (struct fl_job_counts){n[FL_STATE_QUEUED], n[FL_STATE_RUNNING], n[FL_STATE_WAITING],
+				    n[FL_STATE_DONE], n[FL_STATE_FAILED]};
+	return r;
+}
+
 /* ---- words ---- */
 
 /* decides: a job of that class shows the largest change among rows of it */
@@ -300,9 +391,9 @@ int fl_class_decides(const char *name)
 
 const char *fl_verdict_word(const char *state, const char *result)
 {
-	if (!strcmp(state, "failed"))
+	if (fl_job_is(state, FL_STATE_FAILED))
 		return "failed";
-	if (strcmp(state, "done"))
+	if (!fl_job_is(state, FL_STATE_DONE))
 		return "running";
 	return result ? fl_class_name_word(result) : fl_class_word(FL_CMP_UNCLEAR);
 }

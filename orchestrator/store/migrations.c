@@ -662,6 +662,21 @@ static const struct migration migrations[] = {
      "ALTER TABLE reports ADD COLUMN worker TEXT;"
      "CREATE INDEX jobs_by_worker ON jobs(worker) WHERE state = 'running';",
      NULL},
+    /*
+     * 20: a job's states are the service's words (service/pipeline.h); the
+     * store keeps beside the word whether the job has ended, as the service
+     * says with each state it sets (store/jobs.h), and its statements and
+     * partial indexes read that instead of the words: jobs_live and
+     * jobs_by_worker are on the live jobs. The rows of before ended in the
+     * words of the time, done and failed.
+     */
+    {"ALTER TABLE jobs ADD COLUMN ended INTEGER NOT NULL DEFAULT 0 CHECK (ended IN (0, 1));"
+     "UPDATE jobs SET ended = 1 WHERE state IN ('done', 'failed');"
+     "DROP INDEX jobs_live;"
+     "CREATE INDEX jobs_live ON jobs(id) WHERE ended = 0;"
+     "DROP INDEX jobs_by_worker;"
+     "CREATE INDEX jobs_by_worker ON jobs(worker) WHERE ended = 0;",
+     NULL},
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -1210,7 +1210,7 @@ int fl_view_jobs(fl_store *st, fl_pool *p, const struct fl_view_job_filter *f, u
 	const struct cond c[] = {
 	    {"kind = ?1", f->kind, 0},
 	    {"state = ?2", f->state, 0},
-	    {"state IN " FL_JOB_LIVE, NULL, f->live},
+	    {FL_JOB_LIVE, NULL, f->live},
 	};
 
 	return list_page(st, p, JOB_SELECT "WHERE j.id IN (SELECT id FROM jobs WHERE 1", "j", c, 3,

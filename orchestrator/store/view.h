@@ -330,7 +330,7 @@ struct fl_view_job {
 	int64_t id, parent_id;
 	int64_t regression_id; /* bisect, revert and report jobs: theirs; else 0 */
 	const char *kind;      /* service/pipeline.h's names */
-	const char *state;     /* queued, running, waiting, done, failed */
+	const char *state;     /* the service's word (service/pipeline.h) */
 	const char *tree, *machine, *benchmark;
 	const char *role;	      /* run jobs: base, new, bisect, bad, revert */
 	struct fl_view_commit commit; /* run jobs: what they measure (sha only when not stored) */
@@ -343,7 +343,7 @@ struct fl_view_job {
 };
 struct fl_view_job_filter {
 	const char *kind, *state; /* NULL: any */
-	int live;		  /* only queued, running and waiting jobs */
+	int live;		  /* only the jobs that have not ended (jobs.ended) */
 };
 int fl_view_jobs(fl_store *st, fl_pool *p, const struct fl_view_job_filter *f, unsigned page,
 		 unsigned per_page, struct fl_view_job **out, size_t *n, int *more);

@@ -62,9 +62,9 @@ void fl_model_verdict(struct fl_view_verdict *v)
 	const struct fl_view_verdict_point *best = NULL;
 	const char *want;
 
-	if (strcmp(v->state, "failed"))
+	if (!fl_job_is(v->state, FL_STATE_FAILED))
 		v->error = NULL;
-	if (v->regression_id || strcmp(v->state, "done") || !v->npoints)
+	if (v->regression_id || !fl_job_is(v->state, FL_STATE_DONE) || !v->npoints)
 		return;
 	want = v->result && fl_class_decides(v->result) ? v->result : "";
 	for (size_t i = 0; i < v->npoints; i++)

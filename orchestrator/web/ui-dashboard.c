@@ -123,9 +123,9 @@ static void verdict_cell(fl_buf *out, const struct fl_view_tag *tag,
 		fl_html_addf(out, " <small>%s%S%s.%u</small>", v->mode, *v->mode ? "." : "",
 			     v->metric, v->tasks);
 	}
-	if (v->runs_total && strcmp(v->state, "done") && strcmp(v->state, "failed"))
+	if (v->runs_total && !fl_job_ended(v->state))
 		fl_html_addf(out, " <small>%zu of %zu runs</small>", v->runs_done, v->runs_total);
-	else if (!strcmp(v->state, "queued"))
+	else if (fl_job_is(v->state, FL_STATE_QUEUED))
 		fl_buf_adds(out, " <small>queued</small>");
 	if (v->regression_id)
 		fl_html_addf(out, " <a href='/regression/%lld'>regression %lld</a>",

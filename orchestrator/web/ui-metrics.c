@@ -25,7 +25,6 @@
 #define FL_VERSION "0"
 #endif
 
-static const char *const job_states[] = {"queued", "running", "waiting", "done", "failed"};
 static const char *const mail_states[] = {"pending", "sent", "failed"};
 static const char *const machine_states[] = {"online", "broken"};
 /* seconds: from a boot under TCG to a kernel build from scratch */
@@ -70,13 +69,15 @@ static int listed(const char *const *v, size_t n, const char *s)
 
 static void jobs(fl_buf *out, const struct fl_view_count *c, size_t n)
 {
-	const char *kinds[FL_JOB_NKINDS];
+	const char *kinds[FL_JOB_NKINDS], *job_states[FL_JOB_NSTATES];
 
 	head(out, "faultline_jobs", "gauge",
 	     "Jobs in the watch service's queue by kind and state.");
+	for (int s = 0; s < FL_JOB_NSTATES; s++)
+		job_states[s] = fl_job_state_name((enum fl_job_state)s);
 	for (int k = 0; k < FL_JOB_NKINDS; k++) {
 		kinds[k] = fl_job_kind_name((enum fl_job_kind)k);
-		for (size_t s = 0; s < sizeof(job_states) / sizeof(job_states[0]); s++) {
+		for (size_t s = 0; s < FL_JOB_NSTATES; s++) {
 			fl_buf_adds(out, "faultline_jobs{");
 			label(out, "kind", kinds[k]);
 			fl_buf_addch(out, ',');
@@ -88,7 +89,7 @@ static void jobs(fl_buf *out, const struct fl_view_count *c, size_t n)
 	/* rows of a kind or state this build does not know (an older or newer writer) */
 	for (size_t i = 0; i < n; i++) {
 		if (listed(kinds, FL_JOB_NKINDS, c[i].a) &&
-		    listed(job_states, sizeof(job_states) / sizeof(job_states[0]), c[i].b))
+		    listed(job_states, FL_JOB_NSTATES, c[i].b))
 			continue;
 		fl_buf_adds(out, "faultline_jobs{");
 		label(out, "kind", c[i].a);
