@@ -39,7 +39,8 @@ static void show_machines(fl_store *st)
 }
 
 /* The states whose jobs are listed one by one; done ones are only counted. */
-static const char *const listed[] = {"running", "queued", "waiting", "failed"};
+static const enum fl_job_state listed[] = {FL_STATE_RUNNING, FL_STATE_QUEUED, FL_STATE_WAITING,
+					   FL_STATE_FAILED};
 
 static void show_jobs(fl_store *st)
 {
@@ -47,11 +48,11 @@ static void show_jobs(fl_store *st)
 	struct fl_job *jobs;
 	size_t n;
 
-	fl_store_jobs_counts(st, 1, &c);
+	fl_job_counts(st, 1, &c);
 	printf("jobs: %zu running, %zu queued, %zu waiting, %zu failed, %zu done\n", c.running,
 	       c.queued, c.waiting, c.failed, c.done);
 	for (size_t s = 0; s < sizeof(listed) / sizeof(listed[0]); s++) {
-		if (fl_store_jobs_in_state(st, listed[s], NULL, 0, &jobs, &n))
+		if (fl_store_jobs_in_state(st, fl_job_state_name(listed[s]), NULL, 0, &jobs, &n))
 			continue;
 		for (size_t i = 0; i < n; i++) {
 			const struct fl_job *j = &jobs[i];
@@ -100,7 +101,7 @@ static void show_json(fl_store *st)
 		}
 		free(names);
 	}
-	fl_store_jobs_counts(st, 1, &c);
+	fl_job_counts(st, 1, &c);
 	counts = json_pack("{s:I, s:I, s:I, s:I, s:I}", "running", (json_int_t)c.running, "queued",
 			   (json_int_t)c.queued, "waiting", (json_int_t)c.waiting, "failed",
 			   (json_int_t)c.failed, "done", (json_int_t)c.done);
@@ -108,7 +109,7 @@ static void show_json(fl_store *st)
 		struct fl_job *js;
 		size_t nj;
 
-		if (fl_store_jobs_in_state(st, listed[s], NULL, 0, &js, &nj))
+		if (fl_store_jobs_in_state(st, fl_job_state_name(listed[s]), NULL, 0, &js, &nj))
 			continue;
 		for (size_t i = 0; i < nj; i++) {
 			const struct fl_job *j = &js[i];

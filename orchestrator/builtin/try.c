@@ -238,7 +238,7 @@ static int drive(const struct fl_config *cfg, int64_t job_id, struct fl_job *job
 		fl_job_release(job);
 		if ((r = fl_store_job_get(fl_queue_store(q), job_id, job)))
 			break;
-		finished = !strcmp(job->state, "done") || !strcmp(job->state, "failed");
+		finished = fl_job_ended(job->state);
 		if ((finished && !s.running) || fl_cancel_requested() || (!s.live && !s.running))
 			break;
 		fl_queue_wait(q, 1000);
@@ -258,7 +258,7 @@ static int exit_code(const struct fl_try *t, const struct fl_job *job)
 {
 	enum fl_try_verdict v;
 
-	if (!strcmp(job->state, "failed") || fl_try_verdict_parse(t->verdict, &v))
+	if (fl_job_is(job->state, FL_STATE_FAILED) || fl_try_verdict_parse(t->verdict, &v))
 		return FL_EXIT_FAIL;
 	if (v == FL_TRY_UNCLEAR)
 		return FL_EXIT_INCONCLUSIVE;

@@ -76,6 +76,12 @@ static const struct fl_config *cfg_of(fl_queue *q)
 	return q->o.cfg;
 }
 
+/* A job state's word (pipeline.h), as the store's job statements take it. */
+static const char *word(enum fl_job_state s)
+{
+	return fl_job_state_name(s);
+}
+
 static int machine_index(fl_queue *q, const char *name, size_t *i)
 {
 	for (*i = 0; *i < cfg_of(q)->nmachines; (*i)++)
@@ -146,7 +152,8 @@ static int worker_gone(fl_queue *q, const struct fl_worker *w, int64_t now)
 static int take_over(fl_queue *q, const struct fl_worker *w, int64_t now)
 {
 	unsigned requeued, discarded;
-	int r = fl_store_worker_take_over(q->st, w->name, &requeued, &discarded);
+	int r = fl_store_worker_take_over(q->st, w->name, word(FL_STATE_RUNNING),
+					  word(FL_STATE_QUEUED), &requeued, &discarded);
 
 	if (!r)
 		fl_warn("queue: worker %s (host %s, pid %lld) is gone, last heard of %llds ago: "
@@ -172,7 +179,7 @@ static int settle_workers(fl_queue *q, int enter)
 	for (size_t i = 0; !r && i < n; i++)
 		live += !worker_gone(q, &ws[i], now);
 	if (!r && enter && !live) {
-		r = fl_store_jobs_recover(q->st, &requeued, &discarded);
+		r = fl_store_jobs_recover(q->st, word(FL_STATE_QUEUED), &requeued, &discarded);
 		if (!r && (requeued || discarded))
 			fl_info("queue: resuming: %u job%s queued again, %u interrupted run%s "
 				"discarded",
@@ -374,7 +381,8 @@ static int record_outcome(struct worker *w, fl_store *st, const struct fl_run_re
 	*broken = 0;
 	if ((r = fl_store_tx_begin(st)))
 		return r;
-	if ((r = fl_store_job_held(st, w->job.id, w->q->me.name, &held)) || !held)
+	if ((r = fl_store_job_held(st, w->job.id, word(FL_STATE_RUNNING), w->q->me.name, &held)) ||
+	    !held)
 		return taken_over(w, st, res, r);
 	if (res->run_id)
 		r = fl_store_run_set_job(st, res->run_id, w->job.id);
@@ -384,12 +392,12 @@ static int record_outcome(struct worker *w, fl_store *st, const struct fl_run_re
 	else if (!r)
 		r = fl_store_machine_ok(st, m->name);
 	if (!r && result)
-		r = fl_store_job_run_done(st, w->job.id, result,
+		r = fl_store_job_run_done(st, w->job.id, word(FL_STATE_DONE), result,
 					  res->status == FL_RUN_OK ? res->run_id : 0, detail);
 	else if (!r)
-		r = fl_store_job_set(st, w->job.id, "queued", NULL, detail);
+		r = fl_job_set(st, w->job.id, FL_STATE_QUEUED, NULL, detail);
 	if (!r && result)
-		r = fl_store_job_wake_parent(st, w->job.id);
+		r = fl_job_wake_parent(st, w->job.id);
 	if (!r)
 		r = fl_store_tx_commit(st);
 	if (r)
@@ -487,10 +495,10 @@ static int requeue_held(fl_queue *q, const struct fl_job *j)
 {
 	int held;
 
-	if (fl_store_job_held(q->st, j->id, q->me.name, &held))
+	if (fl_store_job_held(q->st, j->id, word(FL_STATE_RUNNING), q->me.name, &held))
 		return FL_ESTORE;
-	return held ? fl_store_job_set(q->st, j->id, "queued", NULL,
-				       "the run's end could not be stored")
+	return held ? fl_job_set(q->st, j->id, FL_STATE_QUEUED, NULL,
+				 "the run's end could not be stored")
 		    : 0;
 }
 
@@ -537,14 +545,18 @@ static void refresh_pool(fl_queue *q)
 	}
 }
 
+/* Failed, and its parent woken, in one transaction: no one sees the parent
+ * waiting without a live child (the status takes that for the end). */
 static void fail_job(fl_queue *q, const struct fl_job *j, const char *why)
 {
 	fl_err("job %lld (%s%s%s): %s", (long long)j->id, j->kind, *j->tree ? " " : "", j->tree,
 	       why);
 	q->failed++;
-	if (fl_store_job_set(q->st, j->id, "failed", NULL, why) ||
-	    fl_store_job_wake_parent(q->st, j->id))
+	if (fl_store_tx_begin(q->st) || fl_job_set(q->st, j->id, FL_STATE_FAILED, NULL, why) ||
+	    fl_job_wake_parent(q->st, j->id) || fl_store_tx_commit(q->st)) {
 		fl_err("job %lld: %s", (long long)j->id, fl_error_last());
+		fl_store_tx_rollback(q->st);
+	}
 }
 
 static int start_worker(fl_queue *q, struct fl_job *j, size_t machine)
@@ -557,7 +569,7 @@ static int start_worker(fl_queue *q, struct fl_job *j, size_t machine)
 	memset(j, 0, sizeof(*j));
 	w->machine = machine;
 	if ((e = pthread_create(&w->thread, NULL, worker_main, w))) {
-		fl_store_job_set(q->st, w->job.id, "queued", NULL, NULL);
+		fl_job_set(q->st, w->job.id, FL_STATE_QUEUED, NULL, NULL);
 		fl_job_release(&w->job);
 		free(w);
 		return fl_error_set(FL_EIO, "cannot start a worker thread: %s", strerror(e));
@@ -575,7 +587,8 @@ static int fail_strays(fl_queue *q)
 	struct fl_job *jobs;
 	size_t n, mi;
 
-	if (fl_store_jobs_in_state(q->st, "queued", fl_job_kind_name(FL_JOB_RUN), 0, &jobs, &n))
+	if (fl_store_jobs_in_state(q->st, word(FL_STATE_QUEUED), fl_job_kind_name(FL_JOB_RUN), 0,
+				   &jobs, &n))
 		return FL_ESTORE;
 	for (size_t i = 0; i < n; i++)
 		if (!machine_index(q, jobs[i].machine, &mi))
@@ -611,6 +624,7 @@ static int fill_machine(fl_queue *q, size_t i)
 		     !q->held[i]))
 			break;
 		r = fl_store_job_claim_next(q->st, fl_job_kind_name(FL_JOB_RUN), m->name,
+					    word(FL_STATE_QUEUED), word(FL_STATE_RUNNING),
 					    q->me.name, &j);
 		if (r == FL_ENOTFOUND) {
 			fl_error_clear();
@@ -657,7 +671,8 @@ static void step_one(fl_queue *q, const struct fl_job *j)
 		fail_job(q, j, "no handler for this kind of job");
 		return;
 	}
-	if (fl_store_job_claim(q->st, j->id, q->me.name, &claimed)) {
+	if (fl_store_job_claim(q->st, j->id, word(FL_STATE_QUEUED), word(FL_STATE_RUNNING),
+			       q->me.name, &claimed)) {
 		fl_err("job %lld: %s", (long long)j->id, fl_error_last());
 		return;
 	}
@@ -669,7 +684,7 @@ static void step_one(fl_queue *q, const struct fl_job *j)
 		return;
 	}
 	if (!fl_store_job_get(q->st, j->id, &now)) {
-		if (!strcmp(now.state, "running"))
+		if (fl_job_is(now.state, FL_STATE_RUNNING))
 			fail_job(q, j, "its step left it running");
 		fl_job_release(&now);
 	}
@@ -682,8 +697,8 @@ static int step_coordinators(fl_queue *q)
 		struct fl_job *jobs;
 		size_t n;
 
-		if (fl_store_jobs_in_state(q->st, "queued", fl_job_kind_name(FL_JOB_RUN), 1, &jobs,
-					   &n))
+		if (fl_store_jobs_in_state(q->st, word(FL_STATE_QUEUED),
+					   fl_job_kind_name(FL_JOB_RUN), 1, &jobs, &n))
 			return FL_ESTORE;
 		for (size_t i = 0; i < n; i++)
 			step_one(q, &jobs[i]);
@@ -746,14 +761,15 @@ void fl_queue_status(fl_queue *q, struct fl_queue_status *s)
 	memset(s, 0, sizeof(*s));
 	s->running = q->running;
 	s->failed = q->failed;
-	if (!fl_store_jobs_counts(q->st, 0, &c)) {
+	if (!fl_job_counts(q->st, 0, &c)) {
 		s->active = c.queued + c.running;
 		s->live = s->active + c.waiting;
 	}
 	if (!fl_store_workers(q->st, &ws, &nw))
 		for (size_t i = 0; i < nw; i++)
 			s->others += strcmp(ws[i].name, q->me.name) && !worker_gone(q, &ws[i], now);
-	if (!fl_store_jobs_in_state(q->st, "queued", fl_job_kind_name(FL_JOB_RUN), 0, &jobs, &n)) {
+	if (!fl_store_jobs_in_state(q->st, word(FL_STATE_QUEUED), fl_job_kind_name(FL_JOB_RUN), 0,
+				    &jobs, &n)) {
 		for (size_t i = 0; i < n; i++)
 			if (machine_index(q, jobs[i].machine, &mi) &&
 			    (q->broken[mi] || pinned_away(q, mi, ws, nw, now)))

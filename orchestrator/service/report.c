@@ -1033,7 +1033,7 @@ int fl_report_step(void *ctx, fl_store *st, const struct fl_job *job)
 		    &id);
 		fl_crashpoint("report-store");
 		if (!r)
-			r = fl_store_job_set(st, job->id, "done", "stored", NULL);
+			r = fl_job_set(st, job->id, FL_STATE_DONE, "stored", NULL);
 		if (!r)
 			r = fl_store_tx_commit(st);
 		if (r)

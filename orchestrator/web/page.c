@@ -9,7 +9,7 @@
 #include "lib/error.h"
 #include "lib/html.h"
 #include "service/measure.h"
-#include "store/web.h"
+#include "store/view.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -269,7 +269,7 @@ void fl_web_compare_url(fl_buf *out, const char *tree, const char *a, const char
 
 const char *fl_web_link_rev(const char *tag, const char *sha)
 {
-	return tag && fl_web_rev_ok(tag) ? tag : sha;
+	return tag && fl_view_rev_ok(tag) ? tag : sha;
 }
 
 void fl_web_pager(fl_buf *out, const char *base, unsigned page, int more)

@@ -28,11 +28,11 @@
 #define TOP_FUNCTIONS 15
 
 struct run_page {
-	struct fl_web_run_detail d;
+	struct fl_view_run_detail d;
 	int console_file; /* the console is the tail of the log on disk */
 	struct fl_model_point *pts;
 	size_t npts;
-	struct fl_web_sample *samples;
+	struct fl_view_sample *samples;
 	size_t nsamples;
 	struct fl_evidence_row *ev; /* per measured point */
 	size_t nev;
@@ -96,7 +96,7 @@ static void console_text(struct fl_web_req *req, struct fl_web_resp *resp, int64
 	size_t len;
 	int fd, r;
 
-	if ((r = fl_web_run_console(req->st, &req->pool, id, &console, &len, &path))) {
+	if ((r = fl_view_run_console(req->st, &req->pool, id, &console, &len, &path))) {
 		fl_web_fail_error(req, resp, r);
 		return;
 	}
@@ -262,7 +262,7 @@ static void samples_table(fl_buf *out, const struct run_page *rp, int64_t id)
 			 "<th>tasks</th><th>cgroup</th><th>seq</th><th>value</th></tr></thead>\n"
 			 "<tbody>\n");
 	for (size_t i = 0; i < rp->nsamples; i++) {
-		const struct fl_web_sample *x = &rp->samples[i];
+		const struct fl_view_sample *x = &rp->samples[i];
 
 		fl_html_addf(out,
 			     "<tr><td>%s</td><td>%s</td><td class='num'>%u</td><td>%s</td>"
@@ -277,7 +277,7 @@ static void samples_table(fl_buf *out, const struct run_page *rp, int64_t id)
 }
 
 /* "41.0 s" after the run started on its machine, or "-". */
-static void after_created(fl_buf *out, const struct fl_web_run_detail *d, int64_t ms)
+static void after_created(fl_buf *out, const struct fl_view_run_detail *d, int64_t ms)
 {
 	if (!ms || !d->created_ms)
 		fl_buf_adds(out, "-");
@@ -287,8 +287,8 @@ static void after_created(fl_buf *out, const struct fl_web_run_detail *d, int64_
 
 static void run_facts(fl_buf *b, const struct run_page *rp)
 {
-	const struct fl_web_run_detail *d = &rp->d;
-	const struct fl_web_run *r = &d->run;
+	const struct fl_view_run_detail *d = &rp->d;
+	const struct fl_view_run *r = &d->run;
 	fl_buf v = FL_BUF_INIT;
 
 	fl_buf_adds(b, "<dl class='facts'>\n");
@@ -349,7 +349,7 @@ static const char *start_word(const char *backend)
 }
 
 /* What the agent reported of the guest and what the backend made of it. */
-static void environment(fl_buf *b, const struct fl_web_run_detail *d)
+static void environment(fl_buf *b, const struct fl_view_run_detail *d)
 {
 	int guest = !d->backend || !strcmp(d->backend, "libvirt");
 
@@ -387,7 +387,7 @@ static void environment(fl_buf *b, const struct fl_web_run_detail *d)
 
 static void console_html(fl_buf *b, const struct run_page *rp)
 {
-	const struct fl_web_run_detail *d = &rp->d;
+	const struct fl_view_run_detail *d = &rp->d;
 
 	fl_buf_adds(b, "<h2>Console</h2>\n");
 	if (!d->console) {
@@ -535,7 +535,7 @@ static void evidence_html(fl_buf *out, const struct run_page *rp)
 
 static void run_html(fl_buf *b, fl_pool *p, const struct run_page *rp)
 {
-	const struct fl_web_run *r = &rp->d.run;
+	const struct fl_view_run *r = &rp->d.run;
 
 	fl_html_addf(b, "<h1>Run %lld: %s on %s</h1>\n", (long long)r->id, r->benchmark,
 		     r->machine);
@@ -564,7 +564,7 @@ static json_t *ms_json(int64_t ms)
 	return ms ? json_integer(ms) : json_null();
 }
 
-static json_t *environment_json(const struct fl_web_run_detail *d)
+static json_t *environment_json(const struct fl_view_run_detail *d)
 {
 	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:{s:o, s:o, s:o, s:o}}",
 			 "kernel_release", fl_web_json_str(d->kernel_release), "nodes",
@@ -709,11 +709,11 @@ void fl_ui_run(struct fl_web_req *req, struct fl_web_resp *resp)
 	if (fl_web_page_arg(req, resp, &rp.page) ||
 	    fl_web_name_arg(req, resp, "metric", &rp.metric))
 		return;
-	if ((r = fl_web_run_get(req->st, &req->pool, id, CONSOLE_TAIL, &rp.d)) ||
+	if ((r = fl_view_run_get(req->st, &req->pool, id, CONSOLE_TAIL, &rp.d)) ||
 	    (r = fl_model_run_points(req->st, &req->pool, id, &rp.pts, &rp.npts)) ||
-	    (r = fl_web_run_samples(req->st, &req->pool, id, rp.page, PER_PAGE, &rp.samples,
-				    &rp.nsamples, &rp.more)) ||
-	    (r = fl_web_run_evidence(req->st, &req->pool, id, TOP_FUNCTIONS, &rp.ev, &rp.nev))) {
+	    (r = fl_view_run_samples(req->st, &req->pool, id, rp.page, PER_PAGE, &rp.samples,
+				     &rp.nsamples, &rp.more)) ||
+	    (r = fl_view_run_evidence(req->st, &req->pool, id, TOP_FUNCTIONS, &rp.ev, &rp.nev))) {
 		fl_web_fail_error(req, resp, r);
 		return;
 	}

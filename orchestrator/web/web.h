@@ -3,7 +3,7 @@
  * and the helpers every page uses (parameters, error pages, the layout,
  * paging links, JSON). cgit's shape: one ui-*.c per page, router.c maps a
  * path to its handler, html.c is the one place text becomes markup, and
- * every page's data comes from store/web.h (rows) and web/model.h (what is
+ * every page's data comes from store/view.h (rows) and web/model.h (what is
  * computed from them).
  *
  * A handler serves both the HTML page and its /api/ JSON twin: it loads

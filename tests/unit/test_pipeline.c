@@ -245,7 +245,9 @@ static void test_enqueue(void **state)
 
 	/* the store takes no kind the service has not registered */
 	assert_int_not_equal(
-	    fl_store_job_add(st, &(struct fl_job_new){.kind = "build", .key = "b:1"}, &again, NULL),
+	    fl_store_job_add(st,
+			     &(struct fl_job_new){.kind = "build", .state = "queued", .key = "b:1"},
+			     &again, NULL),
 	    0);
 	fl_job_release(&bisect);
 	fl_job_release(&compare);
@@ -373,7 +375,7 @@ static void finish(fl_store *st, int64_t job, int64_t machine, double v)
 	    0);
 	assert_int_equal(fl_store_samples_add(st, run, &s, 1), 0);
 	assert_int_equal(fl_store_run_finish(st, run, "ok", ""), 0);
-	assert_int_equal(fl_store_job_run_done(st, job, "ok", run, NULL), 0);
+	assert_int_equal(fl_store_job_run_done(st, job, "done", "ok", run, NULL), 0);
 }
 
 static void step(fl_store *st, int64_t id)

@@ -27,7 +27,9 @@
  *   - the queue's status is one reading of the store: while another worker
  *     steps coordinators, a waiting one is never seen without the live
  *     child it waits for (a one-pass worker took that for "nothing left
- *     that the others can do" and stopped).
+ *     that the others can do" and stopped);
+ *   - a run job the queue fails wakes its parent in the same transaction:
+ *     the parent is never seen waiting with no live child.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -104,6 +106,7 @@ static int64_t add(fl_store *st, enum fl_job_kind kind, const char *key, int64_t
 		   const char *machine, const char *rev)
 {
 	struct fl_job_new j = {.kind = fl_job_kind_name(kind),
+			       .state = "queued",
 			       .key = key,
 			       .parent_id = parent,
 			       .tree = "t",
@@ -144,25 +147,26 @@ static void test_states(void **state)
 	b = add(st, FL_JOB_RUN, "p:1", parent, "good", head);
 	assert_int_equal(fl_store_job_add(st,
 					  &(struct fl_job_new){.kind = fl_job_kind_name(FL_JOB_RUN),
+							       .state = "queued",
 							       .key = "p:0"},
 					  &again, &created),
 			 0);
 	assert_int_equal(again, a);
 	assert_int_equal(created, 0);
 
-	assert_int_equal(fl_store_job_start(st, parent, 0), 0);
-	assert_int_equal(fl_store_job_wait(st, parent), 0);
+	assert_int_equal(fl_store_job_start(st, parent, "running", 0), 0);
+	assert_int_equal(fl_job_wait(st, parent), 0);
 	assert_string_equal(state_of(st, parent, buf), "waiting");
-	assert_int_equal(fl_store_job_run_done(st, a, "ok", 0, NULL), 0);
-	assert_int_equal(fl_store_job_wake_parent(st, a), 0);
+	assert_int_equal(fl_store_job_run_done(st, a, "done", "ok", 0, NULL), 0);
+	assert_int_equal(fl_job_wake_parent(st, a), 0);
 	assert_string_equal(state_of(st, parent, buf), "waiting"); /* b is still live */
-	assert_int_equal(fl_store_job_run_done(st, b, "failed", 0, "exit 3"), 0);
-	assert_int_equal(fl_store_job_wake_parent(st, b), 0);
+	assert_int_equal(fl_store_job_run_done(st, b, "done", "failed", 0, "exit 3"), 0);
+	assert_int_equal(fl_job_wake_parent(st, b), 0);
 	assert_string_equal(state_of(st, parent, buf), "queued");
 	/* waiting with nothing live is queued at once */
-	assert_int_equal(fl_store_job_wait(st, parent), 0);
+	assert_int_equal(fl_job_wait(st, parent), 0);
 	assert_string_equal(state_of(st, parent, buf), "queued");
-	assert_int_equal(fl_store_job_set(st, parent, "done", "same", NULL), 0);
+	assert_int_equal(fl_job_set(st, parent, FL_STATE_DONE, "same", NULL), 0);
 	assert_string_equal(state_of(st, parent, buf), "done");
 	fl_store_free(st);
 }
@@ -185,10 +189,10 @@ static void test_recover(void **state)
 	inflight = add(st, FL_JOB_RUN, "r:0", p, "good", head);
 	done = add(st, FL_JOB_RUN, "r:1", p, "good", head);
 	unrecorded = add(st, FL_JOB_RUN, "r:2", p, "good", head);
-	assert_int_equal(fl_store_job_start(st, p, 0), 0);
-	assert_int_equal(fl_store_job_wait(st, p), 0);
+	assert_int_equal(fl_store_job_start(st, p, "running", 0), 0);
+	assert_int_equal(fl_job_wait(st, p), 0);
 	/* a run in flight when the power went: half its samples written */
-	assert_int_equal(fl_store_job_start(st, inflight, 1), 0);
+	assert_int_equal(fl_store_job_start(st, inflight, "running", 1), 0);
 	assert_int_equal(
 	    fl_store_run_create(st, &(struct fl_run_info){0, m, "b", NULL, inflight, 0}, &r1), 0);
 	assert_int_equal(fl_store_samples_add(st, r1, s, 1), 0);
@@ -200,9 +204,9 @@ static void test_recover(void **state)
 	    fl_store_run_create(st, &(struct fl_run_info){0, m, "b", NULL, done, 0}, &r3), 0);
 	assert_int_equal(fl_store_samples_add(st, r3, s, 2), 0);
 	assert_int_equal(fl_store_run_finish(st, r3, "ok", ""), 0);
-	assert_int_equal(fl_store_job_run_done(st, done, "ok", r3, NULL), 0);
+	assert_int_equal(fl_store_job_run_done(st, done, "done", "ok", r3, NULL), 0);
 	/* a run that finished but whose job never recorded it */
-	assert_int_equal(fl_store_job_start(st, unrecorded, 1), 0);
+	assert_int_equal(fl_store_job_start(st, unrecorded, "running", 1), 0);
 	assert_int_equal(
 	    fl_store_run_create(st, &(struct fl_run_info){0, m, "b", NULL, unrecorded, 0}, &r4), 0);
 	assert_int_equal(fl_store_samples_add(st, r4, s, 2), 0);
@@ -212,7 +216,7 @@ static void test_recover(void **state)
 			 0);
 
 	assert_int_equal(fl_store_tx_begin(st), 0);
-	assert_int_equal(fl_store_jobs_recover(st, &requeued, &discarded), 0);
+	assert_int_equal(fl_store_jobs_recover(st, "queued", &requeued, &discarded), 0);
 	assert_int_equal(fl_store_tx_commit(st), 0);
 	assert_int_equal(requeued, 3); /* the parent and two run jobs */
 	assert_int_equal(discarded, 2);
@@ -257,9 +261,9 @@ static void test_claims(void **state)
 	assert_int_equal(fl_store_worker_enter(st, &b), 0);
 
 	/* a coordinator: the first claim takes it, the second finds it taken */
-	assert_int_equal(fl_store_job_claim(st, p, a.name, &got), 0);
+	assert_int_equal(fl_store_job_claim(st, p, "queued", "running", a.name, &got), 0);
 	assert_int_equal(got, 1);
-	assert_int_equal(fl_store_job_claim(st, p, b.name, &got), 0);
+	assert_int_equal(fl_store_job_claim(st, p, "queued", "running", b.name, &got), 0);
 	assert_int_equal(got, 0);
 	/* a machine: one worker at a time, the other's once given back */
 	assert_int_equal(fl_store_machine_claim(st, "good", a.name, &got), 0);
@@ -273,23 +277,28 @@ static void test_claims(void **state)
 	assert_int_equal(fl_store_machine_claim(st, "good", a.name, &got), 0);
 	assert_int_equal(got, 1);
 	/* queued runs: oldest first, each to one worker, one attempt more */
-	assert_int_equal(fl_store_job_claim_next(st, "run", "good", a.name, &ja), 0);
+	assert_int_equal(
+	    fl_store_job_claim_next(st, "run", "good", "queued", "running", a.name, &ja), 0);
 	assert_int_equal(ja.id, r1);
 	assert_int_equal(ja.attempts, 1);
 	assert_string_equal(ja.state, "running");
-	assert_int_equal(fl_store_job_claim_next(st, "run", "good", b.name, &jb), 0);
+	assert_int_equal(
+	    fl_store_job_claim_next(st, "run", "good", "queued", "running", b.name, &jb), 0);
 	assert_int_equal(jb.id, r2);
-	assert_int_equal(fl_store_job_claim_next(st, "run", "good", a.name, &none), FL_ENOTFOUND);
-	assert_int_equal(fl_store_job_held(st, r1, a.name, &got), 0);
+	assert_int_equal(
+	    fl_store_job_claim_next(st, "run", "good", "queued", "running", a.name, &none),
+	    FL_ENOTFOUND);
+	assert_int_equal(fl_store_job_held(st, r1, "running", a.name, &got), 0);
 	assert_int_equal(got, 1);
-	assert_int_equal(fl_store_job_held(st, r1, b.name, &got), 0);
+	assert_int_equal(fl_store_job_held(st, r1, "running", b.name, &got), 0);
 	assert_int_equal(got, 0);
 	/* a's run in flight, half written, when a dies */
 	assert_int_equal(fl_store_run_create(st, &(struct fl_run_info){0, m, "b", NULL, r1, 0}, &run),
 			 0);
 	assert_int_equal(fl_store_samples_add(st, run, s, 1), 0);
 	assert_int_equal(fl_store_tx_begin(st), 0);
-	assert_int_equal(fl_store_worker_take_over(st, a.name, &requeued, &discarded), 0);
+	assert_int_equal(
+	    fl_store_worker_take_over(st, a.name, "running", "queued", &requeued, &discarded), 0);
 	assert_int_equal(fl_store_tx_commit(st), 0);
 	assert_int_equal(requeued, 2); /* the coordinator and the run */
 	assert_int_equal(discarded, 1);
@@ -327,13 +336,14 @@ static int test_step(void *ctx, fl_store *st, const struct fl_job *job)
 	(void)ctx;
 	steps++;
 	if (steps > 1)
-		return fl_store_job_set(st, job->id, "done", "checked", NULL);
+		return fl_job_set(st, job->id, FL_STATE_DONE, "checked", NULL);
 	for (int i = 0; i < 4; i++) {
 		char key[32];
 
 		snprintf(key, sizeof(key), "run:test:%d", i);
 		fl_store_job_add(st,
 				 &(struct fl_job_new){.kind = fl_job_kind_name(FL_JOB_RUN),
+						      .state = "queued",
 						      .key = key,
 						      .parent_id = job->id,
 						      .tree = "t",
@@ -344,7 +354,7 @@ static int test_step(void *ctx, fl_store *st, const struct fl_job *job)
 						      .seq = i},
 				 &id, NULL);
 	}
-	return fl_store_job_wait(st, job->id);
+	return fl_job_wait(st, job->id);
 }
 
 static void run_until_idle(fl_queue *q, struct fl_queue_status *s)
@@ -463,15 +473,17 @@ static int one_life(fl_store *st, int i)
 	snprintf(child, sizeof(child), "life:%d:run", i);
 	if (fl_store_job_add(st,
 			     &(struct fl_job_new){.kind = fl_job_kind_name(FL_JOB_COMPARE),
+						  .state = "queued",
 						  .key = key,
 						  .tree = "t",
 						  .machine = "good",
 						  .benchmark = "b"},
 			     &p, &got) ||
-	    fl_store_job_claim(st, p, "other:1:1", &got) || !got || usleep(2000) ||
-	    fl_store_tx_begin(st) ||
+	    fl_store_job_claim(st, p, "queued", "running", "other:1:1", &got) || !got ||
+	    usleep(2000) || fl_store_tx_begin(st) ||
 	    fl_store_job_add(st,
 			     &(struct fl_job_new){.kind = fl_job_kind_name(FL_JOB_RUN),
+						  .state = "queued",
 						  .key = child,
 						  .parent_id = p,
 						  .tree = "t",
@@ -480,12 +492,13 @@ static int one_life(fl_store *st, int i)
 						  .rev = head,
 						  .role = "x"},
 			     &c, &got) ||
-	    fl_store_job_wait(st, p) || fl_store_tx_commit(st) || usleep(2000) ||
-	    fl_store_job_start(st, c, 1) || fl_store_tx_begin(st) ||
-	    fl_store_job_run_done(st, c, "ok", 0, NULL) || fl_store_job_wake_parent(st, c) ||
-	    fl_store_tx_commit(st) || fl_store_job_claim(st, p, "other:1:1", &got) || !got)
+	    fl_job_wait(st, p) || fl_store_tx_commit(st) || usleep(2000) ||
+	    fl_store_job_start(st, c, "running", 1) || fl_store_tx_begin(st) ||
+	    fl_store_job_run_done(st, c, "done", "ok", 0, NULL) || fl_job_wake_parent(st, c) ||
+	    fl_store_tx_commit(st) ||
+	    fl_store_job_claim(st, p, "queued", "running", "other:1:1", &got) || !got)
 		return -1;
-	return fl_store_job_set(st, p, "done", "checked", NULL);
+	return fl_job_set(st, p, FL_STATE_DONE, "checked", NULL);
 }
 
 static void *lives_main(void *arg)
@@ -538,6 +551,93 @@ static void test_status_one_read(void **state)
 	cfg->store.path = conf_store;
 }
 
+/* Reads the job counts on a connection of its own while another thread's queue works. */
+struct counter {
+	fl_store *st;
+	atomic_int stop;
+	unsigned reads, stranded;
+	int err;
+};
+
+static void *counter_main(void *arg)
+{
+	struct counter *c = arg;
+
+	while (!atomic_load(&c->stop) && !c->err) {
+		struct fl_job_counts n;
+
+		if ((c->err = fl_job_counts(c->st, 0, &n)))
+			break;
+		c->reads++;
+		c->stranded += n.waiting && !n.queued && !n.running;
+	}
+	return NULL;
+}
+
+static int finish_step(void *ctx, fl_store *st, const struct fl_job *job)
+{
+	(void)ctx;
+	return fl_job_set(st, job->id, FL_STATE_DONE, "checked", NULL);
+}
+
+/*
+ * A run job the queue fails (its machine is no longer in the configuration)
+ * wakes its waiting parent in the same transaction: a reader never sees the
+ * parent waiting while none of its children is live.
+ */
+static void test_fail_wakes_parent(void **state)
+{
+	const fl_job_step_fn only[FL_JOB_NKINDS] = {[FL_JOB_COMPARE] = finish_step};
+	struct fl_queue_opts o = {.cfg = cfg, .steps = only};
+	struct counter c = {0};
+	char path[128], *conf_store = cfg->store.path;
+	const char *store;
+	pthread_t th;
+	fl_queue *q;
+	fl_store *st;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/fail.db", dir);
+	store = fl_test_store(path);
+	cfg->store.path = (char *)store;
+	assert_int_equal(fl_queue_open(&q, &o), 0);
+	st = fl_queue_store(q);
+	assert_int_equal(fl_store_open(&c.st, store, 0), 0);
+	assert_int_equal(pthread_create(&th, NULL, counter_main, &c), 0);
+	for (int i = 0; i < 300; i++) {
+		char key[32], child[40];
+		struct fl_job j;
+		int64_t p;
+
+		snprintf(key, sizeof(key), "stray:%d", i);
+		snprintf(child, sizeof(child), "stray:%d:run", i);
+		/* the parent waits for a run on a machine the configuration lost */
+		assert_int_equal(fl_store_tx_begin(st), 0);
+		p = add(st, FL_JOB_COMPARE, key, 0, "good", "");
+		add(st, FL_JOB_RUN, child, p, "gone", head);
+		assert_int_equal(fl_store_job_start(st, p, "running", 0), 0);
+		assert_int_equal(fl_job_wait(st, p), 0);
+		assert_int_equal(fl_store_tx_commit(st), 0);
+		/* the tick fails the run, and steps the parent it woke to its end */
+		assert_int_equal(fl_queue_tick(q), 0);
+		assert_int_equal(fl_store_job_find(st, child, &j), 0);
+		assert_string_equal(j.state, "failed");
+		fl_job_release(&j);
+		assert_int_equal(fl_store_job_find(st, key, &j), 0);
+		assert_string_equal(j.state, "done");
+		fl_job_release(&j);
+	}
+	atomic_store(&c.stop, 1);
+	pthread_join(th, NULL);
+	fl_store_free(c.st);
+	fl_queue_free(q);
+	cfg->store.path = conf_store;
+	assert_int_equal(c.err, 0);
+	print_message("job counts: %u reads, %u saw a waiting job without a live child\n", c.reads,
+		      c.stranded);
+	assert_int_equal(c.stranded, 0);
+}
+
 static void test_box_never_answers(void **state)
 {
 	struct fl_queue_opts o = {.cfg = cfg};
@@ -551,6 +651,7 @@ static void test_box_never_answers(void **state)
 	assert_int_equal(fl_queue_open(&q, &o), 0);
 	assert_int_equal(fl_store_job_add(fl_queue_store(q),
 					  &(struct fl_job_new){.kind = fl_job_kind_name(FL_JOB_RUN),
+							       .state = "queued",
 							       .key = "run:box",
 							       .tree = "k",
 							       .machine = "box",
@@ -612,6 +713,7 @@ int main(void)
 	    cmocka_unit_test(test_outcomes),
 	    cmocka_unit_test(test_box_never_answers),
 	    cmocka_unit_test(test_status_one_read),
+	    cmocka_unit_test(test_fail_wakes_parent),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

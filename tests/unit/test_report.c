@@ -115,6 +115,7 @@ static void add_run_job(int64_t parent, const char *role, int k, int seq, int64_
 {
 	char key[64];
 	struct fl_job_new j = {.kind = fl_job_kind_name(FL_JOB_RUN),
+			       .state = "queued",
 			       .key = key,
 			       .parent_id = parent,
 			       .tree = "linux",
@@ -127,7 +128,7 @@ static void add_run_job(int64_t parent, const char *role, int k, int seq, int64_
 
 	snprintf(key, sizeof(key), "run:%lld:%d", (long long)parent, seq);
 	assert_int_equal(fl_store_job_add(st, &j, &id, NULL), 0);
-	assert_int_equal(fl_store_job_run_done(st, id, "ok", run_id, NULL), 0);
+	assert_int_equal(fl_store_job_run_done(st, id, "done", "ok", run_id, NULL), 0);
 }
 
 static int setup(void **state)
@@ -178,6 +179,7 @@ static void test_kernel_machine_report(void **state)
 	struct fl_service svc;
 	int64_t tree, compare_job, bisect_job, reg, bid, first_culprit_run = 0;
 	struct fl_job_new cj = {.kind = fl_job_kind_name(FL_JOB_COMPARE),
+				.state = "queued",
 				.key = "compare:1",
 				.tree = "linux",
 				.machine = "numa2",

@@ -2,7 +2,8 @@
  * test_store.c - the SQLite store: migrations on open, reopening keeps the
  * data, a failed multi-row write leaves nothing behind; a version-9 store
  * with a job of every kind migrates to what jobs are about as foreign keys
- * (migration 10), and the keys hold afterwards; processes that open a new
+ * (migration 10), and the keys hold afterwards, and to whether each job has
+ * ended (migration 20); processes that open a new
  * store at the same moment all migrate it, each migration once.
  */
 #include <setjmp.h>
@@ -276,6 +277,17 @@ static void test_migration_10(void **state)
 				 "4:run:-:-:3:-:done,5:revert:-:7:-:-:waiting,"
 				 "6:run:-:-:5:-:queued,7:report:-:7:-:-:queued,"
 				 "8:compare:-:-:-:-:queued");
+	/* whether each job has ended, from the words of the time (migration 20),
+	 * and the partial indexes of live jobs on that */
+	fl_test_sql_text(path,
+			 "SELECT group_concat(id || ':' || ended) FROM (SELECT id, ended FROM jobs "
+			 "ORDER BY id)",
+			 buf, sizeof(buf));
+	assert_string_equal(buf, "1:1,2:1,3:1,4:1,5:0,6:0,7:0,8:0");
+	assert_int_equal(fl_test_sql_int(path, "SELECT count(*) FROM sqlite_master WHERE name IN "
+					       "('jobs_live', 'jobs_by_worker') AND sql LIKE "
+					       "'%WHERE ended = 0'"),
+			 2);
 	fl_test_sql_text(path,
 			 "SELECT group_concat(name) FROM (SELECT name FROM job_kinds "
 			 "ORDER BY name)",
@@ -492,6 +504,38 @@ static void test_runs_by_job_planned(void **state)
 			 1);
 }
 
+/* Migration 20: with many jobs ended, the queue's statements on live jobs
+ * read the partial indexes on jobs.ended (the live list, a gone worker's
+ * jobs) and the counts by state the state index, as they did on the words. */
+static void test_jobs_planned(void **state)
+{
+	char path[128], plan[2048];
+	fl_store *st;
+
+	(void)state;
+	FL_TEST_SQLITE_ONLY();
+	snprintf(path, sizeof(path), "%s/jobplan.db", dir);
+	assert_int_equal(fl_store_open(&st, fl_test_store(path), 0), 0);
+	fl_store_free(st);
+	assert_int_equal(
+	    exec_fk(path, "INSERT OR IGNORE INTO job_kinds(name) VALUES ('run');"
+			  "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE "
+			  "i < 3000) INSERT INTO jobs(kind, key, state, ended, worker) SELECT "
+			  "'run', 'run:' || i, CASE WHEN i > 2990 THEN 'queued' ELSE 'done' END, "
+			  "i <= 2990, 'w' || (i % 3) FROM n;"
+			  "ANALYZE;"),
+	    SQLITE_OK);
+	plan_of(path, "SELECT id FROM jobs WHERE 1 AND ended = 0 ORDER BY id DESC LIMIT 10", plan,
+		sizeof(plan));
+	assert_non_null(strstr(plan, "jobs_live"));
+	plan_of(path, "UPDATE jobs SET state = ?3 WHERE worker = ?1 AND ended = 0 AND state = ?2",
+		plan, sizeof(plan));
+	assert_non_null(strstr(plan, "jobs_by_worker"));
+	plan_of(path, "SELECT state, count(*) FROM jobs WHERE state IN (?1, ?2, ?3) GROUP BY state",
+		plan, sizeof(plan));
+	assert_non_null(strstr(plan, "COVERING INDEX jobs_by_state"));
+}
+
 /* Migration 15 on a store with a tag from before: the tag stays a tag (the
  * first pass's count of tags sees it), heads of a branch are found newest
  * first, skipped ones too, and the time of the last scheduled one. */
@@ -683,6 +727,7 @@ int main(void)
 	    cmocka_unit_test(test_migration_11),
 	    cmocka_unit_test(test_migration_13),
 	    cmocka_unit_test(test_runs_by_job_planned),
+	    cmocka_unit_test(test_jobs_planned),
 	    cmocka_unit_test(test_migration_15),
 	    cmocka_unit_test(test_concurrent_migrations),
 	    cmocka_unit_test(test_pg_only_clause),

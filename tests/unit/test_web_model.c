@@ -1,9 +1,11 @@
 /* test_web_model.c - what the pages compute from the store's rows (web/model.h):
- * a run's points summarised, a history's change points with analysis'
- * defaults, tags in version order and paged, the choices a run offers, the
- * comparison options, and two commits compared from their rows in a store
- * (runs found by commit and, for older rows, by build), a run's points from
- * all its stored samples, a commit's runs and a job's. */
+ * a run's points summarised, a history's positions with one value per run
+ * (the mean of its samples) and its change points with analysis'
+ * defaults, tags in version order and paged, a tag verdict's headline, the
+ * choices a run offers, the comparison options, and two commits compared
+ * from their rows in a store (runs found by commit and, for older rows, by
+ * build), a run's points from all its stored samples, a commit's runs and a
+ * job's. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,9 +25,9 @@
 static void test_points(void **state)
 {
 	/* the same point in the root and in a child cgroup: two points */
-	const struct fl_web_sample x[] = {
-	    {"ops", "threads", 1, 0, 10, ""},	 {"ops", "threads", 1, 1, 14, ""},
-	    {"ops", "threads", 2, 0, 30, ""},	 {"ops", "threads", 2, 0, 50, "child"},
+	const struct fl_view_sample x[] = {
+	    {"ops", "threads", 1, 0, 10, ""}, {"ops", "threads", 1, 1, 14, ""},
+	    {"ops", "threads", 2, 0, 30, ""}, {"ops", "threads", 2, 0, 50, "child"},
 	    {"ops_per_sec", "", 1, 0, 5, ""}, {"ops_per_sec", "", 1, 1, 6, ""},
 	    {"ops_per_sec", "", 1, 2, 7, ""},
 	};
@@ -101,8 +103,8 @@ static void test_change_points(void **state)
 
 static void test_tags(void **state)
 {
-	struct fl_web_tag t[] = {{.name = "v6.1"}, {.name = "v6.10"}, {.name = "v6.2-rc1"},
-				 {.name = "v6.2"}, {.name = "v6.9"},  {.name = "v6.1-rc3"}};
+	struct fl_view_tag t[] = {{.name = "v6.1"}, {.name = "v6.10"}, {.name = "v6.2-rc1"},
+				  {.name = "v6.2"}, {.name = "v6.9"},  {.name = "v6.1-rc3"}};
 	size_t n = 6;
 
 	(void)state;
@@ -120,11 +122,12 @@ static void test_tags(void **state)
 /* Heads of a branch ("mm@<sha>") after the tags, newest first by time. */
 static void test_heads(void **state)
 {
-	struct fl_web_tag t[] = {{.id = 1, .name = "mm@9aaaaaaaaaaa", .kind = "head", .created = 10},
-				 {.id = 2, .name = "v6.2", .kind = "tag", .created = 20},
-				 {.id = 3, .name = "mm@1bbbbbbbbbbb", .kind = "head", .created = 30},
-				 {.id = 4, .name = "mm@5ccccccccccc", .kind = "head", .created = 30},
-				 {.id = 5, .name = "v6.10", .created = 5}};
+	struct fl_view_tag t[] = {
+	    {.id = 1, .name = "mm@9aaaaaaaaaaa", .kind = "head", .created = 10},
+	    {.id = 2, .name = "v6.2", .kind = "tag", .created = 20},
+	    {.id = 3, .name = "mm@1bbbbbbbbbbb", .kind = "head", .created = 30},
+	    {.id = 4, .name = "mm@5ccccccccccc", .kind = "head", .created = 30},
+	    {.id = 5, .name = "v6.10", .created = 5}};
 	size_t n = 5;
 
 	(void)state;
@@ -136,30 +139,108 @@ static void test_heads(void **state)
 	assert_string_equal(t[4].name, "mm@9aaaaaaaaaaa");
 }
 
+/* A done job's headline among its primary points; a failed job's error only. */
+static void test_verdict(void **state)
+{
+	struct fl_view_verdict_point pts[] = {{"ops", "threads", 1, -3, "regression"},
+					      {"ops", "threads", 2, 9, "same"},
+					      {"ops", "threads", 4, NAN, "regression"},
+					      {"ops", "threads", 8, -7, "regression"},
+					      {"ops", "threads", 16, 7, "regression"}};
+	struct fl_view_verdict v = {.state = "done",
+				    .result = "regression",
+				    .error = "old",
+				    .change = NAN,
+				    .points = pts,
+				    .npoints = 5};
+
+	(void)state;
+	/* the class decides: its largest change, the first of a tie */
+	fl_model_verdict(&v);
+	assert_null(v.error);
+	assert_int_equal(v.tasks, 8);
+	assert_true(v.change == -7);
+	/* a class that does not decide: the largest change of any */
+	v.result = "same";
+	fl_model_verdict(&v);
+	assert_int_equal(v.tasks, 2);
+	/* a change not stored comes after every stored one */
+	pts[1].class = "regression";
+	pts[1].change = NAN;
+	v.result = "regression";
+	v.npoints = 3;
+	fl_model_verdict(&v);
+	assert_int_equal(v.tasks, 1);
+	/* not done: no headline; failed: its error */
+	v = (struct fl_view_verdict){
+	    .state = "failed", .error = "exit 3", .change = NAN, .points = pts, .npoints = 5};
+	fl_model_verdict(&v);
+	assert_string_equal(v.error, "exit 3");
+	assert_null(v.metric);
+	assert_true(isnan(v.change));
+	/* a regression's own point stays the headline */
+	v = (struct fl_view_verdict){.state = "done",
+				     .result = "regression",
+				     .regression_id = 4,
+				     .metric = "ops",
+				     .tasks = 32,
+				     .change = -20,
+				     .points = pts,
+				     .npoints = 5};
+	fl_model_verdict(&v);
+	assert_int_equal(v.tasks, 32);
+}
+
 static void test_tag_page(void **state)
 {
-	struct fl_web_series_point pts[] = {{.tag = "v6.3"}, {.tag = "v6.1"}, {.tag = "v6.10"},
-					    {.tag = "v6.2"}, {.tag = "v6.3"}, {.tag = "v6.4"}};
+	struct fl_view_position pts[] = {{.tag = "v6.3"}, {.tag = "v6.1"}, {.tag = "v6.10"},
+					 {.tag = "v6.2"}, {.tag = "v6.3"}, {.tag = "v6.4"}};
 	struct fl_model_series_req q = {.page = 1, .per_page = 3};
-	struct fl_model_series o = {0};
+	size_t first, n;
+	int more;
 
 	(void)state;
 	/* Oldest first, each name once, the newest per_page of them. */
-	fl_model_tag_page(&q, pts, 6, &o);
-	assert_int_equal(o.n, 3);
-	assert_true(o.more);
-	assert_string_equal(o.pts[0].tag, "v6.3");
-	assert_string_equal(o.pts[2].tag, "v6.10");
+	fl_model_tag_page(&q, pts, 6, &first, &n, &more);
+	assert_int_equal(n, 3);
+	assert_true(more);
+	assert_string_equal(pts[first].tag, "v6.3");
+	assert_string_equal(pts[first + 2].tag, "v6.10");
 	/* Page 2: what is left, no more after it. */
 	q.page = 2;
-	fl_model_tag_page(&q, pts, 5, &o);
-	assert_int_equal(o.n, 2);
-	assert_false(o.more);
-	assert_string_equal(o.pts[0].tag, "v6.1");
-	assert_string_equal(o.pts[1].tag, "v6.2");
+	fl_model_tag_page(&q, pts, 5, &first, &n, &more);
+	assert_int_equal(n, 2);
+	assert_false(more);
+	assert_string_equal(pts[first].tag, "v6.1");
+	assert_string_equal(pts[first + 1].tag, "v6.2");
 	q.page = 3;
-	fl_model_tag_page(&q, pts, 5, &o);
-	assert_int_equal(o.n, 0);
+	fl_model_tag_page(&q, pts, 5, &first, &n, &more);
+	assert_int_equal(n, 0);
+}
+
+/* A position's values: one per run, the mean of its samples, in run order;
+ * a position whose runs have no sample at the point is left out. */
+static void test_position_values(void **state)
+{
+	const struct fl_view_position pts[] = {{.tag = "v6.1"}, {.tag = "v6.2"}, {.tag = "v6.3"}};
+	const struct fl_view_position_sample x[] = {{0, 4, 10}, {0, 4, 14}, {0, 7, 30},
+						    {2, 9, 1},	{2, 9, 2},  {2, 9, 6}};
+	struct fl_model_position *out;
+	fl_pool p = FL_POOL_INIT;
+	size_t n;
+
+	(void)state;
+	fl_model_position_values(&p, pts, 3, x, 6, &out, &n);
+	assert_int_equal(n, 2);
+	assert_string_equal(out[0].tag, "v6.1");
+	assert_int_equal(out[0].n, 2);
+	assert_true(out[0].v[0] == 12 && out[0].v[1] == 30);
+	assert_string_equal(out[1].tag, "v6.3");
+	assert_int_equal(out[1].n, 1);
+	assert_true(out[1].v[0] == 3);
+	fl_model_position_values(&p, pts, 3, NULL, 0, &out, &n);
+	assert_int_equal(n, 0);
+	fl_pool_free(&p);
 }
 
 static void test_choices(void **state)
@@ -345,20 +426,20 @@ static void test_run_points_stored(void **state)
  * every subquery in FROM (PostgreSQL 15 wants an alias). */
 static void test_commit_runs_stored(void **state)
 {
-	struct fl_web_run *runs;
+	struct fl_view_run *runs;
 	fl_pool p = FL_POOL_INIT;
 	int64_t a = add_run(0, 1000, 0), b = add_run(0, 1000, 1), *ids;
 	size_t n;
 	int more;
 
 	(void)state;
-	assert_int_equal(fl_web_commit_run_list(st, &p, "aaaa000000000000000000000000000000000001",
-						1, 10, &runs, &n, &more),
+	assert_int_equal(fl_view_commit_run_list(st, &p, "aaaa000000000000000000000000000000000001",
+						 1, 10, &runs, &n, &more),
 			 0);
 	assert_int_equal(n, 2);
 	assert_true(runs[0].id == b && runs[1].id == a && !more);
-	assert_int_equal(fl_web_job_commit_runs(st, 0, "aaaa000000000000000000000000000000000001",
-						"pf2", "vm", &ids, &n),
+	assert_int_equal(fl_view_job_commit_runs(st, 0, "aaaa000000000000000000000000000000000001",
+						 "pf2", "vm", &ids, &n),
 			 0);
 	assert_int_equal(n, 0);
 	free(ids);
@@ -372,7 +453,9 @@ int main(void)
 	    cmocka_unit_test(test_change_points),
 	    cmocka_unit_test(test_tags),
 	    cmocka_unit_test(test_heads),
+	    cmocka_unit_test(test_verdict),
 	    cmocka_unit_test(test_tag_page),
+	    cmocka_unit_test(test_position_values),
 	    cmocka_unit_test(test_choices),
 	    cmocka_unit_test(test_cmp_opts),
 	    cmocka_unit_test_setup_teardown(test_compare, setup_store, teardown_store),

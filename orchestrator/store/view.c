@@ -1,9 +1,10 @@
 /*
- * store/web.c - the read-only queries of the results pages (store/web.h).
- * Every list is one indexed statement with LIMIT/OFFSET; migrations 4 and 7
- * in store.c add the indexes these statements rely on.
+ * store/view.c - the read-only views of the store (store/view.h), what the
+ * results pages show. Every list is one indexed statement with
+ * LIMIT/OFFSET; migrations 4 and 7 (store/migrations.c) add the indexes
+ * these statements rely on.
  */
-#include "store/web.h"
+#include "store/view.h"
 #include "lib/buf.h"
 #include "lib/error.h"
 #include "store/priv.h"
@@ -49,7 +50,7 @@ static double col_num(fl_stmt *s, int col)
 	"NOT EXISTS (SELECT 1 FROM reverts v WHERE v.commit_sha = " c ".sha) AND NOT EXISTS "      \
 	"(SELECT 1 FROM tries y WHERE y.commit_sha = " c ".sha)"
 
-static void read_commit(fl_stmt *s, fl_pool *p, int col, struct fl_web_commit *c)
+static void read_commit(fl_stmt *s, fl_pool *p, int col, struct fl_view_commit *c)
 {
 	c->id = fl_stmt_column_int64(s, col);
 	c->tree = col_text(s, p, col + 1);
@@ -107,33 +108,19 @@ static void bind_page(fl_stmt *s, int i, unsigned page, unsigned per_page)
 	fl_stmt_bind_int64(s, i + 1, (int64_t)(page ? page - 1 : 0) * per_page);
 }
 
-/* One row expected: FL_ENOTFOUND with msg when there is none. */
-static int step_one(fl_store *st, fl_stmt *s, const char *what, const char *msg)
-{
-	int rc = fl_stmt_step(s);
-
-	if (rc == FL_SQL_ROW)
-		return 0;
-	fl_stmt_finalize(s);
-	if (rc == FL_SQL_DONE)
-		return fl_error_set(FL_ENOTFOUND, "%s", msg);
-	return fl_store_sqlerr(st, what);
-}
-
 /* The row with this id ("SELECT ... WHERE x.id = ?1"), read by fn; FL_ENOTFOUND names it. */
 static int get_by_id(fl_store *st, fl_pool *p, const char *sql, int64_t id, row_fn fn, void *out,
 		     const char *what)
 {
 	fl_stmt *s;
-	char msg[64];
 	int r;
 
 	if (fl_store_prepare(st, &s, sql))
 		return FL_ESTORE;
 	fl_stmt_bind_int64(s, 1, id);
-	snprintf(msg, sizeof(msg), "no such %s", what);
-	if ((r = step_one(st, s, what, msg)))
-		return fl_error_wrap(r, "%s %lld", what, (long long)id);
+	if ((r = fl_store_row(st, s, what)) <= 0)
+		return fl_error_wrap(r ? r : fl_error_set(FL_ENOTFOUND, "no such %s", what),
+				     "%s %lld", what, (long long)id);
 	fn(s, p, out);
 	fl_stmt_finalize(s);
 	return 0;
@@ -146,7 +133,7 @@ static void read_commit_row(fl_stmt *s, fl_pool *p, void *row)
 	read_commit(s, p, 0, row);
 }
 
-static int tree_latest(fl_store *st, fl_pool *p, struct fl_web_tree *t, size_t latest)
+static int tree_latest(fl_store *st, fl_pool *p, struct fl_view_tree *t, size_t latest)
 {
 	fl_stmt *s;
 
@@ -164,14 +151,14 @@ static int tree_latest(fl_store *st, fl_pool *p, struct fl_web_tree *t, size_t l
 
 static void read_verdict(fl_stmt *s, fl_pool *p, void *row)
 {
-	struct fl_web_verdict *v = row;
+	struct fl_view_verdict *v = row;
 
 	v->job_id = fl_stmt_column_int64(s, 0);
 	v->benchmark = col_text(s, p, 1);
 	v->machine = col_text(s, p, 2);
 	v->state = col_text(s, p, 3);
 	v->result = col_text(s, p, 4);
-	v->error = !strcmp(v->state, "failed") ? col_text(s, p, 5) : NULL;
+	v->error = col_text(s, p, 5);
 	v->runs_total = (size_t)fl_stmt_column_int64(s, 6);
 	v->runs_done = (size_t)fl_stmt_column_int64(s, 7);
 	v->regression_id = fl_stmt_column_int64(s, 8);
@@ -184,36 +171,24 @@ static void read_verdict(fl_stmt *s, fl_pool *p, void *row)
 	}
 }
 
-/* A tag's compare jobs, and the primary point that decided a finished one: prepared once for
- * all the tags of a tree. */
-struct verdict_stmts {
-	fl_stmt *jobs, *point;
-	fl_web_decides_fn decides;
-};
-
-static int verdict_point(fl_store *st, fl_pool *p, const struct verdict_stmts *vs,
-			 struct fl_web_verdict *v)
+static void read_verdict_point(fl_stmt *s, fl_pool *p, void *row)
 {
-	fl_stmt *s = vs->point;
-	const char *want = v->result && vs->decides && vs->decides(v->result) ? v->result : "";
-	int rc;
+	struct fl_view_verdict_point *x = row;
 
-	fl_stmt_bind_int64(s, 1, v->job_id);
-	fl_stmt_bind_text(s, 2, want);
-	rc = fl_stmt_step(s);
-	if (rc == FL_SQL_ROW) {
-		v->metric = col_text(s, p, 0);
-		v->mode = col_text(s, p, 1);
-		v->tasks = (unsigned)fl_stmt_column_int64(s, 2);
-		v->change = col_num(s, 3);
-	}
-	rc = rc == FL_SQL_ROW || rc == FL_SQL_DONE ? 0 : fl_store_sqlerr(st, "verdict point");
-	fl_stmt_reset(s);
-	return rc;
+	x->metric = col_text(s, p, 0);
+	x->mode = col_text(s, p, 1);
+	x->tasks = (unsigned)fl_stmt_column_int64(s, 2);
+	x->change = col_num(s, 3);
+	x->class = col_text(s, p, 4);
 }
 
+/* A tag's compare jobs, and a job's primary points: prepared once for all the tags of a tree. */
+struct verdict_stmts {
+	fl_stmt *jobs, *points;
+};
+
 static int tag_verdicts(fl_store *st, fl_pool *p, const struct verdict_stmts *vs,
-			struct fl_web_tag *tag)
+			struct fl_view_tag *tag)
 {
 	int r;
 
@@ -221,10 +196,16 @@ static int tag_verdicts(fl_store *st, fl_pool *p, const struct verdict_stmts *vs
 	if ((r = read_rows(st, p, vs->jobs, sizeof(*tag->verdicts), read_verdict,
 			   (void **)&tag->verdicts, &tag->nverdicts, "tag verdicts")))
 		return r;
-	for (size_t i = 0; i < tag->nverdicts; i++)
-		if (!strcmp(tag->verdicts[i].state, "done") && !tag->verdicts[i].regression_id &&
-		    (r = verdict_point(st, p, vs, &tag->verdicts[i])))
+	for (size_t i = 0; i < tag->nverdicts; i++) {
+		struct fl_view_verdict *v = &tag->verdicts[i];
+
+		if (v->regression_id)
+			continue;
+		fl_stmt_bind_int64(vs->points, 1, v->job_id);
+		if ((r = read_rows(st, p, vs->points, sizeof(*v->points), read_verdict_point,
+				   (void **)&v->points, &v->npoints, "verdict points")))
 			return r;
+	}
 	return 0;
 }
 
@@ -237,11 +218,9 @@ static int verdicts_prepare(fl_store *st, struct verdict_stmts *vs)
 				      "FROM jobs j LEFT JOIN regressions g ON g.job_id = j.id "
 				      "WHERE j.tag_id = ?1 ORDER BY j.benchmark, j.machine, j.id"))
 		return FL_ESTORE;
-	if (fl_store_prepare(
-		st, &vs->point,
-		"SELECT metric, mode, tasks, change FROM comparisons WHERE job_id = ?1 "
-		"AND what = 'tag' AND is_primary = 1 ORDER BY class = ?2 DESC, "
-		"abs(change) DESC LIMIT 1")) {
+	if (fl_store_prepare(st, &vs->points,
+			     "SELECT metric, mode, tasks, change, class FROM comparisons WHERE "
+			     "job_id = ?1 AND what = 'tag' AND is_primary = 1 ORDER BY id")) {
 		fl_stmt_finalize(vs->jobs);
 		return FL_ESTORE;
 	}
@@ -250,7 +229,7 @@ static int verdicts_prepare(fl_store *st, struct verdict_stmts *vs)
 
 static void read_tag(fl_stmt *s, fl_pool *p, void *row)
 {
-	struct fl_web_tag *t = row;
+	struct fl_view_tag *t = row;
 
 	t->id = fl_stmt_column_int64(s, 0);
 	t->name = col_text(s, p, 1);
@@ -265,8 +244,8 @@ static void read_tag(fl_stmt *s, fl_pool *p, void *row)
 }
 
 /* Every tag of the tree, in no order: the model orders them (and takes the
- * newest few) before their verdicts are read (fl_web_tag_verdicts). */
-static int tree_tags(fl_store *st, fl_pool *p, struct fl_web_tree *t, size_t latest)
+ * newest few) before their verdicts are read (fl_view_tag_verdicts). */
+static int tree_tags(fl_store *st, fl_pool *p, struct fl_view_tree *t, size_t latest)
 {
 	fl_stmt *s;
 	int r;
@@ -292,10 +271,9 @@ static int tree_tags(fl_store *st, fl_pool *p, struct fl_web_tree *t, size_t lat
 	return 0;
 }
 
-int fl_web_tag_verdicts(fl_store *st, fl_pool *p, struct fl_web_tag *tags, size_t n,
-			fl_web_decides_fn decides)
+int fl_view_tag_verdicts(fl_store *st, fl_pool *p, struct fl_view_tag *tags, size_t n)
 {
-	struct verdict_stmts vs = {.decides = decides};
+	struct verdict_stmts vs;
 	int r = 0;
 
 	if (!n)
@@ -305,20 +283,20 @@ int fl_web_tag_verdicts(fl_store *st, fl_pool *p, struct fl_web_tag *tags, size_
 	for (size_t i = 0; i < n && !r; i++)
 		r = tag_verdicts(st, p, &vs, &tags[i]);
 	fl_stmt_finalize(vs.jobs);
-	fl_stmt_finalize(vs.point);
+	fl_stmt_finalize(vs.points);
 	return r;
 }
 
 static void read_tree(fl_stmt *s, fl_pool *p, void *row)
 {
-	struct fl_web_tree *t = row;
+	struct fl_view_tree *t = row;
 
 	t->id = fl_stmt_column_int64(s, 0);
 	t->name = col_text(s, p, 1);
 	t->url = col_text(s, p, 2);
 }
 
-int fl_web_trees(fl_store *st, fl_pool *p, size_t latest, struct fl_web_tree **out, size_t *n)
+int fl_view_trees(fl_store *st, fl_pool *p, size_t latest, struct fl_view_tree **out, size_t *n)
 {
 	fl_stmt *s;
 	int r;
@@ -334,8 +312,8 @@ int fl_web_trees(fl_store *st, fl_pool *p, size_t latest, struct fl_web_tree **o
 	return 0;
 }
 
-int fl_web_tree_get(fl_store *st, fl_pool *p, const char *name, size_t latest,
-		    struct fl_web_tree *out)
+int fl_view_tree_get(fl_store *st, fl_pool *p, const char *name, size_t latest,
+		     struct fl_view_tree *out)
 {
 	fl_stmt *s;
 	int r;
@@ -343,8 +321,9 @@ int fl_web_tree_get(fl_store *st, fl_pool *p, const char *name, size_t latest,
 	if (fl_store_prepare(st, &s, "SELECT id, name, url FROM trees WHERE name = ?1"))
 		return FL_ESTORE;
 	fl_stmt_bind_text(s, 1, name);
-	if ((r = step_one(st, s, "tree", "no tree with this name")))
-		return fl_error_wrap(r, "tree '%s'", name);
+	if ((r = fl_store_row(st, s, "tree")) <= 0)
+		return fl_error_wrap(r ? r : fl_error_set(FL_ENOTFOUND, "no tree with this name"),
+				     "tree '%s'", name);
 	memset(out, 0, sizeof(*out));
 	read_tree(s, p, out);
 	fl_stmt_finalize(s);
@@ -396,7 +375,7 @@ static int rev_shape(const char *rev)
 	return !strstr(rev, "..") && !strstr(rev, "//") && rev[0] != '/' && rev[len - 1] != '/';
 }
 
-int fl_web_rev_ok(const char *rev)
+int fl_view_rev_ok(const char *rev)
 {
 	size_t len = strlen(rev);
 
@@ -421,8 +400,8 @@ static int rev_check(const char *rev)
 }
 
 /* The stored commits a revision's candidates (rows) name: one, or an error naming two. */
-static int rev_one(const char *rev, const char *hint, const struct fl_web_commit *rows, size_t n,
-		   struct fl_web_commit *out)
+static int rev_one(const char *rev, const char *hint, const struct fl_view_commit *rows, size_t n,
+		   struct fl_view_commit *out)
 {
 	/* The same commit in several trees is one commit. */
 	if (strcmp(rows[0].sha, rows[n - 1].sha))
@@ -437,7 +416,7 @@ static int rev_one(const char *rev, const char *hint, const struct fl_web_commit
 
 /* The commits a tag names, as a tested tag or as a baseline, in any tree. */
 static int rev_tag(fl_store *st, fl_pool *p, const char *tree, const char *rev,
-		   struct fl_web_commit **rows, size_t *n)
+		   struct fl_view_commit **rows, size_t *n)
 {
 	fl_stmt *s;
 
@@ -459,10 +438,10 @@ static int rev_tag(fl_store *st, fl_pool *p, const char *tree, const char *rev,
 		       "resolve tag");
 }
 
-int fl_web_rev_resolve(fl_store *st, fl_pool *p, const char *tree, const char *rev,
-		       struct fl_web_commit *out)
+int fl_view_rev_resolve(fl_store *st, fl_pool *p, const char *tree, const char *rev,
+			struct fl_view_commit *out)
 {
-	struct fl_web_commit *rows;
+	struct fl_view_commit *rows;
 	fl_stmt *s;
 	char hex[65];
 	size_t n;
@@ -506,7 +485,7 @@ static void read_name(fl_stmt *s, fl_pool *p, void *row)
 	*(const char **)row = col_text(s, p, 0);
 }
 
-int fl_web_commit_tags(fl_store *st, fl_pool *p, int64_t commit_id, const char ***out, size_t *n)
+int fl_view_commit_tags(fl_store *st, fl_pool *p, int64_t commit_id, const char ***out, size_t *n)
 {
 	fl_stmt *s;
 
@@ -535,7 +514,7 @@ int fl_web_commit_tags(fl_store *st, fl_pool *p, int64_t commit_id, const char *
 
 static void read_run(fl_stmt *s, fl_pool *p, void *row)
 {
-	struct fl_web_run *r = row;
+	struct fl_view_run *r = row;
 
 	r->id = fl_stmt_column_int64(s, 0);
 	r->benchmark = col_text(s, p, 1);
@@ -589,8 +568,8 @@ static int list_page(fl_store *st, fl_pool *p, const char *select, const char *a
 	return collect(st, p, s, size, fn, out, n, per_page, more, what);
 }
 
-int fl_web_runs(fl_store *st, fl_pool *p, const struct fl_web_run_filter *f, unsigned page,
-		unsigned per_page, struct fl_web_run **out, size_t *n, int *more)
+int fl_view_runs(fl_store *st, fl_pool *p, const struct fl_view_run_filter *f, unsigned page,
+		 unsigned per_page, struct fl_view_run **out, size_t *n, int *more)
 {
 	const struct cond c[] = {
 	    {"benchmark = ?1", f->benchmark, 0},
@@ -606,14 +585,14 @@ int fl_web_runs(fl_store *st, fl_pool *p, const struct fl_web_run_filter *f, uns
 
 static void read_job_run(fl_stmt *s, fl_pool *p, void *row)
 {
-	struct fl_web_run *r = row;
+	struct fl_view_run *r = row;
 
 	read_run(s, p, r);
 	r->role = col_text(s, p, NRUN_COLS);
 }
 
-int fl_web_job_commit_runs(fl_store *st, int64_t job_id, const char *sha, const char *benchmark,
-			   const char *machine, int64_t **ids, size_t *n)
+int fl_view_job_commit_runs(fl_store *st, int64_t job_id, const char *sha, const char *benchmark,
+			    const char *machine, int64_t **ids, size_t *n)
 {
 	fl_stmt *s;
 	size_t cap = 0;
@@ -648,8 +627,8 @@ int fl_web_job_commit_runs(fl_store *st, int64_t job_id, const char *sha, const 
 	return 0;
 }
 
-int fl_web_job_runs(fl_store *st, fl_pool *p, int64_t parent_job, unsigned page, unsigned per_page,
-		    struct fl_web_run **out, size_t *n, int *more)
+int fl_view_job_runs(fl_store *st, fl_pool *p, int64_t parent_job, unsigned page, unsigned per_page,
+		     struct fl_view_run **out, size_t *n, int *more)
 {
 	fl_stmt *s;
 
@@ -666,7 +645,7 @@ int fl_web_job_runs(fl_store *st, fl_pool *p, int64_t parent_job, unsigned page,
 		       "runs of a job");
 }
 
-static void read_run_detail(fl_stmt *s, fl_pool *p, struct fl_web_run_detail *d, int c)
+static void read_run_detail(fl_stmt *s, fl_pool *p, struct fl_view_run_detail *d, int c)
 {
 	d->backend = col_text(s, p, c);
 	d->facts = col_text(s, p, c + 1);
@@ -692,8 +671,8 @@ static void read_run_detail(fl_stmt *s, fl_pool *p, struct fl_web_run_detail *d,
 	d->job_parent = fl_stmt_column_int64(s, c + 21);
 }
 
-int fl_web_run_get(fl_store *st, fl_pool *p, int64_t id, size_t console_tail,
-		   struct fl_web_run_detail *out)
+int fl_view_run_get(fl_store *st, fl_pool *p, int64_t id, size_t console_tail,
+		    struct fl_view_run_detail *out)
 {
 	fl_stmt *s;
 	int r;
@@ -710,8 +689,9 @@ int fl_web_run_get(fl_store *st, fl_pool *p, int64_t id, size_t console_tail,
 		return FL_ESTORE;
 	fl_stmt_bind_int64(s, 1, id);
 	fl_stmt_bind_int64(s, 2, (int64_t)console_tail);
-	if ((r = step_one(st, s, "run", "no such run")))
-		return fl_error_wrap(r, "run %lld", (long long)id);
+	if ((r = fl_store_row(st, s, "run")) <= 0)
+		return fl_error_wrap(r ? r : fl_error_set(FL_ENOTFOUND, "no such run"), "run %lld",
+				     (long long)id);
 	memset(out, 0, sizeof(*out));
 	read_run(s, p, &out->run);
 	read_run_detail(s, p, out, NRUN_COLS);
@@ -719,8 +699,8 @@ int fl_web_run_get(fl_store *st, fl_pool *p, int64_t id, size_t console_tail,
 	return 0;
 }
 
-int fl_web_run_console(fl_store *st, fl_pool *p, int64_t id, const char **console, size_t *len,
-		       const char **console_path)
+int fl_view_run_console(fl_store *st, fl_pool *p, int64_t id, const char **console, size_t *len,
+			const char **console_path)
 {
 	fl_stmt *s;
 	int r;
@@ -728,8 +708,9 @@ int fl_web_run_console(fl_store *st, fl_pool *p, int64_t id, const char **consol
 	if (fl_store_prepare(st, &s, "SELECT console, console_path FROM runs WHERE id = ?1"))
 		return FL_ESTORE;
 	fl_stmt_bind_int64(s, 1, id);
-	if ((r = step_one(st, s, "run console", "no such run")))
-		return fl_error_wrap(r, "run %lld", (long long)id);
+	if ((r = fl_store_row(st, s, "run console")) <= 0)
+		return fl_error_wrap(r ? r : fl_error_set(FL_ENOTFOUND, "no such run"), "run %lld",
+				     (long long)id);
 	*console = col_text(s, p, 0);
 	*len = *console ? fl_stmt_column_bytes(s, 0) : 0;
 	*console_path = col_text(s, p, 1);
@@ -737,8 +718,8 @@ int fl_web_run_console(fl_store *st, fl_pool *p, int64_t id, const char **consol
 	return 0;
 }
 
-int fl_web_run_evidence(fl_store *st, fl_pool *p, int64_t id, size_t top,
-			struct fl_evidence_row **out, size_t *n)
+int fl_view_run_evidence(fl_store *st, fl_pool *p, int64_t id, size_t top,
+			 struct fl_evidence_row **out, size_t *n)
 {
 	struct fl_evidence_row *pts;
 	size_t npts;
@@ -765,11 +746,13 @@ int fl_web_run_evidence(fl_store *st, fl_pool *p, int64_t id, size_t top,
 		d->vmstat_missing = e->vmstat_missing ? fl_pool_strdup(p, e->vmstat_missing) : NULL;
 		d->lk = fl_pool_alloc(p, (e->nlk + 1) * sizeof(*d->lk));
 		for (size_t k = 0; k < e->nlk; k++)
-			d->lk[k] = (struct fl_lock_row){
-			    fl_pool_strdup(p, e->lk[k].lock), fl_pool_strdup(p, e->lk[k].named_by),
-			    e->lk[k].contentions,	      e->lk[k].waits,
-			    e->lk[k].wait_ns,		      e->lk[k].max_wait_ns,
-			    fl_pool_strdup(p, e->lk[k].chains)};
+			d->lk[k] = (struct fl_lock_row){fl_pool_strdup(p, e->lk[k].lock),
+							fl_pool_strdup(p, e->lk[k].named_by),
+							e->lk[k].contentions,
+							e->lk[k].waits,
+							e->lk[k].wait_ns,
+							e->lk[k].max_wait_ns,
+							fl_pool_strdup(p, e->lk[k].chains)};
 		d->nfn = e->nfn < top ? e->nfn : top;
 		d->fn = fl_pool_alloc(p, (d->nfn + 1) * sizeof(*d->fn));
 		for (size_t k = 0; k < d->nfn; k++)
@@ -783,7 +766,7 @@ int fl_web_run_evidence(fl_store *st, fl_pool *p, int64_t id, size_t top,
 
 static void read_sample(fl_stmt *s, fl_pool *p, void *row)
 {
-	struct fl_web_sample *x = row;
+	struct fl_view_sample *x = row;
 
 	x->metric = col_text(s, p, 0);
 	x->mode = col_text(s, p, 1);
@@ -793,8 +776,8 @@ static void read_sample(fl_stmt *s, fl_pool *p, void *row)
 	x->cgroup = col_text(s, p, 5);
 }
 
-int fl_web_run_samples(fl_store *st, fl_pool *p, int64_t id, unsigned page, unsigned per_page,
-		       struct fl_web_sample **out, size_t *n, int *more)
+int fl_view_run_samples(fl_store *st, fl_pool *p, int64_t id, unsigned page, unsigned per_page,
+			struct fl_view_sample **out, size_t *n, int *more)
 {
 	fl_stmt *s;
 
@@ -833,7 +816,7 @@ int fl_web_run_samples(fl_store *st, fl_pool *p, int64_t id, unsigned page, unsi
 
 static void read_regression(fl_stmt *s, fl_pool *p, void *row)
 {
-	struct fl_web_regression *g = row;
+	struct fl_view_regression *g = row;
 	int c = 2 + 2 * NCOMMIT_COLS;
 
 	g->id = fl_stmt_column_int64(s, 0);
@@ -856,8 +839,8 @@ static void read_regression(fl_stmt *s, fl_pool *p, void *row)
 	read_commit(s, p, c + 13, &g->culprit);
 }
 
-int fl_web_regressions(fl_store *st, fl_pool *p, const char *state, unsigned page,
-		       unsigned per_page, struct fl_web_regression **out, size_t *n, int *more)
+int fl_view_regressions(fl_store *st, fl_pool *p, const char *state, unsigned page,
+			unsigned per_page, struct fl_view_regression **out, size_t *n, int *more)
 {
 	fl_stmt *s;
 
@@ -872,7 +855,7 @@ int fl_web_regressions(fl_store *st, fl_pool *p, const char *state, unsigned pag
 		       "regressions");
 }
 
-int fl_web_regression_get(fl_store *st, fl_pool *p, int64_t id, struct fl_web_regression *out)
+int fl_view_regression_get(fl_store *st, fl_pool *p, int64_t id, struct fl_view_regression *out)
 {
 	return get_by_id(st, p, REGRESSION_SELECT "WHERE g.id = ?1", id, read_regression, out,
 			 "regression");
@@ -884,7 +867,7 @@ int fl_web_regression_get(fl_store *st, fl_pool *p, int64_t id, struct fl_web_re
 
 static void read_report(fl_stmt *s, fl_pool *p, void *row)
 {
-	struct fl_web_report *r = row;
+	struct fl_view_report *r = row;
 
 	r->id = fl_stmt_column_int64(s, 0);
 	r->regression_id = fl_stmt_column_int64(s, 1);
@@ -900,13 +883,13 @@ static void read_report(fl_stmt *s, fl_pool *p, void *row)
 	r->next_attempt = fl_stmt_column_int64(s, 11);
 }
 
-int fl_web_report_get(fl_store *st, fl_pool *p, int64_t id, struct fl_web_report *out)
+int fl_view_report_get(fl_store *st, fl_pool *p, int64_t id, struct fl_view_report *out)
 {
 	return get_by_id(st, p, REPORT_SELECT "WHERE id = ?1", id, read_report, out, "report");
 }
 
-int fl_web_reports_of(fl_store *st, fl_pool *p, int64_t regression_id, struct fl_web_report **out,
-		      size_t *n)
+int fl_view_reports_of(fl_store *st, fl_pool *p, int64_t regression_id, struct fl_view_report **out,
+		       size_t *n)
 {
 	fl_stmt *s;
 
@@ -938,7 +921,7 @@ int fl_web_reports_of(fl_store *st, fl_pool *p, int64_t regression_id, struct fl
 
 static void read_bisection(fl_stmt *s, fl_pool *p, void *row)
 {
-	struct fl_web_bisection *b = row;
+	struct fl_view_bisection *b = row;
 
 	b->id = fl_stmt_column_int64(s, 0);
 	b->regression_id = fl_stmt_column_int64(s, 1);
@@ -959,8 +942,9 @@ static void read_bisection(fl_stmt *s, fl_pool *p, void *row)
 	b->summary = col_text(s, p, 15 + NCOMMIT_COLS);
 }
 
-int fl_web_bisections(fl_store *st, fl_pool *p, const struct fl_web_bisect_filter *f, unsigned page,
-		      unsigned per_page, struct fl_web_bisection **out, size_t *n, int *more)
+int fl_view_bisections(fl_store *st, fl_pool *p, const struct fl_view_bisect_filter *f,
+		       unsigned page, unsigned per_page, struct fl_view_bisection **out, size_t *n,
+		       int *more)
 {
 	fl_buf sql = FL_BUF_INIT;
 	fl_stmt *s;
@@ -983,7 +967,7 @@ int fl_web_bisections(fl_store *st, fl_pool *p, const struct fl_web_bisect_filte
 		       "bisections");
 }
 
-int fl_web_bisection_get(fl_store *st, fl_pool *p, int64_t id, struct fl_web_bisection *out)
+int fl_view_bisection_get(fl_store *st, fl_pool *p, int64_t id, struct fl_view_bisection *out)
 {
 	return get_by_id(st, p, BISECTION_SELECT "WHERE b.id = ?1", id, read_bisection, out,
 			 "bisection");
@@ -1003,7 +987,7 @@ int fl_web_bisection_get(fl_store *st, fl_pool *p, int64_t id, struct fl_web_bis
 		      "s.bisection_id" COMMIT_BY_SHA("s.commit_sha") STEP_RUN_JOB                  \
 	    "LEFT JOIN runs r ON r.job_id = j.id LEFT JOIN builds rb ON rb.id = r.build_id "
 
-static void read_step(fl_stmt *s, fl_pool *p, struct fl_web_step *x)
+static void read_step(fl_stmt *s, fl_pool *p, struct fl_view_step *x)
 {
 	double *v, *copy;
 
@@ -1029,9 +1013,9 @@ static void read_step(fl_stmt *s, fl_pool *p, struct fl_web_step *x)
 	x->commit.sha = col_text(s, p, 1);
 }
 
-static void add_step_run(fl_stmt *s, fl_pool *p, struct fl_web_step *x, size_t *alloc)
+static void add_step_run(fl_stmt *s, fl_pool *p, struct fl_view_step *x, size_t *alloc)
 {
-	struct fl_web_step_run *r;
+	struct fl_view_step_run *r;
 
 	x->runs = fl_pool_grow(p, x->runs, sizeof(*x->runs), x->nruns, alloc);
 	r = &x->runs[x->nruns++];
@@ -1041,8 +1025,8 @@ static void add_step_run(fl_stmt *s, fl_pool *p, struct fl_web_step *x, size_t *
 	r->build_status = col_text(s, p, 18);
 }
 
-int fl_web_bisect_steps(fl_store *st, fl_pool *p, int64_t id, const char *bisect_kind,
-			struct fl_web_step **out, size_t *n)
+int fl_view_bisect_steps(fl_store *st, fl_pool *p, int64_t id, const char *bisect_kind,
+			 struct fl_view_step **out, size_t *n)
 {
 	size_t alloc = 0, runs_alloc = 0;
 	fl_stmt *s;
@@ -1073,7 +1057,7 @@ int fl_web_bisect_steps(fl_store *st, fl_pool *p, int64_t id, const char *bisect
 
 static void read_comparison(fl_stmt *s, fl_pool *p, void *row)
 {
-	struct fl_web_comparison *x = row;
+	struct fl_view_comparison *x = row;
 
 	x->what = col_text(s, p, 0);
 	x->base_sha = col_text(s, p, 1);
@@ -1094,8 +1078,8 @@ static void read_comparison(fl_stmt *s, fl_pool *p, void *row)
 	x->class = col_text(s, p, 16);
 }
 
-int fl_web_comparisons(fl_store *st, fl_pool *p, int64_t job_id, struct fl_web_comparison **out,
-		       size_t *n)
+int fl_view_comparisons(fl_store *st, fl_pool *p, int64_t job_id, struct fl_view_comparison **out,
+			size_t *n)
 {
 	fl_stmt *s;
 
@@ -1135,7 +1119,7 @@ static void split_lines(fl_pool *p, const char *text, const char ***out, size_t 
 
 static void read_revert(fl_stmt *s, fl_pool *p, void *row)
 {
-	struct fl_web_revert *v = row;
+	struct fl_view_revert *v = row;
 
 	v->id = fl_stmt_column_int64(s, 0);
 	v->regression_id = fl_stmt_column_int64(s, 1);
@@ -1152,8 +1136,8 @@ static void read_revert(fl_stmt *s, fl_pool *p, void *row)
 	v->job_state = col_text(s, p, 12);
 }
 
-int fl_web_revert_get(fl_store *st, fl_pool *p, int64_t regression_id, const char *revert_kind,
-		      struct fl_web_revert *out)
+int fl_view_revert_get(fl_store *st, fl_pool *p, int64_t regression_id, const char *revert_kind,
+		       struct fl_view_revert *out)
 {
 	fl_stmt *s;
 	int r;
@@ -1168,18 +1152,18 @@ int fl_web_revert_get(fl_store *st, fl_pool *p, int64_t regression_id, const cha
 		return FL_ESTORE;
 	fl_stmt_bind_int64(s, 1, regression_id);
 	fl_stmt_bind_text(s, 2, revert_kind);
-	if ((r = step_one(st, s, "revert check of regression",
-			  "no such revert check of regression")))
-		return fl_error_wrap(r, "revert check of regression %lld",
-				     (long long)regression_id);
+	if ((r = fl_store_row(st, s, "revert check of regression")) <= 0)
+		return fl_error_wrap(
+		    r ? r : fl_error_set(FL_ENOTFOUND, "no such revert check of regression"),
+		    "revert check of regression %lld", (long long)regression_id);
 	read_revert(s, p, out);
 	fl_stmt_finalize(s);
-	return out->job_id ? fl_web_comparisons(st, p, out->job_id, &out->rows, &out->nrows) : 0;
+	return out->job_id ? fl_view_comparisons(st, p, out->job_id, &out->rows, &out->nrows) : 0;
 }
 
 static void read_job(fl_stmt *s, fl_pool *p, void *row)
 {
-	struct fl_web_job *j = row;
+	struct fl_view_job *j = row;
 
 	j->id = fl_stmt_column_int64(s, 0);
 	j->parent_id = fl_stmt_column_int64(s, 1);
@@ -1220,13 +1204,13 @@ static void read_job(fl_stmt *s, fl_pool *p, void *row)
 											   "w")    \
 	    COMMIT_BY_SHA("nullif(j.rev, '')")
 
-int fl_web_jobs(fl_store *st, fl_pool *p, const struct fl_web_job_filter *f, unsigned page,
-		unsigned per_page, struct fl_web_job **out, size_t *n, int *more)
+int fl_view_jobs(fl_store *st, fl_pool *p, const struct fl_view_job_filter *f, unsigned page,
+		 unsigned per_page, struct fl_view_job **out, size_t *n, int *more)
 {
 	const struct cond c[] = {
 	    {"kind = ?1", f->kind, 0},
 	    {"state = ?2", f->state, 0},
-	    {"state IN " FL_JOB_LIVE, NULL, f->live},
+	    {FL_JOB_LIVE, NULL, f->live},
 	};
 
 	return list_page(st, p, JOB_SELECT "WHERE j.id IN (SELECT id FROM jobs WHERE 1", "j", c, 3,
@@ -1235,7 +1219,7 @@ int fl_web_jobs(fl_store *st, fl_pool *p, const struct fl_web_job_filter *f, uns
 
 static void read_machine(fl_stmt *s, fl_pool *p, void *row)
 {
-	struct fl_web_machine *m = row;
+	struct fl_view_machine *m = row;
 
 	m->id = fl_stmt_column_int64(s, 0);
 	m->name = col_text(s, p, 1);
@@ -1246,8 +1230,8 @@ static void read_machine(fl_stmt *s, fl_pool *p, void *row)
 	m->facts = col_text(s, p, 6);
 }
 
-int fl_web_machines(fl_store *st, fl_pool *p, const char *state, struct fl_web_machine **out,
-		    size_t *n)
+int fl_view_machines(fl_store *st, fl_pool *p, const char *state, struct fl_view_machine **out,
+		     size_t *n)
 {
 	fl_stmt *s;
 
@@ -1261,7 +1245,7 @@ int fl_web_machines(fl_store *st, fl_pool *p, const char *state, struct fl_web_m
 
 /* ---- what the model compares and plots ---- */
 
-int fl_web_machine_id(fl_store *st, const char *name, int64_t *id)
+int fl_view_machine_id(fl_store *st, const char *name, int64_t *id)
 {
 	fl_stmt *s;
 	int r;
@@ -1269,16 +1253,18 @@ int fl_web_machine_id(fl_store *st, const char *name, int64_t *id)
 	if (fl_store_prepare(st, &s, "SELECT id FROM machines WHERE name = ?1"))
 		return FL_ESTORE;
 	fl_stmt_bind_text(s, 1, name);
-	if ((r = step_one(st, s, "machine", "no machine with this name")))
-		return fl_error_wrap(r, "machine '%s'", name);
+	if ((r = fl_store_row(st, s, "machine")) <= 0)
+		return fl_error_wrap(r ? r
+				       : fl_error_set(FL_ENOTFOUND, "no machine with this name"),
+				     "machine '%s'", name);
 	*id = fl_stmt_column_int64(s, 0);
 	fl_stmt_finalize(s);
 	return 0;
 }
 
-int fl_web_compare_runs(fl_store *st, fl_pool *p, int64_t commit_id, const char *benchmark,
-			int64_t machine_id, unsigned page, unsigned per_page,
-			struct fl_web_run **out, size_t *n, int *more)
+int fl_view_compare_runs(fl_store *st, fl_pool *p, int64_t commit_id, const char *benchmark,
+			 int64_t machine_id, unsigned page, unsigned per_page,
+			 struct fl_view_run **out, size_t *n, int *more)
 {
 	fl_stmt *s;
 
@@ -1302,9 +1288,9 @@ int fl_web_compare_runs(fl_store *st, fl_pool *p, int64_t commit_id, const char 
 	"+x.status = 'ok' AND (?2 IS NULL OR x.benchmark = ?2) AND (?3 IS NULL OR x.machine_id = " \
 	"(SELECT id FROM machines WHERE name = ?3))"
 
-int fl_web_newest_run(fl_store *st, fl_pool *p, int64_t tree_id, const char *benchmark,
-		      const char *machine, int64_t *run, const char **benchmark_out,
-		      const char **machine_out)
+int fl_view_newest_run(fl_store *st, fl_pool *p, int64_t tree_id, const char *benchmark,
+		       const char *machine, int64_t *run, const char **benchmark_out,
+		       const char **machine_out)
 {
 	fl_stmt *s;
 	int rc;
@@ -1325,14 +1311,13 @@ int fl_web_newest_run(fl_store *st, fl_pool *p, int64_t tree_id, const char *ben
 	fl_store_bind_opt(s, 2, benchmark);
 	fl_store_bind_opt(s, 3, machine);
 	*run = 0;
-	rc = fl_stmt_step(s);
-	if (rc == FL_SQL_ROW) {
-		*run = fl_stmt_column_int64(s, 0);
-		*benchmark_out = col_text(s, p, 1);
-		*machine_out = col_text(s, p, 2);
-	}
+	if ((rc = fl_store_row(st, s, "newest run")) <= 0)
+		return rc;
+	*run = fl_stmt_column_int64(s, 0);
+	*benchmark_out = col_text(s, p, 1);
+	*machine_out = col_text(s, p, 2);
 	fl_stmt_finalize(s);
-	return rc == FL_SQL_ROW || rc == FL_SQL_DONE ? 0 : fl_store_sqlerr(st, "newest run");
+	return 0;
 }
 
 /* Commit c (SQL) has ok runs of ?2 on machine ?3. */
@@ -1342,14 +1327,14 @@ int fl_web_newest_run(fl_store *st, fl_pool *p, int64_t tree_id, const char *ben
 
 static void read_position(fl_stmt *s, fl_pool *p, void *row)
 {
-	struct fl_web_series_point *pt = row;
+	struct fl_view_position *pt = row;
 
 	read_commit(s, p, 0, &pt->commit);
 }
 
-int fl_web_commit_positions(fl_store *st, fl_pool *p, int64_t tree_id, int64_t machine_id,
-			    const char *benchmark, unsigned page, unsigned per_page,
-			    struct fl_web_series_point **out, size_t *n, int *more)
+int fl_view_commit_positions(fl_store *st, fl_pool *p, int64_t tree_id, int64_t machine_id,
+			     const char *benchmark, unsigned page, unsigned per_page,
+			     struct fl_view_position **out, size_t *n, int *more)
 {
 	fl_stmt *s;
 
@@ -1370,14 +1355,14 @@ int fl_web_commit_positions(fl_store *st, fl_pool *p, int64_t tree_id, int64_t m
 
 static void read_tag_position(fl_stmt *s, fl_pool *p, void *row)
 {
-	struct fl_web_series_point *pt = row;
+	struct fl_view_position *pt = row;
 
 	pt->tag = col_text(s, p, 0);
 	read_commit(s, p, 1, &pt->commit);
 }
 
-int fl_web_tag_positions(fl_store *st, fl_pool *p, int64_t tree_id, int64_t machine_id,
-			 const char *benchmark, struct fl_web_series_point **out, size_t *n)
+int fl_view_tag_positions(fl_store *st, fl_pool *p, int64_t tree_id, int64_t machine_id,
+			  const char *benchmark, struct fl_view_position **out, size_t *n)
 {
 	fl_stmt *s;
 
@@ -1410,42 +1395,42 @@ int fl_web_tag_positions(fl_store *st, fl_pool *p, int64_t tree_id, int64_t mach
 		       "series tags");
 }
 
-int fl_web_position_values(fl_store *st, fl_pool *p, int64_t machine_id, const char *benchmark,
-			   const char *metric, const char *mode, unsigned tasks,
-			   struct fl_web_series_point *pts, size_t n)
+int fl_view_position_samples(fl_store *st, fl_pool *p, int64_t machine_id, const char *benchmark,
+			     const char *metric, const char *mode, unsigned tasks,
+			     const struct fl_view_position *pts, size_t n,
+			     struct fl_view_position_sample **out, size_t *nout)
 {
+	size_t alloc = 0;
 	fl_stmt *s;
 
+	*out = NULL;
+	*nout = 0;
 	if (fl_store_prepare(
 		st, &s,
-		"SELECT avg(s.value) FROM runs r JOIN samples s ON s.run_id = r.id WHERE r.id IN "
-		"(" FL_RUNS_OF_COMMIT("?1",
-				      "x.benchmark = ?2 AND x.machine_id = ?3 AND +x.status = "
-				      "'ok'") ") AND s.metric = ?4 AND s.mode = ?5 AND "
-					      "s.tasks = ?6 AND s.cgroup = '' GROUP BY r.id "
-					      "ORDER BY r.id"))
+		"SELECT r.id, s.value FROM runs r JOIN samples s ON s.run_id = r.id WHERE r.id IN "
+		"(" FL_RUNS_OF_COMMIT(
+		    "?1", "x.benchmark = ?2 AND x.machine_id = ?3 AND +x.status = "
+			  "'ok'") ") AND s.metric = ?4 AND s.mode = ?5 AND "
+				  "s.tasks = ?6 AND s.cgroup = '' ORDER BY r.id, s.seq"))
 		return FL_ESTORE;
 	for (size_t i = 0; i < n; i++) {
-		struct fl_web_series_point *pt = &pts[i];
-		size_t alloc = 0;
 		int rc;
 
-		pt->v = NULL;
-		pt->n = 0;
-		fl_stmt_bind_int64(s, 1, pt->commit.id);
+		fl_stmt_bind_int64(s, 1, pts[i].commit.id);
 		fl_stmt_bind_text(s, 2, benchmark);
 		fl_stmt_bind_int64(s, 3, machine_id);
 		fl_stmt_bind_text(s, 4, metric);
 		fl_stmt_bind_text(s, 5, mode);
 		fl_stmt_bind_int64(s, 6, tasks);
 		while ((rc = fl_stmt_step(s)) == FL_SQL_ROW) {
-			pt->v = fl_pool_grow(p, pt->v, sizeof(double), pt->n, &alloc);
-			pt->v[pt->n++] = fl_stmt_column_double(s, 0);
+			*out = fl_pool_grow(p, *out, sizeof(**out), *nout, &alloc);
+			(*out)[(*nout)++] = (struct fl_view_position_sample){
+			    i, fl_stmt_column_int64(s, 0), fl_stmt_column_double(s, 1)};
 		}
 		fl_stmt_reset(s);
 		if (rc != FL_SQL_DONE) {
 			fl_stmt_finalize(s);
-			return fl_store_sqlerr(st, "series values");
+			return fl_store_sqlerr(st, "series samples");
 		}
 	}
 	fl_stmt_finalize(s);
@@ -1454,8 +1439,8 @@ int fl_web_position_values(fl_store *st, fl_pool *p, int64_t machine_id, const c
 
 /* ---- a commit, and finding one ---- */
 
-int fl_web_commit_rows(fl_store *st, fl_pool *p, const char *sha, const char *tree,
-		       struct fl_web_commit **out, size_t *n)
+int fl_view_commit_rows(fl_store *st, fl_pool *p, const char *sha, const char *tree,
+			struct fl_view_commit **out, size_t *n)
 {
 	fl_stmt *s;
 
@@ -1471,16 +1456,16 @@ int fl_web_commit_rows(fl_store *st, fl_pool *p, const char *sha, const char *tr
 		       "commit");
 }
 
-int fl_web_commit_run_list(fl_store *st, fl_pool *p, const char *sha, unsigned page,
-			   unsigned per_page, struct fl_web_run **out, size_t *n, int *more)
+int fl_view_commit_run_list(fl_store *st, fl_pool *p, const char *sha, unsigned page,
+			    unsigned per_page, struct fl_view_run **out, size_t *n, int *more)
 {
 	fl_stmt *s;
 
-	if (fl_store_prepare(st, &s,
-			     "SELECT " RUN_COLS RUN_FROM
-			     "WHERE r.id IN (SELECT id FROM (" FL_RUNS_OF_COMMIT(
-				 "SELECT id FROM commits WHERE sha = ?1",
-				 "1") ") AS o ORDER BY id DESC LIMIT ?2 OFFSET ?3) ORDER BY r.id DESC"))
+	if (fl_store_prepare(
+		st, &s,
+		"SELECT " RUN_COLS RUN_FROM "WHERE r.id IN (SELECT id FROM (" FL_RUNS_OF_COMMIT(
+		    "SELECT id FROM commits WHERE sha = ?1",
+		    "1") ") AS o ORDER BY id DESC LIMIT ?2 OFFSET ?3) ORDER BY r.id DESC"))
 		return FL_ESTORE;
 	fl_stmt_bind_text(s, 1, sha);
 	bind_page(s, 2, page, per_page);
@@ -1488,8 +1473,8 @@ int fl_web_commit_run_list(fl_store *st, fl_pool *p, const char *sha, unsigned p
 		       "runs of a commit");
 }
 
-int fl_web_commit_regressions(fl_store *st, fl_pool *p, const char *sha,
-			      struct fl_web_regression **out, size_t *n)
+int fl_view_commit_regressions(fl_store *st, fl_pool *p, const char *sha,
+			       struct fl_view_regression **out, size_t *n)
 {
 	fl_stmt *s;
 
@@ -1503,8 +1488,8 @@ int fl_web_commit_regressions(fl_store *st, fl_pool *p, const char *sha,
 		       "regressions of a commit");
 }
 
-int fl_web_commit_bisections(fl_store *st, fl_pool *p, const char *sha,
-			     struct fl_web_bisection **out, size_t *n)
+int fl_view_commit_bisections(fl_store *st, fl_pool *p, const char *sha,
+			      struct fl_view_bisection **out, size_t *n)
 {
 	fl_stmt *s;
 
@@ -1521,7 +1506,7 @@ int fl_web_commit_bisections(fl_store *st, fl_pool *p, const char *sha,
 
 static void read_found_tag(fl_stmt *s, fl_pool *p, void *row)
 {
-	struct fl_web_found_tag *t = row;
+	struct fl_view_found_tag *t = row;
 
 	t->name = col_text(s, p, 0);
 	read_commit(s, p, 1, &t->commit);
@@ -1539,7 +1524,7 @@ static void like_escaped(fl_buf *out, const char *q, size_t n)
 }
 
 static int search_subject(fl_store *st, fl_pool *p, const char *q, unsigned limit,
-			  struct fl_web_search *out)
+			  struct fl_view_search *out)
 {
 	fl_buf sql = FL_BUF_INIT, words[8];
 	fl_stmt *s;
@@ -1579,8 +1564,8 @@ static int search_subject(fl_store *st, fl_pool *p, const char *q, unsigned limi
 		       (void **)&out->by_subject, &out->nsubject, 0, NULL, "search subjects");
 }
 
-int fl_web_search(fl_store *st, fl_pool *p, const char *q, unsigned limit,
-		  struct fl_web_search *out)
+int fl_view_search(fl_store *st, fl_pool *p, const char *q, unsigned limit,
+		   struct fl_view_search *out)
 {
 	size_t len = strlen(q);
 	fl_stmt *s;
@@ -1636,25 +1621,25 @@ int fl_web_search(fl_store *st, fl_pool *p, const char *q, unsigned limit,
 
 static void read_count(fl_stmt *s, fl_pool *p, void *row)
 {
-	struct fl_web_count *c = row;
+	struct fl_view_count *c = row;
 
 	c->a = col_text(s, p, 0);
 	c->b = col_text(s, p, 1);
 	c->n = fl_stmt_column_int64(s, 2);
 }
 
-int fl_web_counts(fl_store *st, fl_pool *p, enum fl_web_count_of of, struct fl_web_count **out,
-		  size_t *n)
+int fl_view_counts(fl_store *st, fl_pool *p, enum fl_view_count_of of, struct fl_view_count **out,
+		   size_t *n)
 {
 	static const char *const sql[] = {
-	    [FL_WEB_COUNT_JOBS] = "SELECT kind, state, count(*) FROM jobs GROUP BY kind, state "
-				  "ORDER BY kind, state",
-	    [FL_WEB_COUNT_RUNS] = "SELECT status, NULL, count(*) FROM runs GROUP BY status "
-				  "ORDER BY status",
-	    [FL_WEB_COUNT_REPORTS] = "SELECT state, NULL, count(*) FROM reports GROUP BY state "
-				     "ORDER BY state",
-	    [FL_WEB_COUNT_MACHINES] = "SELECT state, NULL, count(*) FROM machines GROUP BY state "
+	    [FL_VIEW_COUNT_JOBS] = "SELECT kind, state, count(*) FROM jobs GROUP BY kind, state "
+				   "ORDER BY kind, state",
+	    [FL_VIEW_COUNT_RUNS] = "SELECT status, NULL, count(*) FROM runs GROUP BY status "
+				   "ORDER BY status",
+	    [FL_VIEW_COUNT_REPORTS] = "SELECT state, NULL, count(*) FROM reports GROUP BY state "
 				      "ORDER BY state",
+	    [FL_VIEW_COUNT_MACHINES] = "SELECT state, NULL, count(*) FROM machines GROUP BY state "
+				       "ORDER BY state",
 	};
 	fl_stmt *s;
 
@@ -1667,23 +1652,23 @@ int fl_web_counts(fl_store *st, fl_pool *p, enum fl_web_count_of of, struct fl_w
 
 static void read_span(fl_stmt *s, fl_pool *p, void *row)
 {
-	struct fl_web_span *x = row;
+	struct fl_view_span *x = row;
 
 	(void)p;
 	x->from_ms = fl_stmt_column_int64(s, 0);
 	x->to_ms = fl_stmt_column_int64(s, 1);
 }
 
-int fl_web_spans(fl_store *st, fl_pool *p, enum fl_web_span_of of, struct fl_web_span **out,
-		 size_t *n)
+int fl_view_spans(fl_store *st, fl_pool *p, enum fl_view_span_of of, struct fl_view_span **out,
+		  size_t *n)
 {
 	static const char *const sql[] = {
-	    [FL_WEB_SPAN_BUILD] = "SELECT 0, duration_ms FROM builds WHERE duration_ms IS NOT "
-				  "NULL AND status IN ('ok', 'build-failed')",
-	    [FL_WEB_SPAN_BOOT] = "SELECT created_ms, agent_ms FROM runs WHERE created_ms > 0 AND "
-				 "agent_ms > 0",
-	    [FL_WEB_SPAN_MEASURE] = "SELECT first_sample_ms, ended_ms FROM runs WHERE "
-				    "first_sample_ms > 0 AND ended_ms > 0",
+	    [FL_VIEW_SPAN_BUILD] = "SELECT 0, duration_ms FROM builds WHERE duration_ms IS NOT "
+				   "NULL AND status IN ('ok', 'build-failed')",
+	    [FL_VIEW_SPAN_BOOT] = "SELECT created_ms, agent_ms FROM runs WHERE created_ms > 0 AND "
+				  "agent_ms > 0",
+	    [FL_VIEW_SPAN_MEASURE] = "SELECT first_sample_ms, ended_ms FROM runs WHERE "
+				     "first_sample_ms > 0 AND ended_ms > 0",
 	};
 	fl_stmt *s;
 
