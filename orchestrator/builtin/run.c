@@ -1,10 +1,11 @@
 /*
  * builtin/run.c - "faultline run": one benchmark on one machine, N times,
  * on a revision of a tree (built as needed) or a prebuilt kernel image,
- * through fl_machine_run(); then a table of operations per second per task
- * count and mode, with their spread across the runs.
+ * through the dispatcher (fl_dispatch_run); then a table of operations per
+ * second per task count and mode, with their spread across the runs.
  */
-#include "machine/agentapi.h"
+#include "dispatch/agentapi.h"
+#include "dispatch/dispatch.h"
 #include "builtin/builtin.h"
 #include "lib/buf.h"
 #include "config/config.h"
@@ -141,7 +142,7 @@ static void table_free(struct table *t)
 }
 
 /* One run, tried again while it is infra-error and we are not told to stop. */
-static int run_once(const struct fl_run_req *req, struct fl_run_result *res)
+static int run_once(const struct fl_dispatch_req *req, struct fl_run_result *res)
 {
 	int r = 0;
 
@@ -152,7 +153,7 @@ static int run_once(const struct fl_run_req *req, struct fl_run_result *res)
 				INFRA_ATTEMPTS);
 			fl_run_result_release(res);
 		}
-		r = fl_machine_run(req, res);
+		r = fl_dispatch_run(req, res);
 		if (r || res->status != FL_RUN_INFRA_ERROR || fl_cancel_runs())
 			break;
 	}
@@ -169,19 +170,19 @@ static int run_all(struct fl_config *cfg, const struct run_opts *o, const struct
 
 	for (unsigned i = 0; i < o->repeat && !fl_cancel_runs(); i++) {
 		char label[32];
-		struct fl_run_req req = {
-			.cfg = cfg,
-			.machine = m,
-			.bench = b,
-			.store = st,
-			.tree = t,
-			.repo = repo,
-			.rev = o->rev,
-			.kernel_image = o->image,
-			.system_map = o->map,
-			.label = o->repeat > 1 ? label : NULL,
-			.job_extra = o->njob ? o->job : NULL,
-			.deadline_ms = o->timeout_ms,
+		struct fl_dispatch_req req = {
+		    .run = {.cfg = cfg,
+			    .machine = m,
+			    .bench = b,
+			    .tree = t,
+			    .repo = repo,
+			    .rev = o->rev,
+			    .label = o->repeat > 1 ? label : NULL,
+			    .job_extra = o->njob ? o->job : NULL,
+			    .deadline_ms = o->timeout_ms},
+		    .store = st,
+		    .kernel_image = o->image,
+		    .system_map = o->map,
 		};
 		struct fl_run_result res;
 		int r;
@@ -279,7 +280,7 @@ static int run_cmd(struct fl_config *cfg, struct run_opts *o)
 		fl_store_free(st);
 		return FL_EXIT_FAIL;
 	}
-	if (fl_machine_reap_stale(cfg, st) < 0)
+	if (fl_dispatch_reap_stale(cfg, st) < 0)
 		fl_warn("stale runs: %s", fl_error_last());
 	r = run_all(cfg, o, m, b, t, st, repo);
 	fl_agentapi_stop(api);

@@ -9,6 +9,7 @@
 #include "lib/error.h"
 #include "lib/log.h"
 #include "lib/time.h"
+#include "dispatch/dispatch.h"
 #include "machine/machine.h"
 #include "service/measure.h"
 #include "build/repo.h"
@@ -435,20 +436,20 @@ static void run_job(struct worker *w, fl_store *st)
 	if (!r) {
 		/* bisection steps measure throughput only (pipeline.h) */
 		static const char *const untraced[] = {FL_JOB_LOCKS "=off", NULL};
-		struct fl_run_req req = {.cfg = cfg,
-					 .machine = &cfg->machines[w->machine],
-					 .bench = bench,
-					 .store = st,
-					 .tree = tree,
-					 .repo = repo,
-					 .rev = j->rev,
-					 .label = label,
-					 .job_id = j->id};
+		struct fl_dispatch_req req = {.run = {.cfg = cfg,
+						      .machine = &cfg->machines[w->machine],
+						      .bench = bench,
+						      .tree = tree,
+						      .repo = repo,
+						      .rev = j->rev,
+						      .label = label},
+					      .store = st,
+					      .job_id = j->id};
 
-		if (fl_machine_kernel(req.machine) && !fl_role_traces_locks(j->role))
-			req.job_extra = untraced;
+		if (fl_machine_kernel(req.run.machine) && !fl_role_traces_locks(j->role))
+			req.run.job_extra = untraced;
 
-		r = fl_machine_run(&req, &res);
+		r = fl_dispatch_run(&req, &res);
 	}
 	/* A request that could not be carried out at all is our trouble, not the commit's. */
 	if (r) {

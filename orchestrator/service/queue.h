@@ -2,7 +2,7 @@
  * queue.h - the watch service's job queue: the policy over the jobs table
  * (store/jobs.h) and the machine pool.
  *
- * Run jobs measure one commit once on one machine (fl_machine_run) in a
+ * Run jobs measure one commit once on one machine (fl_dispatch_run) in a
  * worker thread with its own store connection; a machine runs at most
  * max_parallel of them at a time, oldest job first. How a run ended decides
  * what happens to its job:

@@ -272,11 +272,13 @@ static void add_backend(struct report *x)
 	struct fl_run_row row = {0};
 	int64_t run = sample_run(x);
 	int have = run && !fl_store_run_get(x->st, run, &row);
+	struct fl_machine_seen seen = {row.id,	  row.machine_facts, row.accel, row.kernel_release,
+				       row.nodes, row.cpus};
 
 	if (fl_machine_ops_of(x->cfg, x->machine, &ops))
 		fl_buf_addf(&x->b, "%s (%s)", x->machine->name, fl_error_last());
 	else
-		ops->describe(x->machine, have ? &row : NULL, &x->b);
+		ops->describe(x->machine, have ? &seen : NULL, &x->b);
 	fl_store_run_row_release(&row);
 }
 

@@ -18,8 +18,8 @@
 #include "config/config.h"
 #include "lib/buf.h"
 #include "lib/error.h"
+#include "dispatch/dispatch.h"
 #include "machine/machine.h"
-#include "store/run.h"
 #include "testlib.h"
 
 static char dir[64], path[128];
@@ -126,16 +126,18 @@ static void test_each_backend(void **state)
 static void test_unknown_backend(void **state)
 {
 	struct fl_machine_conf *m = (struct fl_machine_conf *)machine("cmd");
+	const struct fl_run_sink sink = {0}; /* never called */
 	struct fl_run_req req = {.cfg = cfg,
 				 .machine = m,
 				 .bench = fl_config_benchmark(cfg, "b"),
-				 .store = (fl_store *)cfg /* never used */,
-				 .rev = "HEAD"};
+				 .rev = "HEAD",
+				 .sink = &sink};
+	struct fl_dispatch_req dreq = {.run = req, .store = (fl_store *)cfg /* never used */};
 	struct fl_run_result res;
 	const struct fl_machine_ops *ops;
 	char *saved = m->backend, want[256];
-	int found, ran, kernel, own;
-	char said[2][512];
+	int found, ran, dispatched, kernel, own;
+	char said[3][512];
 
 	(void)state;
 	m->backend = "qemu";
@@ -143,6 +145,8 @@ static void test_unknown_backend(void **state)
 	snprintf(said[0], sizeof(said[0]), "%s", fl_error_last());
 	ran = fl_machine_run(&req, &res);
 	snprintf(said[1], sizeof(said[1]), "%s", fl_error_last());
+	dispatched = fl_dispatch_run(&dreq, &res);
+	snprintf(said[2], sizeof(said[2]), "%s", fl_error_last());
 	kernel = fl_machine_kernel(m);
 	own = fl_machine_own_kernel(m);
 	m->backend = saved;
@@ -156,6 +160,8 @@ static void test_unknown_backend(void **state)
 	assert_string_equal(said[0], want);
 	assert_int_equal(ran, FL_EINVAL);
 	assert_string_equal(said[1], want);
+	assert_int_equal(dispatched, FL_EINVAL);
+	assert_string_equal(said[2], want);
 	assert_false(kernel);
 	assert_false(own);
 }
@@ -181,7 +187,7 @@ static void test_unknown_backend_config(void **state)
 			       "command)"));
 }
 
-static char *describe(const char *name, const struct fl_run_row *run)
+static char *describe(const char *name, const struct fl_machine_seen *run)
 {
 	const struct fl_machine_ops *ops;
 	fl_buf b = FL_BUF_INIT;
@@ -193,12 +199,12 @@ static char *describe(const char *name, const struct fl_run_row *run)
 
 static void test_describe(void **state)
 {
-	struct fl_run_row row = {.id = 7,
-				 .machine_facts = "{\"sockets\":4,\"memory_per_node\":268435456}",
-				 .nodes = 4,
-				 .cpus = 16,
-				 .accel = "kvm",
-				 .kernel_release = "6.1.0"};
+	struct fl_machine_seen row = {.run_id = 7,
+				      .facts = "{\"sockets\":4,\"memory_per_node\":268435456}",
+				      .nodes = 4,
+				      .cpus = 16,
+				      .accel = "kvm",
+				      .kernel_release = "6.1.0"};
 	char *s;
 
 	(void)state;
