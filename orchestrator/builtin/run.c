@@ -1,8 +1,9 @@
 /*
  * builtin/run.c - "faultline run": one benchmark on one machine, N times,
  * on a revision of a tree (built as needed) or a prebuilt kernel image,
- * through the dispatcher (fl_dispatch_run); then a table of operations per
- * second per task count and mode, with their spread across the runs.
+ * through the dispatcher (fl_dispatch_run_attempts, its attempts for a
+ * run asked for once); then a table of operations per second per task
+ * count and mode, with their spread across the runs.
  */
 #include "dispatch/agentapi.h"
 #include "dispatch/dispatch.h"
@@ -24,9 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* An infra-error is ours, not the kernel's: try the run again, this many times in all. */
-#define INFRA_ATTEMPTS 3
-#define MAX_JOB_KEYS   16
+#define MAX_JOB_KEYS 16
 
 struct run_opts {
 	const char *config, *machine, *bench, *tree, *rev, *kernel, *image, *map;
@@ -141,25 +140,6 @@ static void table_free(struct table *t)
 	free(t->rows);
 }
 
-/* One run, tried again while it is infra-error and we are not told to stop. */
-static int run_once(const struct fl_dispatch_req *req, struct fl_run_result *res)
-{
-	int r = 0;
-
-	for (int attempt = 1; attempt <= INFRA_ATTEMPTS; attempt++) {
-		if (attempt > 1) {
-			fl_info("run %lld was infra-error (%s): trying again (%d of %d)",
-				(long long)res->run_id, res->detail ? res->detail : "", attempt,
-				INFRA_ATTEMPTS);
-			fl_run_result_release(res);
-		}
-		r = fl_dispatch_run(req, res);
-		if (r || res->status != FL_RUN_INFRA_ERROR || fl_cancel_runs())
-			break;
-	}
-	return r;
-}
-
 static int run_all(struct fl_config *cfg, const struct run_opts *o, const struct fl_machine_conf *m,
 		   const struct fl_benchmark_conf *b, const struct fl_tree_conf *t, fl_store *st,
 		   fl_repo *repo)
@@ -188,7 +168,8 @@ static int run_all(struct fl_config *cfg, const struct run_opts *o, const struct
 		int r;
 
 		snprintf(label, sizeof(label), "%u/%u", i + 1, o->repeat);
-		r = run_once(&req, &res);
+		/* an infra-error is ours, not the kernel's: tried again */
+		r = fl_dispatch_run_attempts(&req, &fl_attempts_once, &res);
 		if (r) {
 			fprintf(stderr, "faultline: %s\n", fl_error_last());
 			fl_run_result_release(&res);

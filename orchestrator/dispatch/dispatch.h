@@ -1,8 +1,8 @@
 /*
  * dispatch.h - the dispatcher: the one place that keeps a run in the store
- * while a machine backend (machine.h) runs it. "faultline run"
- * (builtin/run.c) and the watch service's run jobs (service/queue.c) both
- * run through it.
+ * while a machine backend (machine.h) runs it, and the rules of the runs'
+ * attempts and of the machine pool. "faultline run" (builtin/run.c) and
+ * the watch service's run jobs (service/queue.c) both run through it.
  *
  * fl_dispatch_run() gets the run ready (on kernel machines the kernel,
  * built through build.h or a prebuilt image found with its System.map and
@@ -51,6 +51,36 @@ struct fl_dispatch_req {
  * fl_error_last(); a run row made before it was known ends infra-error.
  */
 int fl_dispatch_run(const struct fl_dispatch_req *req, struct fl_run_result *res);
+
+/* How many times in all a run is tried; 0: no limit. */
+struct fl_attempts {
+	unsigned failures; /* after it failed (agent-error, timeout, panic, boot-failed) */
+	unsigned infra;	   /* after an infra-error, which is ours, not the commit's */
+};
+/* "faultline run": an infra-error is tried again, three times in all;
+ * any other end is the answer. */
+extern const struct fl_attempts fl_attempts_once;
+/* A run job of the watch service: a failure three times in all, then the
+ * job is done failed; infra errors without end (the machine's count takes
+ * it out of the pool: fl_dispatch_machine_count). */
+extern const struct fl_attempts fl_attempts_job;
+/*
+ * 1 when a run that ended s at its attempt-th try (1 the first) is to be
+ * tried again; 0: its end is final (ok and untestable always are).
+ */
+int fl_dispatch_again(const struct fl_attempts *a, enum fl_run_status s, unsigned attempt);
+/* fl_dispatch_run until fl_dispatch_again says no (or runs are told to stop). */
+int fl_dispatch_run_attempts(const struct fl_dispatch_req *req, const struct fl_attempts *a,
+			     struct fl_run_result *res);
+
+/*
+ * The machine pool's rule, in the caller's transaction: a run that ended
+ * infra-error counts one more on m in a row, and at m's max_infra_errors
+ * the machine is broken with why as the reason; any other end starts the
+ * count over. *broken: the machine is out of the pool now.
+ */
+int fl_dispatch_machine_count(fl_store *st, const struct fl_machine_conf *m, enum fl_run_status s,
+			      const char *why, int *broken);
 
 /*
  * Ends the runs this host's dead processes left 'running' (infra-error,

@@ -342,16 +342,12 @@ fl_store *fl_queue_store(fl_queue *q)
 
 /* ---- run jobs ------------------------------------------------------- */
 
-/* Whether the job's run tells about the commit: ok or untestable, or failed too often. */
+/* The job's result once its run tells about the commit (dispatch.h's attempts); NULL: again. */
 static const char *final_result(enum fl_run_status s, int attempts)
 {
-	if (s == FL_RUN_OK)
-		return "ok";
-	if (s == FL_RUN_UNTESTABLE)
-		return "untestable";
-	if (s != FL_RUN_INFRA_ERROR && attempts >= FL_QUEUE_ATTEMPTS)
-		return "failed";
-	return NULL;
+	if (fl_dispatch_again(&fl_attempts_job, s, (unsigned)attempts))
+		return NULL;
+	return s == FL_RUN_OK ? "ok" : s == FL_RUN_UNTESTABLE ? "untestable" : "failed";
 }
 
 /*
@@ -387,11 +383,8 @@ static int record_outcome(struct worker *w, fl_store *st, const struct fl_run_re
 		return taken_over(w, st, res, r);
 	if (res->run_id)
 		r = fl_store_run_set_job(st, res->run_id, w->job.id);
-	if (!r && res->status == FL_RUN_INFRA_ERROR)
-		r = fl_store_machine_infra_error(st, m->name, detail, (int)m->max_infra_errors,
-						 broken);
-	else if (!r)
-		r = fl_store_machine_ok(st, m->name);
+	if (!r)
+		r = fl_dispatch_machine_count(st, m, res->status, detail, broken);
 	if (!r && result)
 		r = fl_store_job_run_done(st, w->job.id, word(FL_STATE_DONE), result,
 					  res->status == FL_RUN_OK ? res->run_id : 0, detail);
