@@ -379,5 +379,8 @@ const struct fl_machine_ops fl_machine_baremetal_ops = {
     .run = baremetal_run,
     .describe = baremetal_describe,
     .own_kernel = own_kernel,
+    .start_word = "job handed to the box",
+    .agent_word = "to the agent's first record",
+    .facts_word = "Machine",
     .agent_api = 1,
 };

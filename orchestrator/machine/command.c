@@ -312,9 +312,21 @@ static void command_describe(const struct fl_machine_conf *m, const struct fl_ma
 	fl_buf_addf(out, "%s, the command backend", m->name);
 }
 
+/* The command is the machine: a recipient runs it on theirs. */
+static void command_repro_keys(const struct fl_machine_conf *m, fl_buf *out,
+			       void (*quote)(fl_buf *out, const char *text))
+{
+	fl_buf_adds(out, ", command: ");
+	quote(out, m->command);
+}
+
 const struct fl_machine_ops fl_machine_command_ops = {
     .name = "command",
     .run = command_run,
     .describe = command_describe,
     .params = command_params,
+    .repro_keys = command_repro_keys,
+    .start_word = "started",
+    .agent_word = "to the agent's first record",
+    .facts_word = "Machine",
 };

@@ -379,9 +379,43 @@ static void libvirt_describe(const struct fl_machine_conf *m, const struct fl_ma
 	json_decref(f);
 }
 
+/* Its topology: what makes the guest a copy of the machine's. */
+static void libvirt_repro_keys(const struct fl_machine_conf *m, fl_buf *out,
+			       void (*quote)(fl_buf *out, const char *text))
+{
+	char size[32];
+
+	(void)quote;
+	fl_format_size(m->memory_per_node, size, sizeof(size));
+	fl_buf_addf(out, ", sockets: %u, cores: %u, threads: %u, memory_per_node: %s", m->sockets,
+		    m->cores, m->threads, size);
+}
+
+/*
+ * How many times slower than its own clock a guest's job runs: under TCG
+ * (or auto, which may come to it) each vCPU is a host thread, so 8 vCPUs on
+ * 2 host cores do everything outside the measured seconds (starting tasks,
+ * installing the lock tracing, which stops every vCPU to patch kernel
+ * text) about 4 times slower. 1 under KVM.
+ */
+static long libvirt_slowdown(const struct fl_machine_conf *m)
+{
+	long host = sysconf(_SC_NPROCESSORS_ONLN), cpus;
+
+	if ((m->accel && !strcmp(m->accel, "kvm")) || host < 1)
+		return 1;
+	cpus = (long)fl_config_machine_cpus(m);
+	return cpus > host ? (cpus + host - 1) / host : 1;
+}
+
 const struct fl_machine_ops fl_machine_libvirt_ops = {
     .name = "libvirt",
     .run = libvirt_run,
     .reap = libvirt_reap,
     .describe = libvirt_describe,
+    .slowdown = libvirt_slowdown,
+    .repro_keys = libvirt_repro_keys,
+    .start_word = "guest created",
+    .agent_word = "boot to the agent",
+    .facts_word = "Guest",
 };

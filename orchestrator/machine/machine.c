@@ -97,6 +97,16 @@ int fl_machine_ops_of(const struct fl_config *cfg, const struct fl_machine_conf 
 	return FL_EINVAL;
 }
 
+void fl_machine_words(const char *backend, const char **start, const char **agent,
+		      const char **facts)
+{
+	const struct fl_machine_ops *ops = fl_machine_backend(backend);
+
+	*start = ops && ops->start_word ? ops->start_word : "started";
+	*agent = ops && ops->agent_word ? ops->agent_word : "to the agent's first record";
+	*facts = ops && ops->facts_word ? ops->facts_word : "Machine";
+}
+
 int fl_machine_own_kernel(const struct fl_machine_conf *m)
 {
 	const struct fl_machine_ops *ops = fl_machine_backend(m->backend);
@@ -308,22 +318,11 @@ unsigned fl_machine_points(const struct fl_benchmark_conf *b)
 	return (unsigned)(b->nmodes * b->ntasks * (b->ncgroups ? b->ncgroups : 1));
 }
 
-/*
- * How many times slower than its own clock a guest's job runs: under TCG
- * (or auto, which may come to it) each vCPU is a host thread, so 8 vCPUs on
- * 2 host cores do everything outside the measured seconds (starting tasks,
- * installing the lock tracing, which stops every vCPU to patch kernel
- * text) about 4 times slower. 1 for KVM, bare metal and commands.
- */
-static long guest_slowdown(const struct fl_machine_conf *m)
+long fl_machine_slowdown(const struct fl_machine_conf *m)
 {
-	long host = sysconf(_SC_NPROCESSORS_ONLN), cpus;
+	const struct fl_machine_ops *ops = m ? fl_machine_backend(m->backend) : NULL;
 
-	if (!m || !fl_config_machine_kernel(m) || strcmp(m->backend, "libvirt") ||
-	    (m->accel && !strcmp(m->accel, "kvm")) || host < 1)
-		return 1;
-	cpus = (long)fl_config_machine_cpus(m);
-	return cpus > host ? (cpus + host - 1) / host : 1;
+	return ops && ops->slowdown ? ops->slowdown(m) : 1;
 }
 
 /* The agent's watchdog: twice what the job should take, and room to
@@ -333,7 +332,8 @@ long fl_machine_watchdog_s(const struct fl_run_req *req)
 	const struct fl_benchmark_conf *b = req->bench;
 	long per_point = seconds_up(b->warmup_ms) + seconds_up(b->duration_ms) + POINT_SETUP_S;
 
-	return (2 * (long)fl_machine_points(b) * per_point + 30) * guest_slowdown(req->machine);
+	return (2 * (long)fl_machine_points(b) * per_point + 30) *
+	       fl_machine_slowdown(req->machine);
 }
 
 /* The job as fl.job= carries it (proto/jobline.h). */

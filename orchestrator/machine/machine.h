@@ -15,7 +15,10 @@
  *              agent daemon, or measures its own kernel (boot: current)
  *              (machine/baremetal.c, boxes.h, docs/baremetal.md)
  * Nothing outside a backend's file compares backend names: callers ask
- * the table (fl_machine_ops_of) or fl_machine_kernel/own_kernel.
+ * the table (fl_machine_ops_of, fl_machine_backend) or fl_machine_kernel/
+ * own_kernel, and what differs between backends where they are shown (a
+ * guest's slowdown, the run page's words, a report's configuration line)
+ * is a member of the ops.
  *
  * The layering splits a backend in two: config/ sits below machine/, so
  * the configuration keeps the backend names and what it checks of each
@@ -236,6 +239,19 @@ struct fl_machine_ops {
 	 * (fl_machine_params).
 	 */
 	char *(*params)(const struct fl_run_req *req);
+	/* How many times slower than its own clock a job runs (fl_machine_slowdown); NULL: 1. */
+	long (*slowdown)(const struct fl_machine_conf *m);
+	/*
+	 * The machine's own keys in the one-line mapping of a configuration
+	 * that reproduces its runs (a report's repro.yaml), each as ", key:
+	 * value", a text value written through quote. NULL: none.
+	 */
+	void (*repro_keys)(const struct fl_machine_conf *m, fl_buf *out,
+			   void (*quote)(fl_buf *out, const char *text));
+	/* The run page's words: what a run starts with ("guest created"), the
+	 * time from then to the agent ("boot to the agent"), whose facts the
+	 * run keeps ("Guest"). */
+	const char *start_word, *agent_word, *facts_word;
 	/* Its boxes ask the agent API for work (dispatch/agentapi.h) through the box queue. */
 	int agent_api;
 };
@@ -250,6 +266,9 @@ const struct fl_machine_ops *fl_machine_backend(const char *name);
  */
 int fl_machine_ops_of(const struct fl_config *cfg, const struct fl_machine_conf *m,
 		      const struct fl_machine_ops **ops);
+/* The run page's words of a backend by name; a name no backend has gets plain ones. */
+void fl_machine_words(const char *backend, const char **start, const char **agent,
+		      const char **facts);
 
 /*
  * The agent's job for req as fl.job= carries it (proto/jobline.h: its keys
@@ -261,6 +280,8 @@ int fl_machine_job(const struct fl_run_req *req, char **job);
 /* What the run row keeps of req as its parameters (JSON; caller frees): the backend's
  * params, else the benchmark's as the job has them, the revision, the tree. */
 char *fl_machine_params(const struct fl_run_req *req);
+/* How many times slower than its own clock a job on m runs (the backend's slowdown). */
+long fl_machine_slowdown(const struct fl_machine_conf *m);
 
 /* "run 12" or "run 12 (bisect step 4)", for progress lines; caller frees. */
 char *fl_machine_run_name(const char *label, int64_t run_id);

@@ -21,7 +21,7 @@ allowed() {
 	machine) echo "lib config proto analysis build" ;;
 	dispatch) echo "lib config proto analysis store build machine" ;;
 	service) echo "lib config proto analysis store build machine dispatch" ;;
-	web) echo "lib config analysis store service" ;;
+	web) echo "lib config analysis store machine service" ;;
 	builtin) echo "lib config proto analysis store build machine dispatch service web" ;;
 	esac
 }
