@@ -655,7 +655,8 @@ static inline int wf_fill(const char *dir, struct wf_store *w)
 	char db[600];
 	fl_store *st;
 	struct fl_run_info ri;
-	int broken, r;
+	struct fl_machine_state broken = {"broken", WF_BROKEN_REASON, 1};
+	int r;
 
 	memset(w, 0, sizeof(*w));
 	snprintf(w->dir, sizeof(w->dir), "%s", dir);
@@ -667,7 +668,7 @@ static inline int wf_fill(const char *dir, struct wf_store *w)
 	    fl_store_machine_ensure(st, "numa2", "libvirt", &w->numa2) ||
 	    fl_store_machine_ensure(st, "numa8", "libvirt", &w->numa8) ||
 	    fl_store_machine_set_facts(st, "numa2", "{\"sockets\":2,\"nodes\":2,\"cpus\":2}") ||
-	    fl_store_machine_infra_error(st, "numa8", WF_BROKEN_REASON, 1, &broken);
+	    fl_store_machine_set_state(st, "numa8", &broken);
 	for (int i = 0; i < WF_NCOMMITS && !r; i++) {
 		struct fl_commit_info c = {w->sha[i], "mm: a plausible change", "A. Developer",
 					   WF_T0 + 3600 * i};

@@ -1,10 +1,12 @@
 /*
  * builtin/run.c - "faultline run": one benchmark on one machine, N times,
  * on a revision of a tree (built as needed) or a prebuilt kernel image,
- * through fl_machine_run(); then a table of operations per second per task
+ * through the dispatcher (fl_dispatch_run_attempts, its attempts for a
+ * run asked for once); then a table of operations per second per task
  * count and mode, with their spread across the runs.
  */
-#include "machine/agentapi.h"
+#include "dispatch/agentapi.h"
+#include "dispatch/dispatch.h"
 #include "builtin/builtin.h"
 #include "lib/buf.h"
 #include "config/config.h"
@@ -23,9 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* An infra-error is ours, not the kernel's: try the run again, this many times in all. */
-#define INFRA_ATTEMPTS 3
-#define MAX_JOB_KEYS   16
+#define MAX_JOB_KEYS 16
 
 struct run_opts {
 	const char *config, *machine, *bench, *tree, *rev, *kernel, *image, *map;
@@ -140,25 +140,6 @@ static void table_free(struct table *t)
 	free(t->rows);
 }
 
-/* One run, tried again while it is infra-error and we are not told to stop. */
-static int run_once(const struct fl_run_req *req, struct fl_run_result *res)
-{
-	int r = 0;
-
-	for (int attempt = 1; attempt <= INFRA_ATTEMPTS; attempt++) {
-		if (attempt > 1) {
-			fl_info("run %lld was infra-error (%s): trying again (%d of %d)",
-				(long long)res->run_id, res->detail ? res->detail : "", attempt,
-				INFRA_ATTEMPTS);
-			fl_run_result_release(res);
-		}
-		r = fl_machine_run(req, res);
-		if (r || res->status != FL_RUN_INFRA_ERROR || fl_cancel_runs())
-			break;
-	}
-	return r;
-}
-
 static int run_all(struct fl_config *cfg, const struct run_opts *o, const struct fl_machine_conf *m,
 		   const struct fl_benchmark_conf *b, const struct fl_tree_conf *t, fl_store *st,
 		   fl_repo *repo)
@@ -169,25 +150,26 @@ static int run_all(struct fl_config *cfg, const struct run_opts *o, const struct
 
 	for (unsigned i = 0; i < o->repeat && !fl_cancel_runs(); i++) {
 		char label[32];
-		struct fl_run_req req = {
-			.cfg = cfg,
-			.machine = m,
-			.bench = b,
-			.store = st,
-			.tree = t,
-			.repo = repo,
-			.rev = o->rev,
-			.kernel_image = o->image,
-			.system_map = o->map,
-			.label = o->repeat > 1 ? label : NULL,
-			.job_extra = o->njob ? o->job : NULL,
-			.deadline_ms = o->timeout_ms,
+		struct fl_dispatch_req req = {
+		    .run = {.cfg = cfg,
+			    .machine = m,
+			    .bench = b,
+			    .tree = t,
+			    .repo = repo,
+			    .rev = o->rev,
+			    .label = o->repeat > 1 ? label : NULL,
+			    .job_extra = o->njob ? o->job : NULL,
+			    .deadline_ms = o->timeout_ms},
+		    .store = st,
+		    .kernel_image = o->image,
+		    .system_map = o->map,
 		};
 		struct fl_run_result res;
 		int r;
 
 		snprintf(label, sizeof(label), "%u/%u", i + 1, o->repeat);
-		r = run_once(&req, &res);
+		/* an infra-error is ours, not the kernel's: tried again */
+		r = fl_dispatch_run_attempts(&req, &fl_attempts_once, &res);
 		if (r) {
 			fprintf(stderr, "faultline: %s\n", fl_error_last());
 			fl_run_result_release(&res);
@@ -279,7 +261,7 @@ static int run_cmd(struct fl_config *cfg, struct run_opts *o)
 		fl_store_free(st);
 		return FL_EXIT_FAIL;
 	}
-	if (fl_machine_reap_stale(cfg, st) < 0)
+	if (fl_dispatch_reap_stale(cfg, st) < 0)
 		fl_warn("stale runs: %s", fl_error_last());
 	r = run_all(cfg, o, m, b, t, st, repo);
 	fl_agentapi_stop(api);

@@ -21,7 +21,8 @@
  * acts on their #faultline commands (service/inbox.h): their try jobs run
  * in this service and every answer goes to the thread.
  */
-#include "machine/agentapi.h"
+#include "dispatch/agentapi.h"
+#include "dispatch/dispatch.h"
 #include "lib/buf.h"
 #include "lib/cancel.h"
 #include "builtin/builtin.h"
@@ -243,7 +244,7 @@ static int cmd_watch(int argc, char **argv)
 		return FL_EXIT_FAIL;
 	}
 	/* Guests and volumes that a faultline process of this host left when it died. */
-	if (fl_machine_reap_stale(cfg, fl_queue_store(w.q)) < 0)
+	if (fl_dispatch_reap_stale(cfg, fl_queue_store(w.q)) < 0)
 		fl_warn("stale runs: %s", fl_error_last());
 	w.next_poll = fl_xcalloc(cfg->ntrees + 1, sizeof(*w.next_poll));
 	fl_outbox_init(&w.box, &w.smtp, cfg, fl_queue_worker(w.q));

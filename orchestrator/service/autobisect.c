@@ -17,8 +17,8 @@
  * A run gives the engine the samples it produced at the regression's point
  * (one per measured second on kernel machines, one per number printed on
  * command machines): the engine receives each run as one call. Untestable
- * commits and runs that failed FL_QUEUE_ATTEMPTS times are skips. Its run
- * jobs measure only that point (a quarter of the benchmark's four).
+ * commits and runs that failed every attempt (fl_attempts_job) are skips.
+ * Its run jobs measure only that point (a quarter of the benchmark's four).
  *
  * The comparison that found the regression ran the baseline and the tag,
  * interleaved, on the same machine: before the first run those runs become

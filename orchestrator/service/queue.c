@@ -9,6 +9,7 @@
 #include "lib/error.h"
 #include "lib/log.h"
 #include "lib/time.h"
+#include "dispatch/dispatch.h"
 #include "machine/machine.h"
 #include "service/measure.h"
 #include "build/repo.h"
@@ -341,16 +342,12 @@ fl_store *fl_queue_store(fl_queue *q)
 
 /* ---- run jobs ------------------------------------------------------- */
 
-/* Whether the job's run tells about the commit: ok or untestable, or failed too often. */
+/* The job's result once its run tells about the commit (dispatch.h's attempts); NULL: again. */
 static const char *final_result(enum fl_run_status s, int attempts)
 {
-	if (s == FL_RUN_OK)
-		return "ok";
-	if (s == FL_RUN_UNTESTABLE)
-		return "untestable";
-	if (s != FL_RUN_INFRA_ERROR && attempts >= FL_QUEUE_ATTEMPTS)
-		return "failed";
-	return NULL;
+	if (fl_dispatch_again(&fl_attempts_job, s, (unsigned)attempts))
+		return NULL;
+	return s == FL_RUN_OK ? "ok" : s == FL_RUN_UNTESTABLE ? "untestable" : "failed";
 }
 
 /*
@@ -386,11 +383,8 @@ static int record_outcome(struct worker *w, fl_store *st, const struct fl_run_re
 		return taken_over(w, st, res, r);
 	if (res->run_id)
 		r = fl_store_run_set_job(st, res->run_id, w->job.id);
-	if (!r && res->status == FL_RUN_INFRA_ERROR)
-		r = fl_store_machine_infra_error(st, m->name, detail, (int)m->max_infra_errors,
-						 broken);
-	else if (!r)
-		r = fl_store_machine_ok(st, m->name);
+	if (!r)
+		r = fl_dispatch_machine_count(st, m, res->status, detail, broken);
 	if (!r && result)
 		r = fl_store_job_run_done(st, w->job.id, word(FL_STATE_DONE), result,
 					  res->status == FL_RUN_OK ? res->run_id : 0, detail);
@@ -435,20 +429,20 @@ static void run_job(struct worker *w, fl_store *st)
 	if (!r) {
 		/* bisection steps measure throughput only (pipeline.h) */
 		static const char *const untraced[] = {FL_JOB_LOCKS "=off", NULL};
-		struct fl_run_req req = {.cfg = cfg,
-					 .machine = &cfg->machines[w->machine],
-					 .bench = bench,
-					 .store = st,
-					 .tree = tree,
-					 .repo = repo,
-					 .rev = j->rev,
-					 .label = label,
-					 .job_id = j->id};
+		struct fl_dispatch_req req = {.run = {.cfg = cfg,
+						      .machine = &cfg->machines[w->machine],
+						      .bench = bench,
+						      .tree = tree,
+						      .repo = repo,
+						      .rev = j->rev,
+						      .label = label},
+					      .store = st,
+					      .job_id = j->id};
 
-		if (fl_machine_kernel(req.machine) && !fl_role_traces_locks(j->role))
-			req.job_extra = untraced;
+		if (fl_machine_kernel(req.run.machine) && !fl_role_traces_locks(j->role))
+			req.run.job_extra = untraced;
 
-		r = fl_machine_run(&req, &res);
+		r = fl_dispatch_run(&req, &res);
 	}
 	/* A request that could not be carried out at all is our trouble, not the commit's. */
 	if (r) {

@@ -432,15 +432,15 @@ int fl_store_jobs_recover(fl_store *st, const char *queued, unsigned *requeued, 
 
 /* ---- machines ------------------------------------------------------- */
 
-int fl_store_machine_state(fl_store *st, const char *name, struct fl_machine_state *m)
+/* sql: the machine's state, reason and count by name (?1). */
+static int machine_state(fl_store *st, const char *sql, const char *name,
+			 struct fl_machine_state *m)
 {
 	fl_stmt *stmt;
 	int r;
 
 	memset(m, 0, sizeof(*m));
-	if (fl_store_prepare(
-		st, &stmt,
-		"SELECT state, state_reason, infra_errors FROM machines WHERE name = ?1"))
+	if (fl_store_prepare(st, &stmt, sql))
 		return FL_ESTORE;
 	bind_text(stmt, 1, name);
 	if ((r = fl_store_row(st, stmt, "machine state")) <= 0)
@@ -452,6 +452,18 @@ int fl_store_machine_state(fl_store *st, const char *name, struct fl_machine_sta
 	return 0;
 }
 
+#define MACHINE_STATE "SELECT state, state_reason, infra_errors FROM machines WHERE name = ?1"
+
+int fl_store_machine_state(fl_store *st, const char *name, struct fl_machine_state *m)
+{
+	return machine_state(st, MACHINE_STATE, name, m);
+}
+
+int fl_store_machine_state_locked(fl_store *st, const char *name, struct fl_machine_state *m)
+{
+	return machine_state(st, MACHINE_STATE " /*PG: FOR UPDATE*/", name, m);
+}
+
 void fl_machine_state_release(struct fl_machine_state *m)
 {
 	free(m->state);
@@ -459,7 +471,7 @@ void fl_machine_state_release(struct fl_machine_state *m)
 	memset(m, 0, sizeof(*m));
 }
 
-static int machine_update(fl_store *st, const char *sql, const char *name, const char *why, int max)
+static int machine_update(fl_store *st, const char *sql, const char *name, const char *value)
 {
 	fl_stmt *stmt;
 	int r;
@@ -467,10 +479,8 @@ static int machine_update(fl_store *st, const char *sql, const char *name, const
 	if (fl_store_prepare(st, &stmt, sql))
 		return FL_ESTORE;
 	bind_text(stmt, 1, name);
-	if (why)
-		bind_text(stmt, 2, why);
-	if (max)
-		fl_stmt_bind_int64(stmt, 3, max);
+	if (value)
+		bind_text(stmt, 2, value);
 	if ((r = fl_store_step_done(st, stmt, "update machine")))
 		return r;
 	if (!fl_sql_changes(st->db))
@@ -478,29 +488,27 @@ static int machine_update(fl_store *st, const char *sql, const char *name, const
 	return 0;
 }
 
-int fl_store_machine_infra_error(fl_store *st, const char *name, const char *why, int max,
-				 int *broken)
+int fl_store_machine_set_state(fl_store *st, const char *name, const struct fl_machine_state *m)
 {
-	struct fl_machine_state m;
+	fl_stmt *stmt;
 	int r;
 
-	r = machine_update(st,
-			   "UPDATE machines SET infra_errors = infra_errors + 1, state = CASE WHEN "
-			   "infra_errors + 1 >= ?3 THEN 'broken' ELSE state END, state_reason = "
-			   "CASE WHEN infra_errors + 1 >= ?3 THEN ?2 ELSE state_reason END "
-			   "WHERE name = ?1",
-			   name, why ? why : "infra error", max);
-	if (r || (r = fl_store_machine_state(st, name, &m)))
+	if (fl_store_prepare(st, &stmt,
+			     "UPDATE machines SET state = ?2, state_reason = ?3, infra_errors = ?4 "
+			     "WHERE name = ?1"))
+		return FL_ESTORE;
+	bind_text(stmt, 1, name);
+	bind_text(stmt, 2, m->state);
+	if (m->reason)
+		bind_text(stmt, 3, m->reason);
+	else
+		fl_stmt_bind_null(stmt, 3);
+	fl_stmt_bind_int64(stmt, 4, m->infra_errors);
+	if ((r = fl_store_step_done(st, stmt, "set machine state")))
 		return r;
-	*broken = !strcmp(m.state, "broken");
-	fl_machine_state_release(&m);
+	if (!fl_sql_changes(st->db))
+		return fl_error_set(FL_ENOTFOUND, "no machine '%s' in the store", name);
 	return 0;
-}
-
-int fl_store_machine_ok(fl_store *st, const char *name)
-{
-	return machine_update(st, "UPDATE machines SET infra_errors = 0 WHERE name = ?1", name,
-			      NULL, 0);
 }
 
 int fl_store_machine_enable(fl_store *st, const char *name)
@@ -508,12 +516,12 @@ int fl_store_machine_enable(fl_store *st, const char *name)
 	return machine_update(st,
 			      "UPDATE machines SET state = 'online', infra_errors = 0, "
 			      "state_reason = NULL WHERE name = ?1",
-			      name, NULL, 0);
+			      name, NULL);
 }
 
 int fl_store_machine_set_facts(fl_store *st, const char *name, const char *json)
 {
-	return machine_update(st, "UPDATE machines SET facts = ?2 WHERE name = ?1", name, json, 0);
+	return machine_update(st, "UPDATE machines SET facts = ?2 WHERE name = ?1", name, json);
 }
 
 int fl_store_machine_facts(fl_store *st, const char *name, char **json)

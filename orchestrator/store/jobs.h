@@ -167,18 +167,21 @@ int fl_store_job_held(fl_store *st, int64_t id, const char *running, const char 
 int fl_store_machine_claim(fl_store *st, const char *name, const char *worker, int *claimed);
 int fl_store_machine_release(fl_store *st, const char *name, const char *worker);
 
-/* The machine pool: state online or broken, infra errors in a row. */
+/* The machine pool: state online or broken, infra errors in a row (dispatch.h's rule). */
 struct fl_machine_state {
 	char *state, *reason;
 	int infra_errors;
 };
 int fl_store_machine_state(fl_store *st, const char *name, struct fl_machine_state *m);
 void fl_machine_state_release(struct fl_machine_state *m);
-/* One more infra error; at max the machine is broken (*broken 1) with the reason. */
-int fl_store_machine_infra_error(fl_store *st, const char *name, const char *why, int max,
-				 int *broken);
-/* A run that reached the commit: the infra error count starts over. */
-int fl_store_machine_ok(fl_store *st, const char *name);
+/*
+ * fl_store_machine_state for the caller's write transaction: on PostgreSQL
+ * the row stays locked until it ends, so that no other write comes between
+ * (SQLite's writers take turns on the whole file).
+ */
+int fl_store_machine_state_locked(fl_store *st, const char *name, struct fl_machine_state *m);
+/* Stores the state, reason and count as given (the rule is the dispatcher's). */
+int fl_store_machine_set_state(fl_store *st, const char *name, const struct fl_machine_state *m);
 /* Back into the pool. FL_ENOTFOUND for an unknown machine. */
 int fl_store_machine_enable(fl_store *st, const char *name);
 /* What a backend knows of the machine (JSON: CPUs, memory, ...); *json NULL when none. */

@@ -1,6 +1,6 @@
 /*
  * store/run.h - runs of any machine backend in the store (tables runs,
- * samples, run_records), as machine.h's fl_machine_run() keeps them, and
+ * samples, run_records), as the dispatcher (dispatch.h) keeps them, and
  * the runs a comparison reads. The SQL lives in store/run.c, the one file
  * that writes the runs table (with store.h's older fl_store_run_create,
  * fl_store_run_finish and fl_store_samples_add, defined there too); other

@@ -13,6 +13,7 @@
 #include "lib/html.h"
 #include "web/svg.h"
 #include "analysis/compare.h"
+#include "machine/machine.h"
 
 #include <fcntl.h>
 #include <math.h>
@@ -337,21 +338,14 @@ static void run_facts(fl_buf *b, const struct run_page *rp)
 	fl_buf_free(&v);
 }
 
-/* What a backend's run starts with: a libvirt guest is created, a bare-metal
- * box is handed its job (it kexecs into the kernel), a command is started. */
-static const char *start_word(const char *backend)
-{
-	if (!backend || !strcmp(backend, "libvirt"))
-		return "guest created";
-	if (!strcmp(backend, "baremetal"))
-		return "job handed to the box";
-	return "started";
-}
-
-/* What the agent reported of the guest and what the backend made of it. */
+/* What the agent reported of the guest and what the backend made of it, in
+ * the backend's words: what its run starts with (a libvirt guest is created,
+ * a bare-metal box is handed its job, a command is started), whose facts. */
 static void environment(fl_buf *b, const struct fl_view_run_detail *d)
 {
-	int guest = !d->backend || !strcmp(d->backend, "libvirt");
+	const char *start, *to_agent, *facts;
+
+	fl_machine_words(d->backend, &start, &to_agent, &facts);
 
 	fl_buf_adds(b, "<h2>Environment</h2>\n<table class='environment'>\n");
 	fl_html_addf(b, "<tr><th>kernel release</th><td>%s</td></tr>\n",
@@ -369,14 +363,12 @@ static void environment(fl_buf *b, const struct fl_view_run_detail *d)
 		fl_html_addf(b, "<tr><th>domain</th><td><code>%s</code></td></tr>\n", d->domain);
 	fl_buf_adds(b, "</table>\n");
 	if (d->machine_facts) {
-		fl_html_addf(b, "<h3>%s</h3>\n", guest ? "Guest" : "Machine");
+		fl_html_addf(b, "<h3>%s</h3>\n", facts);
 		json_table(b, d->machine_facts);
 	}
-	fl_html_addf(b, "<h3>Timings</h3>\n<table class='timings'>\n<tr><th>%s</th><td>",
-		     start_word(d->backend));
+	fl_html_addf(b, "<h3>Timings</h3>\n<table class='timings'>\n<tr><th>%s</th><td>", start);
 	fl_web_time(b, d->created_ms / 1000);
-	fl_html_addf(b, "</td></tr>\n<tr><th>%s</th><td>",
-		     guest ? "boot to the agent" : "to the agent's first record");
+	fl_html_addf(b, "</td></tr>\n<tr><th>%s</th><td>", to_agent);
 	after_created(b, d, d->agent_ms);
 	fl_buf_adds(b, "</td></tr>\n<tr><th>first sample</th><td>");
 	after_created(b, d, d->first_sample_ms);

@@ -18,10 +18,11 @@ allowed() {
 	analysis) echo "lib config proto" ;;
 	store) echo "lib" ;;
 	build) echo "lib config store" ;;
-	machine) echo "lib config proto analysis store build" ;;
-	service) echo "lib config proto analysis store build machine" ;;
-	web) echo "lib config analysis store service" ;;
-	builtin) echo "lib config proto analysis store build machine service web" ;;
+	machine) echo "lib config proto analysis build" ;;
+	dispatch) echo "lib config proto analysis store build machine" ;;
+	service) echo "lib config proto analysis store build machine dispatch" ;;
+	web) echo "lib config analysis store machine service" ;;
+	builtin) echo "lib config proto analysis store build machine dispatch service web" ;;
 	esac
 }
 
@@ -30,7 +31,7 @@ allowed() {
 known='
 '
 
-for dir in lib config analysis store build machine service web builtin; do
+for dir in lib config analysis store build machine dispatch service web builtin; do
 	ok_dirs="$dir $(allowed $dir)"
 	for f in orchestrator/$dir/*.[ch]; do
 		includes "$f" | while read -r inc; do

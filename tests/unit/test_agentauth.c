@@ -25,7 +25,7 @@
 
 #include "proto/auth.h"
 #include "lib/error.h"
-#include "machine/replay.h"
+#include "dispatch/replay.h"
 #include "testlib.h"
 
 static const char token[] = "a-token-of-32-characters-length!";

@@ -138,7 +138,7 @@ static void test_clean_run(void **state)
 	fl_console *c[2];
 	char *detail;
 	size_t n[2];
-	const struct fl_sample *s[2];
+	const struct fl_run_sample *s[2];
 
 	(void)state;
 	clean_run(&l);
@@ -447,7 +447,7 @@ static void test_same_point_twice_keeps_counting(void **state)
 	struct log l;
 	fl_console *c;
 	char *detail;
-	const struct fl_sample *s;
+	const struct fl_run_sample *s;
 	size_t n;
 
 	(void)state;
@@ -475,7 +475,7 @@ static void test_cgroup_contexts(void **state)
 	struct log l;
 	fl_console *c;
 	char *detail, *r;
-	const struct fl_sample *s;
+	const struct fl_run_sample *s;
 	size_t n;
 
 	(void)state;

@@ -14,7 +14,7 @@
 
 #include "lib/error.h"
 #include "analysis/evidence.h"
-#include "machine/evidence.h"
+#include "dispatch/evidence.h"
 #include "store/evidence.h"
 #include "testlib.h"
 

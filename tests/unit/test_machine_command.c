@@ -1,11 +1,14 @@
 /*
- * test_machine_command.c - the command backend of fl_machine_run() on a
- * real repository: numbers on stdout are the run's samples (nothing else
- * is, not even numbers on stderr), FAULTLINE_COMMIT and the checkout are
- * the commit's, exit 125 leaves no run, a failing command is an
- * agent-error with its last stderr line, silence is an agent-error, the
- * timeout kills it, a checkout that cannot be made is an infra-error, and
- * the user's tree is left alone.
+ * test_machine_command.c - the command backend on a real repository,
+ * through the dispatcher (fl_dispatch_run, which keeps the run in the
+ * store): numbers on stdout are the run's samples (nothing else is, not
+ * even numbers on stderr), FAULTLINE_COMMIT and the checkout are the
+ * commit's, exit 125 leaves no run, a failing command is an agent-error
+ * with its last stderr line, silence is an agent-error, the timeout kills
+ * it, a checkout that cannot be made is an infra-error, and the user's
+ * tree is left alone. And the backend alone (fl_machine_run): it hands its
+ * facts, its end and its samples to the request's sink and keeps nothing
+ * itself.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +19,7 @@
 #include <unistd.h>
 
 #include "config/config.h"
+#include "dispatch/dispatch.h"
 #include "lib/error.h"
 #include "machine/machine.h"
 #include "build/repo.h"
@@ -82,16 +86,16 @@ static int teardown(void **state)
 
 static int run(const char *machine, const char *rev, struct fl_run_result *res)
 {
-	struct fl_run_req req = {.cfg = cfg,
-				 .machine = fl_config_machine(cfg, machine),
-				 .bench = fl_config_benchmark(cfg, "b"),
-				 .store = st,
-				 .tree = fl_config_tree(cfg, "t"),
-				 .repo = repo,
-				 .rev = rev,
-				 .label = machine};
+	struct fl_dispatch_req req = {.run = {.cfg = cfg,
+					      .machine = fl_config_machine(cfg, machine),
+					      .bench = fl_config_benchmark(cfg, "b"),
+					      .tree = fl_config_tree(cfg, "t"),
+					      .repo = repo,
+					      .rev = rev,
+					      .label = machine},
+				      .store = st};
 
-	return fl_machine_run(&req, res);
+	return fl_dispatch_run(&req, res);
 }
 
 static void test_samples(void **state)
@@ -195,12 +199,100 @@ static void test_infra(void **state)
 	assert_string_equal(fl_run_status_name(FL_RUN_INFRA_ERROR), "infra-error");
 }
 
+/* What a sink was handed. */
+struct handed {
+	int records, guests, ends;
+	char facts[512], console[512];
+	enum fl_run_status status;
+	double values[4];
+	size_t nsamples;
+};
+
+static int record(void *arg, uint64_t seq, const char *type, const char *json, size_t len)
+{
+	(void)seq, (void)type, (void)json, (void)len;
+	((struct handed *)arg)->records++;
+	return 0;
+}
+
+static int guest(void *arg, const struct fl_machine_guest *g)
+{
+	(void)g;
+	((struct handed *)arg)->guests++;
+	return 0;
+}
+
+static int facts(void *arg, const char *json)
+{
+	struct handed *h = arg;
+
+	snprintf(h->facts, sizeof(h->facts), "%s", json);
+	return 0;
+}
+
+static int end(void *arg, const struct fl_machine_end *e)
+{
+	struct handed *h = arg;
+
+	h->ends++;
+	h->status = e->status;
+	snprintf(h->console, sizeof(h->console), "%s", e->console ? e->console : "");
+	h->nsamples = e->nsamples;
+	for (size_t i = 0; i < e->nsamples && i < 4; i++)
+		h->values[i] = e->samples[i].value;
+	return 0;
+}
+
+static void test_sink(void **state)
+{
+	struct handed h = {0};
+	const struct fl_run_sink sink = {record, guest, facts, end, &h};
+	struct fl_run_req req = {.cfg = cfg,
+				 .machine = fl_config_machine(cfg, "ok"),
+				 .bench = fl_config_benchmark(cfg, "b"),
+				 .tree = fl_config_tree(cfg, "t"),
+				 .repo = repo,
+				 .rev = c2,
+				 .sha = c2,
+				 .run_id = 4242,
+				 .sink = &sink};
+	long long runs = fl_test_sql_int(db, "SELECT count(*) FROM runs");
+	struct fl_run_result res;
+
+	(void)state;
+	assert_int_equal(fl_machine_run(&req, &res), 0);
+	assert_int_equal(res.status, FL_RUN_OK);
+	assert_int_equal(res.run_id, 4242);
+	assert_int_equal(h.ends, 1);
+	assert_int_equal(h.status, FL_RUN_OK);
+	assert_int_equal(h.nsamples, 2);
+	assert_true(h.values[0] == 2 && h.values[1] == 2.5);
+	assert_non_null(strstr(h.console, "warming up"));
+	assert_non_null(strstr(h.console, "--- stderr ---\n7"));
+	assert_non_null(strstr(h.facts, "\"cpus\":"));
+	assert_int_equal(h.records + h.guests, 0); /* no agent, no guest */
+	/* nothing of it in the store: keeping it is the dispatcher's */
+	assert_int_equal(fl_test_sql_int(db, "SELECT count(*) FROM runs"), runs);
+	fl_run_result_release(&res);
+
+	/* untestable is handed over like any end; the dispatcher drops it */
+	memset(&h, 0, sizeof(h));
+	req.machine = fl_config_machine(cfg, "skip");
+	assert_int_equal(fl_machine_run(&req, &res), 0);
+	assert_int_equal(res.status, FL_RUN_UNTESTABLE);
+	assert_int_equal(h.ends, 1);
+	assert_int_equal(h.status, FL_RUN_UNTESTABLE);
+	assert_int_equal(h.nsamples, 0);
+	fl_run_result_release(&res);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_samples),
 	    cmocka_unit_test(test_failures),
 	    cmocka_unit_test(test_infra),
+	    cmocka_unit_test(test_sink),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -3,7 +3,8 @@
  * configuration accepts has ops and the other way round, an unknown one is
  * refused naming the line of the configuration, and what the table answers
  * for each backend (own kernel, kernel or not, the agent API, the report's
- * machine line), with the CPU count and memory every caller now shares.
+ * machine line and its configuration line, the run page's words, the
+ * guest's slowdown), with the CPU count and memory every caller now shares.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,9 +19,11 @@
 #include "config/config.h"
 #include "lib/buf.h"
 #include "lib/error.h"
+#include "dispatch/dispatch.h"
 #include "machine/machine.h"
-#include "store/run.h"
 #include "testlib.h"
+
+#include <unistd.h>
 
 static char dir[64], path[128];
 static struct fl_config *cfg;
@@ -122,20 +125,81 @@ static void test_each_backend(void **state)
 	assert_int_equal(fl_config_machine_memory(machine("vm")), 1024ULL << 20);
 }
 
+/* Where the backends differ on pages, reports and timings: their ops say it. */
+static void quote(fl_buf *out, const char *text)
+{
+	fl_buf_addf(out, "<%s>", text);
+}
+
+static char *repro(const char *name)
+{
+	const struct fl_machine_ops *ops;
+	fl_buf b = FL_BUF_INIT;
+
+	assert_int_equal(fl_machine_ops_of(cfg, machine(name), &ops), 0);
+	if (ops->repro_keys)
+		ops->repro_keys(machine(name), &b, quote);
+	return fl_buf_detach(&b);
+}
+
+static void test_backend_words(void **state)
+{
+	const char *start, *agent, *facts;
+	struct fl_machine_conf kvm = *machine("vm"), tcg = *machine("vm");
+	long host = sysconf(_SC_NPROCESSORS_ONLN);
+	char *s;
+
+	(void)state;
+	fl_machine_words("libvirt", &start, &agent, &facts);
+	assert_string_equal(start, "guest created");
+	assert_string_equal(agent, "boot to the agent");
+	assert_string_equal(facts, "Guest");
+	fl_machine_words("baremetal", &start, &agent, &facts);
+	assert_string_equal(start, "job handed to the box");
+	assert_string_equal(agent, "to the agent's first record");
+	assert_string_equal(facts, "Machine");
+	fl_machine_words("command", &start, &agent, &facts);
+	assert_string_equal(start, "started");
+	fl_machine_words("qemu", &start, &agent, &facts);
+	assert_string_equal(start, "started");
+	assert_string_equal(facts, "Machine");
+
+	s = repro("vm");
+	assert_string_equal(s, ", sockets: 2, cores: 3, threads: 2, memory_per_node: 512M");
+	free(s);
+	s = repro("cmd");
+	assert_string_equal(s, ", command: <echo 1>");
+	free(s);
+	s = repro("box");
+	assert_string_equal(s, "");
+	free(s);
+
+	/* 12 vCPUs under TCG on this host's CPUs; KVM, boxes and commands keep their clock */
+	kvm.accel = "kvm";
+	tcg.accel = "tcg";
+	assert_int_equal(fl_machine_slowdown(&kvm), 1);
+	assert_int_equal(fl_machine_slowdown(&tcg),
+			 host > 0 && 12 > host ? (12 + host - 1) / host : 1);
+	assert_int_equal(fl_machine_slowdown(machine("box")), 1);
+	assert_int_equal(fl_machine_slowdown(machine("cmd")), 1);
+}
+
 /* A name no backend has (a configuration made by hand): refused at its line. */
 static void test_unknown_backend(void **state)
 {
 	struct fl_machine_conf *m = (struct fl_machine_conf *)machine("cmd");
+	const struct fl_run_sink sink = {0}; /* never called */
 	struct fl_run_req req = {.cfg = cfg,
 				 .machine = m,
 				 .bench = fl_config_benchmark(cfg, "b"),
-				 .store = (fl_store *)cfg /* never used */,
-				 .rev = "HEAD"};
+				 .rev = "HEAD",
+				 .sink = &sink};
+	struct fl_dispatch_req dreq = {.run = req, .store = (fl_store *)cfg /* never used */};
 	struct fl_run_result res;
 	const struct fl_machine_ops *ops;
 	char *saved = m->backend, want[256];
-	int found, ran, kernel, own;
-	char said[2][512];
+	int found, ran, dispatched, kernel, own;
+	char said[3][512];
 
 	(void)state;
 	m->backend = "qemu";
@@ -143,6 +207,8 @@ static void test_unknown_backend(void **state)
 	snprintf(said[0], sizeof(said[0]), "%s", fl_error_last());
 	ran = fl_machine_run(&req, &res);
 	snprintf(said[1], sizeof(said[1]), "%s", fl_error_last());
+	dispatched = fl_dispatch_run(&dreq, &res);
+	snprintf(said[2], sizeof(said[2]), "%s", fl_error_last());
 	kernel = fl_machine_kernel(m);
 	own = fl_machine_own_kernel(m);
 	m->backend = saved;
@@ -156,6 +222,8 @@ static void test_unknown_backend(void **state)
 	assert_string_equal(said[0], want);
 	assert_int_equal(ran, FL_EINVAL);
 	assert_string_equal(said[1], want);
+	assert_int_equal(dispatched, FL_EINVAL);
+	assert_string_equal(said[2], want);
 	assert_false(kernel);
 	assert_false(own);
 }
@@ -181,7 +249,7 @@ static void test_unknown_backend_config(void **state)
 			       "command)"));
 }
 
-static char *describe(const char *name, const struct fl_run_row *run)
+static char *describe(const char *name, const struct fl_machine_seen *run)
 {
 	const struct fl_machine_ops *ops;
 	fl_buf b = FL_BUF_INIT;
@@ -193,12 +261,12 @@ static char *describe(const char *name, const struct fl_run_row *run)
 
 static void test_describe(void **state)
 {
-	struct fl_run_row row = {.id = 7,
-				 .machine_facts = "{\"sockets\":4,\"memory_per_node\":268435456}",
-				 .nodes = 4,
-				 .cpus = 16,
-				 .accel = "kvm",
-				 .kernel_release = "6.1.0"};
+	struct fl_machine_seen row = {.run_id = 7,
+				      .facts = "{\"sockets\":4,\"memory_per_node\":268435456}",
+				      .nodes = 4,
+				      .cpus = 16,
+				      .accel = "kvm",
+				      .kernel_release = "6.1.0"};
 	char *s;
 
 	(void)state;
@@ -225,9 +293,9 @@ static void test_describe(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_tables_agree),    cmocka_unit_test(test_each_backend),
-	    cmocka_unit_test(test_unknown_backend), cmocka_unit_test(test_unknown_backend_config),
-	    cmocka_unit_test(test_describe),
+	    cmocka_unit_test(test_tables_agree),	   cmocka_unit_test(test_each_backend),
+	    cmocka_unit_test(test_backend_words),	   cmocka_unit_test(test_unknown_backend),
+	    cmocka_unit_test(test_unknown_backend_config), cmocka_unit_test(test_describe),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

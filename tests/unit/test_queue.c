@@ -7,7 +7,7 @@
  *     runs in flight (or finished but never recorded by their job) are
  *     deleted with their samples, recorded runs and failed attempts stay;
  *   - run outcomes: ok is done with its run, exit 125 is done untestable,
- *     a failing command is tried FL_QUEUE_ATTEMPTS times then done failed
+ *     a failing command is tried 3 times (fl_attempts_job) then done failed
  *     with every attempt's run kept, infra errors take the machine out of
  *     the pool at max_infra_errors and its job waits (blocked) until the
  *     machine is enabled again;

@@ -3,7 +3,7 @@
  * (from the headers, then the body's hash), the five endpoints, the
  * answers and their signatures.
  */
-#include "machine/agentapi.h"
+#include "dispatch/agentapi.h"
 #include "machine/machine.h"
 #include "lib/buf.h"
 #include "config/config.h"
@@ -11,7 +11,7 @@
 #include "lib/fs.h"
 #include "lib/httpd.h"
 #include "lib/log.h"
-#include "machine/replay.h"
+#include "dispatch/replay.h"
 #include "store/agent.h"
 #include "store/threads.h"
 

@@ -1,10 +1,10 @@
 /*
- * machine/evidence.h - a run's evidence from its records into the store:
+ * dispatch/evidence.h - a run's evidence from its records into the store:
  * analysis/evidence.h makes the points (pure), store/evidence.h keeps them
  * as rows; this is the one place that turns the one into the other.
  */
-#ifndef FL_MACHINE_EVIDENCE_H
-#define FL_MACHINE_EVIDENCE_H
+#ifndef FL_DISPATCH_EVIDENCE_H
+#define FL_DISPATCH_EVIDENCE_H
 
 #include "store/store.h"
 

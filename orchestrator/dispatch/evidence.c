@@ -1,6 +1,6 @@
-/* machine/evidence.c - a run's evidence from its records into the store (see
- * machine/evidence.h). */
-#include "machine/evidence.h"
+/* dispatch/evidence.c - a run's evidence from its records into the store (see
+ * dispatch/evidence.h). */
+#include "dispatch/evidence.h"
 #include "analysis/evidence.h"
 #include "lib/buf.h"
 #include "lib/error.h"
@@ -35,10 +35,10 @@ static void point_row(const struct fl_evidence_point *pt, struct fl_evidence_row
 		    (struct fl_profile_row){pt->fn[k].name, pt->fn[k].samples, pt->fn[k].share};
 	row->lk = fl_xcalloc(pt->nlk + 1, sizeof(*row->lk));
 	for (size_t k = 0; k < pt->nlk; k++)
-		row->lk[k] = (struct fl_lock_row){pt->lk[k].name,	 pt->lk[k].named_by,
-						  pt->lk[k].contentions, pt->lk[k].waits,
-						  pt->lk[k].wait_ns,	 pt->lk[k].max_wait_ns,
-						  pt->lk[k].chains};
+		row->lk[k] =
+		    (struct fl_lock_row){pt->lk[k].name,  pt->lk[k].named_by, pt->lk[k].contentions,
+					 pt->lk[k].waits, pt->lk[k].wait_ns,  pt->lk[k].max_wait_ns,
+					 pt->lk[k].chains};
 }
 
 int fl_run_evidence_store(fl_store *st, int64_t run_id, const char *const *records,

@@ -7,9 +7,10 @@
  * It runs in the process that runs machines: "faultline watch" and
  * "faultline run" start it when a baremetal machine is configured, on
  * agent_api.listen. It shares nothing with the runs but the store
- * (store/agent.h): machine/baremetal.c publishes an agent job and waits for
- * its state to change; this server hands the job out and records what the
- * box says. Its own server rather than the results pages' because those
+ * (store/agent.h): machine/baremetal.c publishes an agent job on the box
+ * queue (machine/boxes.h, dispatch/boxes.c keeps it in the store) and
+ * waits for its state to change; this server hands the job out and
+ * records what the box says. Its own server rather than the results pages' because those
  * are read-only, unauthenticated GET pages; what both need (the daemon with
  * its limits on connections, timeouts and bodies: agent_api.*) is in
  * lib/httpd.h, a store connection per thread in store/threads.h.

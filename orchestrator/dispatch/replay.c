@@ -2,7 +2,7 @@
  * replay.c - nonces seen within the window (see replay.h): a chained hash
  * table keyed by "box nonce", swept of expired entries when it fills.
  */
-#include "machine/replay.h"
+#include "dispatch/replay.h"
 #include "lib/buf.h"
 #include "lib/error.h"
 
