@@ -13,6 +13,9 @@
 # "cmake -DCMAKE_BUILD_TYPE=Release" leaves it off.
 
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+# Two tests per core: most wait more than they compute; the ones that keep
+# a core busy take two slots (tests/CMakeLists.txt, PROCESSORS).
+TEST_JOBS ?= $(shell echo $$(( $(JOBS) * 2 )))
 CTEST_ARGS ?= -LE 'kernel|e2e'
 # ctest ARGS in a build directory, then tests/leftovers.py: the run fails
 # when a process a test started outlived its test (it is named and stopped).
@@ -43,12 +46,12 @@ pg: deps
 	@scripts/pg-start.sh start >/dev/null
 
 test-build: build pg
-	@cd build && $(CTEST) --output-on-failure -j$(JOBS) $(CTEST_ARGS)
+	@cd build && $(CTEST) --output-on-failure -j$(TEST_JOBS) $(CTEST_ARGS)
 
 test-asan: build-asan pg
 	@cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		$(CTEST) --output-on-failure -j$(JOBS) $(CTEST_ARGS)
+		$(CTEST) --output-on-failure -j$(TEST_JOBS) $(CTEST_ARGS)
 
 test: test-build test-asan
 
