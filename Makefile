@@ -17,9 +17,12 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # a core busy take two slots (tests/CMakeLists.txt, PROCESSORS).
 TEST_JOBS ?= $(shell echo $$(( $(JOBS) * 2 )))
 CTEST_ARGS ?= -LE 'kernel|e2e'
-# ctest ARGS in a build directory, then tests/leftovers.py: the run fails
-# when a process a test started outlived its test (it is named and stopped).
-CTEST = sh -c 'ctest "$$@"; rc=$$?; python3 ../tests/leftovers.py . || rc=1; exit $$rc' ctest
+# ctest ARGS in a build directory; then each skipped test with its reason
+# (tests/skipped.py), and tests/leftovers.py: the run fails when a process
+# a test started outlived its test (it is named and stopped).
+CTEST = sh -c 'ctest --output-junit Testing/Temporary/junit.xml "$$@"; rc=$$?; \
+	python3 ../tests/skipped.py Testing/Temporary/junit.xml; \
+	python3 ../tests/leftovers.py . || rc=1; exit $$rc' ctest
 
 .PHONY: all deps build build-asan test test-build test-asan test-kernel e2e demo clean \
 	release-check pg
