@@ -767,7 +767,7 @@ static inline int wf_serve(struct wf_server *s, char *const argv[], const char *
 	memset(s, 0, sizeof(*s));
 	if (pipe(out))
 		return -1;
-	s->pid = fork();
+	s->pid = fl_test_fork();
 	if (s->pid == 0) {
 		int err = open(errlog, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
