@@ -2,7 +2,8 @@
 # benchmark whose speed the checked-out commit sets, a git history with a
 # slowdown injected by one commit, and the count of mails in a Maildir.
 #   $tmp/bench   logs each invocation's commit to $BENCH_LOG, sleeps
-#                $BENCH_SLEEP, exits 125 on $SKIP, prints five noisy numbers
+#                $BENCH_SLEEP, holds while the file $BENCH_GATE exists (and
+#                says so in $BENCH_GATE.held), exits 125 on $SKIP, prints five noisy numbers
 #                around 100 (90 once the file "slow" is in; perf.conf's speed)
 #   make_repo DIR KIND UPTO  (see below)
 #   mails MAILDIR (the SMTP server and free_port are lib.sh's)
@@ -14,6 +15,10 @@ cat >"$tmp/bench" <<'SH'
 echo "$FAULTLINE_COMMIT" >>"$BENCH_LOG"
 [ -n "${SKIP:-}" ] && [ "$FAULTLINE_COMMIT" = "$SKIP" ] && exit 125
 [ -n "${BENCH_SLEEP:-}" ] && sleep "$BENCH_SLEEP"
+if [ -n "${BENCH_GATE:-}" ] && [ -e "$BENCH_GATE" ]; then
+	echo "$$" >"$BENCH_GATE.held"
+	for _ in $(seq 1200); do [ -e "$BENCH_GATE" ] || break; sleep 0.05; done
+fi
 base=100
 [ -f perf.conf ] && base=$(sed -n 's/^speed=\([0-9]*\).*/\1/p' perf.conf)
 [ -f slow ] && base=90

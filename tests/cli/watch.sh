@@ -297,9 +297,12 @@ for point in run-stored:16 bisect-step:3 bisect-step:7 report-store:1; do
 	check_recovered "$point" "crash$n" "$before" "${discarded:-0}"
 done
 
-# SIGKILL from outside while a run is in flight, twice, at whatever point it lands
-# runs of half a second: the kill lands in one however slow the poll (psql, ASan)
-config crashrun "$crash_repo" "$port" "BENCH_SLEEP=0.5"
+# SIGKILL from outside while a run is in flight, at three points of the
+# bisection: once it has taken that many steps, the next run holds at a gate
+# (the bench waits while $gate exists) and the kill lands there, however slow
+# the machine (a run that ended before a kill from a poll was a flaky miss)
+gate="$tmp/gate"
+config crashrun "$crash_repo" "$port" "BENCH_GATE=$gate"
 : >"$BENCH_LOG"
 before=$(mails "$maildir")
 discarded_total=0
@@ -308,18 +311,21 @@ for wait_steps in 2 5 8; do
 	# which this one discards once it starts
 	last=$(q crashrun "SELECT coalesce(max(id), 0) FROM runs" 2>/dev/null)
 	last=${last:-0}
+	rm -f "$gate" "$gate.held"
 	"$FAULTLINE" watch --config "$tmp/crashrun.yaml" --once >/dev/null 2>"$tmp/crash.err" &
 	pid=$!
-	for _ in $(seq 300); do
-		# one question (a slow poll lets the run end before the kill)
-		set -- $(q crashrun "SELECT (SELECT count(*) FROM bisect_steps) || ' ' ||
-			(SELECT count(*) FROM runs WHERE status = 'running' AND id > $last)" 2>/dev/null)
-		steps=${1:-0} inflight=${2:-0}
-		[ "${steps:-0}" -ge "$wait_steps" ] && [ "${inflight:-0}" -ge 1 ] && break
+	for _ in $(seq 1200); do
+		[ "$(q crashrun "SELECT count(*) FROM bisect_steps" 2>/dev/null)" -ge "$wait_steps" ] 2>/dev/null && break
+		sleep 0.05
+	done
+	: >"$gate"
+	for _ in $(seq 1200); do
+		[ -s "$gate.held" ] && [ "$(q crashrun "SELECT count(*) FROM runs WHERE status = 'running' AND id > $last" 2>/dev/null)" -ge 1 ] 2>/dev/null && break
 		sleep 0.05
 	done
 	kill -9 "$pid"
 	wait "$pid" 2>/dev/null
+	rm -f "$gate"
 	[ "$(q crashrun "SELECT count(*) FROM runs WHERE status = 'running' AND id > $last")" -ge 1 ] &&
 		ok "kill -9 lands during a run (after $wait_steps steps)" ||
 		fail "kill -9 lands during a run (after $wait_steps steps)"
