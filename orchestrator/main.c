@@ -40,8 +40,10 @@ static const struct fl_command commands[] = {
 	 cmd_profile_help},
 	{"records", cmd_records, "records FILE|-", "check a console log's FLR1 records and print their JSON",
 	 cmd_records_help},
-	{"queue", cmd_queue, "queue show|enable MACHINE [--config F | --db PATH] [--json]",
-	 "show the watch service's jobs and machines, or put a machine back in the pool",
+	{"queue", cmd_queue,
+	 "queue show|enable|retry [MACHINE | JOB | --failed] [--config F | --db PATH] [--json]",
+	 "show the watch service's jobs and machines, put a machine back in the pool, retry "
+	 "failed jobs",
 	 cmd_queue_help},
 	{"regression", cmd_regression,
 	 "regression list [--state S] [--tree T] [--json] | show ID [--json] | mark ID "

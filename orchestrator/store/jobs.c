@@ -318,6 +318,15 @@ int fl_store_job_run_done(fl_store *st, int64_t id, const char *result, int64_t 
 	return r ? fl_error_wrap(r, "job %lld", (long long)id) : 0;
 }
 
+int fl_store_job_requeue(fl_store *st, int64_t id)
+{
+	return update(
+	    st, id,
+	    "UPDATE jobs SET state = 'queued', result = NULL, error = NULL, run_id = NULL, "
+	    "attempts = 0, started = NULL, finished = NULL, worker = NULL WHERE id = ?1",
+	    NULL, NULL, NULL, "queue job again");
+}
+
 int fl_store_job_wait(fl_store *st, int64_t id)
 {
 	return update(st, id,

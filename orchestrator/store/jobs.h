@@ -93,6 +93,9 @@ int fl_store_job_set(fl_store *st, int64_t id, const char *state, const char *re
 /* A run job's end: done with its result and the run that counts (0: none). */
 int fl_store_job_run_done(fl_store *st, int64_t id, const char *result, int64_t run_id,
 			  const char *error);
+/* The job queued again as a new one: no attempts, result, error, run or
+ * times, held by no worker (what is retried is the service's policy). */
+int fl_store_job_requeue(fl_store *st, int64_t id);
 /* A coordinator waits for its children: waiting, or queued again when none is live. */
 int fl_store_job_wait(fl_store *st, int64_t id);
 /* The parent of id goes from waiting to queued once none of its children is live. */

@@ -126,6 +126,9 @@ static void verdict_cell(fl_buf *out, const struct fl_web_tag *tag, const struct
 		fl_html_addf(out, " <small>%zu of %zu runs</small>", v->runs_done, v->runs_total);
 	else if (!strcmp(v->state, "queued"))
 		fl_buf_adds(out, " <small>queued</small>");
+	if (!strcmp(v->state, "failed")) /* the jobs page says why and how to retry */
+		fl_html_addf(out, " <a href='/jobs?state=failed#job-%lld'>job %lld: why, retry</a>",
+			     (long long)v->job_id, (long long)v->job_id);
 	if (v->regression_id)
 		fl_html_addf(out, " <a href='/regression/%lld'>regression %lld</a>",
 			     (long long)v->regression_id, (long long)v->regression_id);

@@ -49,7 +49,7 @@ t _fl_agent fl-agent daemon --token
 SH
 	FL_BUILD_DIR=$FL_BUILD_DIR bash "$tmp/comp.bash" >"$tmp/comp" 2>&1
 	for want in "faultline ru -> run" "faultline serve --li -> --listen" \
-		"faultline db  -> init migrate" "faultline queue show -- -> --config --db --help --json" \
+		"faultline db  -> init migrate" "faultline queue show -- -> --config --db --failed --help --json" \
 		"faultline --config x.yaml compa -> compare" "faultline help initr -> initramfs" \
 		"faultline --vers -> --version" "fl-agent da -> daemon" \
 		"fl-agent daemon --token -> --token-file"; do
