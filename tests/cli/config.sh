@@ -1,6 +1,7 @@
 # config.sh - "faultline config check" on the shipped example and on a typo;
 # a tag pattern that matches none of a local tree's tags, said by config
-# check and by every pass of watch.
+# check and by every pass of watch; a command machine's configuration
+# printed without other backends' keys, and their keys refused there.
 . "$(dirname "$0")/lib.sh"
 
 expect_exit 0 "example config checks" "$FAULTLINE" config check configs/example.yaml
@@ -61,4 +62,32 @@ for pass in 1 2; do
 	expect_exit 0 "watch pass $pass" "$FAULTLINE" watch --config "$tmp/pattern.yaml" --once
 	expect_grep "$tmp/err" "warning watch: $said" "watch pass $pass says it"
 done
+# ---- a command machine: only its own keys ------------------------------------
+# config check echoed uri, sockets, accel and modes for a command machine and
+# took sockets: 4 and test: page_fault2 there without a word
+cat >"$tmp/command.yaml" <<'YAML'
+machines:
+  - { name: local, backend: command, command: ./bench.sh }
+benchmarks:
+  - { name: mine, repeat: 5 }
+YAML
+expect_exit 0 "a command machine checks" "$FAULTLINE" config check "$tmp/command.yaml"
+for key in uri: accel: sockets: cores: memory_per_node: boot_timeout: modes: tasks: warmup: placement: cgroup:; do
+	grep -q "^ *$key" "$tmp/out" && fail "config check does not echo $key for a command machine" ||
+		ok "config check does not echo $key for a command machine"
+done
+expect_grep "$tmp/out" 'command: "./bench.sh"' "it echoes the command"
+expect_grep "$tmp/out" 'repeat: 5' "and the benchmark's repeat"
+cat >"$tmp/command-bad.yaml" <<'YAML'
+machines:
+  - { name: local, backend: command, command: ./bench.sh,
+      sockets: 4 }
+benchmarks:
+  - { name: mine, test: page_fault2 }
+YAML
+expect_exit 2 "keys another backend reads are refused" "$FAULTLINE" config check "$tmp/command-bad.yaml"
+expect_grep "$tmp/err" "$tmp/command-bad.yaml:3:16: machines[0].sockets: 'sockets' means nothing to a command machine" \
+	"sockets on a command machine, with its file:line"
+expect_grep "$tmp/err" "$tmp/command-bad.yaml:5:25: benchmarks[0].test: 'test' means nothing to benchmark 'mine': it runs only on command machines" \
+	"a page-fault test for a command benchmark, with its file:line"
 finish
