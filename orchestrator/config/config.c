@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <yaml.h>
 
 enum ftype {
@@ -1223,6 +1224,23 @@ static void check_address(struct loader *L, char **addr)
 		report_at(L, addr, "%s", why);
 }
 
+/* The links of reports when report.url is unset: the pages "faultline
+ * serve" answers at web.listen; a wildcard address is this host's name. */
+static char *pages_url(const char *listen)
+{
+	const char *colon = listen ? strrchr(listen, ':') : NULL;
+	char host[256] = "localhost";
+
+	if (!colon)
+		return fl_xstrdup("http://127.0.0.1:8080");
+	if (colon == listen || !strncmp(listen, "0.0.0.0:", 8) || !strncmp(listen, "[::]:", 5)) {
+		if (gethostname(host, sizeof(host) - 1))
+			snprintf(host, sizeof(host), "localhost");
+		return fl_xasprintf("http://%s%s", host, colon);
+	}
+	return fl_xasprintf("http://%s", listen);
+}
+
 static void check_report(struct loader *L)
 {
 	struct fl_config *cfg = L->cfg;
@@ -1243,6 +1261,10 @@ static void check_report(struct loader *L)
 			check_address(L, &cfg->trees[t].cc[i]);
 	if (cfg->report.smtp && !cfg->report.nto)
 		report_at(L, &cfg->report.smtp, "reports are sent by SMTP but 'report.to' is empty");
+	if (!fl_config_where(cfg, &cfg->report.url)) { /* not written: web.listen's */
+		free(cfg->report.url);
+		cfg->report.url = pages_url(cfg->web.listen);
+	}
 }
 
 /* min_port 0: a free port is picked at start and said on standard error. */

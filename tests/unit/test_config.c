@@ -90,6 +90,8 @@ static void test_example_loads(void **state)
 	assert_string_equal(b->kernel, "guest"); /* the only kernel */
 	assert_true(cfg->regression.min_change > 0.0199 && cfg->regression.min_change < 0.0201);
 	assert_string_equal(cfg->web.listen, "127.0.0.1:8080");
+	/* unset, the links of reports are the pages web.listen serves */
+	assert_string_equal(cfg->report.url, "http://127.0.0.1:8080");
 	assert_non_null(fl_config_where(cfg, &m->sockets));
 	assert_string_equal(fl_config_where(cfg, &cfg->trees[0].poll_ms),
 			    "configs/example.yaml:12:11: trees[0].poll");
@@ -565,6 +567,30 @@ static void test_backend_keys(void **state)
 	free(text);
 }
 
+/* report.url unset follows web.listen: the mail's links open the pages
+ * "faultline serve" answers (they said 127.0.0.1:8080 whatever it was). */
+static void test_report_url(void **state)
+{
+	struct fl_config *cfg;
+	char host[256] = "", want[300];
+
+	(void)state;
+	assert_int_equal(load("web: { listen: \"127.0.0.1:8765\" }\n", &cfg), 0);
+	assert_string_equal(cfg->report.url, "http://127.0.0.1:8765");
+	fl_config_free(cfg);
+	assert_int_equal(load("web: { listen: \"0.0.0.0:8765\" }\n", &cfg), 0);
+	assert_int_equal(gethostname(host, sizeof(host) - 1), 0);
+	snprintf(want, sizeof(want), "http://%s:8765", host);
+	assert_string_equal(cfg->report.url, want);
+	fl_config_free(cfg);
+	assert_int_equal(load("web: { listen: \"127.0.0.1:8765\" }\n"
+			      "report: { url: \"https://perf.example.org\" }\n",
+			      &cfg),
+			 0);
+	assert_string_equal(cfg->report.url, "https://perf.example.org");
+	fl_config_free(cfg);
+}
+
 static void test_print_roundtrip(void **state)
 {
 	struct fl_config *cfg, *again;
@@ -590,25 +616,26 @@ static void test_print_roundtrip(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_example_loads),
-	    cmocka_unit_test(test_defaults),
-	    cmocka_unit_test(test_build_artifacts),
-	    cmocka_unit_test(test_unknown_key),
-	    cmocka_unit_test(test_store_url),
-	    cmocka_unit_test(test_types_and_units),
-	    cmocka_unit_test(test_missing_and_duplicates),
-	    cmocka_unit_test(test_references),
-	    cmocka_unit_test(test_tree_watch),
-	    cmocka_unit_test(test_cgroups),
-	    cmocka_unit_test(test_environment),
-	    cmocka_unit_test(test_several_errors),
-	    cmocka_unit_test(test_syntax_and_io),
-	    cmocka_unit_test(test_backend_keys),
-	    cmocka_unit_test(test_print_roundtrip),
-	    cmocka_unit_test(test_hostile_yaml),
-	    cmocka_unit_test(test_mail_addresses),
-	    cmocka_unit_test(test_server_limits),
-	    cmocka_unit_test(test_worker),
+		cmocka_unit_test(test_example_loads),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_build_artifacts),
+		cmocka_unit_test(test_unknown_key),
+		cmocka_unit_test(test_store_url),
+		cmocka_unit_test(test_types_and_units),
+		cmocka_unit_test(test_missing_and_duplicates),
+		cmocka_unit_test(test_references),
+		cmocka_unit_test(test_tree_watch),
+		cmocka_unit_test(test_cgroups),
+		cmocka_unit_test(test_environment),
+		cmocka_unit_test(test_several_errors),
+		cmocka_unit_test(test_syntax_and_io),
+		cmocka_unit_test(test_backend_keys),
+		cmocka_unit_test(test_report_url),
+		cmocka_unit_test(test_print_roundtrip),
+		cmocka_unit_test(test_hostile_yaml),
+		cmocka_unit_test(test_mail_addresses),
+		cmocka_unit_test(test_server_limits),
+		cmocka_unit_test(test_worker),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
