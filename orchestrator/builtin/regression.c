@@ -137,7 +137,9 @@ static void print_show(const struct fl_regression_item *g)
 	printf("benchmark: %s on %s, %s", g->benchmark, g->machine, g->metric);
 	if (*g->mode)
 		printf(" at %u %s", g->tasks, g->mode);
-	printf(" %+.1f%%\nculprit:   %s\n", g->change, g->culprit ? g->culprit : "-");
+	/* the headline every page shows, and what it compares */
+	printf(" %+.1f%% (%s against %s)\nculprit:   %s\n", g->change, g->tag, g->baseline,
+	       g->culprit ? g->culprit : "-");
 	if (g->state_by)
 		printf("set by:    %s, %s\n", g->state_by, when);
 	if (g->fixed_by)

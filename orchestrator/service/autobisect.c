@@ -199,14 +199,18 @@ static int conclude(struct autobisect *a, const struct fl_descent_result *res)
 	if (r)
 		fl_store_tx_rollback(a->st);
 	else if (res->kind == FL_BISECT_CULPRIT)
-		fl_info("bisect: regression %lld: culprit %s%s%s (confidence %.3f, %.1f%% %s, "
-			"%zu run%s, %zu commit%s tested)",
+		/* the culprit's own figure said as such, then the regression's headline */
+		fl_info("bisect: regression %lld: culprit %s%s%s (confidence %.3f, %zu run%s, "
+			"%zu commit%s tested): %.1f%% %s than its parent on the bisection's runs; "
+			"the regression's headline is %+.1f%%, %s against %s",
 			(long long)a->reg.id, res->first, where.ptr ? where.ptr : "",
 			res->merge == FL_MERGE_ITSELF ? ": the merged branch alone does not "
 							"regress; the merge does"
-							: "",
-			res->confidence, res->change_pct, is_improvement(a) ? "better" : "worse",
-			res->runs, FL_S(res->runs), res->commits_tested, FL_S(res->commits_tested));
+						      : "",
+			res->confidence, res->runs, FL_S(res->runs), res->commits_tested,
+			FL_S(res->commits_tested), res->change_pct,
+			is_improvement(a) ? "better" : "worse", a->reg.change, a->reg.tag,
+			a->reg.baseline);
 	else
 		fl_info("bisect: regression %lld: %s after %zu runs", (long long)a->reg.id, kind,
 			res->runs);
