@@ -560,7 +560,7 @@ int fl_descent_step_repeats(struct fl_descent_echo *last, const struct fl_descen
 
 void fl_descent_step_text(fl_buf *out, const struct fl_descent_step *st)
 {
-	fl_buf_addf(out, "run %zu: %.12s", st->seq + 1, st->sha);
+	fl_buf_addf(out, "step %zu: %.12s", st->seq + 1, st->sha);
 	if (st->phase == FL_PHASE_CONFIRM) {
 		fl_buf_addf(out, " (%s end) -> ", st->end == 1 ? "good" : "bad");
 		run_value(out, st);

@@ -123,9 +123,10 @@ int fl_descent_run(fl_descent *d, const struct fl_descent_ops *ops, void *ctx,
 		   struct fl_descent_result *res);
 
 /*
- * One line of progress for a step, the same for both users: "run 17:
+ * One line of progress for a step, the same for both users: "step 17:
  * 3f2a1b9c -> 94.9 (bad); the culprit is one of 6 commits (95% sure),
- * likeliest 3f2a1b9c (p=0.62)", "run 1: 5be2c0a1 (good end) -> 100.1".
+ * likeliest 3f2a1b9c (p=0.62)", "step 1: 5be2c0a1 (good end) -> 100.1";
+ * steps count from 1, as the bisection's page and the report number them.
  */
 void fl_descent_step_text(fl_buf *out, const struct fl_descent_step *st);
 /*

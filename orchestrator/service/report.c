@@ -507,9 +507,11 @@ static void add_bisection(struct report *x)
 
 	fl_buf_addf(&x->b,
 		    "Bisection (good %s = %.12s, bad %s = %.12s, %lld commits in the range, "
-		    "merged branches included):\n\n   run  commit        verdict  p(best) samples\n",
+		    "merged branches included; the steps of %s/bisect/%lld):\n\n"
+		    "  step  commit        verdict  p(best) samples\n",
 		    x->reg.baseline, x->reg.good, x->reg.tag, x->reg.bad,
-		    (long long)json_integer_value(json_object_get(s, "commits")));
+		    (long long)json_integer_value(json_object_get(s, "commits")),
+		    x->cfg->report.url, (long long)x->bis.id);
 	fl_store_bisect_steps_each(x->st, x->bis.id, log_step, &l);
 	fl_buf_addf(&x->b, "\nresult: %s", x->bis.result ? x->bis.result : "(none)");
 	if (is_culprit(x))

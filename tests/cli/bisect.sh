@@ -59,7 +59,7 @@ expect_grep "$tmp/out" "culprit $culprit commit 13" "names the culprit and its s
 expect_grep "$tmp/out" "runs," "reports the runs"
 # progress from the first run, without -v: the commit, its value, a named measure
 first_good=$(git -C "$repo" rev-parse --short=12 HEAD~19)
-expect_grep "$tmp/err" "run 1: $first_good (good end) -> " "progress from the first run"
+expect_grep "$tmp/err" "step 1: $first_good (good end) -> " "progress from the first run"
 expect_grep "$tmp/err" "the culprit is one of" "progress names what it counts"
 expect_grep "$tmp/out" "(worse: " "the change says its direction"
 grep -q "change -[0-9.]*% (worse: " "$tmp/out" && ok "a drop is a negative change" ||

@@ -6,7 +6,11 @@
 #   and bisection pages give the same number (the tag against its
 #   baseline), and a second number says what it compares (the culprit
 #   against its parent, here 1.5% apart: an earlier commit in the range
-#   slowed the tag down by 1.5% more, below min_change).
+#   slowed the tag down by 1.5% more, below min_change);
+#   one numbering of a bisection's steps: the log's "step N (run R)" is the
+#   bisection page's step N (counted from 1, as the report's table), whose
+#   run is /run/R; the log says how many of the comparison's runs the
+#   bisection took, and the page lists that many.
 . tests/cli/lib.sh
 . tests/cli/history.sh
 
@@ -69,6 +73,45 @@ page regression/1
 expect_grep "$tmp/page" "Regression 1: $headline" "the regression page's title gives it"
 page bisect/1
 expect_grep "$tmp/page" "$headline</strong>" "the bisection page gives it"
+
+# ---- item 6: one numbering -----------------------------------------------------
+# the log said "run 11" for a step, /run/11 was another run, the page counted
+# steps from 0, and the log said 12 of the comparison's runs where the page
+# listed 10
+grep -q "bisect: regression 1: step [0-9]* (run [0-9]*): [0-9a-f]\{12\} -> " "$tmp/watch.err" &&
+	ok "the log's steps name their run" || fail "the log's steps name their run"
+page api/bisect/1
+cp "$tmp/page" "$tmp/bisect.json"
+page bisect/1
+cp "$tmp/page" "$tmp/bisect.html"
+$PY - "$tmp/watch.err" "$tmp/bisect.json" "$tmp/bisect.html" "$mail" <<'PY' && ok "the log's, the page's and the report's steps are the same steps" ||
+import json, re, sys
+log, api, html, mail = (open(f, encoding="utf-8", errors="replace").read() for f in sys.argv[1:])
+steps = json.loads(api)["steps"]
+def check(what, cond):
+    if not cond:
+        print("  | " + what)
+        sys.exit(1)
+check("the page's steps count from 1", [s["step"] for s in steps] == list(range(1, len(steps) + 1)))
+check("no step 0 on the page", "id='step-0'" not in html and "id='step-1'" in html)
+taken = re.search(r"bisect: regression 1: steps 1-(\d+) are (?:\d+ of )?the comparison's (\d+) runs", log)
+check("the log says which steps are the comparison's runs", taken)
+confirm = [s for s in steps if s["phase"] == "confirm"]
+check("the page lists as many (%d) as the log says (%s)" % (len(confirm), taken.group(1)),
+      len(confirm) == int(taken.group(1)) and [s["step"] for s in confirm] == list(range(1, len(confirm) + 1)))
+said = re.findall(r"bisect: regression 1: step (\d+) \(run (\d+)\): ([0-9a-f]{12}) -> ", log)
+check("the log said steps", said)
+for step, run, sha in said:
+    row = re.search(r"<tr id='step-%s'>(.*?)</tr>" % step, html, re.S)
+    check("step %s is on the page" % step, row)
+    check("step %s: the page's commit is the log's %s" % (step, sha), sha in row.group(1))
+    check("step %s: the page links the log's run %s" % (step, run), "href='/run/%s'" % run in row.group(1))
+table = re.findall(r"^\s+(\d+)  ([0-9a-f]{12})  ", mail[mail.index("  step  commit"):], re.M)
+check("the report's table has every step", len(table) == len(steps))
+for (n, sha), s in zip(table, steps):
+    check("the report's step %s is the page's" % n, int(n) == s["step"] and s["commit"]["sha"].startswith(sha))
+PY
+	fail "the log's, the page's and the report's steps are the same steps"
 serve_stop
 
 smtp_stop
