@@ -242,8 +242,8 @@ static int schedule(struct fl_service *svc, fl_store *st, const struct fl_tree_c
 	int64_t id;
 	int r, b = 0;
 
-	if (!sha_of(l, i))
-		return fl_error_wrap(FL_ENOTFOUND, "tree '%s'", t->name);
+	if (!sha_of(l, i)) /* the repository's message names the tree */
+		return FL_ENOTFOUND;
 	if ((r = fl_store_tx_begin(st)))
 		return r;
 	/* another worker of the store may have recorded it since the pass began */
@@ -507,10 +507,19 @@ static int pass_tree(struct fl_service *svc, fl_store *st, const struct fl_tree_
 
 int fl_trigger_tree(struct fl_service *svc, fl_store *st, size_t i, int fetch, unsigned *scheduled)
 {
+	const char *name = svc->cfg->trees[i].name;
 	int r = pass_tree(svc, st, &svc->cfg->trees[i], fetch, scheduled);
+	char *said;
 
-	if (r)
-		fl_err("watch: tree '%s': %s", svc->cfg->trees[i].name, fl_error_last());
+	if (!r)
+		return 0;
+	/* the repository's messages name the tree already (repo.h) */
+	said = fl_xasprintf("tree '%s': ", name);
+	if (!strncmp(fl_error_last(), said, strlen(said)))
+		fl_err("watch: %s", fl_error_last());
+	else
+		fl_err("watch: %s%s", said, fl_error_last());
+	free(said);
 	return r;
 }
 
