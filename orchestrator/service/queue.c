@@ -404,9 +404,9 @@ static void run_job(struct worker *w, fl_store *st)
 	const struct fl_tree_conf *tree = fl_config_tree(cfg, j->tree);
 	struct fl_run_result res = {0};
 	fl_repo *repo = NULL;
-	char *label = fl_xasprintf("%s %.12s on %s (%s%sjob %lld, attempt %d)", j->role, j->rev,
-				   j->machine, j->point ? j->point : "", j->point ? ", " : "",
-				   (long long)j->id, j->attempts);
+	char *label = fl_xasprintf("%s %.12s on %s (%s%sjob %lld, attempt %d)", fl_role_word(j),
+				   j->rev, j->machine, j->point ? j->point : "",
+				   j->point ? ", " : "", (long long)j->id, j->attempts);
 	const struct fl_benchmark_conf *bench = NULL;
 	struct fl_narrow_bench narrow;
 	struct fl_point_at *points = NULL;
