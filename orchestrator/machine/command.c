@@ -23,6 +23,7 @@
 #include "machine/priv.h"
 #include "lib/run-command.h"
 #include "store/jobs.h"
+#include "store/run.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -302,6 +303,9 @@ static int command_run(const struct fl_run_req *req, struct fl_run_result *res)
 	if (!r)
 		r = fl_store_run_finish(req->store, x.run_id, fl_run_status_name(res->status),
 					text);
+	/* the run's page says why by its status: "exit 127: sh: ./bench: not found" */
+	if (!r && res->detail)
+		r = fl_store_run_set_detail(req->store, x.run_id, res->detail);
 out:
 	if (x.lock_fd >= 0)
 		close(x.lock_fd);

@@ -529,3 +529,14 @@ int fl_store_run_abandon(fl_store *st, int64_t id, const char *why)
 
 	return fl_store_run_end(st, id, &e);
 }
+
+int fl_store_run_set_detail(fl_store *st, int64_t id, const char *detail)
+{
+	fl_stmt *stmt;
+
+	if (fl_store_prepare(st, &stmt, "UPDATE runs SET detail = ?2 WHERE id = ?1"))
+		return FL_ESTORE;
+	fl_stmt_bind_int64(stmt, 1, id);
+	fl_stmt_bind_text(stmt, 2, detail);
+	return fl_store_step_done(st, stmt, "set run detail");
+}

@@ -119,5 +119,7 @@ int fl_store_runs_in_flight(fl_store *st, struct fl_run_owner **out, size_t *n);
 void fl_store_run_owners_free(struct fl_run_owner *o, size_t n);
 /* Ends a run left 'running' by a process that died: infra-error, detail why. */
 int fl_store_run_abandon(fl_store *st, int64_t id, const char *why);
+/* Why a run ended the way it did (runs.detail), what its page says by its status. */
+int fl_store_run_set_detail(fl_store *st, int64_t id, const char *detail);
 
 #endif
