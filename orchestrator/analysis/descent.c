@@ -605,6 +605,20 @@ void fl_descent_line_text(fl_buf *out, const struct fl_descent_line *ln)
 		    ln->merge, ordinal(ln->parent), k, k == 1 ? "" : "s", ln->good, ln->bad);
 }
 
+void fl_descent_candidates_text(fl_buf *out, const struct fl_descent_result *res)
+{
+	/* the good end is never a candidate: a block there means no search yet */
+	if (res->kind != FL_BISECT_INCONCLUSIVE || !res->first || !res->last || !res->good ||
+	    !strcmp(res->first, res->good))
+		return;
+	if (!strcmp(res->first, res->last))
+		fl_buf_addf(out, ": the likeliest culprit is %.12s (p=%.2f)", res->first,
+			    res->confidence);
+	else
+		fl_buf_addf(out, ": the likeliest culprits are %.12s..%.12s (p=%.2f together)",
+			    res->first, res->last, res->confidence);
+}
+
 void fl_descent_path_text(fl_buf *out, const struct fl_descent_result *res)
 {
 	for (size_t i = res->depth; i-- > 0;) {

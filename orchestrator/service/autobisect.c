@@ -62,6 +62,11 @@ static int replay(void *ctx, const struct fl_bisect_step_rec *r)
 
 	fl_descent_replay(a->search, r->sha, r->v, r->n, r->skipped);
 	a->recorded++;
+	/* each step is said by its own call of this step: the echo as the
+	 * recorded ones left it, so a verification's repeats stay detail */
+	a->echo.verifying = r->phase && !strcmp(r->phase, fl_bisect_phase_name(FL_PHASE_VERIFY)) &&
+			    r->best && *r->best;
+	snprintf(a->echo.best, sizeof(a->echo.best), "%s", a->echo.verifying ? r->best : "");
 	return 0;
 }
 
@@ -247,9 +252,12 @@ static int conclude(struct autobisect *a, const struct fl_descent_result *res)
 			FL_S(res->commits_tested), res->change_pct,
 			is_improvement(a) ? "better" : "worse", a->reg.change, a->reg.tag,
 			a->reg.baseline);
-	else
-		fl_info("bisect: regression %lld: %s after %zu runs", (long long)a->reg.id, kind,
-			res->runs);
+	else {
+		fl_buf_reset(&where);
+		fl_descent_candidates_text(&where, res);
+		fl_info("bisect: regression %lld: %s after %zu runs%s", (long long)a->reg.id, kind,
+			res->runs, where.len ? where.ptr : "");
+	}
 out:
 	fl_buf_free(&where);
 	free(sum);
