@@ -55,8 +55,8 @@ static const struct fl_command commands[] = {
 	 "act on the #faultline commands of replies to reports in a Maildir, each answered in "
 	 "its thread",
 	 cmd_mail_help},
-	{"report", cmd_report, "report show ID [--config F | --db PATH] [--json]",
-	 "print a stored report as it was mailed, with its delivery state",
+	{"report", cmd_report, "report list|show ID [--config F | --db PATH] [--json]",
+	 "list the stored reports, or print one as it was mailed, with its delivery state",
 	 cmd_report_help},
 	{"serve", cmd_serve, "serve [--config F] [--db PATH] [--listen HOST:PORT] [--root DIR] [--threads N]",
 	 "serve the results pages and their JSON API until SIGINT or SIGTERM",

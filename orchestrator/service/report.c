@@ -885,7 +885,8 @@ static void add_body(struct report *x)
 			   "  #faultline test <tree-or-git-url> <branch-or-sha>   measure a fix\n"
 			   "  #faultline fix: <sha>     the commit that fixes it\n"
 			   "  #faultline invalid        not a real regression\n"
-			   "  #faultline dup: <id>      the same as regression <id>\n\n");
+			   "  #faultline dup: <id>      the same as regression <id>\n"
+			   "  #faultline reopen         not fixed after all, or back\n\n");
 	fl_buf_adds(&x->b, "-- \nfaultline, automated performance bisection\n");
 	free(metric);
 }
