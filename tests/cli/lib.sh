@@ -104,12 +104,12 @@ smtp_start() {
 }
 smtp_stop() { kill "$smtp_pid" 2>/dev/null; wait "$smtp_pid" 2>/dev/null; }
 
-# serve_start STORE: "faultline serve" on a free loopback port for the store
-# (a path or a URL: fl_store's), up when this returns, its base URL (with the
-# trailing /) in serve_url; serve_stop ends it. page PATH: the page's body in
+# serve_start ARGS...: "faultline serve ARGS" (--db STORE, a path or
+# fl_store's URL, or --config FILE) on a free loopback port, up when this
+# returns, its base URL (with the trailing /) in serve_url; serve_stop ends it. page PATH: the page's body in
 # $tmp/page (its status in $tmp/page.status, 0 when it did not answer).
 serve_start() {
-	"$FAULTLINE" serve --db "$1" --listen 127.0.0.1:0 >"$tmp/serve.out" 2>"$tmp/serve.err" &
+	"$FAULTLINE" serve "$@" --listen 127.0.0.1:0 >"$tmp/serve.out" 2>"$tmp/serve.err" &
 	serve_pid=$!
 	for _ in $(seq 100); do
 		[ -s "$tmp/serve.out" ] && break

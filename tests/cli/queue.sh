@@ -81,7 +81,7 @@ expect_exit 0 "queue show with a failed job" "$FAULTLINE" queue show --db "$rdb"
 expect_grep "$tmp/out" "1 compare failed" "queue show lists the failed job"
 expect_grep "$tmp/out" "with 'faultline queue retry JOB' (its failed runs with it) or 'faultline queue retry --failed'" \
 	"queue show says how to retry it"
-serve_start "$rdb" || fail "serve starts"
+serve_start --db "$rdb" || fail "serve starts"
 page "/jobs?state=failed"
 expect_grep "$tmp/page" "<code>faultline queue retry 1</code>" "the jobs page says how to retry it"
 expect_grep "$tmp/page" "gave no usable run on box" "the jobs page says why it failed"
