@@ -1,6 +1,7 @@
 /*
- * bench.c - page_fault1/2/3 runners, options and the sampling parent (see
- * bench.h).
+ * bench.c - the options, the tasks of a point (started, pinned, stopped;
+ * what they do is their test's, proto/testdef.h) and the sampling parent
+ * (see bench.h).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -15,20 +16,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench.h"
-
+#include "agents/bench.h"
+#include "proto/error.h"
 #include "proto/jobline.h"
 
 /* One counter per 128 bytes: adjacent-line prefetch on x86 pairs lines, and
  * tasks sharing a pair would measure cache-line bouncing, not page faults. */
 #define COUNTER_STRIDE (128 / sizeof(uint64_t))
 
-static const char *const test_names[] = { "page_fault1", "page_fault2", "page_fault3" };
-
-const char *fl_bench_test_name(int test)
-{
-	return test >= 1 && test <= 3 ? test_names[test - 1] : "?";
-}
+_Static_assert(FL_TESTDEF_PROCESSES == 1u << FL_MODE_PROCESSES &&
+		   FL_TESTDEF_THREADS == 1u << FL_MODE_THREADS,
+	       "a test's modes are bits of enum fl_bench_mode");
 
 const char *fl_bench_mode_name(enum fl_bench_mode m)
 {
@@ -43,7 +41,7 @@ const char *fl_bench_cgroup_name(enum fl_bench_cgroup c)
 void fl_bench_defaults(struct fl_bench_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->tests[0] = 1;
+	o->tests = 1;
 	o->modes[FL_MODE_PROCESSES] = 1;
 	o->cgroups[FL_CGROUP_ROOT] = 1;
 	o->ntask_specs = 1;
@@ -72,9 +70,9 @@ static int each_item(const char *s, int (*fn)(struct fl_bench_opts *, const char
 
 static int add_test(struct fl_bench_opts *o, const char *t)
 {
-	for (int i = 0; i < 3; i++)
-		if (!strcmp(t, test_names[i]))
-			return o->tests[i] = 1, 0;
+	for (int i = 0; fl_testdefs[i]; i++)
+		if (!strcmp(t, fl_testdefs[i]->name))
+			return o->tests |= 1ull << i, 0;
 	return -1;
 }
 
@@ -119,7 +117,7 @@ static int add_tasks(struct fl_bench_opts *o, const char *t)
 static int set_list(struct fl_bench_opts *o, const char *key, const char *val)
 {
 	if (!strcmp(key, FL_JOB_TEST)) {
-		memset(o->tests, 0, sizeof(o->tests));
+		o->tests = 0;
 		return each_item(val, add_test, o);
 	}
 	if (!strcmp(key, FL_JOB_MODE)) {
@@ -164,17 +162,13 @@ int fl_bench_set(struct fl_bench_opts *o, const char *key, const char *val)
 	else if (!strcmp(key, FL_JOB_LOCKS))
 		r = !strcmp(val, "on") ? (o->locks = 1, 0) : !strcmp(val, "off") ? (o->locks = 0, 0)
 		    : !strcmp(val, "cost") ? (o->locks = 2, 0) : -1;
-	else {
-		fprintf(stderr, "fl-agent: unknown option '%s'\n", key);
-		return -1;
-	}
-	if (r || (!strcmp(key, FL_JOB_TEST) && !(o->tests[0] | o->tests[1] | o->tests[2])) ||
+	else
+		return fl_error_set(FL_EINVAL, "unknown option '%s'", key);
+	if (r || (!strcmp(key, FL_JOB_TEST) && !o->tests) ||
 	    (!strcmp(key, FL_JOB_MODE) && !(o->modes[0] | o->modes[1])) ||
 	    (!strcmp(key, FL_JOB_CGROUP) && !(o->cgroups[0] | o->cgroups[1])) ||
-	    (!strcmp(key, FL_JOB_TASKS) && !o->ntask_specs)) {
-		fprintf(stderr, "fl-agent: bad value '%s' for %s\n", val, key);
-		return -1;
-	}
+	    (!strcmp(key, FL_JOB_TASKS) && !o->ntask_specs))
+		return fl_error_set(FL_EINVAL, "bad value '%s' for %s", val, key);
 	return 0;
 }
 
@@ -188,9 +182,23 @@ int fl_bench_parse_job(struct fl_bench_opts *o, const char *text)
 	char why[256];
 	int r = fl_jobline_parse(text, set_item, o, why, sizeof(why));
 
-	if (r == -1 && why[0])
-		fprintf(stderr, "fl-agent: %s\n", why);
-	return r ? -1 : 0;
+	/* -1 is the line's own refusal; fl_bench_set's codes come back as they are */
+	if (r == -1)
+		return fl_error_set(FL_EINVAL, "%s", why[0] ? why : "the job cannot be read");
+	return r;
+}
+
+int fl_bench_check(const struct fl_bench_opts *o)
+{
+	const struct fl_testdef_params p = {.memory = o->memsize};
+	int r;
+
+	for (int i = 0; fl_testdefs[i]; i++)
+		for (int m = 0; m < 2 && (o->tests >> i & 1); m++)
+			if (o->modes[m] &&
+			    (r = fl_testdef_check(fl_testdefs[i], fl_bench_mode_name(m), &p)))
+				return r;
+	return 0;
 }
 
 int fl_bench_task_counts(const struct fl_bench_opts *o, int ncpus, int *counts)
@@ -226,11 +234,10 @@ static long long meminfo_kb(const char *field)
 	return v;
 }
 
-int fl_bench_fits(int test, int ntasks, uint64_t memsize, char *why, int n)
+int fl_bench_fits(const struct fl_testdef *test, int ntasks, uint64_t memsize)
 {
-	/* page_fault2 holds the tmpfs file and its private copies: twice. */
-	uint64_t per = test == 2 ? 2 * memsize : memsize;
-	uint64_t need = per * (uint64_t)ntasks;
+	uint64_t need = test->ram_copies * memsize * (uint64_t)ntasks;
+	uint64_t tmp = test->tmp_copies * memsize * (uint64_t)ntasks;
 	long long avail = meminfo_kb("MemAvailable");
 	struct statvfs vfs;
 
@@ -238,31 +245,24 @@ int fl_bench_fits(int test, int ntasks, uint64_t memsize, char *why, int n)
 		avail = meminfo_kb("MemFree");
 	/* Leave a tenth for the kernel and the agent: an OOM kill would lose
 	 * the whole run, a refusal loses one point. */
-	if (avail >= 0 && need > (uint64_t)avail * 1024 / 10 * 9) {
-		snprintf(why, (size_t)n, "%s with %d tasks needs %llu MiB, only %lld MiB available "
-			 "(use a smaller memory= per task)", fl_bench_test_name(test), ntasks,
-			 (unsigned long long)(need >> 20), avail >> 10);
-		return -1;
-	}
-	if (test != 1 && !statvfs("/tmp", &vfs) &&
-	    memsize * (uint64_t)ntasks > (uint64_t)vfs.f_bavail * vfs.f_frsize) {
-		snprintf(why, (size_t)n, "%s with %d tasks needs %llu MiB in /tmp, only %llu MiB free",
-			 fl_bench_test_name(test), ntasks,
-			 (unsigned long long)(memsize * (uint64_t)ntasks >> 20),
-			 (unsigned long long)((uint64_t)vfs.f_bavail * vfs.f_frsize >> 20));
-		return -1;
-	}
+	if (avail >= 0 && need > (uint64_t)avail * 1024 / 10 * 9)
+		return fl_error_set(FL_EINVAL,
+				    "%s with %d tasks needs %llu MiB, only %lld MiB available "
+				    "(use a smaller memory= per task)",
+				    test->name, ntasks, (unsigned long long)(need >> 20),
+				    avail >> 10);
+	if (tmp && !statvfs("/tmp", &vfs) && tmp > (uint64_t)vfs.f_bavail * vfs.f_frsize)
+		return fl_error_set(
+		    FL_EINVAL, "%s with %d tasks needs %llu MiB in /tmp, only %llu MiB free",
+		    test->name, ntasks, (unsigned long long)(tmp >> 20),
+		    (unsigned long long)((uint64_t)vfs.f_bavail * vfs.f_frsize >> 20));
 	return 0;
 }
 
 /* ---- the tasks ------------------------------------------------------- */
 
 struct task {
-	int test;
-	int fd;			/* page_fault2/3: the task's file */
-	uint64_t memsize;
-	volatile uint64_t *counter;
-	volatile int *stop;	/* threads only; processes are killed */
+	struct fl_testdef_task t; /* what its test's open, run and close get */
 	int cpu;
 };
 
@@ -277,52 +277,13 @@ static void pin(int cpu)
 	sched_setaffinity(0, sizeof(set), &set);
 }
 
-/* will-it-scale's testcase loop: map, touch one byte per page counting each
- * one, unmap. The stop check is once per mapping, off the per-page path. */
-static void task_loop(struct task *t)
-{
-	long pg = sysconf(_SC_PAGESIZE);
-	int flags = t->test == 1 ? MAP_PRIVATE | MAP_ANONYMOUS :
-		    t->test == 2 ? MAP_PRIVATE : MAP_SHARED;
-	int fd = t->test == 1 ? -1 : t->fd;
-
-	while (!t->stop || !*t->stop) {
-		char *c = mmap(NULL, t->memsize, PROT_READ | PROT_WRITE, flags, fd, 0);
-
-		if (c == MAP_FAILED)
-			_exit(3);
-		for (uint64_t i = 0; i < t->memsize; i += (uint64_t)pg) {
-			c[i] = 0;
-			(*t->counter)++;
-		}
-		munmap(c, t->memsize);
-	}
-}
-
 static void *thread_main(void *arg)
 {
 	struct task *t = arg;
 
 	pin(t->cpu);
-	task_loop(t);
+	t->t.test->run(&t->t);
 	return NULL;
-}
-
-/* The file is created and unlinked before the task starts, so a killed
- * task leaves nothing behind on tmpfs. */
-static int task_file(uint64_t memsize)
-{
-	char path[] = "/tmp/fl-agent-XXXXXX";
-	int fd = mkstemp(path);
-
-	if (fd < 0)
-		return -1;
-	unlink(path);
-	if (ftruncate(fd, (off_t)memsize)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
 }
 
 static double now_s(void)
@@ -419,7 +380,7 @@ static int start_tasks(struct fl_bench_point *pt, struct task *tasks, pid_t *pid
 			return -1;
 		if (pids[i] == 0) {
 			pin(tasks[i].cpu);
-			task_loop(&tasks[i]);
+			tasks[i].t.test->run(&tasks[i].t);
 			_exit(0);
 		}
 	}
@@ -440,8 +401,7 @@ static void stop_tasks(struct fl_bench_point *pt, int started, pid_t *pids,
 	}
 }
 
-int fl_bench_run(const struct fl_bench_opts *o, const struct fl_topo *t,
-		 struct fl_bench_point *pt, char *why, int n)
+int fl_bench_run(const struct fl_bench_opts *o, const struct fl_topo *t, struct fl_bench_point *pt)
 {
 	size_t csize = (size_t)pt->ntasks * COUNTER_STRIDE * sizeof(uint64_t) + sizeof(int);
 	struct task *tasks = calloc((size_t)pt->ntasks, sizeof(*tasks));
@@ -449,40 +409,39 @@ int fl_bench_run(const struct fl_bench_opts *o, const struct fl_topo *t,
 	pthread_t *threads = calloc((size_t)pt->ntasks, sizeof(*threads));
 	uint64_t *start = calloc((size_t)pt->ntasks, sizeof(uint64_t));
 	uint64_t *end = calloc((size_t)pt->ntasks, sizeof(uint64_t));
+	const struct fl_testdef_params params = {.memory = o->memsize};
 	volatile uint64_t *counters = MAP_FAILED;
 	volatile int *stop;
-	int err = -1, started = 0;
+	int err, started = 0, opened = 0;
 
 	pt->nsamples = 0;
 	pt->measured_s = 0;
 	if (!tasks || !pids || !threads || !start || !end || !pt->task_ops || !pt->task_cpu) {
-		snprintf(why, (size_t)n, "out of memory");
+		err = fl_error_set(FL_ERROR, "out of memory");
 		goto out;
 	}
-	if (fl_bench_fits(pt->test, pt->ntasks, o->memsize, why, n))
+	if ((err = fl_bench_fits(pt->test, pt->ntasks, o->memsize)))
 		goto out;
 	/* Shared so forked tasks count where the parent reads. */
 	counters = mmap(NULL, csize, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (counters == MAP_FAILED) {
-		snprintf(why, (size_t)n, "mmap counters: %s", strerror(errno));
+		err = fl_error_set(FL_EIO, "mmap counters: %s", strerror(errno));
 		goto out;
 	}
 	stop = (volatile int *)(counters + (size_t)pt->ntasks * COUNTER_STRIDE);
-	for (int i = 0; i < pt->ntasks; i++)
-		tasks[i].fd = -1;	/* so the cleanup below never closes fd 0 */
 	fl_place_tasks(t, o->place, pt->ntasks, pt->task_cpu);
-	for (int i = 0; i < pt->ntasks; i++) {
-		tasks[i] = (struct task){ .test = pt->test, .fd = -1, .memsize = o->memsize,
-					  .counter = counters + (size_t)i * COUNTER_STRIDE,
-					  .stop = pt->mode == FL_MODE_THREADS ? stop : NULL,
-					  .cpu = pt->task_cpu[i] };
-		if (pt->test != 1 && (tasks[i].fd = task_file(o->memsize)) < 0) {
-			snprintf(why, (size_t)n, "tmpfs file in /tmp: %s", strerror(errno));
+	for (int i = 0; i < pt->ntasks; i++, opened++) {
+		tasks[i] = (struct task){.t = {.test = pt->test,
+					       .params = &params,
+					       .ops = counters + (size_t)i * COUNTER_STRIDE,
+					       .stop = pt->mode == FL_MODE_THREADS ? stop : NULL,
+					       .fd = -1},
+					 .cpu = pt->task_cpu[i]};
+		if (pt->test->open && (err = pt->test->open(&tasks[i].t)))
 			goto out_files;
-		}
 	}
 	if (start_tasks(pt, tasks, pids, threads)) {
-		snprintf(why, (size_t)n, "starting tasks: %s", strerror(errno));
+		err = fl_error_set(FL_EIO, "starting tasks: %s", strerror(errno));
 		for (started = 0; started < pt->ntasks && (pt->mode == FL_MODE_THREADS ?
 		     threads[started] != 0 : pids[started] > 0); started++)
 			;
@@ -494,9 +453,8 @@ int fl_bench_run(const struct fl_bench_opts *o, const struct fl_topo *t,
 	summarise(o, pt, start, end);
 	err = 0;
 out_files:
-	for (int i = 0; i < pt->ntasks; i++)
-		if (tasks[i].fd >= 0)
-			close(tasks[i].fd);
+	for (int i = 0; i < opened && pt->test->close; i++)
+		pt->test->close(&tasks[i].t);
 	munmap((void *)counters, csize);
 out:
 	free(tasks);

@@ -13,7 +13,8 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include "cgroup.h"
+#include "agents/cgroup.h"
+#include "proto/error.h"
 
 #define CGROUP2_MAGIC 0x63677270L
 #define CGROUP1_MAGIC 0x27e0ebL
@@ -34,16 +35,14 @@ static int fs_is(const char *path, long magic)
 	return !statfs(path, &s) && (long)s.f_type == magic;
 }
 
-static int write_file(const char *path, const char *text, char *why, int n)
+static int write_file(const char *path, const char *text)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC), r = 0;
 
-	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text)) {
-		/* Bounded so the error fits the agent's 256-byte reason. */
-		snprintf(why, (size_t)n, "cannot write '%.31s' to %.160s: %s", text, path,
-			 strerror(errno));
-		r = -1;
-	}
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		/* Bounded so the error fits the environment record's 256-byte reason. */
+		r = fl_error_set(FL_EIO, "cannot write '%.31s' to %.160s: %s", text, path,
+				 strerror(errno));
 	if (fd >= 0)
 		close(fd);
 	return r;
@@ -99,7 +98,7 @@ static void set_limit(struct fl_cgroup *c, const char *file, uint64_t bytes, int
 		return;
 	snprintf(path, sizeof(path), "%s/%s", c->dir, file);
 	snprintf(v, sizeof(v), "%llu", (unsigned long long)bytes);
-	*r = write_file(path, v, c->why, sizeof(c->why));
+	*r = write_file(path, v);
 }
 
 /* What a limit file says, "max" for no limit. */
@@ -118,37 +117,32 @@ static void read_limit(const struct fl_cgroup *c, const char *file, char *out, s
 static int make_child(struct fl_cgroup *c)
 {
 	snprintf(c->dir, sizeof(c->dir), "%.200s/" CHILD, c->parent);
-	if (mkdir(c->dir, 0755) && errno != EEXIST) {
-		snprintf(c->why, sizeof(c->why), "cannot make %.200s: %s", c->dir, strerror(errno));
-		return -1;
-	}
+	if (mkdir(c->dir, 0755) && errno != EEXIST)
+		return fl_error_set(FL_EIO, "cannot make %.200s: %s", c->dir, strerror(errno));
 	return 0;
 }
 
-/* 0 made; 1 the kernel offers no v2 memory controller (v1 may); -1 failed. */
+/* 0 made; FL_ENOTFOUND the kernel offers no v2 memory controller (v1 may);
+ * another negative code when it failed. */
 static int setup_v2(struct fl_cgroup *c, const struct fl_bench_opts *o)
 {
 	char own[200], path[320];
 	int r = 0;
 
-	if (!fs_is(V2_MOUNT, CGROUP2_MAGIC) && mount("cgroup2", V2_MOUNT, "cgroup2", 0, NULL)) {
-		snprintf(c->why, sizeof(c->why), "cannot mount cgroup2 at " V2_MOUNT ": %s",
-			 strerror(errno));
-		return 1;
-	}
+	if (!fs_is(V2_MOUNT, CGROUP2_MAGIC) && mount("cgroup2", V2_MOUNT, "cgroup2", 0, NULL))
+		return fl_error_set(FL_ENOTFOUND, "cannot mount cgroup2 at " V2_MOUNT ": %s",
+				    strerror(errno));
 	own_v2_cgroup(own, sizeof(own));
 	snprintf(c->parent, sizeof(c->parent), V2_MOUNT "%.200s", own);
 	snprintf(path, sizeof(path), "%s/cgroup.controllers", c->parent);
-	if (!has_word(path, "memory")) {
-		snprintf(c->why, sizeof(c->why), "no memory controller in cgroup v2 (%.200s)",
-			 path);
-		return 1;
-	}
+	if (!has_word(path, "memory"))
+		return fl_error_set(FL_ENOTFOUND, "no memory controller in cgroup v2 (%.200s)",
+				    path);
 	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", c->parent);
-	if (!has_word(path, "memory") && write_file(path, "+memory", c->why, sizeof(c->why)))
-		return -1;
-	if (make_child(c))
-		return -1;
+	if (!has_word(path, "memory") && (r = write_file(path, "+memory")))
+		return r;
+	if ((r = make_child(c)))
+		return r;
 	set_limit(c, "memory.max", o->memory_max, &r);
 	set_limit(c, "memory.high", o->memory_high, &r);
 	read_limit(c, "memory.max", c->max, sizeof(c->max));
@@ -164,22 +158,16 @@ static int setup_v1(struct fl_cgroup *c, const struct fl_bench_opts *o)
 	c->v1 = 1;
 	if (!fs_is(V1_HOST, CGROUP1_MAGIC) || access(V1_HOST "/memory.limit_in_bytes", F_OK)) {
 		mnt = V1_OWN;
-		if (mkdir(V1_OWN, 0755) && errno != EEXIST) {
-			snprintf(c->why, sizeof(c->why), "cannot make " V1_OWN ": %s",
-				 strerror(errno));
-			return -1;
-		}
-		if (!fs_is(V1_OWN, CGROUP1_MAGIC) &&
-		    mount("cgroup", V1_OWN, "cgroup", 0, "memory")) {
-			snprintf(c->why, sizeof(c->why),
-				 "cannot mount the cgroup v1 memory hierarchy at " V1_OWN ": %s",
-				 strerror(errno));
-			return -1;
-		}
+		if (mkdir(V1_OWN, 0755) && errno != EEXIST)
+			return fl_error_set(FL_EIO, "cannot make " V1_OWN ": %s", strerror(errno));
+		if (!fs_is(V1_OWN, CGROUP1_MAGIC) && mount("cgroup", V1_OWN, "cgroup", 0, "memory"))
+			return fl_error_set(
+			    FL_EIO, "cannot mount the cgroup v1 memory hierarchy at " V1_OWN ": %s",
+			    strerror(errno));
 	}
 	snprintf(c->parent, sizeof(c->parent), "%s", mnt);
-	if (make_child(c))
-		return -1;
+	if ((r = make_child(c)))
+		return r;
 	set_limit(c, "memory.limit_in_bytes", o->memory_max, &r);
 	set_limit(c, "memory.soft_limit_in_bytes", o->memory_high, &r);
 	read_limit(c, "memory.limit_in_bytes", c->max, sizeof(c->max));
@@ -189,8 +177,8 @@ static int setup_v1(struct fl_cgroup *c, const struct fl_bench_opts *o)
 
 const struct fl_cgroup *fl_cgroup_prepare(const struct fl_bench_opts *o)
 {
-	char v2why[256];
-	int r = 1;
+	char v2why[256], v1why[256];
+	int r = FL_ENOTFOUND;
 
 	if (!o->cgroups[FL_CGROUP_CHILD])
 		return NULL;
@@ -200,42 +188,42 @@ const struct fl_cgroup *fl_cgroup_prepare(const struct fl_bench_opts *o)
 	memset(&cg, 0, sizeof(cg));
 	if (!o->cgroup_v1)
 		r = setup_v2(&cg, o);
-	if (r == 1) {
+	if (r == FL_ENOTFOUND) {
 		/* the kernel asks for v1: say why v2 did not do */
-		snprintf(v2why, sizeof(v2why), "%s", cg.why);
+		snprintf(v2why, sizeof(v2why), "%s", o->cgroup_v1 ? "" : fl_error_last());
 		memset(&cg, 0, sizeof(cg));
 		r = setup_v1(&cg, o);
 		if (r && !o->cgroup_v1) {
-			size_t len = strlen(cg.why);
-
-			snprintf(cg.why + len, sizeof(cg.why) - len, " (and %.120s)", v2why);
+			snprintf(v1why, sizeof(v1why), "%s", fl_error_last());
+			fl_error_set(r, "%s (and %.120s)", v1why, v2why);
 		}
 	}
+	/* kept for the environment record, which says why there is no child */
+	if (r)
+		snprintf(cg.why, sizeof(cg.why), "%s", fl_error_last());
 	cg.ready = r == 0;
 	return &cg;
 }
 
-static int move_to(const char *dir, char *why, int n)
+static int move_to(const char *dir)
 {
 	char path[320], pid[32];
 
 	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
-	return write_file(path, pid, why, n);
+	return write_file(path, pid);
 }
 
-int fl_cgroup_enter(const struct fl_cgroup *c, char *why, int n)
+int fl_cgroup_enter(const struct fl_cgroup *c)
 {
-	if (!c->ready) {
-		snprintf(why, (size_t)n, "no child memory cgroup: %s", c->why);
-		return -1;
-	}
-	return move_to(c->dir, why, n);
+	if (!c->ready)
+		return fl_error_set(FL_ENOTFOUND, "no child memory cgroup: %s", c->why);
+	return move_to(c->dir);
 }
 
-int fl_cgroup_leave(const struct fl_cgroup *c, char *why, int n)
+int fl_cgroup_leave(const struct fl_cgroup *c)
 {
-	return c->ready ? move_to(c->parent, why, n) : 0;
+	return c->ready ? move_to(c->parent) : 0;
 }
 
 int fl_cgroup_pgfault(const struct fl_cgroup *c, uint64_t *out)
@@ -243,20 +231,20 @@ int fl_cgroup_pgfault(const struct fl_cgroup *c, uint64_t *out)
 	char path[320], name[64];
 	unsigned long long v;
 	FILE *f;
-	int r = -1;
 
 	if (!c->ready)
-		return -1;
+		return fl_error_set(FL_ENOTFOUND, "no child memory cgroup: %s", c->why);
 	snprintf(path, sizeof(path), "%s/memory.stat", c->dir);
 	if (!(f = fopen(path, "re")))
-		return -1;
-	while (r && fscanf(f, "%63s %llu", name, &v) == 2)
+		return fl_error_set(FL_EIO, "%s: %s", path, strerror(errno));
+	while (fscanf(f, "%63s %llu", name, &v) == 2)
 		if (!strcmp(name, "pgfault")) {
+			fclose(f);
 			*out = v;
-			r = 0;
+			return 0;
 		}
 	fclose(f);
-	return r;
+	return fl_error_set(FL_ENOTFOUND, "%s has no pgfault", path);
 }
 
 void fl_cgroup_json(struct jw *w, const struct fl_cgroup *c)

@@ -24,8 +24,8 @@
 #ifndef FL_CGROUP_H
 #define FL_CGROUP_H
 
-#include "bench.h"
-#include "jsonw.h"
+#include "agents/bench.h"
+#include "agents/jsonw.h"
 
 struct fl_cgroup {
 	int ready;	  /* made; else why says what failed */
@@ -37,13 +37,15 @@ struct fl_cgroup {
 	char why[256];
 };
 
-/* The child for o, made once per process; NULL when o asks for none. */
+/* The child for o, made once per process; NULL when o asks for none. One
+ * that could not be made is not ready and says why. */
 const struct fl_cgroup *fl_cgroup_prepare(const struct fl_bench_opts *o);
 /* Moves the calling process (all its threads) into the child, or back:
- * 0, or -1 with why. */
-int fl_cgroup_enter(const struct fl_cgroup *cg, char *why, int n);
-int fl_cgroup_leave(const struct fl_cgroup *cg, char *why, int n);
-/* The page faults the child's memory.stat counts (pgfault): 0, or -1. */
+ * 0, or a negative code (proto/error.h). */
+int fl_cgroup_enter(const struct fl_cgroup *cg);
+int fl_cgroup_leave(const struct fl_cgroup *cg);
+/* The page faults the child's memory.stat counts (pgfault): 0, or a
+ * negative code. */
 int fl_cgroup_pgfault(const struct fl_cgroup *cg, uint64_t *out);
 /* "cgroup":{"hierarchy":"v2","path":..,"memory.max":..,"memory.high":..},
  * or {"error":why} when it could not be made. */

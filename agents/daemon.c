@@ -29,6 +29,13 @@
  * daemon goes on as if the box had come back. That is the seam the tests
  * use: CI machines cannot kexec, so their hook runs the initramfs's /init in
  * guest mode as a child process with the same command line.
+ *
+ * A job's steps (downloads, boot, collecting) return 0 or a negative FL_E*
+ * code with the message kept (proto/error.h), and step_end() says it once:
+ * a job that cannot run on this box (FL_EINVAL) is failed and the
+ * orchestrator told; any other trouble leaves it pending for the next pass.
+ * The exchanges with the orchestrator answer with their outcome (confirmed,
+ * gone, again, refused) and say it where it is known.
  */
 #include <curl/curl.h>
 #include <dirent.h>
@@ -49,13 +56,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "agents/daemon.h"
+#include "agents/results.h"
+#include "agents/topo.h"
 #include "proto/auth.h"
+#include "proto/error.h"
 #include "proto/facts.h"
 #include "proto/jobline.h"
-#include "bench.h"
 #include "proto/record.h"
-#include "results.h"
 
 extern char **environ;
 
@@ -137,23 +145,23 @@ static char *jobs_dir(const struct daemon *d)
 	return p;
 }
 
-/* Writes a small file whole: a temporary, synced, renamed over. 0 or -1. */
+/* Writes a small file whole: a temporary, synced, renamed over. 0 or FL_EIO. */
 static int put_file(const char *path, const char *data, size_t len)
 {
 	char tmp[PATH_MAX];
-	int fd, r = 0;
+	int fd, r;
 
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
-		return -1;
+		return fl_error_set(FL_EIO, "cannot write %s: %s", tmp, strerror(errno));
 	r = fl_write_full(fd, data, len, -1);
-	if (fsync(fd))
-		r = -1;
+	if (!r && fsync(fd))
+		r = fl_error_set(FL_EIO, "fsync: %s", strerror(errno));
 	close(fd);
 	if (!r && rename(tmp, path))
-		r = -1;
-	return r;
+		r = fl_error_set(FL_EIO, "rename: %s", strerror(errno));
+	return r ? fl_error_wrap(r, "cannot write %s", path) : 0;
 }
 
 static char *get_file(const char *path, size_t *len)
@@ -190,8 +198,6 @@ static int set_state(const struct daemon *d, uint64_t id, const char *state)
 	char *p = job_path(d, id, "state");
 	int r = put_file(p, state, strlen(state));
 
-	if (r)
-		say("job %" PRIu64 ": cannot write %s: %s", id, p, strerror(errno));
 	free(p);
 	return r;
 }
@@ -437,14 +443,26 @@ static int finish(struct daemon *d, uint64_t id, const char *status, size_t reco
  */
 static void fail_job(struct daemon *d, uint64_t id, const char *why)
 {
-	char *p = job_path(d, id, "note");
+	char *p = job_path(d, id, "note"), note[1024];
 
-	say("job %" PRIu64 ": %s", id, why);
-	if (put_file(p, why, strlen(why)) || set_state(d, id, "failed"))
-		say("job %" PRIu64 ": cannot keep its failure: %s", id, strerror(errno));
-	else if (!finish(d, id, "failed", 0, why))
+	/* why may be the kept message, which the writes below replace on failure */
+	snprintf(note, sizeof(note), "%s", why);
+	say("job %" PRIu64 ": %s", id, note);
+	if (put_file(p, note, strlen(note)) || set_state(d, id, "failed"))
+		say("job %" PRIu64 ": cannot keep its failure: %s", id, fl_error_last());
+	else if (!finish(d, id, "failed", 0, note))
 		remove_job(d, id);
 	free(p);
+}
+
+/* The end of a job's step (rc, its message kept): says a failure once. */
+static int step_end(struct daemon *d, uint64_t id, int rc)
+{
+	if (rc == FL_EINVAL)
+		fail_job(d, id, fl_error_last());
+	else if (rc < 0)
+		say("job %" PRIu64 ": %s", id, fl_error_last());
+	return rc;
 }
 
 /* ---- uploading ---------------------------------------------------------- */
@@ -455,6 +473,9 @@ struct lines {
 	size_t n;
 };
 
+static void lines_free(struct lines *l);
+
+/* The lines of path: 0, or FL_EIO with l empty. */
 static int read_lines(const char *path, struct lines *l)
 {
 	size_t len;
@@ -462,7 +483,7 @@ static int read_lines(const char *path, struct lines *l)
 	memset(l, 0, sizeof(*l));
 	l->data = get_file(path, &len);
 	if (!l->data)
-		return -1;
+		return fl_error_set(FL_EIO, "cannot read %s: %s", path, strerror(errno));
 	for (char *p = l->data, *nl; *p; p = nl + 1) {
 		char **bigger;
 
@@ -473,8 +494,10 @@ static int read_lines(const char *path, struct lines *l)
 		if (nl == p)
 			continue;
 		bigger = realloc(l->at, (l->n + 1) * sizeof(*l->at));
-		if (!bigger)
-			return -1;
+		if (!bigger) {
+			lines_free(l);
+			return fl_error_set(FL_EIO, "cannot read %s: out of memory", path);
+		}
 		l->at = bigger;
 		l->at[l->n++] = p;
 	}
@@ -485,6 +508,7 @@ static void lines_free(struct lines *l)
 {
 	free(l->data);
 	free(l->at);
+	memset(l, 0, sizeof(*l));
 }
 
 static size_t read_count(const struct daemon *d, uint64_t id, const char *name)
@@ -556,7 +580,7 @@ static int upload(struct daemon *d, uint64_t id)
 	int tries = 0, rounds = 0, rc = 0;
 
 	if (read_lines(path, &l)) {
-		say("job %" PRIu64 ": cannot read %s: %s", id, path, strerror(errno));
+		say("job %" PRIu64 ": %s", id, fl_error_last());
 		rc = -1;
 		goto out;
 	}
@@ -582,7 +606,7 @@ static int upload(struct daemon *d, uint64_t id)
 			confirmed = to;
 			if (write_count(d, id, "confirmed", confirmed))
 				say("job %" PRIu64 ": cannot keep the upload position: %s", id,
-				    strerror(errno));
+				    fl_error_last());
 		}
 		if (rc == 410) {
 			remove_job(d, id);
@@ -620,7 +644,8 @@ static char *store_path(const struct daemon *d, uint64_t id)
 
 /*
  * Copies the job's frames out of the results store into DIR/jobs/ID/records
- * (only frames that check out: a reset may cut the last one). 0 or -1.
+ * (only frames that check out: a reset may cut the last one). 0 or a
+ * negative code.
  */
 static int collect(struct daemon *d, uint64_t id)
 {
@@ -631,11 +656,10 @@ static int collect(struct daemon *d, uint64_t id)
 	size_t olen = 0;
 	int rc = fl_results_read(store, &owner, &frames, &len);
 
-	if (rc < 0 && (d->dev || errno != ENOENT)) {
-		say("job %" PRIu64 ": cannot read the results store %s: %s", id, store,
-		    strerror(errno));
+	/* a file store nothing was written to is not there: no records */
+	if (rc < 0 && (d->dev || rc != FL_ENOTFOUND)) {
 		free(store);
-		return -1;
+		return fl_error_wrap(rc, "cannot read the results store");
 	}
 	if (rc || owner != id) {
 		snprintf(note, sizeof(note),
@@ -664,10 +688,12 @@ static int collect(struct daemon *d, uint64_t id)
 			 "%s%zu damaged lines of the results store dropped", *note ? "; " : "",
 			 bad);
 	path = job_path(d, id, "records");
-	rc = !out || put_file(path, out, olen);
+	rc = out ? put_file(path, out, olen)
+		 : fl_error_set(FL_EIO, "out of memory for %zu bytes of records", len);
 	free(path);
 	path = job_path(d, id, "note");
-	rc |= put_file(path, note, strlen(note));
+	if (!rc)
+		rc = put_file(path, note, strlen(note));
 	free(path);
 	if (!rc) {
 		say("job %" PRIu64 ": %zu records collected from %s", id, kept, store);
@@ -676,12 +702,12 @@ static int collect(struct daemon *d, uint64_t id)
 	free(out);
 	free(frames);
 	free(store);
-	return rc ? -1 : 0;
+	return rc;
 }
 
 /* ---- running a job ---------------------------------------------------------- */
 
-/* Runs argv and waits; its exit status, or -1 (why said). */
+/* Runs argv and waits; its exit status, or FL_EIO when it could not. */
 static int run_wait(char *const argv[], const char *out_path)
 {
 	posix_spawn_file_actions_t fa;
@@ -694,13 +720,11 @@ static int run_wait(char *const argv[], const char *out_path)
 						 O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
-	if (rc) {
-		say("cannot run %s: %s", argv[0], strerror(rc));
-		return -1;
-	}
+	if (rc)
+		return fl_error_set(FL_EIO, "cannot run %s: %s", argv[0], strerror(rc));
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
-			return -1;
+			return fl_error_set(FL_EIO, "waiting for %s: %s", argv[0], strerror(errno));
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
@@ -718,48 +742,44 @@ static char *kernel_cmdline(const struct daemon *d, uint64_t id, json_t *job, in
 	return c;
 }
 
-/* Gets a file of the job and checks it against the SHA-256 and size handed out. */
+/* Gets a file of the job and checks it against the SHA-256 and size handed
+ * out; 0, or FL_EINVAL: the job cannot run here. */
 static int download(struct daemon *d, uint64_t id, json_t *job, const char *what)
 {
 	json_t *f = json_object_get(job, what);
 	const char *url = json_string_value(json_object_get(f, "path"));
 	const char *want = json_string_value(json_object_get(f, "sha256"));
 	json_int_t size = json_integer_value(json_object_get(f, "size"));
-	char *path = job_path(d, id, what), got[FL_AUTH_HEX], why[512];
+	char *path = job_path(d, id, what), got[FL_AUTH_HEX];
 	struct reply r = {0};
 	uint64_t len = 0;
-	int rc = -1;
+	int rc;
 
 	if (!url || !want || strncmp(url, API "/", strlen(API) + 1)) {
-		snprintf(why, sizeof(why), "the job names no %s to download", what);
+		rc = fl_error_set(FL_EINVAL, "the job names no %s to download", what);
 		goto out;
 	}
 	r.to = fopen(path, "we");
 	if (!r.to) {
-		snprintf(why, sizeof(why), "%s: %s", path, strerror(errno));
+		rc = fl_error_set(FL_EINVAL, "%s: %s", path, strerror(errno));
 		goto out;
 	}
 	rc = request(d, "GET", url, NULL, 0, NULL, &r);
 	if (fclose(r.to) && !rc)
 		rc = -1;
 	r.to = NULL;
-	if (rc || r.status != 200) {
-		snprintf(why, sizeof(why), "%s download failed: %s", what,
-			 rc ? r.error : reply_error(&r));
-		rc = -1;
-	} else if (fl_sha256_file(path, got, &len) || strcmp(got, want) ||
-		   (json_int_t)len != size) {
-		snprintf(why, sizeof(why),
-			 "%s download does not check out: sha256 %.16s..., %" PRIu64
-			 " bytes; the job says %.16s..., %" PRId64 " bytes",
-			 what, got, len, want, (int64_t)size);
-		rc = -1;
-	} else
+	if (rc || r.status != 200)
+		rc = fl_error_set(FL_EINVAL, "%s download failed: %s", what,
+				  rc ? r.error : reply_error(&r));
+	else if (fl_sha256_file(path, got, &len) || strcmp(got, want) || (json_int_t)len != size)
+		rc = fl_error_set(FL_EINVAL,
+				  "%s download does not check out: sha256 %.16s..., %" PRIu64
+				  " bytes; the job says %.16s..., %" PRId64 " bytes",
+				  what, got, len, want, (int64_t)size);
+	else
 		say("job %" PRIu64 ": %s: %" PRIu64 " bytes, sha256 %.16s... verified", id, what,
 		    len, got);
 out:
-	if (rc)
-		fail_job(d, id, why);
 	reply_free(&r);
 	free(path);
 	return rc;
@@ -775,19 +795,20 @@ static int run_current(struct daemon *d, uint64_t id, const char *cmdline)
 
 	if (n <= 0) {
 		free(console);
-		return -1;
+		return fl_error_set(FL_EIO, "/proc/self/exe: %s", strerror(errno));
 	}
 	self[n] = '\0';
 	say("job %" PRIu64 ": running on the current kernel", id);
 	rc = run_wait(argv, console);
 	free(console);
-	return rc < 0 ? -1 : 0;
+	return rc < 0 ? rc : 0;
 }
 
-/* kexec into the kernel under test; returns only when that failed. */
-static void run_kexec(struct daemon *d, uint64_t id, const char *cmdline)
+/* kexec into the kernel under test; returns only when that failed, with
+ * FL_EINVAL: the job cannot run here. */
+static int run_kexec(struct daemon *d, uint64_t id, const char *cmdline)
 {
-	char *kernel = job_path(d, id, "kernel"), *initrd = job_path(d, id, "initrd"), why[256];
+	char *kernel = job_path(d, id, "kernel"), *initrd = job_path(d, id, "initrd");
 	char *load[] = {"kexec",	 "-s", "-l", kernel, "--initrd", initrd, "--append",
 			(char *)cmdline, NULL};
 	char *exec[] = {"kexec", "-e", NULL};
@@ -799,18 +820,21 @@ static void run_kexec(struct daemon *d, uint64_t id, const char *cmdline)
 	if (rc == 0) {
 		sync();
 		rc = run_wait(exec, NULL);
-		snprintf(why, sizeof(why),
-			 "kexec -e returned (status %d): the box did not boot the "
-			 "kernel under test",
-			 rc);
+		rc = rc < 0
+			 ? fl_error_wrap(FL_EINVAL, "kexec -e")
+			 : fl_error_set(FL_EINVAL,
+					"kexec -e returned (status %d): the box did not boot the "
+					"kernel under test",
+					rc);
 	} else
-		snprintf(why, sizeof(why),
-			 "kexec -s -l failed (status %d): the box refuses this "
-			 "kernel (kexec_file_load)",
-			 rc);
-	fail_job(d, id, why);
+		rc = rc < 0 ? fl_error_wrap(FL_EINVAL, "kexec -s -l")
+			    : fl_error_set(FL_EINVAL,
+					   "kexec -s -l failed (status %d): the box refuses this "
+					   "kernel (kexec_file_load)",
+					   rc);
 	free(kernel);
 	free(initrd);
+	return rc;
 }
 
 /* The kexec step of the tests: sh -c HOOK with the job's files in its environment. */
@@ -829,42 +853,35 @@ static int run_hook(struct daemon *d, uint64_t id, const char *cmdline)
 	rc = run_wait(argv, NULL);
 	free(kernel);
 	free(initrd);
-	if (rc) {
-		char why[128];
-
-		snprintf(why, sizeof(why), "the kexec hook exited with status %d", rc);
-		fail_job(d, id, why);
-		return -1;
-	}
+	if (rc < 0)
+		return fl_error_wrap(FL_EINVAL, "the kexec hook");
+	if (rc)
+		return fl_error_set(FL_EINVAL, "the kexec hook exited with status %d", rc);
 	return 0;
 }
 
-/* Boots the fetched job (kexec, hook or current kernel); 0 when the results store is to be read. */
+/* Boots the fetched job (kexec, hook or current kernel); 0 when the
+ * results store is to be read, or a negative code. */
 static int boot(struct daemon *d, uint64_t id, json_t *job)
 {
 	const char *mode = json_string_value(json_object_get(job, "mode"));
 	int current = mode && !strcmp(mode, "current");
 	char *cmdline = kernel_cmdline(d, id, job, !current);
-	int rc = 0;
+	int rc;
 
 	progress(d, id, current ? "running" : "booting", cmdline);
-	if (set_state(d, id, "booted")) {
-		free(cmdline);
-		return -1;
-	}
-	if (current)
+	if ((rc = set_state(d, id, "booted")))
+		;
+	else if (current)
 		rc = run_current(d, id, cmdline);
 	else if (d->hook)
 		rc = run_hook(d, id, cmdline);
-	else if (!d->dev) {
-		fail_job(d, id,
-			 "this box has no --results-dev: the kernel under test can keep its "
-			 "records only on a raw partition of the box's disk");
-		rc = -1;
-	} else {
-		run_kexec(d, id, cmdline);
-		rc = -1;
-	}
+	else if (!d->dev)
+		rc = fl_error_set(
+		    FL_EINVAL, "this box has no --results-dev: the kernel under test can keep its "
+			       "records only on a raw partition of the box's disk");
+	else
+		rc = run_kexec(d, id, cmdline);
 	free(cmdline);
 	return rc;
 }
@@ -872,22 +889,27 @@ static int boot(struct daemon *d, uint64_t id, json_t *job)
 static json_t *load_job(const struct daemon *d, uint64_t id)
 {
 	char *p = job_path(d, id, "job.json");
-	json_t *j = json_load_file(p, 0, NULL);
+	json_error_t e;
+	json_t *j = json_load_file(p, 0, &e);
 
+	if (!j)
+		fl_error_set(FL_EIO, "%s: %s", p, e.text);
 	free(p);
 	return j;
 }
 
-/* Downloads what a kexec job boots, then boots it; 0 when its results are to be read. */
+/* Downloads what a kexec job boots, then boots it; 0 when its results are
+ * to be read, or a negative code. */
 static int start(struct daemon *d, uint64_t id, json_t *job)
 {
 	const char *mode = json_string_value(json_object_get(job, "mode"));
+	int rc;
 
 	if (!mode || strcmp(mode, "current"))
-		if (download(d, id, job, "kernel") || download(d, id, job, "initrd"))
-			return -1;
-	if (set_state(d, id, "fetched"))
-		return -1;
+		if ((rc = download(d, id, job, "kernel")) || (rc = download(d, id, job, "initrd")))
+			return rc;
+	if ((rc = set_state(d, id, "fetched")))
+		return rc;
 	return boot(d, id, job);
 }
 
@@ -906,12 +928,12 @@ static int resume(struct daemon *d, uint64_t id)
 	if (!strcmp(state, "new") || !strcmp(state, "fetched")) {
 		json_t *job = load_job(d, id);
 
-		rc = job ? start(d, id, job) : -1;
+		rc = step_end(d, id, job ? start(d, id, job) : FL_EIO);
 		json_decref(job);
 		state = "booted";
 	}
 	if (!rc && !strcmp(state, "booted")) {
-		rc = collect(d, id);
+		rc = step_end(d, id, collect(d, id));
 		state = "collected";
 	}
 	if (!rc && !strcmp(state, "collected"))
@@ -925,8 +947,8 @@ static int resume(struct daemon *d, uint64_t id)
 		free(note);
 		free(np);
 	} else if (!rc) {
-		say("job %" PRIu64 ": unknown state '%s' in its directory", id, state);
-		rc = -1;
+		rc = step_end(d, id,
+			      fl_error_set(FL_EIO, "unknown state '%s' in its directory", state));
 	}
 	free(text);
 	return rc;
@@ -999,11 +1021,12 @@ static int ask(struct daemon *d)
 	p = job_path(d, id, "job.json");
 	say("job %" PRIu64 ": %s, %s", id, json_string_value(json_object_get(job, "mode")),
 	    json_string_value(json_object_get(job, "job")));
-	if (!id || (mkdir(dir, 0700) && errno != EEXIST) || json_dump_file(job, p, 0) ||
-	    set_state(d, id, "new"))
+	if (!id || (mkdir(dir, 0700) && errno != EEXIST) || json_dump_file(job, p, 0))
 		say("job %" PRIu64 ": cannot keep it in %s: %s", id, dir, strerror(errno));
+	else if (set_state(d, id, "new"))
+		say("job %" PRIu64 ": cannot keep it: %s", id, fl_error_last());
 	else
-		rc = start(d, id, job) ? -1 : 1;
+		rc = step_end(d, id, start(d, id, job)) ? -1 : 1;
 	free(p);
 	free(dir);
 	json_decref(o);

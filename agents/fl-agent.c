@@ -22,8 +22,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "agents/daemon.h"
+#include "agents/guest.h"
+#include "agents/run.h"
+#include "proto/error.h"
 #include "proto/record.h"
+#include "proto/testdef.h"
 
 static int stdout_out(void *arg, const char *frame, size_t len)
 {
@@ -46,35 +50,37 @@ static void host_emit(void *arg, const char *json, const struct fl_bench_point *
 		printf("%s\n", json);
 	} else if (pt) {
 		printf("%-12s %-9s tasks=%-3d %12.0f ops/s  per task min %.0f max %.0f\n",
-		       fl_bench_test_name(pt->test), fl_bench_mode_name(pt->mode), pt->ntasks,
-		       pt->average, pt->per_task_min, pt->per_task_max);
+		       pt->test->name, fl_bench_mode_name(pt->mode), pt->ntasks, pt->average,
+		       pt->per_task_min, pt->per_task_max);
 	} else {
 		printf("%s\n", json);
 	}
 	fflush(stdout);
 }
 
-static const char help_text[] =
+/* The help around its list of tests, which comes from the table. */
+static const char help_head[] =
     "usage: fl-agent bench [options]\n"
     "       fl-agent guest --cmdline TEXT\n"
     "       fl-agent daemon --server URL --box NAME --token-file FILE [options]\n"
     "       fl-agent --version\n"
     "\n"
-    "Measures the machine it runs on with page-fault scalability benchmarks.\n"
+    "Measures the machine it runs on with scalability benchmarks (the tests below).\n"
     "As /init of an initramfs (PID 1) it is a guest's agent.\n"
     "\n"
     "bench options (host mode):\n"
-    "  --test T,..           page_fault1, page_fault2, page_fault3 (default 1)\n"
+    "  --test T,..           tests of the list below (default: its first)\n"
     "  --mode M,..           processes, threads (default processes)\n"
     "  --tasks N|P%,..       task counts, or shares of the CPUs (default 1)\n"
     "  --warmup DURATION     before each measured point (default 1s)\n"
     "  --duration DURATION   each measured point (default 5s)\n"
-    "  --memory SIZE         memory each task faults per iteration (default 128M)\n"
+    "  --memory SIZE         memory each task maps per iteration (default 128M)\n"
     "  --placement P         spread (default), pack or none: tasks on NUMA nodes\n"
     "  --cgroup C,..         root (default), child: the memory cgroup measured in\n"
     "  --json                one JSON object per point\n"
     "  --records             the FLR1 record stream a guest writes\n"
-    "  (any other key of the agent's job line as --KEY VALUE)\n"
+    "  (any other key of the agent's job line as --KEY VALUE)\n";
+static const char help_tail[] =
     "\n"
     "guest options:\n"
     "  --cmdline TEXT        act on TEXT as if it were the kernel command line\n"
@@ -95,6 +101,22 @@ static const char help_text[] =
     "  -h, --help            this help\n"
     "Exit: 0 done, 1 a benchmark or the daemon failed, 2 usage error.\n";
 
+/* Each test of the table: its name, what a task does, what a sample counts. */
+static void help(void)
+{
+	fputs(help_head, stdout);
+	printf("\ntests (--test; a sample is the operations of all tasks in a second):\n");
+	for (int i = 0; fl_testdefs[i]; i++) {
+		const struct fl_testdef *t = fl_testdefs[i];
+
+		printf("  %-12s  %s\n  %-12s  one operation: %s%s\n", t->name, t->about, "", t->op,
+		       t->modes == FL_TESTDEF_THREADS	  ? "; threads only"
+		       : t->modes == FL_TESTDEF_PROCESSES ? "; processes only"
+							  : "");
+	}
+	fputs(help_tail, stdout);
+}
+
 static int wants_help(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++)
@@ -105,7 +127,7 @@ static int wants_help(int argc, char **argv)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: fl-agent bench [--test page_fault1,..] [--mode processes,threads]\n"
+	fprintf(stderr, "usage: fl-agent bench [--test T,..] [--mode processes,threads]\n"
 			"       [--tasks 1,2,50%%] [--warmup 1s] [--duration 5s] [--memory 128M]\n"
 			"       [--placement spread|pack|none] [--json | --records]\n"
 			"       fl-agent guest --cmdline TEXT\n"
@@ -126,12 +148,18 @@ static int cmd_bench(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--records")) {
 			o.records = 1;
 		} else if (!strncmp(argv[i], "--", 2) && i + 1 < argc) {
-			if (fl_bench_set(&o, argv[i] + 2, argv[i + 1]))
+			if (fl_bench_set(&o, argv[i] + 2, argv[i + 1])) {
+				fprintf(stderr, "fl-agent: %s\n", fl_error_last());
 				return 2;
+			}
 			i++;
 		} else {
 			return usage();
 		}
+	}
+	if (fl_bench_check(&o)) {
+		fprintf(stderr, "fl-agent: %s\n", fl_error_last());
+		return 2;
 	}
 	h.o = &o;
 	fl_record_writer_init(&h.w, stdout_out, NULL);
@@ -147,7 +175,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (wants_help(argc, argv)) {
-		fputs(help_text, stdout);
+		help();
 		return 0;
 	}
 	if (argc >= 2 && !strcmp(argv[1], "bench"))

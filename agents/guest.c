@@ -35,12 +35,14 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "agent.h"
-#include "lockstat.h"
-#include "cgroup.h"
+#include "agents/guest.h"
+#include "agents/run.h"
+#include "agents/lockstat.h"
+#include "agents/cgroup.h"
+#include "agents/results.h"
+#include "proto/error.h"
 #include "proto/jobline.h"
 #include "proto/record.h"
-#include "results.h"
 
 /* Seconds a results partition may take to appear after /init starts. */
 #define RESULTS_WAIT_S 30
@@ -104,15 +106,20 @@ static int open_console(void)
 	return fd;
 }
 
+/* The start of a small file; NULL with the error kept when it cannot be read. */
 static char *slurp(const char *path)
 {
 	static char buf[8192];
 	int fd = open(path, O_RDONLY);
 	ssize_t n;
 
-	if (fd < 0)
+	if (fd < 0) {
+		fl_error_set(FL_EIO, "%s: %s", path, strerror(errno));
 		return NULL;
+	}
 	n = read(fd, buf, sizeof(buf) - 1);
+	if (n < 0)
+		fl_error_set(FL_EIO, "%s: %s", path, strerror(errno));
 	close(fd);
 	if (n < 0)
 		return NULL;
@@ -141,19 +148,20 @@ static int cmdline_value(const char *cmd, const char *key, char *out, size_t n)
 /* fl.job=key=value;key=value on the command line wins over /job. Lock
  * contention is traced by default only as PID 1, in a kernel the agent
  * owns: tracefs is the whole machine's, and agents run as processes (the
- * tests, a box's stand-in) would trace, and fight over, the host's. */
+ * tests, a box's stand-in) would trace, and fight over, the host's. 0, or a
+ * negative code for a job that cannot be read or run (fl_bench_check). */
 static int load_job(const char *cmd, struct fl_bench_opts *o, int pid1)
 {
 	char j[FL_JOB_MAX], *job;
+	int r;
 
 	fl_bench_defaults(o);
 	o->locks = pid1;
 	if (cmd && !cmdline_value(cmd, "fl.job", j, sizeof(j)))
-		return fl_bench_parse_job(o, j);
-	job = slurp("/job");
-	if (!job)
-		return -1;
-	return fl_bench_parse_job(o, job);
+		job = j;
+	else if (!(job = slurp("/job")))
+		return FL_EIO;
+	return (r = fl_bench_parse_job(o, job)) ? r : fl_bench_check(o);
 }
 
 /* fl.results=PATH fl.agentjob=ID: the records kept on the box's disk too. */
@@ -166,8 +174,7 @@ static void open_results(const char *cmd, struct console *c, int wait_s)
 	if (cmdline_value(cmd, "fl.agentjob", id, sizeof(id)))
 		strcpy(id, "0");
 	if (fl_results_open(&c->sh->results, path, strtoull(id, NULL, 10), wait_s)) {
-		snprintf(msg, sizeof(msg), "fl-agent: results store %s: %s\n", path,
-			 strerror(errno));
+		snprintf(msg, sizeof(msg), "fl-agent: %s\n", fl_error_last());
 		if (c->fd >= 0)
 			fl_write_full(c->fd, msg, strlen(msg), -1);
 		return;
@@ -182,9 +189,9 @@ static int job_timeout(const struct fl_bench_opts *o)
 
 	if (o->timeout_s)
 		return o->timeout_s;
-	for (int t = 0; t < 3; t++)
+	for (int t = 0; fl_testdefs[t]; t++)
 		for (int m = 0; m < 2; m++)
-			points += o->tests[t] && o->modes[m];
+			points += (o->tests >> t & 1) && o->modes[m];
 	points *= fl_bench_task_counts(o, 1, counts);
 	points *= o->cgroups[0] + o->cgroups[1];
 	if (o->locks == 2) /* locks=cost: every point 4 times a cycle */
@@ -266,6 +273,7 @@ int fl_guest_main(const struct fl_guest_opts *g)
 	struct fl_topo t;
 	struct console c = {g->console_fd, NULL, 0};
 	const char *cmd = g->cmdline;
+	char msg[512];
 	int failed = 1, bad_job;
 
 	if (g->pid1) {
@@ -283,10 +291,13 @@ int fl_guest_main(const struct fl_guest_opts *g)
 	fl_record_writer_init(&c.sh->w, console_out, &c);
 	open_results(cmd, &c, g->pid1 ? RESULTS_WAIT_S : 0);
 	bad_job = load_job(cmd, &o, g->pid1);
+	if (bad_job)
+		snprintf(msg, sizeof(msg), "no valid job (fl.job= on the command line or /job): %s",
+			 fl_error_last());
 	if (fl_topo_read(&t, "/sys/devices/system/node") == 0)
 		fl_agent_env(&t, bad_job ? NULL : fl_cgroup_prepare(&o), guest_emit, &c);
 	if (bad_job)
-		fl_agent_error(guest_emit, &c, "no valid job (fl.job= on the command line or /job)");
+		fl_agent_error(guest_emit, &c, msg);
 	else
 		failed = run_job(&o, &c);
 	fl_record_write(&c.sh->w, "{\"type\":\"done\"}", 15);

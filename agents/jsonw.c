@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonw.h"
+#include "agents/jsonw.h"
 
 void jw_init(struct jw *w)
 {

@@ -3,9 +3,10 @@
  * triggers on lock:contention_begin/end (see lockstat.h): the hist text
  * parser and the tracefs plumbing.
  */
-#include "lockstat.h"
-#include "agent.h"
-#include "jsonw.h"
+#include "agents/lockstat.h"
+#include "agents/file.h"
+#include "agents/jsonw.h"
+#include "proto/error.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -305,7 +306,7 @@ int fl_lockstat_parse(const char *waits, const char *stacks, struct fl_lockstat 
 
 	memset(ls, 0, sizeof(*ls));
 	if (!waits || !strstr(waits, "# event histogram"))
-		return -1;
+		return fl_error_set(FL_EINVAL, "not a hist file");
 	/* the timed waits, per lock and chain, and their longest */
 	for (p = waits; next_entry(&p, "lock", &e, &onmax);) {
 		if (!(l = lock_get(&all, &n, &cap, &e)))
@@ -342,7 +343,7 @@ int fl_lockstat_parse(const char *waits, const char *stacks, struct fl_lockstat 
 	return 0;
 oom:
 	free(all);
-	return -1;
+	return fl_error_set(FL_ERROR, "out of memory for %d locks", n);
 }
 
 void fl_lockstat_json(struct jw *w, const struct fl_lockstat *ls)
@@ -421,7 +422,7 @@ static void trigger_text(int i, const char *pre, const char *attr, char *out, si
 	snprintf(out, n, "%s%s%s if common_pid != %d", pre, triggers[i].trigger, attr, (int)self);
 }
 
-static int install(char *status, size_t n);
+static int install(void);
 static void remove_triggers(void);
 
 static int exists(const char *rel)
@@ -521,50 +522,41 @@ static int find_tracefs(void)
 	return -1;
 }
 
-int fl_lockstat_open(char *status, size_t n)
+int fl_lockstat_open(void)
 {
 	int e;
 
 	tfs[0] = '\0';
 	self = getpid();
-	if (find_tracefs()) {
-		snprintf(status, n, "not available: no tracefs (a kernel without CONFIG_FTRACE)");
-		return -1;
-	}
+	if (find_tracefs())
+		return fl_error_set(FL_ENOTFOUND, "no tracefs (a kernel without CONFIG_FTRACE)");
 	if (!exists("events/lock/contention_begin") || !exists("events/lock/contention_end")) {
-		snprintf(status, n,
-			 "not available: no lock:contention_begin/end tracepoints (Linux 5.19 "
-			 "or later)");
 		tfs[0] = '\0';
-		return -1;
+		return fl_error_set(FL_ENOTFOUND, "no lock:contention_begin/end tracepoints (Linux "
+						  "5.19 or later)");
 	}
 	if (!exists("events/lock/contention_begin/hist") || !exists("synthetic_events")) {
-		snprintf(status, n, "not available: no hist triggers (CONFIG_HIST_TRIGGERS)");
 		tfs[0] = '\0';
-		return -1;
+		return fl_error_set(FL_ENOTFOUND, "no hist triggers (CONFIG_HIST_TRIGGERS)");
 	}
 	if (!exists("events/synthetic/fl_lock_wait") && (e = tfs_append("synthetic_events", SYNTH))) {
 		char log[256];
 
 		error_log(log, sizeof(log));
-		snprintf(status, n, "failed: synthetic event fl_lock_wait: %s %s", strerror(-e),
-			 log);
 		tfs[0] = '\0';
-		return -1;
+		return fl_error_set(FL_EIO, "synthetic event fl_lock_wait: %s %s", strerror(-e),
+				    log);
 	}
 	synth_made = 1;
-	if (install(status, n)) {
-		fl_lockstat_close();
-		return -1;
-	}
-	snprintf(status, n, "ready");
-	return 0;
+	if ((e = install()))
+		fl_lockstat_close(); /* keeps install's message */
+	return e;
 }
 
 /* The triggers, once a run: enabling a tracepoint patches kernel text and
  * removing one waits for RCU, a second or more each under TCG, where
  * clearing a map between windows is one RCU wait. */
-static int install(char *status, size_t n)
+static int install(void)
 {
 	char cmd[512];
 
@@ -578,9 +570,9 @@ static int install(char *status, size_t n)
 			char log[256];
 
 			error_log(log, sizeof(log));
-			snprintf(status, n, "failed: %s: %s %s", triggers[i].file, strerror(-e), log);
+			fl_error_set(FL_EIO, "%s: %s %s", triggers[i].file, strerror(-e), log);
 			remove_triggers();
-			return -1;
+			return FL_EIO;
 		}
 		installed = i + 1;
 	}
@@ -604,19 +596,15 @@ void fl_lockstat_off(void)
 		remove_triggers();
 }
 
-int fl_lockstat_begin(char *status, size_t n)
+int fl_lockstat_begin(void)
 {
 	char cmd[512];
 
 	if (!tfs[0])
-		return -1;
+		return fl_error_set(FL_EIO, "lock tracing is not set up");
 	/* after fl_lockstat_off: the triggers again (fresh maps) */
-	if (installed != NTRIGGERS) {
-		if (install(status, n))
-			return -1;
-		snprintf(status, n, "tracing");
-		return 0;
-	}
+	if (installed != NTRIGGERS)
+		return install();
 	/* empty maps for the window: the onmax() one re-added first, as adding
 	 * a trigger allocates its map, and the allocator's lock contended then
 	 * (slob_lock, on the demo's kernel) would count in the window */
@@ -640,23 +628,21 @@ int fl_lockstat_begin(char *status, size_t n)
 				char log[256];
 
 				error_log(log, sizeof(log));
-				snprintf(status, n, "failed: window start, %s: %s %s",
-					 triggers[i].file, strerror(-e), log);
-				return -1;
+				return fl_error_set(FL_EIO, "window start, %s: %s %s",
+						    triggers[i].file, strerror(-e), log);
 			}
 		}
-	snprintf(status, n, "tracing");
 	return 0;
 }
 
-int fl_lockstat_end(struct fl_lockstat *ls, char *status, size_t n)
+int fl_lockstat_end(struct fl_lockstat *ls)
 {
 	char *waits, *stacks;
 	int r;
 
 	memset(ls, 0, sizeof(*ls));
 	if (!tfs[0] || installed != NTRIGGERS)
-		return -1;
+		return fl_error_set(FL_EIO, "the window's triggers are not installed");
 	waits = tfs_read("events/synthetic/fl_lock_wait/hist");
 	stacks = tfs_read("events/lock/contention_begin/hist");
 	if (getenv("FL_LOCKSTAT_RAW"))
@@ -664,9 +650,7 @@ int fl_lockstat_end(struct fl_lockstat *ls, char *status, size_t n)
 			waits ? waits : "", stacks ? stacks : "");
 	r = fl_lockstat_parse(waits, stacks, ls);
 	if (r)
-		snprintf(status, n, "failed: cannot read %s/events/synthetic/fl_lock_wait/hist", tfs);
-	else
-		snprintf(status, n, "recorded");
+		r = fl_error_set(FL_EIO, "cannot read %s/events/synthetic/fl_lock_wait/hist", tfs);
 	free(waits);
 	free(stacks);
 	return r;

@@ -93,28 +93,30 @@ struct fl_lockstat {
  * Fills ls from the text of the fl_lock_wait hist (waits) and of the
  * contention_begin hist keyed by lock and stacktrace (stacks; NULL: no
  * chains). Locks are ordered by wait time, each with its most frequent
- * chains. 0, or -1 when waits is not a hist file at all.
+ * chains. 0, or FL_EINVAL when waits is not a hist file at all.
  */
 int fl_lockstat_parse(const char *waits, const char *stacks, struct fl_lockstat *ls);
 /* 1 for a frame of the locking code itself (_raw_spin_lock,
  * queued_spin_lock_slowpath, mutex_lock, ...): never a lock's user. */
 int fl_lockstat_lock_frame(const char *fn);
 
-/* ---- the window (tracefs) ---- */
+/* ---- the window (tracefs) ----
+ *
+ * Errors follow proto/error.h; the run records the message as the lock
+ * status ("not available: why", "failed: why") and goes on without. */
 
 /*
  * Sets up for a run: finds or mounts tracefs and checks that the kernel has
  * the contention tracepoints and hist triggers. 0 when windows can be
- * traced; -1 with status saying "not available: why" otherwise (not an
- * error: the run goes on without).
+ * traced; FL_ENOTFOUND when this kernel cannot trace them, FL_EIO when
+ * setting up failed (the message says what the kernel said).
  */
-int fl_lockstat_open(char *status, size_t n);
+int fl_lockstat_open(void);
 /* Installs the triggers (fresh, empty maps) at the start of a window;
- * 0 or -1 with status "failed: what the kernel said". */
-int fl_lockstat_begin(char *status, size_t n);
-/* Reads the maps at the end of a window and removes the triggers; 0 with
- * ls filled and status "recorded", or -1 with status. */
-int fl_lockstat_end(struct fl_lockstat *ls, char *status, size_t n);
+ * 0 or FL_EIO saying what the kernel said. */
+int fl_lockstat_begin(void);
+/* Reads the maps at the end of a window; 0 with ls filled, or FL_EIO. */
+int fl_lockstat_end(struct fl_lockstat *ls);
 /* Removes the triggers until the next fl_lockstat_begin, so that the
  * tracepoints are off, not just unread (locks=cost's untraced runs). */
 void fl_lockstat_off(void);

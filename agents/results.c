@@ -1,7 +1,8 @@
 /*
  * results.c - the results store on a partition or in a file (see results.h).
  */
-#include "results.h"
+#include "agents/results.h"
+#include "proto/error.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,7 +22,8 @@ int fl_write_full(int fd, const char *p, size_t len, off_t off)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			return -1;
+			return fl_error_set(FL_EIO, "write: %s",
+					    n ? strerror(errno) : "nothing written");
 		p += n;
 		len -= (size_t)n;
 		off += off < 0 ? 0 : n;
@@ -32,9 +34,13 @@ int fl_write_full(int fd, const char *p, size_t len, off_t off)
 /* The bytes, then the NUL that ends the data after them, then a sync. */
 static int put(struct fl_results *r, const char *p, size_t len)
 {
-	if (fl_write_full(r->fd, p, len, r->end) ||
-	    fl_write_full(r->fd, "", 1, r->end + (off_t)len) || fdatasync(r->fd))
-		return -1;
+	int e;
+
+	if ((e = fl_write_full(r->fd, p, len, r->end)) ||
+	    (e = fl_write_full(r->fd, "", 1, r->end + (off_t)len)))
+		return e;
+	if (fdatasync(r->fd))
+		return fl_error_set(FL_EIO, "fdatasync: %s", strerror(errno));
 	r->end += (off_t)len;
 	return 0;
 }
@@ -62,19 +68,16 @@ static int open_store(const char *path, int wait_s)
 int fl_results_open(struct fl_results *r, const char *path, uint64_t job, int wait_s)
 {
 	char head[64];
-	int n;
+	int n, e;
 
 	r->end = 0;
 	r->fd = open_store(path, wait_s);
 	if (r->fd < 0)
-		return -1;
+		return fl_error_set(FL_EIO, "results store %s: %s", path, strerror(errno));
 	n = snprintf(head, sizeof(head), FL_RESULTS_MAGIC "%" PRIu64 "\n", job);
-	if (put(r, head, (size_t)n)) {
-		int e = errno;
-
+	if ((e = put(r, head, (size_t)n))) {
 		fl_results_close(r);
-		errno = e;
-		return -1;
+		return fl_error_wrap(e, "results store %s", path);
 	}
 	return 0;
 }
@@ -83,7 +86,7 @@ int fl_results_append(void *arg, const char *frame, size_t len)
 {
 	struct fl_results *r = arg;
 
-	return r->fd >= 0 ? put(r, frame, len) : -1;
+	return r->fd >= 0 ? put(r, frame, len) : fl_error_set(FL_EIO, "results store not open");
 }
 
 void fl_results_close(struct fl_results *r)
@@ -142,11 +145,14 @@ int fl_results_read(const char *path, uint64_t *job, char **frames, size_t *len)
 	*len = 0;
 	*job = 0;
 	if (fd < 0)
-		return -1;
+		return fl_error_set(errno == ENOENT ? FL_ENOTFOUND : FL_EIO, "%s: %s", path,
+				    strerror(errno));
 	data = read_data(fd, &n);
+	if (!data)
+		fl_error_set(FL_EIO, "%s: %s", path, strerror(errno));
 	close(fd);
 	if (!data)
-		return -1;
+		return FL_EIO;
 	nl = memchr(data, '\n', n);
 	if (strncmp(data, FL_RESULTS_MAGIC, strlen(FL_RESULTS_MAGIC)) || !nl) {
 		free(data);

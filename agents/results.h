@@ -32,20 +32,21 @@ struct fl_results {
 /*
  * Opens path for job, waiting up to wait_s seconds for a device node to
  * appear (disk drivers probe after /init starts), and writes the header. A
- * regular file is created or truncated. 0, or -1 with errno set.
+ * regular file is created or truncated. 0, or FL_EIO (proto/error.h).
  */
 int fl_results_open(struct fl_results *r, const char *path, uint64_t job, int wait_s);
-/* An fl_record_out_fn: appends one frame; 0 or -1. */
+/* An fl_record_out_fn: appends one frame; 0 or FL_EIO. */
 int fl_results_append(void *r, const char *frame, size_t len);
 void fl_results_close(struct fl_results *r);
 
-/* Writes all of p at off (pwrite), or at the file position when off < 0; 0 or -1. */
+/* Writes all of p at off (pwrite), or at the file position when off < 0; 0 or FL_EIO. */
 int fl_write_full(int fd, const char *p, size_t len, off_t off);
 
 /*
  * Reads a store: the job it belongs to and its frames (malloc'd, NUL
  * ended). 0; 1 when it holds no results (no header: nothing was written
- * since it was made); -1 with errno when it cannot be read.
+ * since it was made); FL_ENOTFOUND when there is no such file, FL_EIO when
+ * it cannot be read.
  */
 int fl_results_read(const char *path, uint64_t *job, char **frames, size_t *len);
 

@@ -1,6 +1,6 @@
 /*
  * run.c - runs a job point by point and describes each point, the
- * environment and errors as JSON (see agent.h).
+ * environment and errors as JSON (see run.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,10 +12,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent.h"
-#include "cgroup.h"
-#include "jsonw.h"
-#include "lockstat.h"
+#include "agents/run.h"
+#include "agents/cgroup.h"
+#include "agents/file.h"
+#include "agents/jsonw.h"
+#include "agents/lockstat.h"
+#include "proto/error.h"
 
 #define VMSTAT_MAX 256
 
@@ -304,7 +306,7 @@ static void profile_emit(struct profile *p, const struct fl_bench_point *pt,
 	jw_init(&w);
 	jw_obj_open(&w, NULL);
 	jw_str(&w, "type", "profile");
-	jw_str(&w, "test", fl_bench_test_name(pt->test));
+	jw_str(&w, "test", pt->test->name);
 	jw_str(&w, "mode", fl_bench_mode_name(pt->mode));
 	jw_int(&w, "tasks", pt->ntasks);
 	jw_uint(&w, "step", p->buf[0]);
@@ -360,39 +362,6 @@ static int ksym_cmp(const void *a, const void *b)
 	const struct ksym *x = a, *y = b;
 
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-char *fl_agent_read_file(const char *path, size_t cap)
-{
-	size_t len = 0;
-	char *buf = malloc(cap + 1);
-	int fd = open(path, O_RDONLY);
-	ssize_t got;
-
-	if (fd < 0 || !buf) {
-		free(buf);
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	while ((got = read(fd, buf + len, cap - len)) != 0) {
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0)
-			break;
-		len += (size_t)got;
-		if (len == cap) {
-			char *nb = realloc(buf, 2 * cap + 1);
-
-			if (!nb)
-				break;
-			buf = nb;
-			cap *= 2;
-		}
-	}
-	close(fd);
-	buf[len] = '\0';
-	return buf;
 }
 
 /*
@@ -534,7 +503,7 @@ static void point_json(struct jw *w, const struct fl_bench_opts *o,
 {
 	jw_obj_open(w, NULL);
 	jw_str(w, "type", "result");
-	jw_str(w, "test", fl_bench_test_name(pt->test));
+	jw_str(w, "test", pt->test->name);
 	jw_str(w, "mode", fl_bench_mode_name(pt->mode));
 	jw_int(w, "tasks", pt->ntasks);
 	jw_str(w, "cgroup", fl_bench_cgroup_name(pt->cgroup));
@@ -591,15 +560,29 @@ struct window {
 	int cg_ok;
 };
 
+/* A lock status from what a lockstat call returned: ok, or why not
+ * ("not available: " when the kernel cannot trace, "failed: " otherwise). */
+static void lock_status(char *status, size_t n, int r, const char *ok)
+{
+	if (!r)
+		snprintf(status, n, "%s", ok);
+	else
+		snprintf(status, n, "%s: %s", r == FL_ENOTFOUND ? "not available" : "failed",
+			 fl_error_last());
+}
+
 static void window_begin(void *arg)
 {
 	struct window *w = arg;
 
 	if (w->traced) {
 		struct timespec a, b;
+		int r;
 
 		clock_gettime(CLOCK_MONOTONIC, &a);
-		w->traced = !fl_lockstat_begin(w->lock_status, sizeof(w->lock_status));
+		r = fl_lockstat_begin();
+		lock_status(w->lock_status, sizeof(w->lock_status), r, "tracing");
+		w->traced = !r;
 		clock_gettime(CLOCK_MONOTONIC, &b);
 		w->lock_setup_s = (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9;
 	}
@@ -619,9 +602,12 @@ static void window_end(void *arg)
 	profile_read(&w->prof);
 	if (w->traced) {
 		struct timespec a, b;
+		int r;
 
 		clock_gettime(CLOCK_MONOTONIC, &a);
-		w->traced = !fl_lockstat_end(&w->locks, w->lock_status, sizeof(w->lock_status));
+		r = fl_lockstat_end(&w->locks);
+		lock_status(w->lock_status, sizeof(w->lock_status), r, "recorded");
+		w->traced = !r;
 		clock_gettime(CLOCK_MONOTONIC, &b);
 		w->lock_read_s = (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9;
 	}
@@ -643,7 +629,7 @@ static void locks_emit(const struct window *wi, const struct fl_bench_point *pt,
 	jw_init(&w);
 	jw_obj_open(&w, NULL);
 	jw_str(&w, "type", "locks");
-	jw_str(&w, "test", fl_bench_test_name(pt->test));
+	jw_str(&w, "test", pt->test->name);
 	jw_str(&w, "mode", fl_bench_mode_name(pt->mode));
 	jw_int(&w, "tasks", pt->ntasks);
 	jw_str(&w, "cgroup", fl_bench_cgroup_name(pt->cgroup));
@@ -661,36 +647,38 @@ static void locks_emit(const struct window *wi, const struct fl_bench_point *pt,
 static struct window win;
 
 /* fl_bench_run, in the child memory cgroup for a child point: the tasks
- * start inside it. 0, or -1 with why. */
+ * start inside it. 0, or a negative code. */
 static int measure(const struct fl_bench_opts *o, const struct fl_topo *t,
-		   struct fl_bench_point *pt, char *why, int n)
+		   struct fl_bench_point *pt)
 {
 	const struct fl_cgroup *cg = fl_cgroup_prepare(o);
-	char what[96], back[256];
 	int r;
 
 	if (pt->cgroup != FL_CGROUP_CHILD)
-		return fl_bench_run(o, t, pt, why, n);
-	snprintf(what, sizeof(what), "%s %s tasks=%d in a child memory cgroup: ",
-		 fl_bench_test_name(pt->test), fl_bench_mode_name(pt->mode), pt->ntasks);
-	if (!cg || fl_cgroup_enter(cg, back, sizeof(back))) {
-		snprintf(why, (size_t)n, "%s%.150s", what, cg ? back : "not asked for");
-		return -1;
+		return fl_bench_run(o, t, pt);
+	r = cg ? fl_cgroup_enter(cg) : fl_error_set(FL_EINVAL, "not asked for");
+	if (!r && (r = fl_bench_run(o, t, pt))) {
+		/* back out of the child all the same; the point's own error is the one */
+		char why[512];
+
+		snprintf(why, sizeof(why), "%s", fl_error_last());
+		fl_cgroup_leave(cg);
+		return fl_error_set(r, "%s", why);
 	}
-	r = fl_bench_run(o, t, pt, why, n);
-	if (fl_cgroup_leave(cg, back, sizeof(back)) && !r) {
-		snprintf(why, (size_t)n, "%s%.150s", what, back);
-		r = -1;
-	}
+	if (!r)
+		r = fl_cgroup_leave(cg);
+	if (r)
+		fl_error_wrap(r, "%s %s tasks=%d in a child memory cgroup", pt->test->name,
+			      fl_bench_mode_name(pt->mode), pt->ntasks);
 	return r;
 }
 
 static int run_point(const struct fl_bench_opts *o, const struct fl_topo *t,
 		     struct fl_bench_point *pt, int traced, fl_agent_emit_fn emit, void *arg)
 {
-	struct fl_bench_window hooks = { window_begin, window_end, &win };
-	char why[256];
+	struct fl_bench_window hooks = {window_begin, window_end, &win};
 	struct jw w;
+	int r;
 
 	pt->window = &hooks;
 	win.before.n = win.after.n = 0;
@@ -705,10 +693,10 @@ static int run_point(const struct fl_bench_opts *o, const struct fl_topo *t,
 	snprintf(win.lock_status, sizeof(win.lock_status), "%s",
 		 !traced ? "off" : lock_run_ok ? "failed: the window did not start" : lock_run_status);
 	win.cg = pt->cgroup == FL_CGROUP_CHILD ? fl_cgroup_prepare(o) : NULL;
-	if (measure(o, t, pt, why, sizeof(why))) {
+	if ((r = measure(o, t, pt))) {
 		pt->window = NULL;
-		fl_agent_error(emit, arg, why);
-		return -1;
+		fl_agent_error(emit, arg, fl_error_last());
+		return r;
 	}
 	pt->window = NULL;
 	jw_init(&w);
@@ -740,13 +728,13 @@ static int run_points(const struct fl_bench_opts *o, const struct fl_topo *t,
 		      struct fl_bench_point *pt, fl_agent_emit_fn emit, void *arg)
 {
 	static const int abba[4] = {0, 1, 1, 0};
-	int err = 0;
+	int err = 0, r;
 
 	if (o->locks != 2)
 		return run_point(o, t, pt, o->locks, emit, arg);
 	for (int i = 0; i < 4 * FL_LOCK_COST_CYCLES; i++)
-		if (run_point(o, t, pt, abba[i % 4], emit, arg))
-			err = -1;
+		if ((r = run_point(o, t, pt, abba[i % 4], emit, arg)))
+			err = r;
 	return err;
 }
 
@@ -754,21 +742,25 @@ int fl_agent_run(const struct fl_bench_opts *o, fl_agent_emit_fn emit, void *arg
 {
 	static struct fl_bench_point pt;
 	static struct fl_topo t;
-	int counts[FL_BENCH_MAX_POINTS], npoints, err = 0;
+	int counts[FL_BENCH_MAX_POINTS], npoints, failed = 0, r;
 
-	if (fl_topo_read(&t, "/sys/devices/system/node")) {
-		fl_agent_error(emit, arg, "cannot read the CPU topology");
-		return -1;
+	if ((r = fl_topo_read(&t, "/sys/devices/system/node"))) {
+		fl_error_wrap(r, "cannot read the CPU topology");
+		fl_agent_error(emit, arg, fl_error_last());
+		return r;
 	}
 	npoints = fl_bench_task_counts(o, t.ncpus, counts);
 	lock_run_ok = 0;
 	snprintf(lock_run_status, sizeof(lock_run_status), "off");
-	if (o->locks)
-		lock_run_ok = !fl_lockstat_open(lock_run_status, sizeof(lock_run_status));
+	if (o->locks) {
+		r = fl_lockstat_open();
+		lock_status(lock_run_status, sizeof(lock_run_status), r, "ready");
+		lock_run_ok = !r;
+	}
 	pt.task_ops = calloc(FL_BENCH_MAX_TASKS, sizeof(*pt.task_ops));
 	pt.task_cpu = calloc(FL_BENCH_MAX_TASKS, sizeof(*pt.task_cpu));
-	for (int test = 1; test <= 3; test++) {
-		if (!o->tests[test - 1])
+	for (int test = 0; fl_testdefs[test]; test++) {
+		if (!(o->tests >> test & 1))
 			continue;
 		for (int m = 0; m < 2; m++) {
 			if (!o->modes[m])
@@ -777,12 +769,11 @@ int fl_agent_run(const struct fl_bench_opts *o, fl_agent_emit_fn emit, void *arg
 				for (int c = 0; c < 2; c++) {
 					if (!o->cgroups[c])
 						continue;
-					pt.test = test;
+					pt.test = fl_testdefs[test];
 					pt.mode = (enum fl_bench_mode)m;
 					pt.ntasks = counts[i];
 					pt.cgroup = (enum fl_bench_cgroup)c;
-					if (run_points(o, &t, &pt, emit, arg))
-						err = -1;
+					failed += run_points(o, &t, &pt, emit, arg) != 0;
 				}
 		}
 	}
@@ -794,7 +785,11 @@ int fl_agent_run(const struct fl_bench_opts *o, fl_agent_emit_fn emit, void *arg
 	pt.task_cpu = NULL;
 	if (win.prof.hits_bits)
 		ksyms_emit(&win.prof, emit, arg);
-	return err;
+	if (failed)
+		return fl_error_set(FL_ERROR,
+				    "%d point%s failed (each said why in its error object)", failed,
+				    failed == 1 ? "" : "s");
+	return 0;
 }
 
 static void read_file_line(const char *path, char *buf, size_t n)

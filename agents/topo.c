@@ -2,15 +2,24 @@
  * topo.c - NUMA layout discovery and task placement (see topo.h).
  */
 #include <dirent.h>
+#include <errno.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "topo.h"
+#include "agents/topo.h"
+#include "proto/error.h"
+
+static int bad_cpulist(const char *s)
+{
+	return fl_error_set(FL_EINVAL, "cpulist '%.*s' is not a list of CPUs",
+			    (int)strcspn(s, "\n"), s);
+}
 
 int fl_cpulist_parse(const char *s, int *ids, int max)
 {
+	const char *all = s;
 	int n = 0;
 
 	while (*s && *s != '\n') {
@@ -18,24 +27,24 @@ int fl_cpulist_parse(const char *s, int *ids, int max)
 		long a = strtol(s, &end, 10), b;
 
 		if (end == s || a < 0)
-			return -1;
+			return bad_cpulist(all);
 		b = a;
 		s = end;
 		if (*s == '-') {
 			b = strtol(s + 1, &end, 10);
 			if (end == s + 1 || b < a)
-				return -1;
+				return bad_cpulist(all);
 			s = end;
 		}
 		for (long c = a; c <= b; c++) {
 			if (n >= max)
-				return -1;
+				return bad_cpulist(all);
 			ids[n++] = (int)c;
 		}
 		if (*s == ',')
 			s++;
 		else if (*s && *s != '\n')
-			return -1;
+			return bad_cpulist(all);
 	}
 	return n;
 }
@@ -109,10 +118,8 @@ int fl_topo_read(struct fl_topo *t, const char *root)
 	cpu_set_t set;
 
 	memset(t, 0, sizeof(*t));
-	if (sched_getaffinity(0, sizeof(set), &set)) {
-		perror("fl-agent: sched_getaffinity");
-		return -1;
-	}
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return fl_error_set(FL_EIO, "sched_getaffinity: %s", strerror(errno));
 	nn = node_ids(root, ids);
 	for (int i = 0; i < nn; i++) {
 		char path[512], buf[4096];
@@ -151,7 +158,7 @@ int fl_place_parse(const char *s, enum fl_place *p)
 	else if (!strcmp(s, "none"))
 		*p = FL_PLACE_NONE;
 	else
-		return -1;
+		return fl_error_set(FL_EINVAL, "unknown placement '%s' (spread, pack or none)", s);
 	return 0;
 }
 

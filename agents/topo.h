@@ -28,10 +28,11 @@ enum fl_place {
 	FL_PLACE_NONE,	 /* no pinning; the scheduler decides */
 };
 
-/* root is normally "/sys/devices/system/node"; 0 or -1 (message on stderr). */
+/* root is normally "/sys/devices/system/node"; 0 or FL_EIO (proto/error.h). */
 int fl_topo_read(struct fl_topo *t, const char *root);
-/* Parses a kernel cpulist ("0-3,8,10-11") into ids; count or -1. */
+/* Parses a kernel cpulist ("0-3,8,10-11") into ids; the count, or FL_EINVAL. */
 int fl_cpulist_parse(const char *s, int *ids, int max);
+/* "spread", "pack" or "none"; 0 or FL_EINVAL. */
 int fl_place_parse(const char *s, enum fl_place *p);
 const char *fl_place_name(enum fl_place p);
 /* cpus[i] for task i, -1 for no pinning. Tasks beyond the CPU count wrap

@@ -239,7 +239,9 @@ static void fill_service(sqlite3 *db)
 		 "runs r JOIN commits c ON c.id = r.commit_id WHERE c.sha = s.commit_sha) FROM "
 		 "bisect_steps s;"
 		 "UPDATE runs SET job_id = (SELECT id FROM jobs j WHERE j.run_id = runs.id) "
-		 "WHERE id IN (SELECT run_id FROM jobs WHERE kind = 'run');");
+		 "WHERE id IN (SELECT run_id FROM jobs WHERE kind = 'run');"
+		 /* what the service says with its words for an ended job (store/jobs.h) */
+		 "UPDATE jobs SET ended = 1 WHERE state IN ('done', 'failed');");
 }
 
 static void fill(const char *path, long nruns)

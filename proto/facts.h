@@ -24,7 +24,7 @@
 
 /*
  * A box's facts, written by its agent daemon with each request for work
- * (agents/daemon.c), kept by the agent API (orchestrator/machine/agentapi.c)
+ * (agents/daemon.c), kept by the agent API (orchestrator/dispatch/agentapi.c)
  * and shown as they are by the report (service/report.c) and the run page:
  */
 #define FL_FACT_HOSTNAME "hostname"

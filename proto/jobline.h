@@ -14,7 +14,8 @@
  * '"' or '\'' (fl_jobline_value_ok), and the writer refuses one that does.
  *
  * Keys and their values:
- *   test       page_fault1,page_fault3      comma list
+ *   test       page_fault1,page_fault3      comma list of the table's tests
+ *                                           (proto/testdef.h)
  *   mode       processes,threads            comma list
  *   tasks      1,50%,100%                   counts, or percentages of the CPUs
  *   warmup     2s                           whole seconds, "s" optional, <= 3600

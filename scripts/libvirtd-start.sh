@@ -25,6 +25,9 @@
 set -eu
 cmd=${1:-start}
 state=${FL_LIBVIRTD_STATE:-/var/run/faultline-libvirtd.pids}
+# The daemons are services that outlive a test starting them, not the
+# test's processes (the marks tests/leftovers.py looks for after ctest).
+unset FL_TEST_RUN FL_TEST_NAME
 
 running() { virsh -c qemu:///system uri >/dev/null 2>&1; }
 

@@ -16,6 +16,9 @@
 set -eu
 cmd=${1:-start}
 state=${FL_PG_STATE:-/tmp/faultline-pg.state}
+# The cluster is a service that outlives a test starting it, not one of the
+# test's processes (the marks tests/leftovers.py looks for after ctest).
+unset FL_TEST_RUN FL_TEST_NAME
 bin=${FL_PG_BIN:-/usr/lib/postgresql/15/bin}
 
 as_pg() {

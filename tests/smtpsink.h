@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "lib/buf.h"
+#include "testlib.h"
 
 static inline int fl_sink_port_open(int port)
 {
@@ -49,7 +50,7 @@ static inline pid_t fl_sink_start(const char *maildir, int port)
 	pid_t pid;
 
 	snprintf(listen_at, sizeof(listen_at), "127.0.0.1:%d", port);
-	pid = fork();
+	pid = fl_test_fork();
 	if (pid == 0) {
 		execl("/usr/bin/python3", "python3", "-m", "aiosmtpd", "-n", "-l", listen_at, "-c",
 		      "aiosmtpd.handlers.Mailbox", maildir, (char *)NULL);
@@ -67,7 +68,7 @@ static inline pid_t fl_smtplog_start(const char *dir, int port, const char *opt,
 	pid_t pid;
 
 	snprintf(p, sizeof(p), "%d", port);
-	pid = fork();
+	pid = fl_test_fork();
 	if (pid == 0) {
 		execl("/usr/bin/python3", "python3", FL_SOURCE_DIR "/tests/smtplog.py", p, dir, opt,
 		      arg, (char *)NULL);

@@ -11,11 +11,13 @@
 #include "store/sql.h"
 
 #include <libpq-fe.h>
+#include <signal.h>
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 /* git with a fixed identity and date, so commits are the same on every run. */
@@ -38,6 +40,25 @@ static inline int fl_test_rmtree(const char *dir)
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	return system(cmd);
+}
+
+/*
+ * fork() for a child that starts a server or a browser for a test: the
+ * child gets SIGKILL when the test process dies, however it dies (an ASan
+ * abort, a crash, ctest's kill), so that it never outlives the test; the
+ * test stops it itself when it ends normally. Kept across exec. (The
+ * signal comes when the forking thread ends: fork from the main thread.)
+ */
+static inline pid_t fl_test_fork(void)
+{
+	pid_t parent = getpid(), pid = fork();
+
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent) /* the parent died before the prctl */
+			_exit(127);
+	}
+	return pid;
 }
 
 /* system() of a formatted command; its exit status. */

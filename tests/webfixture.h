@@ -281,6 +281,7 @@ static inline int wf_job(fl_store *st, enum fl_job_kind kind, const char *key, i
 	enum fl_job_about about = fl_job_kind_info(kind)->about;
 	const char *name = fl_job_kind_name(kind);
 	struct fl_job_new j = {.kind = name,
+			       .state = "queued",
 			       .key = key,
 			       .parent_id = parent,
 			       .tree = "mainline",
@@ -298,7 +299,8 @@ static inline int wf_job(fl_store *st, enum fl_job_kind kind, const char *key, i
 /* A coordinator that ended with result. */
 static inline int wf_done(fl_store *st, int64_t id, const char *result)
 {
-	return fl_store_job_start(st, id, 0) || fl_store_job_set(st, id, "done", result, NULL);
+	return fl_store_job_start(st, id, "running", 0) ||
+	       fl_job_set(st, id, FL_STATE_DONE, result, NULL);
 }
 
 /* A run job's attempts: the failed runs (statuses, NULL-ended), then its end with ok_run
@@ -319,14 +321,14 @@ static inline int wf_attempts(fl_store *st, struct wf_store *w, int64_t job, int
 							     : "the deadline (600 s) passed";
 		e.console_tail = panic ? "[    1.2] " WF_PANIC "\n" : NULL;
 		g.console_path = "/etc/passwd"; /* not a console: never shown */
-		if (fl_store_job_start(st, job, 1) ||
+		if (fl_store_job_start(st, job, "running", 1) ||
 		    wf_run_path(st, w, commit, job, panic ? &g : NULL, &e, &run) ||
-		    fl_store_job_set(st, job, "queued", NULL, e.detail))
+		    fl_job_set(st, job, FL_STATE_QUEUED, NULL, e.detail))
 			return -1;
 		if (panic)
 			w->panic_run = run;
 	}
-	if (fl_store_job_start(st, job, 1))
+	if (fl_store_job_start(st, job, "running", 1))
 		return -1;
 	if (ok_run == WF_FRESH) {
 		struct fl_sample s[18];
@@ -338,7 +340,7 @@ static inline int wf_attempts(fl_store *st, struct wf_store *w, int64_t job, int
 	} else if (ok_run && fl_store_run_set_job(st, ok_run, job)) {
 		return -1;
 	}
-	return fl_store_job_run_done(st, job, result, ok_run, error);
+	return fl_store_job_run_done(st, job, "done", result, ok_run, error);
 }
 
 /* Comparison rows of a tag's compare job on numa2, from the samples. */
@@ -436,15 +438,15 @@ static inline int wf_last_tag(fl_store *st, struct wf_store *w, int64_t job)
 			return -1;
 	}
 	w->queued_run_job = kids[3];
-	if (fl_store_job_start(st, job, 0) || fl_store_job_wait(st, job) ||
+	if (fl_store_job_start(st, job, "running", 0) || fl_job_wait(st, job) ||
 	    wf_attempts(st, w, kids[0], 16, none, "ok", w->run[16][0], NULL) ||
-	    fl_store_job_start(st, kids[1], 1) || wf_env_run(st, w, kids[1]) ||
-	    fl_store_job_run_done(st, kids[1], "ok", w->env_run, NULL) ||
-	    fl_store_job_start(st, kids[2], 1) ||
+	    fl_store_job_start(st, kids[1], "running", 1) || wf_env_run(st, w, kids[1]) ||
+	    fl_store_job_run_done(st, kids[1], "done", "ok", w->env_run, NULL) ||
+	    fl_store_job_start(st, kids[2], "running", 1) ||
 	    fl_store_run_set_job(st, w->active_run, kids[2]) ||
-	    fl_store_job_start(st, kids[3], 1) ||
-	    fl_store_job_set(st, kids[3], "queued", NULL,
-			     "infra-error: libvirt: <connection reset>"))
+	    fl_store_job_start(st, kids[3], "running", 1) ||
+	    fl_job_set(st, kids[3], FL_STATE_QUEUED, NULL,
+		       "infra-error: libvirt: <connection reset>"))
 		return -1;
 	return 0;
 }
@@ -558,7 +560,7 @@ static inline int wf_bisection1(fl_store *st, struct wf_store *w)
 	if (fl_store_regression_bisection(st, w->reg1, w->sha[7], w->sha[11], &w->bisect1,
 					  &resumed) ||
 	    wf_job(st, FL_JOB_BISECT, "bisect:1", 0, "numa2", NULL, "", 0, w->reg1, &job) ||
-	    fl_store_job_start(st, job, 0))
+	    fl_store_job_start(st, job, "running", 0))
 		return -1;
 	for (size_t k = 0; k < 7; k++) {
 		snprintf(key, sizeof(key), "run:bisection:%lld:%zu:%s", (long long)w->bisect1, k,
@@ -653,7 +655,8 @@ static inline int wf_fill(const char *dir, struct wf_store *w)
 	char db[600];
 	fl_store *st;
 	struct fl_run_info ri;
-	int broken, r;
+	struct fl_machine_state broken = {"broken", WF_BROKEN_REASON, 1};
+	int r;
 
 	memset(w, 0, sizeof(*w));
 	snprintf(w->dir, sizeof(w->dir), "%s", dir);
@@ -665,7 +668,7 @@ static inline int wf_fill(const char *dir, struct wf_store *w)
 	    fl_store_machine_ensure(st, "numa2", "libvirt", &w->numa2) ||
 	    fl_store_machine_ensure(st, "numa8", "libvirt", &w->numa8) ||
 	    fl_store_machine_set_facts(st, "numa2", "{\"sockets\":2,\"nodes\":2,\"cpus\":2}") ||
-	    fl_store_machine_infra_error(st, "numa8", WF_BROKEN_REASON, 1, &broken);
+	    fl_store_machine_set_state(st, "numa8", &broken);
 	for (int i = 0; i < WF_NCOMMITS && !r; i++) {
 		struct fl_commit_info c = {w->sha[i], "mm: a plausible change", "A. Developer",
 					   WF_T0 + 3600 * i};
@@ -764,7 +767,7 @@ static inline int wf_serve(struct wf_server *s, char *const argv[], const char *
 	memset(s, 0, sizeof(*s));
 	if (pipe(out))
 		return -1;
-	s->pid = fork();
+	s->pid = fl_test_fork();
 	if (s->pid == 0) {
 		int err = open(errlog, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 

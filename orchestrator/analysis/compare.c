@@ -51,16 +51,6 @@ static double pct_change(double base, double new_)
 	return base != 0 ? 100 * (new_ - base) / fabs(base) : 0;
 }
 
-const char *fl_cgroup_key(const char *s)
-{
-	return !s || !strcmp(s, "root") ? "" : s;
-}
-
-const char *fl_cgroup_word(const char *s)
-{
-	return *fl_cgroup_key(s) ? s : "root";
-}
-
 /* Names: a key of (mode, tasks, cgroup, what) seen on either side. */
 struct key {
 	const char *mode, *what, *cgroup;

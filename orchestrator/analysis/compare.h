@@ -32,20 +32,9 @@
 #include <stdint.h>
 
 #include "lib/buf.h"
+#include "analysis/cgroup.h"
 #include "analysis/evidence.h"
 #include "analysis/stats.h"
-
-/*
- * A point's cgroup context: "" is the root cgroup (and what rows from
- * before contexts say), FL_CGROUP_CHILD a child memory cgroup the agent
- * made for the point's tasks. Names, row order and text put it after the
- * task count: page_fault2.threads.2.child.
- */
-#define FL_CGROUP_CHILD "child"
-/* "" for NULL, "" and "root"; s otherwise. */
-const char *fl_cgroup_key(const char *s);
-/* What a table says: "root" for the root, the context otherwise. */
-const char *fl_cgroup_word(const char *s);
 
 /* One per-second sample of a run. */
 struct fl_cmp_sample {

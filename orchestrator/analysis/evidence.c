@@ -1,6 +1,6 @@
 /* evidence.c - vmstat rates and profiles per point from fl-agent records (see evidence.h). */
 #include "analysis/evidence.h"
-#include "analysis/compare.h"
+#include "analysis/cgroup.h"
 #include "lib/buf.h"
 #include "lib/error.h"
 

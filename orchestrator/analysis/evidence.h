@@ -65,7 +65,7 @@ struct fl_evidence_point {
 	enum fl_evidence_source source; /* which record filled it */
 	char *test, *mode;
 	unsigned tasks;
-	char *cgroup; /* "" (the root) or "child": compare.h's fl_cgroup_key */
+	char *cgroup; /* "" (the root) or "child": cgroup.h's fl_cgroup_key */
 	/* FL_EV_RESULT */
 	double measured_s;
 	struct fl_vmstat_rate *vm;

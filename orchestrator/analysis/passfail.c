@@ -14,7 +14,7 @@
  * the posterior mean of the rate on its side, which is what the choice of
  * the next commit (expected information about c) uses.
  */
-#include "analysis/bisect-priv.h"
+#include "analysis/bisect-core.h"
 #include "lib/buf.h"
 
 #include <math.h>

@@ -1,16 +1,18 @@
 /*
  * checkout.c - incremental materialisation of a commit's tree into a
- * directory (see checkout.h).
+ * directory, and private git worktrees (see checkout.h).
  */
 #include "build/checkout.h"
 #include "lib/buf.h"
 #include "lib/error.h"
 #include "lib/fs.h"
+#include "lib/run-command.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <git2.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,4 +256,89 @@ out:
 	git_tree_free(new_tree);
 	git_commit_free(to);
 	return r;
+}
+
+/* ---- private worktrees ------------------------------------------------------ */
+
+struct fl_worktree {
+	char *repo;   /* the repository's directory, where git runs */
+	char *dir;    /* the worktree */
+	char sha[41]; /* the commit checked out there */
+};
+
+/* git -C dir ARGS... (NULL-terminated), its output not kept: 0, or FL_EIO
+ * naming git's status and first line. */
+static int git(const char *dir, ...)
+{
+	const char *argv[12] = {"git", "-C", dir};
+	size_t k = 3;
+	va_list ap;
+
+	va_start(ap, dir);
+	while (k + 1 < sizeof(argv) / sizeof(*argv) && (argv[k] = va_arg(ap, const char *)))
+		k++;
+	va_end(ap);
+	argv[k] = NULL;
+	return fl_run_checked(argv);
+}
+
+int fl_worktree_add(fl_worktree **out, fl_repo *repo, const char *sha)
+{
+	git_repository *g = fl_repo_git(repo);
+	const char *tmp = getenv("TMPDIR"), *top = git_repository_workdir(g);
+	fl_worktree *wt;
+
+	*out = NULL;
+	wt = fl_xcalloc(1, sizeof(*wt));
+	wt->repo = fl_xstrdup(top ? top : git_repository_path(g));
+	wt->dir = fl_xasprintf("%s/faultline-worktree-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(wt->dir)) {
+		int r = fl_error_set(FL_EIO, "cannot create a temporary directory: %s",
+				     strerror(errno));
+
+		free(wt->dir);
+		wt->dir = NULL;
+		fl_worktree_free(wt);
+		return r;
+	}
+	rmdir(wt->dir); /* git worktree add wants to create it */
+	if (git(wt->repo, "worktree", "add", "--detach", wt->dir, sha, NULL)) {
+		int r = fl_error_wrap(FL_EIO, "%s: cannot create a worktree in %s",
+				      fl_repo_name(repo), wt->dir);
+
+		fl_worktree_free(wt); /* what git made of it before it failed */
+		return r;
+	}
+	snprintf(wt->sha, sizeof(wt->sha), "%s", sha);
+	*out = wt;
+	return 0;
+}
+
+int fl_worktree_checkout(fl_worktree *wt, const char *sha)
+{
+	if (!strcmp(wt->sha, sha))
+		return 0;
+	wt->sha[0] = '\0';
+	if (git(wt->dir, "checkout", "--quiet", "--detach", "--force", sha, NULL))
+		return fl_error_wrap(FL_EIO, "%s: cannot check out %.12s", wt->dir, sha);
+	snprintf(wt->sha, sizeof(wt->sha), "%s", sha);
+	return 0;
+}
+
+const char *fl_worktree_dir(const fl_worktree *wt)
+{
+	return wt->dir;
+}
+
+void fl_worktree_free(fl_worktree *wt)
+{
+	if (!wt)
+		return;
+	if (wt->dir) {
+		git(wt->repo, "worktree", "remove", "--force", wt->dir, NULL);
+		git(wt->repo, "worktree", "prune", NULL);
+	}
+	free(wt->repo);
+	free(wt->dir);
+	free(wt);
 }

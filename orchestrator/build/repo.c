@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <git2.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -40,12 +41,24 @@ static const char *git_msg(void)
  * on a slot's first checkout of Linux (78k blobs) that was about half the
  * CPU, for repositories faultline cloned itself onto its own disk and
  * trusts (git fsck is the place to find a corrupted object, not every
- * build). Off for the whole process; the setting outlives shutdowns.
+ * build). Off for the whole process.
+ *
+ * libgit2 is initialised once for the process and never shut down: a
+ * shutdown that brings its count to zero on one thread frees the key of
+ * its per-thread error state while other threads (the service's workers)
+ * still hold theirs, which then leak. Its globals stay reachable to the end.
  */
-static void libgit2_init(void)
+static void libgit2_once(void)
 {
 	git_libgit2_init();
 	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+}
+
+static void libgit2_init(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, libgit2_once);
 }
 
 static int repo_new(fl_repo **out, const char *name, const char *path, git_repository *git)
@@ -68,10 +81,21 @@ int fl_repo_open(fl_repo **out, const char *name, const char *path)
 	if (git_repository_open_ext(&git, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL)) {
 		fl_error_set(FL_ENOTFOUND, "tree '%s': cannot open repository %s: %s", name, path,
 			     git_msg());
-		git_libgit2_shutdown();
 		return FL_ENOTFOUND;
 	}
 	return repo_new(out, name, path, git);
+}
+
+int fl_repo_discover(fl_repo **out, const char *dir)
+{
+	git_repository *git;
+
+	*out = NULL;
+	libgit2_init();
+	if (git_repository_open_ext(&git, dir, 0, NULL)) {
+		return fl_error_set(FL_ENOTFOUND, "%s is not a git repository", dir);
+	}
+	return repo_new(out, dir, dir, git);
 }
 
 /*
@@ -153,7 +177,6 @@ int fl_repo_clone(fl_repo **out, const char *name, const char *url, const char *
 	fl_info("tree '%s': cloning %s into %s", name, url, path);
 	if (git_clone(&git, url, path, &opts)) {
 		r = fl_error_set(FL_EIO, "tree '%s': cannot clone %s: %s", name, url, git_msg());
-		git_libgit2_shutdown();
 		goto out;
 	}
 	progress_done(&prog);
@@ -260,6 +283,7 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* libgit2's transfer callback: -1 (libgit2's "stop") once the deadline passed. */
 static int fetch_progress(const git_indexer_progress *p, void *payload)
 {
 	struct fetch_deadline *d = payload;
@@ -333,7 +357,6 @@ void fl_repo_free(fl_repo *r)
 	if (!r)
 		return;
 	git_repository_free(r->git);
-	git_libgit2_shutdown();
 	free(r->name);
 	free(r->path);
 	free(r);

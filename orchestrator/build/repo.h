@@ -20,6 +20,10 @@ struct git_repository;
 
 /* Opens the repository at path (work tree or bare); name is for messages. */
 int fl_repo_open(fl_repo **out, const char *name, const char *path);
+/* The repository dir is in, found as git finds it from a subdirectory of
+ * a work tree (or a bare repository, or a linked worktree); dir is its
+ * name in messages. FL_ENOTFOUND: "DIR is not a git repository". */
+int fl_repo_discover(fl_repo **out, const char *dir);
 /*
  * The tree's bare clone in var/trees/<name>: cloned from url on first use,
  * opened after. Does not fetch an existing clone; see fl_repo_fetch().

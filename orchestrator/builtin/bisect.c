@@ -4,17 +4,19 @@
  *
  * The range is what bad reaches and no good reaches (build/repo.c, libgit2),
  * searched line by line into merged branches. The commits under test are
- * checked out in a private detached worktree (git worktree add --detach in
- * a temporary directory), so the user's own working tree, index and HEAD
- * are never touched; the worktree is removed at the end, also when a signal
- * (SIGPIPE included: a reader that went away) stops the bisection. git is
- * run as a program for the worktree: its CLI is the stable interface there.
+ * checked out in a private detached worktree (build/checkout.h's
+ * fl_worktree), so the user's own working tree, index and HEAD are never
+ * touched; the worktree is removed at the end, also when a signal (SIGPIPE
+ * included: a reader that went away) stops the bisection. This file parses
+ * the options, runs CMD for the engine, keeps the record (--db) and prints
+ * the answer.
  *
  * Two modes: values (every number CMD prints is a sample of a benchmark)
  * and exit-code (git bisect run's convention, 0 good, 1-127 bad but 125
  * skip, each run one observation of a test that may be flaky).
  */
 #include "analysis/descent.h"
+#include "build/checkout.h"
 #include "build/repo.h"
 #include "builtin/builtin.h"
 #include "lib/buf.h"
@@ -29,7 +31,6 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,38 +38,6 @@
 
 #define MAX_ATTEMPTS 3 /* values mode: a failing run is retried this many times in all */
 #define MAX_GOODS    32
-
-const char cmd_bisect_help[] =
-    "Finds the commit between the good and the bad revisions that made CMD worse,\n"
-    "running CMD in a private worktree once per step (the user's checkout is not\n"
-    "touched). The range is what bad reaches and no good reaches; a culprit inside\n"
-    "a merged branch is found inside it.\n"
-    "\n"
-    "options:\n"
-    "  --repo DIR          the repository (default: the current directory)\n"
-    "  --good REV          a good revision, an ancestor of bad; may be repeated\n"
-    "  --bad REV           the bad revision\n"
-    "  --mode MODE         values (default): every line of CMD's output that is one\n"
-    "                      number is a sample; exit-code: git bisect run's exit\n"
-    "                      codes (0 good, 125 untestable, 1-127 bad), and the test\n"
-    "                      may be flaky\n"
-    "  --direction D       values: higher (default, throughput) or lower is better\n"
-    "  --min-change PCT    values: the smallest worsening that counts (default 5)\n"
-    "  --false-pass RATE   exit-code: how often a bad commit's test passes, if known\n"
-    "  --false-fail RATE   exit-code: how often a good commit's test fails, if known\n"
-    "  --confidence P      stop when the culprit is this likely (default 0.95)\n"
-    "  --max-runs N        at most N runs of CMD in all (default 200)\n"
-    "  --timeout SECONDS   a longer run of CMD is killed and fails\n"
-    "  --json              print the result as one JSON object\n"
-    "  --db PATH           record every run in a store; the same bisection started\n"
-    "                      again (same revisions, command and options) resumes\n"
-    "  -h, --help          this help\n"
-    "\n"
-    "CMD runs with FAULTLINE_COMMIT set to the commit's sha, in the worktree's top\n"
-    "directory. A relative CMD path is taken from the current directory when it\n"
-    "is there, else from each commit's checkout.\n"
-    "Exit: 0 culprit or range, 1 no regression, 2 usage or repository error,\n"
-    "3 inconclusive, 4 runtime failure (an untestable end, a signal).\n";
 
 struct run_opts {
 	const char *repo, *bad, *db;
@@ -84,10 +53,9 @@ struct bisect_ctx {
 	fl_repo *git;
 	struct fl_dag dag;
 	fl_descent *search;
-	char *wt; /* the private worktree */
+	fl_worktree *wt; /* the private worktree CMD runs in */
 	char **cmd;
 	int cmd_in_checkout; /* a relative CMD path not in the current directory */
-	const char *current; /* the commit checked out in wt, NULL when unknown */
 	int64_t timeout_ms;  /* --timeout: a longer run of CMD is killed and failed */
 	enum fl_bisect_model model;
 	fl_store *st; /* --db: every step is recorded here */
@@ -101,41 +69,15 @@ static void add_line(void *data, const char *line)
 	fl_buf_addf(data, "%s\n", line);
 }
 
-/* git -C dir ARGS... (NULL-terminated), its standard output (trimmed of
- * the last newline) in out, its standard error discarded; 0 or FL_ENOTFOUND. */
-static int git(const char *dir, fl_buf *out, ...)
-{
-	const char *argv[12] = {"git", "-C", dir};
-	struct fl_child c = {.argv = argv, .on_line = add_line, .data = out, .err = FL_ERR_NULL};
-	size_t k = 3;
-	va_list ap;
-	int st, r;
-
-	va_start(ap, out);
-	while (k + 1 < sizeof(argv) / sizeof(*argv) && (argv[k] = va_arg(ap, const char *)))
-		k++;
-	va_end(ap);
-	argv[k] = NULL;
-	fl_buf_reset(out);
-	r = fl_run_command(&c, &st);
-	while (out->len && out->ptr[out->len - 1] == '\n')
-		out->ptr[--out->len] = '\0';
-	return r || st ? FL_ENOTFOUND : 0;
-}
-
 /* ---- the repository and the range ------------------------------------------ */
 
-/* The repository DIR is in (git finds it from a subdirectory too). */
+/* The repository DIR is in (found from a subdirectory too, as git does). */
 static int open_repo(struct bisect_ctx *bc)
 {
-	fl_buf out = FL_BUF_INIT;
-	int r = git(bc->repo, &out, "rev-parse", "--absolute-git-dir", NULL);
+	int r = fl_repo_discover(&bc->git, bc->repo);
 
-	if (r || !out.len)
-		r = fl_error_set(FL_ENOTFOUND, "%s is not a git repository (--repo)", bc->repo);
-	else
-		r = fl_repo_open(&bc->git, bc->repo, out.ptr);
-	fl_buf_free(&out);
+	if (r == FL_ENOTFOUND)
+		return fl_error_set(r, "%s is not a git repository (--repo)", bc->repo);
 	return r;
 }
 
@@ -177,13 +119,34 @@ static char *subject(struct bisect_ctx *bc, const char *sha)
 
 /* ---- the command ----------------------------------------------------------------- */
 
+/* Whether the file at path (relative to the top) is in a good or the bad
+ * commit: a CMD taken from the checkout has to be, for the ends to run.
+ * A path that climbs ("../x") is not looked for, and counts. */
+static int in_an_end(struct bisect_ctx *bc, const struct run_opts *ro, const char *path)
+{
+	char *text;
+	size_t len;
+
+	while (path[0] == '.' && path[1] == '/')
+		path += 2;
+	if (!strncmp(path, "../", 3) || strstr(path, "/../") || strstr(path, "/./"))
+		return 1;
+	for (size_t i = 0; i <= ro->ngoods; i++)
+		if (!fl_repo_blob(bc->git, i < ro->ngoods ? ro->goods[i] : ro->bad, path, &text,
+				  &len)) {
+			free(text);
+			return 1;
+		}
+	return 0;
+}
+
 /*
  * A relative CMD path ("./bench.sh", "scripts/x") is the caller's file when
  * it is there, as a git user means it: made absolute, and said so. Else it
- * is a file of each checkout. A command that cannot be run at all is
- * refused before anything starts.
+ * is a file of each checkout, and has to be in a good or the bad commit. A
+ * command that cannot be run at all is refused before anything starts.
  */
-static int resolve_cmd(struct bisect_ctx *bc)
+static int resolve_cmd(struct bisect_ctx *bc, const struct run_opts *ro)
 {
 	const char *p = bc->cmd[0], *rel;
 	char cwd[4096];
@@ -194,6 +157,11 @@ static int resolve_cmd(struct bisect_ctx *bc)
 		return 0;
 	}
 	if (*p != '/' && access(p, F_OK)) {
+		if (!in_an_end(bc, ro, p))
+			return fl_error_set(FL_ENOTFOUND,
+					    "cannot run '%s': it is neither in the current "
+					    "directory nor in the good or the bad commit",
+					    p);
 		bc->cmd_in_checkout = 1;
 		fl_info("bisect: %s is not in the current directory: it is run from each commit's "
 			"checkout",
@@ -249,7 +217,7 @@ static int run_cmd(struct bisect_ctx *bc, const char *sha, fl_buf *out, int *st,
 	const char *env[] = {env_commit, NULL};
 	struct fl_child c = {.argv = (const char *const *)bc->cmd,
 			     .env = env,
-			     .dir = bc->wt,
+			     .dir = fl_worktree_dir(bc->wt),
 			     .on_line = add_line,
 			     .data = out,
 			     .timeout_ms = bc->timeout_ms,
@@ -272,22 +240,12 @@ static int run_cmd(struct bisect_ctx *bc, const char *sha, fl_buf *out, int *st,
 }
 
 /* The commit checked out in the worktree (the search often asks for the
- * same one again: the checkout is kept). */
+ * same one again: the worktree keeps it). */
 static int checkout(struct bisect_ctx *bc, const char *sha)
 {
-	fl_buf out = FL_BUF_INIT;
-	int r = 0;
-
 	if (fl_cancel_requested())
 		return fl_error_set(FL_EIO, "interrupted by signal %d", fl_cancel_requested());
-	if (!bc->current || strcmp(bc->current, sha)) {
-		if (git(bc->wt, &out, "checkout", "--quiet", "--detach", "--force", sha, NULL))
-			r = fl_error_set(FL_EIO, "%s: cannot check out %.12s", bc->wt, sha);
-		else
-			bc->current = sha;
-	}
-	fl_buf_free(&out);
-	return r;
+	return fl_worktree_checkout(bc->wt, sha);
 }
 
 /* A CMD that could not start: untestable when it is a file of the checkout
@@ -719,22 +677,50 @@ static void print_result(struct bisect_ctx *bc, const struct fl_descent_result *
 
 /* ---- options ------------------------------------------------------------------------- */
 
-static int parse_number(const char *s, double *x)
+/* A number; with pct, "N%" too, as the percentage N: what --min-change 5
+ * and 5% both mean (the configuration writes 2%). */
+static int parse_number(const char *opt, const char *s, int pct, double *x)
 {
 	char *end;
 
 	errno = 0;
 	*x = strtod(s, &end);
-	if (end == s || *end || errno || !isfinite(*x)) {
-		fprintf(stderr, "faultline: bad number '%s'\n", s);
-		return -1;
-	}
+	if (end == s || errno || !isfinite(*x) || (*end && (!pct || strcmp(end, "%"))))
+		return fl_error_set(FL_EINVAL, "%s: '%s' is not a number%s", opt, s,
+				    pct ? " (or a percentage like 5%)" : "");
+	return 0;
+}
+
+/* A probability or a rate: a fraction, or a percentage ("95%" is 0.95). */
+static int parse_fraction(const char *opt, const char *s, double *x)
+{
+	int r = parse_number(opt, s, 1, x);
+
+	if (!r && strchr(s, '%'))
+		*x /= 100;
+	return r;
+}
+
+/* The value of opt (optarg) is ok, or FL_EINVAL saying what opt takes. */
+static int accept(const char *opt, int ok, const char *what)
+{
+	return ok ? 0 : fl_error_set(FL_EINVAL, "%s: %s is not %s", opt, optarg, what);
+}
+
+/* optarg is one of the two words; *first whether it is the first. */
+static int parse_word(const char *opt, const char *a, const char *b, int *first)
+{
+	if (strcmp(optarg, a) && strcmp(optarg, b))
+		return fl_error_set(FL_EINVAL, "%s: '%s' is not %s or %s", opt, optarg, a, b);
+	*first = !strcmp(optarg, a);
 	return 0;
 }
 
 static int parse_opt(int c, struct run_opts *ro)
 {
+	struct fl_bisect_opts *o = &ro->bo;
 	double x = 0;
+	int first = 0, r;
 
 	switch (c) {
 	case 'r': ro->repo = optarg; return 0;
@@ -744,34 +730,71 @@ static int parse_opt(int c, struct run_opts *ro)
 	case 'h': ro->help = 1; return 0;
 	case 'g':
 		if (ro->ngoods == MAX_GOODS)
-			return -1;
+			return fl_error_set(FL_EINVAL, "--good: at most %d good revisions",
+					    MAX_GOODS);
 		ro->goods[ro->ngoods++] = optarg;
 		return 0;
 	case 'd':
-		if (strcmp(optarg, "higher") && strcmp(optarg, "lower"))
-			return -1;
-		ro->bo.dir = !strcmp(optarg, "higher") ? FL_HIGHER_BETTER : FL_LOWER_BETTER;
+		if ((r = parse_word("--direction", "higher", "lower", &first)))
+			return r;
+		o->dir = first ? FL_HIGHER_BETTER : FL_LOWER_BETTER;
 		return 0;
 	case 'M':
-		if (strcmp(optarg, "values") && strcmp(optarg, "exit-code"))
-			return -1;
-		ro->bo.model = !strcmp(optarg, "values") ? FL_MODEL_VALUES : FL_MODEL_PASS_FAIL;
+		if ((r = parse_word("--mode", "values", "exit-code", &first)))
+			return r;
+		o->model = first ? FL_MODEL_VALUES : FL_MODEL_PASS_FAIL;
 		return 0;
+	case 'm':
+		if (!(r = parse_number("--min-change", optarg, 1, &x)))
+			r = accept("--min-change", x > 0, "above 0 (a percentage: 5 or 5%)");
+		o->min_change = x / 100;
+		return r;
+	case 'c':
+		if (!(r = parse_fraction("--confidence", optarg, &x)))
+			r = accept("--confidence", x > 0 && x < 1,
+				   "between 0 and 1 (a probability: 0.95 or 95%)");
+		o->confidence = x;
+		return r;
+	case 'n':
+		if (!(r = parse_number("--max-runs", optarg, 0, &x)))
+			r = accept("--max-runs", x >= 1 && x < 1e9 && x == floor(x),
+				   "a whole number of runs, 1 or more");
+		o->max_runs = r ? 0 : (size_t)x;
+		return r;
+	case 't':
+		if (!(r = parse_number("--timeout", optarg, 0, &x)))
+			r = accept("--timeout", x >= 0, "a number of seconds, 0 or more");
+		ro->timeout = x;
+		return r;
+	case 'P':
+	case 'F': {
+		const char *opt = c == 'P' ? "--false-pass" : "--false-fail";
+
+		if (!(r = parse_fraction(opt, optarg, &x)))
+			r = accept(opt, x >= 0 && x < 0.5, "a rate from 0 to below 0.5 (or 50%)");
+		*(c == 'P' ? &o->false_pass : &o->false_fail) = x;
+		return r;
 	}
-	if (parse_number(optarg, &x))
-		return -1;
-	switch (c) {
-	case 'm': ro->bo.min_change = x / 100; break;
-	case 'c': ro->bo.confidence = x; break;
-	case 'n': ro->bo.max_runs = x >= 1 && x < 1e9 ? (size_t)x : 0; break;
-	case 't': ro->timeout = x; break;
-	case 'P': ro->bo.false_pass = x; break;
-	case 'F': ro->bo.false_fail = x; break;
-	default: return -1;
 	}
+	return FL_EINVAL; /* '?': fl_getopt said what is wrong */
+}
+
+/* What must be there: a good and a bad revision, and CMD. */
+static int check_args(int argc, const struct run_opts *ro)
+{
+	if (!ro->ngoods)
+		return fl_error_set(FL_EINVAL, "--good REV is needed: a good revision, an "
+					       "ancestor of --bad (may be repeated)");
+	if (!ro->bad)
+		return fl_error_set(FL_EINVAL, "--bad REV is needed: the bad revision");
+	if (optind >= argc)
+		return fl_error_set(FL_EINVAL, "no command to run: give it after the options, "
+					       "\"-- CMD [ARGS...]\"");
 	return 0;
 }
 
+/* The options into ro: the index of CMD in argv, or FL_EINVAL once the
+ * reason is on stderr (getopt_long's, or ours). */
 static int parse_args(int argc, char **argv, struct run_opts *ro)
 {
 	static const struct option opts[] = {
@@ -791,56 +814,19 @@ static int parse_args(int argc, char **argv, struct run_opts *ro)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	int c;
+	int c, r = 0;
 
 	ro->repo = ".";
 	fl_bisect_opts_init(&ro->bo);
 	optind = 2;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1)
-		if (parse_opt(c, ro))
-			return -1;
-	if (ro->help)
-		return optind;
-	if (!ro->ngoods || !ro->bad || optind >= argc || ro->bo.min_change <= 0 ||
-	    ro->bo.confidence <= 0 || ro->bo.confidence >= 1 || !ro->bo.max_runs ||
-	    ro->timeout < 0 || ro->bo.false_pass < 0 || ro->bo.false_pass >= 0.5 ||
-	    ro->bo.false_fail < 0 || ro->bo.false_fail >= 0.5)
-		return -1;
+	while (!r && (c = fl_getopt(argc, argv, "+h", opts)) != -1)
+		if ((r = parse_opt(c, ro)) && c != '?')
+			fl_arg_error("bisect", "%s", fl_error_last());
+	if (r || ro->help)
+		return r ? r : optind;
+	if ((r = check_args(argc, ro)))
+		return fl_arg_error("bisect", "%s", fl_error_last());
 	return optind;
-}
-
-/* ---- the worktree --------------------------------------------------------------------- */
-
-static int make_worktree(struct bisect_ctx *bc)
-{
-	fl_buf out = FL_BUF_INIT;
-	const char *tmp = getenv("TMPDIR");
-	char *dir = fl_xasprintf("%s/faultline-bisect-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	int r;
-
-	if (!mkdtemp(dir)) {
-		free(dir);
-		return fl_error_set(FL_EIO, "cannot create a temporary directory: %s",
-				    strerror(errno));
-	}
-	rmdir(dir); /* git worktree add wants to create it */
-	r = git(bc->repo, &out, "worktree", "add", "--detach", dir, fl_descent_good_end(bc->search),
-		NULL);
-	fl_buf_free(&out);
-	bc->wt = dir;
-	return r ? fl_error_set(FL_EIO, "%s: cannot create a worktree in %s", bc->repo, dir) : 0;
-}
-
-static void remove_worktree(struct bisect_ctx *bc)
-{
-	fl_buf out = FL_BUF_INIT;
-
-	if (bc->wt) {
-		git(bc->repo, &out, "worktree", "remove", "--force", bc->wt, NULL);
-		git(bc->repo, &out, "worktree", "prune", NULL);
-	}
-	fl_buf_free(&out);
-	free(bc->wt);
 }
 
 /* ---- the command ------------------------------------------------------------------------- */
@@ -866,7 +852,7 @@ static int search(struct bisect_ctx *bc, const struct run_opts *ro)
 
 	if (ro->db && open_record(bc, ro))
 		return fail(FL_EXIT_FAIL);
-	if (make_worktree(bc))
+	if (fl_worktree_add(&bc->wt, bc->git, fl_descent_good_end(bc->search)))
 		return fail(FL_EXIT_FAIL);
 	fl_info("bisect: %zu commit%s in the range, %zu on the first-parent line of bad",
 		fl_dag_range_size(&bc->dag), fl_dag_range_size(&bc->dag) == 1 ? "" : "s",
@@ -885,9 +871,9 @@ static int bisect_run(int argc, char **argv)
 	int at, code;
 
 	if ((at = parse_args(argc, argv, &ro)) < 0)
-		return fl_usage("bisect");
+		return fl_usage(&fl_cmd_bisect);
 	if (ro.help) {
-		fl_help_print(fl_command_find("bisect"), stdout);
+		fl_help_print(&fl_cmd_bisect, stdout);
 		return FL_EXIT_OK;
 	}
 	/*
@@ -901,12 +887,12 @@ static int bisect_run(int argc, char **argv)
 	bc.cmd = argv + at;
 	bc.model = ro.bo.model;
 	bc.timeout_ms = (int64_t)(ro.timeout * 1000);
-	if (resolve_cmd(&bc) || make_range(&bc, &ro))
+	if (make_range(&bc, &ro) || resolve_cmd(&bc, &ro))
 		code = fail(FL_EXIT_USAGE);
 	else
 		code = search(&bc, &ro);
 	close_record(&bc, NULL);
-	remove_worktree(&bc);
+	fl_worktree_free(bc.wt);
 	if (bc.cmd[0] != argv[at])
 		free(bc.cmd[0]);
 	fl_descent_free(bc.search);
@@ -915,13 +901,58 @@ static int bisect_run(int argc, char **argv)
 	return code;
 }
 
-int cmd_bisect(int argc, char **argv)
+static int cmd_bisect(int argc, char **argv)
 {
+	static const char *const subs[] = {"run", NULL};
+	int sub, r;
+
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		fl_help_print(fl_command_find("bisect"), stdout);
+		fl_help_print(&fl_cmd_bisect, stdout);
 		return FL_EXIT_OK;
 	}
-	if (argc < 2 || strcmp(argv[1], "run"))
-		return fl_usage("bisect");
+	if ((r = fl_subcommand(argc, argv, &fl_cmd_bisect, subs, &sub)))
+		return r;
 	return bisect_run(argc, argv);
 }
+
+const struct fl_command fl_cmd_bisect = {
+    .name = "bisect",
+    .run = cmd_bisect,
+    .usage =
+	"bisect run [--repo DIR] --good REV [--good REV]... --bad REV [options] -- CMD [ARGS...]",
+    .summary = "find the commit that made a noisy benchmark worse or a flaky test fail",
+    .help = "Finds the commit between the good and the bad revisions that made CMD worse,\n"
+	    "running CMD in a private worktree once per step (the user's checkout is not\n"
+	    "touched). The range is what bad reaches and no good reaches; a culprit inside\n"
+	    "a merged branch is found inside it.\n"
+	    "\n"
+	    "options:\n"
+	    "  --repo DIR          the repository (default: the current directory)\n"
+	    "  --good REV          a good revision, an ancestor of bad; may be repeated\n"
+	    "  --bad REV           the bad revision\n"
+	    "  --mode MODE         values (default): every line of CMD's output that is one\n"
+	    "                      number is a sample; exit-code: git bisect run's exit\n"
+	    "                      codes (0 good, 125 untestable, 1-127 bad), and the test\n"
+	    "                      may be flaky\n"
+	    "  --direction D       values: higher (default, throughput) or lower is better\n"
+	    "  --min-change PCT    values: the smallest worsening that counts, in percent:\n"
+	    "                      5 or 5% (default 5)\n"
+	    "  --false-pass RATE   exit-code: how often a bad commit's test passes, if known\n"
+	    "                      (0.2 or 20%)\n"
+	    "  --false-fail RATE   exit-code: how often a good commit's test fails, if known\n"
+	    "  --confidence P      stop when the culprit is this likely: 0.95 or 95%\n"
+	    "                      (default 0.95)\n"
+	    "  --max-runs N        at most N runs of CMD in all (default 200)\n"
+	    "  --timeout SECONDS   a longer run of CMD is killed and fails\n"
+	    "  --json              print the result as one JSON object\n"
+	    "  --db PATH           record every run in a store; the same bisection started\n"
+	    "                      again (same revisions, command and options) resumes\n"
+	    "  -h, --help          this help\n"
+	    "\n"
+	    "CMD runs with FAULTLINE_COMMIT set to the commit's sha, in the worktree's top\n"
+	    "directory. A relative CMD path is taken from the current directory when it\n"
+	    "is there, else from each commit's checkout.\n"
+	    "Exit: 0 culprit or range, 1 no regression, 2 usage or repository error,\n"
+	    "3 inconclusive, 4 runtime failure (an untestable end, a signal).\n",
+    .own_help = 1,
+};

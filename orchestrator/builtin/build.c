@@ -64,20 +64,7 @@ static int run_build(struct fl_config *cfg, const char *tree, const char *rev,
 	return r;
 }
 
-const char cmd_build_help[] =
-    "options:\n"
-    "  --config F     the configuration (default: the global --config, ./faultline.yaml)\n"
-    "  --tree T       the tree to build from (default: the configuration's only tree)\n"
-    "  --rev REV      the revision to build: a tag, a branch or a sha (required)\n"
-    "  --kernel K     the kernels: entry that says how (default: the only one)\n"
-    "  -h, --help     this help\n"
-    "\n"
-    "Prints the artifact directory (bzImage, System.map, .config). A build that\n"
-    "is already in the artifact cache is not built again.\n"
-    "Exit: 0 built or cached, 1 the commit does not build, 2 usage or\n"
-    "configuration error, 4 runtime failure.\n";
-
-int cmd_build(int argc, char **argv)
+static int cmd_build(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"config", required_argument, NULL, 'c'},
@@ -91,7 +78,7 @@ int cmd_build(int argc, char **argv)
 	int c, r;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = fl_getopt(argc, argv, "", opts)) != -1) {
 		if (c == 'c')
 			config = optarg;
 		else if (c == 't')
@@ -101,10 +88,10 @@ int cmd_build(int argc, char **argv)
 		else if (c == 'k')
 			kernel = optarg;
 		else
-			return fl_usage("build");
+			return fl_usage(&fl_cmd_build);
 	}
 	if (optind != argc || !rev)
-		return fl_usage("build");
+		return fl_usage(&fl_cmd_build);
 	if ((r = fl_load_config(&cfg, config)))
 		return r;
 	/* The only tree or kernel is the default, as for benchmarks. */
@@ -112,7 +99,25 @@ int cmd_build(int argc, char **argv)
 		tree = cfg->trees[0].name;
 	if (!kernel && cfg->nkernels == 1)
 		kernel = cfg->kernels[0].name;
-	r = tree && kernel ? run_build(cfg, tree, rev, kernel) : fl_usage("build");
+	r = tree && kernel ? run_build(cfg, tree, rev, kernel) : fl_usage(&fl_cmd_build);
 	fl_config_free(cfg);
 	return r;
 }
+
+const struct fl_command fl_cmd_build = {
+    .name = "build",
+    .run = cmd_build,
+    .usage = "build [--config F] [--tree T] --rev REV [--kernel K]",
+    .summary = "build a kernel, or find it in the artifact cache; prints the artifact directory",
+    .help = "options:\n"
+	    "  --config F     the configuration (default: the global --config, ./faultline.yaml)\n"
+	    "  --tree T       the tree to build from (default: the configuration's only tree)\n"
+	    "  --rev REV      the revision to build: a tag, a branch or a sha (required)\n"
+	    "  --kernel K     the kernels: entry that says how (default: the only one)\n"
+	    "  -h, --help     this help\n"
+	    "\n"
+	    "Prints the artifact directory (bzImage, System.map, .config). A build that\n"
+	    "is already in the artifact cache is not built again.\n"
+	    "Exit: 0 built or cached, 1 the commit does not build, 2 usage or\n"
+	    "configuration error, 4 runtime failure.\n",
+};

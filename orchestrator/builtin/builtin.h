@@ -1,6 +1,7 @@
 /*
  * builtin.h - the faultline commands, one file each under builtin/, and what
- * they share: exit codes and option helpers. main.c dispatches to them.
+ * they share: exit codes, the command table and option helpers
+ * (options.c). main.c dispatches to them.
  */
 #ifndef FL_BUILTIN_H
 #define FL_BUILTIN_H
@@ -16,62 +17,67 @@ enum {
 	FL_EXIT_FAIL = 4,	  /* runtime failure: store, git, libvirt, I/O */
 };
 
+/*
+ * A command: one per file, builtin/NAME.c, which defines its
+ * "const struct fl_command fl_cmd_NAME"; builtin/commands.c lists them.
+ * The usage, summary and help are the only text of the command's use:
+ * "faultline help", --help, a usage error and the bash completion print or
+ * read them, and docs/cli.md's heading for the command is "faultline " and
+ * the usage (tests/cli/help.sh).
+ */
 struct fl_command {
 	const char *name;
-	int (*run)(int argc, char **argv);
-	const char *usage;   /* "config check FILE" */
+	const char *usage;   /* "config check [FILE]" */
 	const char *summary; /* one line for "faultline help" */
 	const char *help;    /* every option, one per line, and the exit codes */
+	/* argv[0] is the name; an exit code (FL_EXIT_*) */
+	int (*run)(int argc, char **argv);
+	/* parses -h/--help itself: a CMD among its operands may take one */
+	int own_help;
 };
 
 /* Global options, set by main.c before a command runs. */
 extern const char *fl_opt_config; /* --config PATH, default ./faultline.yaml */
 
-int cmd_bisect(int argc, char **argv);
-int cmd_build(int argc, char **argv);
-int cmd_compare(int argc, char **argv);
-int cmd_config(int argc, char **argv);
-int cmd_db(int argc, char **argv);
-int cmd_help(int argc, char **argv);
-int cmd_profile(int argc, char **argv);
-int cmd_records(int argc, char **argv);
-int cmd_initramfs(int argc, char **argv);
-int cmd_queue(int argc, char **argv);
-int cmd_report(int argc, char **argv);
-int cmd_regression(int argc, char **argv);
-int cmd_mail(int argc, char **argv);
-int cmd_serve(int argc, char **argv);
-int cmd_watch(int argc, char **argv);
-int cmd_run(int argc, char **argv);
-int cmd_try(int argc, char **argv);
+/* The commands, each defined in its builtin/NAME.c. */
+extern const struct fl_command fl_cmd_bisect, fl_cmd_build, fl_cmd_compare, fl_cmd_config,
+    fl_cmd_db, fl_cmd_initramfs, fl_cmd_profile, fl_cmd_records, fl_cmd_queue, fl_cmd_regression,
+    fl_cmd_mail, fl_cmd_report, fl_cmd_serve, fl_cmd_watch, fl_cmd_run, fl_cmd_try, fl_cmd_help;
 
-/* Each command's full help, beside its option parsing in builtin/NAME.c. */
-extern const char cmd_bisect_help[];
-extern const char cmd_build_help[];
-extern const char cmd_compare_help[];
-extern const char cmd_config_help[];
-extern const char cmd_db_help[];
-extern const char cmd_help_help[];
-extern const char cmd_profile_help[];
-extern const char cmd_records_help[];
-extern const char cmd_initramfs_help[];
-extern const char cmd_queue_help[];
-extern const char cmd_regression_help[];
-extern const char cmd_mail_help[];
-extern const char cmd_report_help[];
-extern const char cmd_serve_help[];
-extern const char cmd_watch_help[];
-extern const char cmd_run_help[];
-extern const char cmd_try_help[];
-
-const struct fl_command *fl_commands(void);
+/* builtin/commands.c: the commands, NULL-terminated, in the order "faultline
+ * help" lists them; one by name (NULL: none); the overview "faultline help"
+ * and "faultline --help" print. */
+const struct fl_command *const *fl_commands(void);
 const struct fl_command *fl_command_find(const char *name);
-/* Prints "usage: faultline <usage>" for cmd to stderr with a hint at its
- * help; returns FL_EXIT_USAGE. */
-int fl_usage(const char *name);
-/* A command's full help (usage, summary, options) on f: what "faultline
- * help NAME", "faultline NAME --help" and "-h" print. */
+void fl_help_overview(FILE *f);
+
+/* builtin/options.c */
+/* The program's usage lines (what a wrong global option prints); a
+ * command's full help (usage, summary, options): what "faultline help
+ * NAME", "faultline NAME --help" and "-h" print. */
+void fl_help_usage(FILE *f);
 void fl_help_print(const struct fl_command *c, FILE *f);
+/* Prints "usage: faultline <usage>" for c to stderr with a hint at its
+ * help; returns FL_EXIT_USAGE. */
+int fl_usage(const struct fl_command *c);
+
+struct option;
+/* Says what is wrong with a command's arguments on stderr, "NAME: what";
+ * FL_EINVAL, after which the caller prints its usage. */
+int fl_arg_error(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * getopt_long over a command's options (the caller sets optind: 1, or 2
+ * after a subcommand), refusing what getopt_long lets through: an empty
+ * value ("--rev ''", "--rev="). An unknown option, a missing value (which
+ * getopt_long says) and an empty one (said here) are '?' with the reason,
+ * naming the option, on stderr; the caller then prints its usage.
+ */
+int fl_getopt(int argc, char **argv, const char *shortopts, const struct option *opts);
+/* argv[1] is one of subs (NULL-terminated): 0 and its index in *which, or
+ * FL_EXIT_USAGE once the reason ("'x' is not a subcommand (init,
+ * migrate)") and c's usage are printed. */
+int fl_subcommand(int argc, char **argv, const struct fl_command *c, const char *const *subs,
+		  int *which);
 
 struct fl_config;
 /* Loads --config (or path when given) and prints every error; returns 0 or FL_EXIT_*. */
@@ -99,7 +105,7 @@ struct fl_store_opts {
 /* Parses the options from argv[2]; optind is left at the first operand.
  * flags: FL_STORE_OPTS_JSON accepts --json. */
 enum { FL_STORE_OPTS_JSON = 1 };
-int fl_store_opts_parse(int argc, char **argv, const char *cmd, int flags,
+int fl_store_opts_parse(int argc, char **argv, const struct fl_command *cmd, int flags,
 			struct fl_store_opts *o);
 /* --db, or the configuration's store.path; 0 or FL_EXIT_*. */
 int fl_store_opts_path(struct fl_store_opts *o, const char **path);

@@ -268,7 +268,7 @@ static int compare_cmd(const struct fl_config *cfg, struct compare_opts *o)
 	if ((r = fl_pick_names(cfg, &o->bench, &o->machine, &o->tree, &x.bench, &machine, &x.tree)))
 		return r;
 	if (!o->bench || !o->machine)
-		return fl_usage("compare");
+		return fl_usage(&fl_cmd_compare);
 	if (fl_store_open(&x.st, cfg->store.path, FL_STORE_READONLY)) {
 		fprintf(stderr, "faultline: %s\n", fl_error_last());
 		return FL_EXIT_FAIL;
@@ -287,24 +287,7 @@ static int compare_cmd(const struct fl_config *cfg, struct compare_opts *o)
 	return r ? FL_EXIT_NO : FL_EXIT_OK;
 }
 
-const char cmd_compare_help[] =
-    "options:\n"
-    "  --config F       the configuration (default: the global --config)\n"
-    "  --a REV          the base side: a tag or sha of tree T, or run:ID,ID,...\n"
-    "  --b REV          the new side, the same way\n"
-    "  --benchmark B    the benchmark (default: the configuration's only one)\n"
-    "  --machine M      the machine (default: the configuration's only one)\n"
-    "  --tree T         the tree the revisions belong to (default: the only one)\n"
-    "  --json           print the comparison (the sides, their runs, every row with\n"
-    "                   both values, verdict, p and class) as one JSON object\n"
-    "  -h, --help       this help\n"
-    "\n"
-    "Compares the stored runs of the two sides, one value per run, per point:\n"
-    "the means, their spread, the change, the verdict (Mann-Whitney p) and, for a\n"
-    "regression, REGRESSION; then vmstat and profile deltas. Exit: 0, 1 when a\n"
-    "metric row is a REGRESSION, 2 usage or configuration error, 4 runtime failure.\n";
-
-int cmd_compare(int argc, char **argv)
+static int cmd_compare(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"config", required_argument, NULL, 'c'},
@@ -321,7 +304,7 @@ int cmd_compare(int argc, char **argv)
 	int c, r;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = fl_getopt(argc, argv, "", opts)) != -1) {
 		switch (c) {
 		case 'c':
 			o.config = optarg;
@@ -345,14 +328,37 @@ int cmd_compare(int argc, char **argv)
 			o.json = 1;
 			break;
 		default:
-			return fl_usage("compare");
+			return fl_usage(&fl_cmd_compare);
 		}
 	}
 	if (optind != argc || !o.a || !o.b || !*o.a || !*o.b)
-		return fl_usage("compare");
+		return fl_usage(&fl_cmd_compare);
 	if ((r = fl_load_config(&cfg, o.config)))
 		return r;
 	r = compare_cmd(cfg, &o);
 	fl_config_free(cfg);
 	return r;
 }
+
+const struct fl_command fl_cmd_compare = {
+    .name = "compare",
+    .run = cmd_compare,
+    .usage =
+	"compare [--config F] --a REV --b REV [--benchmark B] [--machine M] [--tree T] [--json]",
+    .summary = "two revisions (or run:ID,... lists) side by side from the stored runs, LKP's way",
+    .help = "options:\n"
+	    "  --config F       the configuration (default: the global --config)\n"
+	    "  --a REV          the base side: a tag or sha of tree T, or run:ID,ID,...\n"
+	    "  --b REV          the new side, the same way\n"
+	    "  --benchmark B    the benchmark (default: the configuration's only one)\n"
+	    "  --machine M      the machine (default: the configuration's only one)\n"
+	    "  --tree T         the tree the revisions belong to (default: the only one)\n"
+	    "  --json           print the comparison (the sides, their runs, every row with\n"
+	    "                   both values, verdict, p and class) as one JSON object\n"
+	    "  -h, --help       this help\n"
+	    "\n"
+	    "Compares the stored runs of the two sides, one value per run, per point:\n"
+	    "the means, their spread, the change, the verdict (Mann-Whitney p) and, for a\n"
+	    "regression, REGRESSION; then vmstat and profile deltas. Exit: 0, 1 when a\n"
+	    "metric row is a REGRESSION, 2 usage or configuration error, 4 runtime failure.\n",
+};

@@ -10,20 +10,8 @@
 #include "lib/error.h"
 #include "service/trigger.h"
 
+#include <getopt.h>
 #include <stdio.h>
-#include <string.h>
-
-const char cmd_config_help[] =
-    "operands:\n"
-    "  FILE           the configuration to check (default: the global --config,\n"
-    "                 ./faultline.yaml)\n"
-    "  -h, --help     this help\n"
-    "\n"
-    "Prints every problem as file:line:col: path: message and exits 2, or prints\n"
-    "the normalised configuration (defaults filled in, secrets masked), exit 0.\n"
-    "A tree already on this host (a local directory or faultline's clone) is\n"
-    "opened, never fetched: a tag pattern that matches none of its tags is said\n"
-    "on stderr with the newest tags it has.\n";
 
 /* The trees on this host: a tag pattern that matches nothing is said (not an
  * error: a new tree may get its first tag later). */
@@ -48,14 +36,19 @@ static void check_tags(const struct fl_config *cfg)
 	}
 }
 
-int cmd_config(int argc, char **argv)
+static int cmd_config(int argc, char **argv)
 {
+	static const char *const subs[] = {"check", NULL};
+	static const struct option none[] = {{NULL, 0, NULL, 0}};
 	struct fl_config *cfg;
-	int r;
+	int r, sub;
 
-	if (argc < 2 || argc > 3 || strcmp(argv[1], "check"))
-		return fl_usage("config");
-	r = fl_load_config(&cfg, argc == 3 ? argv[2] : NULL);
+	if ((r = fl_subcommand(argc, argv, &fl_cmd_config, subs, &sub)))
+		return r;
+	optind = 2;
+	if (fl_getopt(argc, argv, "", none) != -1 || argc - optind > 1)
+		return fl_usage(&fl_cmd_config);
+	r = fl_load_config(&cfg, optind < argc ? argv[optind] : NULL);
 	if (r)
 		return r;
 	fl_config_print(cfg, stdout);
@@ -63,3 +56,20 @@ int cmd_config(int argc, char **argv)
 	fl_config_free(cfg);
 	return FL_EXIT_OK;
 }
+
+const struct fl_command fl_cmd_config = {
+    .name = "config",
+    .run = cmd_config,
+    .usage = "config check [FILE]",
+    .summary = "validate a configuration and print it normalised",
+    .help = "operands:\n"
+	    "  FILE           the configuration to check (default: the global --config,\n"
+	    "                 ./faultline.yaml)\n"
+	    "  -h, --help     this help\n"
+	    "\n"
+	    "Prints every problem as file:line:col: path: message and exits 2, or prints\n"
+	    "the normalised configuration (defaults filled in, secrets masked), exit 0.\n"
+	    "A tree already on this host (a local directory or faultline's clone) is\n"
+	    "opened, never fetched: a tag pattern that matches none of its tags is said\n"
+	    "on stderr with the newest tags it has.\n",
+};

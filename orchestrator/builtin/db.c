@@ -27,7 +27,11 @@ static int open_store(const char *path, int init)
 		fl_store_free(st);
 		return FL_EXIT_FAIL;
 	}
-	r = fl_store_version(st);
+	if ((r = fl_store_version(st)) < 0) {
+		fprintf(stderr, "faultline: %s\n", fl_error_last());
+		fl_store_free(st);
+		return FL_EXIT_FAIL;
+	}
 	if (from == r)
 		printf("store %s: schema version %d, up to date\n", path, r);
 	else
@@ -36,36 +40,41 @@ static int open_store(const char *path, int init)
 	return FL_EXIT_OK;
 }
 
-const char cmd_db_help[] =
-    "subcommands:\n"
-    "  init           create the store (and its directory), apply every migration\n"
-    "  migrate        bring an existing store to this build's schema version\n"
-    "\n"
-    "options:\n"
-    "  --config F     take the store from this configuration (store.path, store.url)\n"
-    "  --db PATH      the store itself, an SQLite file or a postgresql:// URL\n"
-    "                 (no configuration read)\n"
-    "  -h, --help     this help\n"
-    "\n"
-    "Exit: 0 done, 2 usage or configuration error, 4 the store cannot be opened\n"
-    "or migrated.\n";
-
-int cmd_db(int argc, char **argv)
+static int cmd_db(int argc, char **argv)
 {
+	static const char *const subs[] = {"init", "migrate", NULL};
 	struct fl_store_opts o;
 	const char *db;
-	int r, init;
+	int r, sub;
 
-	if (argc < 2 || (strcmp(argv[1], "init") && strcmp(argv[1], "migrate")))
-		return fl_usage("db");
-	init = !strcmp(argv[1], "init");
-	if ((r = fl_store_opts_parse(argc, argv, "db", 0, &o)))
+	if ((r = fl_subcommand(argc, argv, &fl_cmd_db, subs, &sub)))
+		return r;
+	if ((r = fl_store_opts_parse(argc, argv, &fl_cmd_db, 0, &o)))
 		return r;
 	if (optind != argc)
-		return fl_usage("db");
+		return fl_usage(&fl_cmd_db);
 	if ((r = fl_store_opts_path(&o, &db)))
 		return r;
-	r = open_store(db, init);
+	r = open_store(db, sub == 0);
 	fl_config_free(o.cfg);
 	return r;
 }
+
+const struct fl_command fl_cmd_db = {
+    .name = "db",
+    .run = cmd_db,
+    .usage = "db init|migrate [--config F | --db PATH]",
+    .summary = "create or upgrade the SQLite store",
+    .help = "subcommands:\n"
+	    "  init           create the store (and its directory), apply every migration\n"
+	    "  migrate        bring an existing store to this build's schema version\n"
+	    "\n"
+	    "options:\n"
+	    "  --config F     take the store from this configuration (store.path, store.url)\n"
+	    "  --db PATH      the store itself, an SQLite file or a postgresql:// URL\n"
+	    "                 (no configuration read)\n"
+	    "  -h, --help     this help\n"
+	    "\n"
+	    "Exit: 0 done, 2 usage or configuration error, 4 the store cannot be opened\n"
+	    "or migrated.\n",
+};

@@ -21,22 +21,7 @@
 #include <string.h>
 #include <time.h>
 
-const char cmd_mail_help[] =
-    "subcommands:\n"
-    "  ingest MAILDIR read the replies to faultline's reports delivered into the\n"
-    "                 Maildir and act on their #faultline commands (test, fix:,\n"
-    "                 invalid, dup:, reopen) from allowed senders or the report's\n"
-    "                 recipients, each answered in its thread, each mail once\n"
-    "\n"
-    "options:\n"
-    "  --config F     the configuration (default: the global --config)\n"
-    "  -h, --help     this help\n"
-    "\n"
-    "Exit: 0 every mail read (acted on, read before, ignored or refused), 2 usage\n"
-    "or configuration error (no such Maildir), 4 a mail could not be read or acted\n"
-    "on, or the store cannot be opened.\n";
-
-int cmd_mail(int argc, char **argv)
+static int cmd_mail(int argc, char **argv)
 {
 	static const struct option opts[] = {
 	    {"config", required_argument, NULL, 'c'},
@@ -47,18 +32,19 @@ int cmd_mail(int argc, char **argv)
 	struct fl_service svc;
 	struct fl_inbox_counts c;
 	fl_store *st = NULL;
-	int code, r, o;
+	static const char *const subs[] = {"ingest", NULL};
+	int code, r, o, sub;
 
-	if (argc < 2 || strcmp(argv[1], "ingest"))
-		return fl_usage("mail");
+	if ((code = fl_subcommand(argc, argv, &fl_cmd_mail, subs, &sub)))
+		return code;
 	optind = 2;
-	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((o = fl_getopt(argc, argv, "", opts)) != -1) {
 		if (o != 'c')
-			return fl_usage("mail");
+			return fl_usage(&fl_cmd_mail);
 		config = optarg;
 	}
 	if (optind + 1 != argc)
-		return fl_usage("mail");
+		return fl_usage(&fl_cmd_mail);
 	if ((code = fl_load_config(&cfg, config)))
 		return code;
 	fl_service_init(&svc, cfg);
@@ -92,3 +78,25 @@ int cmd_mail(int argc, char **argv)
 	fl_config_free(cfg);
 	return code;
 }
+
+const struct fl_command fl_cmd_mail = {
+    .name = "mail",
+    .run = cmd_mail,
+    .usage = "mail ingest [--config F] MAILDIR",
+    .summary =
+	"act on the #faultline commands of replies to reports in a Maildir, each answered in "
+	"its thread",
+    .help = "subcommands:\n"
+	    "  ingest MAILDIR read the replies to faultline's reports delivered into the\n"
+	    "                 Maildir and act on their #faultline commands (test, fix:,\n"
+	    "                 invalid, dup:, reopen) from allowed senders or the report's\n"
+	    "                 recipients, each answered in its thread, each mail once\n"
+	    "\n"
+	    "options:\n"
+	    "  --config F     the configuration (default: the global --config)\n"
+	    "  -h, --help     this help\n"
+	    "\n"
+	    "Exit: 0 every mail read (acted on, read before, ignored or refused), 2 usage\n"
+	    "or configuration error (no such Maildir), 4 a mail could not be read or acted\n"
+	    "on, or the store cannot be opened.\n",
+};

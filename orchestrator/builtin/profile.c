@@ -7,6 +7,8 @@
  */
 #include "builtin/builtin.h"
 
+#include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,10 +42,8 @@ static int read_console(const char *path, struct collected *c)
 	char buf[65536];
 	size_t n;
 
-	if (!f) {
-		perror(path);
-		return -1;
-	}
+	if (!f)
+		return fl_error_set(FL_EIO, "%s: %s", path, strerror(errno));
 	fl_record_parser_init(&p, collect, c);
 	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
 		fl_record_feed(&p, buf, n);
@@ -67,45 +67,39 @@ static void print_point(const struct fl_evidence_point *pt, size_t top)
 		       (unsigned long long)pt->fn[i].samples, pt->fn[i].name);
 }
 
-const char cmd_profile_help[] =
-    "options:\n"
-    "  --system-map FILE   name the functions with this System.map (default: the\n"
-    "                      kernel's own names the agent sent)\n"
-    "  --top N             print the N functions with most samples (default 20)\n"
-    "  CONSOLE|-           a guest's console log, or - for standard input\n"
-    "  -h, --help          this help\n"
-    "\n"
-    "Exit: 0 some point has a profile, 1 none has, 2 a System.map that is not one,\n"
-    "4 the console cannot be read.\n";
-
-int cmd_profile(int argc, char **argv)
+static int cmd_profile(int argc, char **argv)
 {
-	const char *map = NULL, *path = NULL;
+	static const struct option opts[] = {
+	    {"system-map", required_argument, NULL, 's'},
+	    {"top", required_argument, NULL, 't'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *map = NULL, *path;
 	struct collected c = { 0 };
 	fl_symbols *syms = NULL;
 	size_t top = 20, shown = 0;
-	int rc = FL_EXIT_OK;
+	int rc = FL_EXIT_OK, o;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--system-map") && i + 1 < argc)
-			map = argv[++i];
-		else if (!strcmp(argv[i], "--top") && i + 1 < argc)
-			top = strtoul(argv[++i], NULL, 10);
-		else if (argv[i][0] == '-' && argv[i][1])
-			return fl_usage("profile");
-		else if (!path)
-			path = argv[i];
+	optind = 1;
+	while ((o = fl_getopt(argc, argv, "", opts)) != -1) {
+		if (o == 's')
+			map = optarg;
+		else if (o == 't')
+			top = strtoul(optarg, NULL, 10);
 		else
-			return fl_usage("profile");
+			return fl_usage(&fl_cmd_profile);
 	}
-	if (!path)
-		return fl_usage("profile");
+	if (optind + 1 != argc)
+		return fl_usage(&fl_cmd_profile);
+	path = argv[optind];
 	if (map && fl_symbols_load(&syms, map)) {
 		fprintf(stderr, "profile: %s\n", fl_error_last());
 		return FL_EXIT_USAGE;
 	}
-	if (read_console(path, &c))
+	if (read_console(path, &c)) {
+		fprintf(stderr, "profile: %s\n", fl_error_last());
 		return FL_EXIT_FAIL;
+	}
 	if (!syms)
 		syms = fl_evidence_ksyms((const char *const *)c.json, c.len, c.n);
 	for (size_t i = 0; i < c.n && rc == FL_EXIT_OK; i++) {
@@ -131,3 +125,19 @@ int cmd_profile(int argc, char **argv)
 		rc = FL_EXIT_NO;
 	return rc;
 }
+
+const struct fl_command fl_cmd_profile = {
+    .name = "profile",
+    .run = cmd_profile,
+    .usage = "profile [--system-map FILE] [--top N] CONSOLE|-",
+    .summary = "the kernel profile of each measured point in a console log, per function",
+    .help = "options:\n"
+	    "  --system-map FILE   name the functions with this System.map (default: the\n"
+	    "                      kernel's own names the agent sent)\n"
+	    "  --top N             print the N functions with most samples (default 20)\n"
+	    "  CONSOLE|-           a guest's console log, or - for standard input\n"
+	    "  -h, --help          this help\n"
+	    "\n"
+	    "Exit: 0 some point has a profile, 1 none has, 2 a System.map that is not one,\n"
+	    "4 the console cannot be read.\n",
+};

@@ -42,7 +42,8 @@ static void show_machines(fl_store *st)
 }
 
 /* The states whose jobs are listed one by one; done ones are only counted. */
-static const char *const listed[] = {"running", "queued", "waiting", "failed"};
+static const enum fl_job_state listed[] = {FL_STATE_RUNNING, FL_STATE_QUEUED, FL_STATE_WAITING,
+					   FL_STATE_FAILED};
 
 static void show_jobs(fl_store *st)
 {
@@ -50,11 +51,11 @@ static void show_jobs(fl_store *st)
 	struct fl_job *jobs;
 	size_t n;
 
-	fl_store_jobs_counts(st, 1, &c);
+	fl_job_counts(st, 1, &c);
 	printf("jobs: %zu running, %zu queued, %zu waiting, %zu failed, %zu done\n", c.running,
 	       c.queued, c.waiting, c.failed, c.done);
 	for (size_t s = 0; s < sizeof(listed) / sizeof(listed[0]); s++) {
-		if (fl_store_jobs_in_state(st, listed[s], NULL, 0, &jobs, &n))
+		if (fl_store_jobs_in_state(st, fl_job_state_name(listed[s]), NULL, 0, &jobs, &n))
 			continue;
 		for (size_t i = 0; i < n; i++) {
 			const struct fl_job *j = &jobs[i];
@@ -75,26 +76,6 @@ static void show_jobs(fl_store *st)
 		    "a failed job runs again, once its cause is fixed, with 'faultline queue retry "
 		    "JOB' (its failed runs with it) or 'faultline queue retry --failed'\n");
 }
-
-const char cmd_queue_help[] =
-    "subcommands:\n"
-    "  show           the machines of the pool and the jobs running, queued,\n"
-    "                 waiting or failed\n"
-    "  enable MACHINE put a machine that left the pool back into it\n"
-    "  retry JOB      queue a failed job again, with the runs that failed it\n"
-    "                 (their attempts start over): after a broken benchmark\n"
-    "                 command is fixed, say; the next 'faultline watch' steps it\n"
-    "\n"
-    "options:\n"
-    "  --failed       retry: every failed job instead of one\n"
-    "  --config F     take the store's path from this configuration's store.path\n"
-    "  --db PATH      the SQLite store itself (no configuration read)\n"
-    "  --json         show: the machines, the job counts by state and the jobs\n"
-    "                 running, queued, waiting or failed as one JSON object\n"
-    "  -h, --help     this help\n"
-    "\n"
-    "Exit: 0 shown, enabled or queued again, 1 no such machine or job, or a job\n"
-    "that has not failed, 2 usage error, 4 the store cannot be read.\n";
 
 static json_t *str_or_null(const char *s)
 {
@@ -127,7 +108,7 @@ static void show_json(fl_store *st)
 		}
 		free(names);
 	}
-	fl_store_jobs_counts(st, 1, &c);
+	fl_job_counts(st, 1, &c);
 	counts = json_pack("{s:I, s:I, s:I, s:I, s:I}", "running", (json_int_t)c.running, "queued",
 			   (json_int_t)c.queued, "waiting", (json_int_t)c.waiting, "failed",
 			   (json_int_t)c.failed, "done", (json_int_t)c.done);
@@ -135,7 +116,7 @@ static void show_json(fl_store *st)
 		struct fl_job *js;
 		size_t nj;
 
-		if (fl_store_jobs_in_state(st, listed[s], NULL, 0, &js, &nj))
+		if (fl_store_jobs_in_state(st, fl_job_state_name(listed[s]), NULL, 0, &js, &nj))
 			continue;
 		for (size_t i = 0; i < nj; i++) {
 			const struct fl_job *j = &js[i];
@@ -175,10 +156,9 @@ static int retry(fl_store *st, const char *job)
 	if (job) {
 		id = strtoll(job, &end, 10);
 		if (*end || id <= 0) {
-			fprintf(stderr,
-				"faultline: queue retry: '%s' is not a job id (see 'faultline "
-				"queue show')\n",
-				job);
+			fl_arg_error("queue",
+				     "retry: '%s' is not a job id (see 'faultline queue show')",
+				     job);
 			return FL_EXIT_USAGE;
 		}
 		r = fl_queue_retry(st, id, &runs);
@@ -214,30 +194,33 @@ static int take_failed(int *argc, char **argv)
 	return found;
 }
 
-int cmd_queue(int argc, char **argv)
+static int cmd_queue(int argc, char **argv)
 {
+	static const char *const subs[] = {"show", "enable", "retry", NULL};
 	struct fl_store_opts o;
 	const char *path, *machine = NULL, *job = NULL;
 	fl_store *st;
-	int code, failed = 0;
+	int code, sub, failed = 0;
 
-	if (argc < 2 ||
-	    (strcmp(argv[1], "show") && strcmp(argv[1], "enable") && strcmp(argv[1], "retry")))
-		return fl_usage("queue");
-	if (!strcmp(argv[1], "retry"))
-		failed = take_failed(&argc, argv);
-	if ((code = fl_store_opts_parse(argc, argv, "queue", FL_STORE_OPTS_JSON, &o)))
+	if ((code = fl_subcommand(argc, argv, &fl_cmd_queue, subs, &sub)))
 		return code;
-	if (!strcmp(argv[1], "enable")) {
+	if (sub == 2)
+		failed = take_failed(&argc, argv);
+	if ((code = fl_store_opts_parse(argc, argv, &fl_cmd_queue, FL_STORE_OPTS_JSON, &o)))
+		return code;
+	if (sub == 1) {
 		if (optind + 1 != argc || o.json)
-			return fl_usage("queue");
+			return fl_usage(&fl_cmd_queue);
 		machine = argv[optind];
-	} else if (!strcmp(argv[1], "retry")) {
-		if (optind + !failed != argc || o.json)
-			return fl_usage("queue");
+	} else if (sub == 2) {
+		if (optind + !failed != argc || o.json) {
+			fl_arg_error("queue", "retry takes one JOB or --failed%s",
+				     o.json ? ", and no --json" : "");
+			return fl_usage(&fl_cmd_queue);
+		}
 		job = failed ? NULL : argv[optind];
 	} else if (optind != argc) {
-		return fl_usage("queue");
+		return fl_usage(&fl_cmd_queue);
 	}
 	if ((code = fl_store_opts_path(&o, &path)))
 		return code;
@@ -246,7 +229,7 @@ int cmd_queue(int argc, char **argv)
 		fl_config_free(o.cfg);
 		return FL_EXIT_FAIL;
 	}
-	if (!strcmp(argv[1], "retry")) {
+	if (sub == 2) {
 		code = retry(st, job);
 	} else if (machine) {
 		code = fl_store_machine_enable(st, machine) ? FL_EXIT_FAIL : FL_EXIT_OK;
@@ -264,3 +247,29 @@ int cmd_queue(int argc, char **argv)
 	fl_config_free(o.cfg);
 	return code;
 }
+
+const struct fl_command fl_cmd_queue = {
+    .name = "queue",
+    .run = cmd_queue,
+    .usage = "queue show|enable|retry [MACHINE | JOB | --failed] [--config F | --db PATH] [--json]",
+    .summary = "show the watch service's jobs and machines, put a machine back in the pool, retry "
+	       "failed jobs",
+    .help = "subcommands:\n"
+	    "  show           the machines of the pool and the jobs running, queued,\n"
+	    "                 waiting or failed\n"
+	    "  enable MACHINE put a machine that left the pool back into it\n"
+	    "  retry JOB      queue a failed job again, with the runs that failed it\n"
+	    "                 (their attempts start over): after a broken benchmark\n"
+	    "                 command is fixed, say; the next 'faultline watch' steps it\n"
+	    "\n"
+	    "options:\n"
+	    "  --failed       retry: every failed job instead of one\n"
+	    "  --config F     take the store's path from this configuration's store.path\n"
+	    "  --db PATH      the SQLite store itself (no configuration read)\n"
+	    "  --json         show: the machines, the job counts by state and the jobs\n"
+	    "                 running, queued, waiting or failed as one JSON object\n"
+	    "  -h, --help     this help\n"
+	    "\n"
+	    "Exit: 0 shown, enabled or queued again, 1 no such machine or job, or a job\n"
+	    "that has not failed, 2 usage error, 4 the store cannot be read.\n",
+};

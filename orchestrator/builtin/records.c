@@ -6,6 +6,7 @@
  */
 #include "builtin/builtin.h"
 
+#include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
@@ -34,30 +35,24 @@ static int print_record(void *arg, uint64_t seq, const char *json, size_t len)
 	return 0;
 }
 
-const char cmd_records_help[] =
-    "operands:\n"
-    "  FILE|-         a console log, or - for standard input\n"
-    "  -h, --help     this help\n"
-    "\n"
-    "Prints every complete FLR1 record's JSON on its own line, and on standard\n"
-    "error how many records were garbled, missing or duplicated.\n"
-    "Exit: 0 every record intact, 1 a record lost or not a JSON object, 4 the file\n"
-    "cannot be read.\n";
-
-int cmd_records(int argc, char **argv)
+static int cmd_records(int argc, char **argv)
 {
+	static const struct option none[] = {{NULL, 0, NULL, 0}};
 	struct fl_record_parser p;
 	struct check c = { 0 };
+	const char *path;
 	char buf[65536];
 	FILE *f;
 	size_t n;
 	int lost;
 
-	if (argc != 2 || (argv[1][0] == '-' && argv[1][1]))
-		return fl_usage("records");
-	f = strcmp(argv[1], "-") ? fopen(argv[1], "rb") : stdin;
+	optind = 1;
+	if (fl_getopt(argc, argv, "", none) != -1 || optind + 1 != argc)
+		return fl_usage(&fl_cmd_records);
+	path = argv[optind];
+	f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
 	if (!f) {
-		perror(argv[1]);
+		perror(path);
 		return FL_EXIT_FAIL;
 	}
 	fl_record_parser_init(&p, print_record, &c);
@@ -76,3 +71,18 @@ int cmd_records(int argc, char **argv)
 	fl_record_parser_free(&p);
 	return lost ? FL_EXIT_NO : FL_EXIT_OK;
 }
+
+const struct fl_command fl_cmd_records = {
+    .name = "records",
+    .run = cmd_records,
+    .usage = "records FILE|-",
+    .summary = "check a console log's FLR1 records and print their JSON",
+    .help = "operands:\n"
+	    "  FILE|-         a console log, or - for standard input\n"
+	    "  -h, --help     this help\n"
+	    "\n"
+	    "Prints every complete FLR1 record's JSON on its own line, and on standard\n"
+	    "error how many records were garbled, missing or duplicated.\n"
+	    "Exit: 0 every record intact, 1 a record lost or not a JSON object, 4 the file\n"
+	    "cannot be read.\n",
+};

@@ -49,7 +49,7 @@ static int parse(int argc, char **argv, struct opts *o)
 	int c;
 
 	optind = 2;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = fl_getopt(argc, argv, "", opts)) != -1) {
 		switch (c) {
 		case 'c':
 			o->config = optarg;
@@ -75,10 +75,13 @@ static int parse(int argc, char **argv, struct opts *o)
 		case 'd':
 			o->dup = strtoll(optarg, &end, 10);
 			if (*end || o->dup <= 0)
-				return -1;
+				return fl_arg_error("regression",
+						    "--dup: a regression id is a positive number, "
+						    "got '%s'",
+						    optarg);
 			break;
 		default:
-			return -1;
+			return FL_EINVAL; /* '?': fl_getopt said what is wrong */
 		}
 	}
 	return 0;
@@ -231,31 +234,9 @@ static int mark(struct fl_config *cfg, fl_store *st, int64_t id, const char *sta
 	return 0;
 }
 
-const char cmd_regression_help[] =
-    "subcommands:\n"
-    "  list           the regressions, newest first, with their state and culprit\n"
-    "  show ID        one regression: its change, state, who set it and when, its\n"
-    "                 bisection, its reports and its page\n"
-    "  mark ID STATE  set its state (open, invalid, fixed, duplicate) and mail the\n"
-    "                 change as a reply in the report's thread\n"
-    "\n"
-    "options:\n"
-    "  --config F     the configuration (default: the global --config)\n"
-    "  --state S      list: only regressions in state S\n"
-    "  --tree T       list: only regressions of tree T\n"
-    "  --fix REV      mark fixed: the commit or tag that fixes it\n"
-    "  --dup ID       mark duplicate: the regression it duplicates\n"
-    "  --by WHO       mark: who set the state (default: the user running it)\n"
-    "  --note TEXT    mark: why\n"
-    "  --json         list, show, mark: one JSON value instead of text\n"
-    "  -h, --help     this help\n"
-    "\n"
-    "Exit: 0 listed, shown or marked, 1 no such regression, 2 usage or configuration\n"
-    "error (a state without what it needs: fixed --fix REV, duplicate --dup ID), 4\n"
-    "the store cannot be read or written.\n";
-
-int cmd_regression(int argc, char **argv)
+static int cmd_regression(int argc, char **argv)
 {
+	static const char *const subs[] = {"list", "show", "mark", NULL};
 	struct opts o = {0};
 	struct fl_config *cfg = NULL;
 	struct fl_regression_item *items = NULL, one = {0};
@@ -263,15 +244,16 @@ int cmd_regression(int argc, char **argv)
 	fl_store *st = NULL;
 	size_t n = 0;
 	int64_t id = 0;
-	int code, r = 0;
+	int code, r = 0, which;
 
-	if ((strcmp(sub, "list") && strcmp(sub, "show") && strcmp(sub, "mark")) ||
-	    parse(argc, argv, &o))
-		return fl_usage("regression");
+	if ((code = fl_subcommand(argc, argv, &fl_cmd_regression, subs, &which)))
+		return code;
+	if (parse(argc, argv, &o))
+		return fl_usage(&fl_cmd_regression);
 	if (!strcmp(sub, "list")   ? optind != argc
 	    : !strcmp(sub, "show") ? optind + 1 != argc
 				   : optind + 2 != argc)
-		return fl_usage("regression");
+		return fl_usage(&fl_cmd_regression);
 	if (strcmp(sub, "list") && (code = id_arg(argv[optind], &id)))
 		return code;
 	/* what the state needs, said with the option that gives it */
@@ -334,3 +316,33 @@ int cmd_regression(int argc, char **argv)
 	fl_config_free(cfg);
 	return code;
 }
+
+const struct fl_command fl_cmd_regression = {
+    .name = "regression",
+    .run = cmd_regression,
+    .usage = "regression list [--state S] [--tree T] [--json] | show ID [--json] | mark ID "
+	     "open|invalid|fixed --fix REV|duplicate --dup ID [--by WHO] [--note TEXT] [--json] "
+	     "[--config F]",
+    .summary = "list regressions and their states, show one, mark it (mailed in its thread)",
+    .help = "subcommands:\n"
+	    "  list           the regressions, newest first, with their state and culprit\n"
+	    "  show ID        one regression: its change, state, who set it and when, its\n"
+	    "                 bisection, its reports and its page\n"
+	    "  mark ID STATE  set its state (open, invalid, fixed, duplicate) and mail the\n"
+	    "                 change as a reply in the report's thread\n"
+	    "\n"
+	    "options:\n"
+	    "  --config F     the configuration (default: the global --config)\n"
+	    "  --state S      list: only regressions in state S\n"
+	    "  --tree T       list: only regressions of tree T\n"
+	    "  --fix REV      mark fixed: the commit or tag that fixes it\n"
+	    "  --dup ID       mark duplicate: the regression it duplicates\n"
+	    "  --by WHO       mark: who set the state (default: the user running it)\n"
+	    "  --note TEXT    mark: why\n"
+	    "  --json         list, show, mark: one JSON value instead of text\n"
+	    "  -h, --help     this help\n"
+	    "\n"
+	    "Exit: 0 listed, shown or marked, 1 no such regression, 2 usage or configuration\n"
+	    "error (a state without what it needs: fixed --fix REV, duplicate --dup ID), 4\n"
+	    "the store cannot be read or written.\n",
+};

@@ -41,22 +41,6 @@ static void print_report(const struct fl_report *r)
 	printf("Subject: %s\n\n%s", r->subject, r->body);
 }
 
-const char cmd_report_help[] =
-    "subcommands:\n"
-    "  list           every report, newest first: id, delivery state, regression,\n"
-    "                 when, subject\n"
-    "  show ID        the report with this id, as mailed, with its delivery state\n"
-    "\n"
-    "options:\n"
-    "  --config F     take the store's path from this configuration's store.path\n"
-    "  --db PATH      the SQLite store itself (no configuration read)\n"
-    "  --json         print the report (its state, headers and body) as one JSON\n"
-    "                 object; list: an array of them, without their bodies\n"
-    "  -h, --help     this help\n"
-    "\n"
-    "Exit: 0 printed, 1 no such report (list: none stored), 2 usage error, 4 the store\n"
-    "cannot be read.\n";
-
 /* The same, one JSON object: what a script reads (body 0: without it). */
 static json_t *report_json(const struct fl_report *r, int body)
 {
@@ -121,23 +105,26 @@ static int list(fl_store *st, int json)
 	return n ? FL_EXIT_OK : FL_EXIT_NO;
 }
 
-int cmd_report(int argc, char **argv)
+static int cmd_report(int argc, char **argv)
 {
+	static const char *const subs[] = {"show", "list", NULL};
 	struct fl_store_opts o;
 	struct fl_report r;
 	const char *db;
 	fl_store *st;
 	char *end;
 	long long id;
-	int rc;
+	int rc, sub;
 
-	if (argc < 2 || (strcmp(argv[1], "show") && strcmp(argv[1], "list")))
-		return fl_usage("report");
-	if ((rc = fl_store_opts_parse(argc, argv, "report", FL_STORE_OPTS_JSON, &o)))
+	if ((rc = fl_subcommand(argc, argv, &fl_cmd_report, subs, &sub)))
 		return rc;
-	if (!strcmp(argv[1], "list")) {
-		if (optind != argc)
-			return fl_usage("report");
+	if ((rc = fl_store_opts_parse(argc, argv, &fl_cmd_report, FL_STORE_OPTS_JSON, &o)))
+		return rc;
+	if (sub == 1) {
+		if (optind != argc) {
+			fl_arg_error("report", "list takes no operand, got '%s'", argv[optind]);
+			return fl_usage(&fl_cmd_report);
+		}
 		if ((rc = fl_store_opts_path(&o, &db)))
 			return rc;
 		if (fl_store_open(&st, db, FL_STORE_READONLY)) {
@@ -151,7 +138,7 @@ int cmd_report(int argc, char **argv)
 		return rc;
 	}
 	if (optind + 1 != argc)
-		return fl_usage("report");
+		return fl_usage(&fl_cmd_report);
 	id = strtoll(argv[optind], &end, 10);
 	if (*end || id <= 0) {
 		fprintf(stderr, "faultline: report id must be a positive number, got '%s'\n",
@@ -178,3 +165,24 @@ int cmd_report(int argc, char **argv)
 	fl_config_free(o.cfg);
 	return FL_EXIT_OK;
 }
+
+const struct fl_command fl_cmd_report = {
+    .name = "report",
+    .run = cmd_report,
+    .usage = "report list|show ID [--config F | --db PATH] [--json]",
+    .summary = "list the stored reports, or print one as it was mailed, with its delivery state",
+    .help = "subcommands:\n"
+	    "  list           every report, newest first: id, delivery state, regression,\n"
+	    "                 when, subject\n"
+	    "  show ID        the report with this id, as mailed, with its delivery state\n"
+	    "\n"
+	    "options:\n"
+	    "  --config F     take the store's path from this configuration's store.path\n"
+	    "  --db PATH      the SQLite store itself (no configuration read)\n"
+	    "  --json         print the report (its state, headers and body) as one JSON\n"
+	    "                 object; list: an array of them, without their bodies\n"
+	    "  -h, --help     this help\n"
+	    "\n"
+	    "Exit: 0 printed, 1 no such report (list: none stored), 2 usage error, 4 the store\n"
+	    "cannot be read.\n",
+};

@@ -1,11 +1,13 @@
 /*
  * builtin/run.c - "faultline run": one benchmark on one machine, N times,
  * on a revision of a tree (built as needed) or a prebuilt kernel image,
- * through fl_machine_run(); then a table of operations per second per task
+ * through the dispatcher (fl_dispatch_run_attempts, its attempts for a
+ * run asked for once); then a table of operations per second per task
  * count and mode, with their spread across the runs (a command machine's:
  * each metric its command printed, its mean and spread).
  */
-#include "machine/agentapi.h"
+#include "dispatch/agentapi.h"
+#include "dispatch/dispatch.h"
 #include "builtin/builtin.h"
 #include "lib/buf.h"
 #include "config/config.h"
@@ -24,9 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* An infra-error is ours, not the kernel's: try the run again, this many times in all. */
-#define INFRA_ATTEMPTS 3
-#define MAX_JOB_KEYS   16
+#define MAX_JOB_KEYS 16
 
 struct run_opts {
 	const char *config, *machine, *bench, *tree, *rev, *kernel, *image, *map;
@@ -155,25 +155,6 @@ static void table_free(struct table *t)
 	free(t->rows);
 }
 
-/* One run, tried again while it is infra-error and we are not told to stop. */
-static int run_once(const struct fl_run_req *req, struct fl_run_result *res)
-{
-	int r = 0;
-
-	for (int attempt = 1; attempt <= INFRA_ATTEMPTS; attempt++) {
-		if (attempt > 1) {
-			fl_info("run %lld was infra-error (%s): trying again (%d of %d)",
-				(long long)res->run_id, res->detail ? res->detail : "", attempt,
-				INFRA_ATTEMPTS);
-			fl_run_result_release(res);
-		}
-		r = fl_machine_run(req, res);
-		if (r || res->status != FL_RUN_INFRA_ERROR || fl_cancel_runs())
-			break;
-	}
-	return r;
-}
-
 static int run_all(struct fl_config *cfg, const struct run_opts *o, const struct fl_machine_conf *m,
 		   const struct fl_benchmark_conf *b, const struct fl_tree_conf *t, fl_store *st,
 		   fl_repo *repo)
@@ -184,25 +165,26 @@ static int run_all(struct fl_config *cfg, const struct run_opts *o, const struct
 
 	for (unsigned i = 0; i < o->repeat && !fl_cancel_runs(); i++) {
 		char label[32];
-		struct fl_run_req req = {
-			.cfg = cfg,
-			.machine = m,
-			.bench = b,
-			.store = st,
-			.tree = t,
-			.repo = repo,
-			.rev = o->rev,
-			.kernel_image = o->image,
-			.system_map = o->map,
-			.label = o->repeat > 1 ? label : NULL,
-			.job_extra = o->njob ? o->job : NULL,
-			.deadline_ms = o->timeout_ms,
+		struct fl_dispatch_req req = {
+		    .run = {.cfg = cfg,
+			    .machine = m,
+			    .bench = b,
+			    .tree = t,
+			    .repo = repo,
+			    .rev = o->rev,
+			    .label = o->repeat > 1 ? label : NULL,
+			    .job_extra = o->njob ? o->job : NULL,
+			    .deadline_ms = o->timeout_ms},
+		    .store = st,
+		    .kernel_image = o->image,
+		    .system_map = o->map,
 		};
 		struct fl_run_result res;
 		int r;
 
 		snprintf(label, sizeof(label), "%u/%u", i + 1, o->repeat);
-		r = run_once(&req, &res);
+		/* an infra-error is ours, not the kernel's: tried again */
+		r = fl_dispatch_run_attempts(&req, &fl_attempts_once, &res);
 		if (r) {
 			fprintf(stderr, "faultline: %s\n", fl_error_last());
 			fl_run_result_release(&res);
@@ -243,7 +225,7 @@ static int resolve(struct fl_config *cfg, struct run_opts *o, const struct fl_ma
 	if (r)
 		return r;
 	if (!o->bench || !o->machine || (o->rev && !o->tree))
-		return fl_usage("run");
+		return fl_usage(&fl_cmd_run);
 	if ((*b)->nmachines) {
 		int listed = 0;
 
@@ -279,7 +261,7 @@ static int run_cmd(struct fl_config *cfg, struct run_opts *o)
 	if ((r = resolve(cfg, o, &m, &b, &t)))
 		return r;
 	if (!o->rev && !o->image && !fl_machine_own_kernel(m))
-		return fl_usage("run");
+		return fl_usage(&fl_cmd_run);
 	if (o->kernel) {
 		with_kernel = *b;
 		with_kernel.kernel = (char *)o->kernel;
@@ -294,7 +276,7 @@ static int run_cmd(struct fl_config *cfg, struct run_opts *o)
 		fl_store_free(st);
 		return FL_EXIT_FAIL;
 	}
-	if (fl_machine_reap_stale(cfg, st) < 0)
+	if (fl_dispatch_reap_stale(cfg, st) < 0)
 		fl_warn("stale runs: %s", fl_error_last());
 	r = run_all(cfg, o, m, b, t, st, repo);
 	fl_agentapi_stop(api);
@@ -303,27 +285,7 @@ static int run_cmd(struct fl_config *cfg, struct run_opts *o)
 	return r;
 }
 
-const char cmd_run_help[] =
-    "options:\n"
-    "  --config F            the configuration (default: the global --config)\n"
-    "  --machine M           the machine (default: the configuration's only one)\n"
-    "  --benchmark B         the benchmark (default: the configuration's only one)\n"
-    "  --tree T              the tree of --rev (default: the only one)\n"
-    "  --rev REV             build this revision (as faultline build) and boot it\n"
-    "  --kernel K            the kernels: entry to build --rev with (default: the\n"
-    "                        benchmark's kernel)\n"
-    "  --kernel-image PATH   boot this prebuilt bzImage instead of building\n"
-    "  --system-map PATH     the System.map of --kernel-image\n"
-    "  --repeat N            runs, 1-1000 (default: the benchmark's repeat)\n"
-    "  --timeout DURATION    a run's deadline (default: computed from the benchmark)\n"
-    "  --job KEY=VALUE       add a key to the agent's job; may be repeated\n"
-    "  -h, --help            this help\n"
-    "\n"
-    "Stores every run and prints operations per second per point.\n"
-    "Exit: 0 runs done, 1 the revision does not build, 2 usage or configuration\n"
-    "error, 4 runtime failure (libvirt, the machine, the store).\n";
-
-int cmd_run(int argc, char **argv)
+static int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"config", required_argument, NULL, 'c'},
@@ -345,7 +307,7 @@ int cmd_run(int argc, char **argv)
 	int c, r;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = fl_getopt(argc, argv, "", opts)) != -1) {
 		switch (c) {
 		case 'c':
 			o.config = optarg;
@@ -393,17 +355,44 @@ int cmd_run(int argc, char **argv)
 			o.job[o.njob++] = optarg;
 			break;
 		default:
-			return fl_usage("run");
+			return fl_usage(&fl_cmd_run);
 		}
 	}
 	/* A revision or an image (or neither on a box's own kernel, checked
 	 * once the machine is known); --system-map and --kernel go with one. */
 	if (optind != argc || (o.rev && o.image) || (o.map && !o.image) || (o.kernel && !o.rev) ||
 	    (o.tree && !o.rev))
-		return fl_usage("run");
+		return fl_usage(&fl_cmd_run);
 	if ((r = fl_load_config(&cfg, o.config)))
 		return r;
 	r = run_cmd(cfg, &o);
 	fl_config_free(cfg);
 	return r;
 }
+
+const struct fl_command fl_cmd_run = {
+    .name = "run",
+    .run = cmd_run,
+    .usage = "run [--config F] [--machine M] [--benchmark B] [--tree T --rev REV [--kernel K] | "
+	     "--kernel-image PATH [--system-map PATH]] [--repeat N] [--timeout DURATION] "
+	     "[--job KEY=VALUE]...",
+    .summary = "boot a kernel on a machine, run a benchmark, store and print operations per second",
+    .help = "options:\n"
+	    "  --config F            the configuration (default: the global --config)\n"
+	    "  --machine M           the machine (default: the configuration's only one)\n"
+	    "  --benchmark B         the benchmark (default: the configuration's only one)\n"
+	    "  --tree T              the tree of --rev (default: the only one)\n"
+	    "  --rev REV             build this revision (as faultline build) and boot it\n"
+	    "  --kernel K            the kernels: entry to build --rev with (default: the\n"
+	    "                        benchmark's kernel)\n"
+	    "  --kernel-image PATH   boot this prebuilt bzImage instead of building\n"
+	    "  --system-map PATH     the System.map of --kernel-image\n"
+	    "  --repeat N            runs, 1-1000 (default: the benchmark's repeat)\n"
+	    "  --timeout DURATION    a run's deadline (default: computed from the benchmark)\n"
+	    "  --job KEY=VALUE       add a key to the agent's job; may be repeated\n"
+	    "  -h, --help            this help\n"
+	    "\n"
+	    "Stores every run and prints operations per second per point.\n"
+	    "Exit: 0 runs done, 1 the revision does not build, 2 usage or configuration\n"
+	    "error, 4 runtime failure (libvirt, the machine, the store).\n",
+};

@@ -35,7 +35,7 @@ static int parse(int argc, char **argv, struct serve_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = fl_getopt(argc, argv, "", opts)) != -1) {
 		if (c == 'c')
 			o->config = optarg;
 		else if (c == 'd')
@@ -54,27 +54,12 @@ static int parse(int argc, char **argv, struct serve_opts *o)
 			}
 			o->threads = (unsigned)n;
 		} else
-			return fl_usage("serve");
+			return fl_usage(&fl_cmd_serve);
 	}
-	return optind == argc ? 0 : fl_usage("serve");
+	return optind == argc ? 0 : fl_usage(&fl_cmd_serve);
 }
 
-const char cmd_serve_help[] =
-    "options:\n"
-    "  --config F         the configuration (default: the global --config)\n"
-    "  --db PATH          the store (default: store.path), opened read-only\n"
-    "  --listen HOST:PORT the address (default: web.listen, 127.0.0.1:8080); port 0\n"
-    "                     takes a free port, [::1]:PORT listens on IPv6\n"
-    "  --root DIR         the templates and static files (default: web.root, or the\n"
-    "                     installed share/faultline/web)\n"
-    "  --threads N        the size of the thread pool, 1-256 (default 4)\n"
-    "  -h, --help         this help\n"
-    "\n"
-    "The first line on standard output is the URL it listens at. Runs until\n"
-    "SIGINT or SIGTERM, then exits 0. Exit 2 usage or configuration error, 4 the\n"
-    "store, the templates or the address cannot be used.\n";
-
-int cmd_serve(int argc, char **argv)
+static int cmd_serve(int argc, char **argv)
 {
 	struct fl_web_server_opts wo = {0};
 	struct fl_config *cfg = NULL, *dflt = NULL;
@@ -127,3 +112,23 @@ int cmd_serve(int argc, char **argv)
 	free(found);
 	return FL_EXIT_OK;
 }
+
+const struct fl_command fl_cmd_serve = {
+    .name = "serve",
+    .run = cmd_serve,
+    .usage = "serve [--config F] [--db PATH] [--listen HOST:PORT] [--root DIR] [--threads N]",
+    .summary = "serve the results pages and their JSON API until SIGINT or SIGTERM",
+    .help = "options:\n"
+	    "  --config F         the configuration (default: the global --config)\n"
+	    "  --db PATH          the store (default: store.path), opened read-only\n"
+	    "  --listen HOST:PORT the address (default: web.listen, 127.0.0.1:8080); port 0\n"
+	    "                     takes a free port, [::1]:PORT listens on IPv6\n"
+	    "  --root DIR         the templates and static files (default: web.root, or the\n"
+	    "                     installed share/faultline/web)\n"
+	    "  --threads N        the size of the thread pool, 1-256 (default 4)\n"
+	    "  -h, --help         this help\n"
+	    "\n"
+	    "The first line on standard output is the URL it listens at. Runs until\n"
+	    "SIGINT or SIGTERM, then exits 0. Exit 2 usage or configuration error, 4 the\n"
+	    "store, the templates or the address cannot be used.\n",
+};

@@ -40,6 +40,25 @@ struct try_opts {
 	int64_t regression, resume;
 };
 
+/* The options that go together: a fix and what it is measured against, or
+ * --resume alone. */
+static int check(int argc, char **argv, const struct try_opts *o)
+{
+	if (optind != argc)
+		return fl_arg_error("try", "takes no operand, got '%s'", argv[optind]);
+	if (o->resume && (o->patch || o->rev || o->base || o->regression))
+		return fl_arg_error("try", "--resume ID takes no --patch, --rev, --base or "
+					   "--regression: the try has them");
+	if (o->resume)
+		return 0;
+	if (!o->patch == !o->rev)
+		return fl_arg_error("try", "the fix is one of --patch FILE or --rev REV");
+	if (!o->base && !o->regression)
+		return fl_arg_error("try", "--regression ID or --base REV is needed: what the fix "
+					   "is measured against");
+	return 0;
+}
+
 static int parse(int argc, char **argv, struct try_opts *o)
 {
 	static const struct option opts[] = {
@@ -59,7 +78,7 @@ static int parse(int argc, char **argv, struct try_opts *o)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = fl_getopt(argc, argv, "", opts)) != -1) {
 		switch (c) {
 		case 'c':
 			o->config = optarg;
@@ -88,18 +107,16 @@ static int parse(int argc, char **argv, struct try_opts *o)
 		case 'R':
 		case 'S':
 			*(c == 'R' ? &o->regression : &o->resume) = strtoll(optarg, &end, 10);
-			if (*end || end == optarg)
-				return -1;
+			if (*end || end == optarg || *(c == 'R' ? &o->regression : &o->resume) <= 0)
+				return fl_arg_error("try",
+						    "--%s: an id is a positive number, got '%s'",
+						    c == 'R' ? "regression" : "resume", optarg);
 			break;
 		default:
-			return -1;
+			return FL_EINVAL; /* '?': fl_getopt said what is wrong */
 		}
 	}
-	if (optind != argc)
-		return -1;
-	if (o->resume)
-		return o->patch || o->rev || o->base || o->regression ? -1 : 0;
-	return !o->patch == !o->rev || (!o->base && !o->regression) ? -1 : 0;
+	return check(argc, argv, o);
 }
 
 /* The request as a tries row: names, revisions resolved, the patch read. */
@@ -221,7 +238,7 @@ static int drive(const struct fl_config *cfg, int64_t job_id, struct fl_job *job
 		fl_job_release(job);
 		if ((r = fl_store_job_get(fl_queue_store(q), job_id, job)))
 			break;
-		finished = !strcmp(job->state, "done") || !strcmp(job->state, "failed");
+		finished = fl_job_ended(job->state);
 		if ((finished && !s.running) || fl_cancel_requested() || (!s.live && !s.running))
 			break;
 		fl_queue_wait(q, 1000);
@@ -241,7 +258,7 @@ static int exit_code(const struct fl_try *t, const struct fl_job *job)
 {
 	enum fl_try_verdict v;
 
-	if (!strcmp(job->state, "failed") || fl_try_verdict_parse(t->verdict, &v))
+	if (fl_job_is(job->state, FL_STATE_FAILED) || fl_try_verdict_parse(t->verdict, &v))
 		return FL_EXIT_FAIL;
 	if (v == FL_TRY_UNCLEAR)
 		return FL_EXIT_INCONCLUSIVE;
@@ -250,26 +267,7 @@ static int exit_code(const struct fl_try *t, const struct fl_job *job)
 	return FL_EXIT_OK;
 }
 
-const char cmd_try_help[] =
-    "options:\n"
-    "  --config F                 the configuration (default: the global --config)\n"
-    "  --regression ID            the regression the fix is for (its tree, benchmark,\n"
-    "                             machine, point and good commit are the defaults)\n"
-    "  --base REV                 apply and measure against this revision (default:\n"
-    "                             the regression's bad commit)\n"
-    "  --patch FILE               the fix: a git format-patch series or a plain diff\n"
-    "  --rev REV                  the fix: a revision measured as it is\n"
-    "  --tree T                   the tree (default: the regression's, or the only one)\n"
-    "  --benchmark B              the benchmark (default: the regression's)\n"
-    "  --machine M                the machine (default: the regression's)\n"
-    "  --point MODE:TASKS[:CGROUP] a point to measure; may be repeated\n"
-    "  --resume ID                finish an interrupted try\n"
-    "  -h, --help                 this help\n"
-    "\n"
-    "Exit: 0 a verdict, 1 the patch does not apply or the fix could not be\n"
-    "measured, 2 usage error, 3 unclear, 4 runtime failure.\n";
-
-int cmd_try(int argc, char **argv)
+static int cmd_try(int argc, char **argv)
 {
 	struct try_opts o = {.points = FL_BUF_INIT};
 	struct fl_config *cfg;
@@ -281,7 +279,7 @@ int cmd_try(int argc, char **argv)
 
 	if (parse(argc, argv, &o)) {
 		fl_buf_free(&o.points);
-		return fl_usage("try");
+		return fl_usage(&fl_cmd_try);
 	}
 	if ((code = fl_load_config(&cfg, o.config))) {
 		fl_buf_free(&o.points);
@@ -323,3 +321,31 @@ int cmd_try(int argc, char **argv)
 	fl_buf_free(&o.points);
 	return code;
 }
+
+const struct fl_command fl_cmd_try = {
+    .name = "try",
+    .run = cmd_try,
+    .usage =
+	"try [--config F] (--regression ID [--base REV] | --base REV) (--patch FILE | --rev REV) "
+	"[--tree T] [--benchmark B] [--machine M] [--point MODE:TASKS[:CGROUP]]... | "
+	"try --resume ID",
+    .summary = "measure a proposed fix against its base (and a regression's good commit); "
+	       "reply in the regression's thread",
+    .help = "options:\n"
+	    "  --config F                 the configuration (default: the global --config)\n"
+	    "  --regression ID            the regression the fix is for (its tree, benchmark,\n"
+	    "                             machine, point and good commit are the defaults)\n"
+	    "  --base REV                 apply and measure against this revision (default:\n"
+	    "                             the regression's bad commit)\n"
+	    "  --patch FILE               the fix: a git format-patch series or a plain diff\n"
+	    "  --rev REV                  the fix: a revision measured as it is\n"
+	    "  --tree T                   the tree (default: the regression's, or the only one)\n"
+	    "  --benchmark B              the benchmark (default: the regression's)\n"
+	    "  --machine M                the machine (default: the regression's)\n"
+	    "  --point MODE:TASKS[:CGROUP] a point to measure; may be repeated\n"
+	    "  --resume ID                finish an interrupted try\n"
+	    "  -h, --help                 this help\n"
+	    "\n"
+	    "Exit: 0 a verdict, 1 the patch does not apply or the fix could not be\n"
+	    "measured, 2 usage error, 3 unclear, 4 runtime failure.\n",
+};

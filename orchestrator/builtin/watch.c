@@ -21,7 +21,8 @@
  * acts on their #faultline commands (service/inbox.h): their try jobs run
  * in this service and every answer goes to the thread.
  */
-#include "machine/agentapi.h"
+#include "dispatch/agentapi.h"
+#include "dispatch/dispatch.h"
 #include "lib/buf.h"
 #include "lib/cancel.h"
 #include "builtin/builtin.h"
@@ -208,7 +209,7 @@ static int parse(int argc, char **argv, const char **config, int *once, const ch
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = fl_getopt(argc, argv, "", opts)) != -1) {
 		if (c == 'c')
 			*config = optarg;
 		else if (c == 'o')
@@ -216,26 +217,14 @@ static int parse(int argc, char **argv, const char **config, int *once, const ch
 		else if (c == 'm')
 			*maildir = optarg;
 		else
-			return -1;
+			return FL_EINVAL; /* '?': fl_getopt said what is wrong */
 	}
-	return optind == argc ? 0 : -1;
+	if (optind == argc)
+		return 0;
+	return fl_arg_error("watch", "takes no operand, got '%s'", argv[optind]);
 }
 
-const char cmd_watch_help[] =
-    "options:\n"
-    "  --config F     the configuration (default: the global --config)\n"
-    "  --once         one pass: read the trees once, finish the work scheduled,\n"
-    "                 flush the outbox and exit\n"
-    "  --maildir DIR  read the replies delivered into this Maildir at every poll\n"
-    "                 and act on their #faultline commands (as 'faultline mail\n"
-    "                 ingest' does)\n"
-    "  -h, --help     this help\n"
-    "\n"
-    "Without --once it runs until SIGINT or SIGTERM. Exit (--once): 0 everything\n"
-    "finished and was mailed, 4 a tree could not be read, a job failed, a machine\n"
-    "left the pool or a report is still waiting for the mail server.\n";
-
-int cmd_watch(int argc, char **argv)
+static int cmd_watch(int argc, char **argv)
 {
 	struct watch w = {0};
 	struct fl_config *cfg;
@@ -245,7 +234,7 @@ int cmd_watch(int argc, char **argv)
 	int code;
 
 	if (parse(argc, argv, &config, &w.once, &w.maildir))
-		return fl_usage("watch");
+		return fl_usage(&fl_cmd_watch);
 	if ((code = fl_load_config(&cfg, config)))
 		return code;
 	w.cfg = cfg;
@@ -259,7 +248,7 @@ int cmd_watch(int argc, char **argv)
 		return FL_EXIT_FAIL;
 	}
 	/* Guests and volumes that a faultline process of this host left when it died. */
-	if (fl_machine_reap_stale(cfg, fl_queue_store(w.q)) < 0)
+	if (fl_dispatch_reap_stale(cfg, fl_queue_store(w.q)) < 0)
 		fl_warn("stale runs: %s", fl_error_last());
 	w.next_poll = fl_xcalloc(cfg->ntrees + 1, sizeof(*w.next_poll));
 	fl_outbox_init(&w.box, &w.smtp, cfg, fl_queue_worker(w.q));
@@ -276,3 +265,22 @@ int cmd_watch(int argc, char **argv)
 	fl_config_free(cfg);
 	return code;
 }
+
+const struct fl_command fl_cmd_watch = {
+    .name = "watch",
+    .run = cmd_watch,
+    .usage = "watch [--config F] [--once] [--maildir DIR]",
+    .summary = "test new tags of the trees, bisect regressions, mail reports (--once: one pass)",
+    .help = "options:\n"
+	    "  --config F     the configuration (default: the global --config)\n"
+	    "  --once         one pass: read the trees once, finish the work scheduled,\n"
+	    "                 flush the outbox and exit\n"
+	    "  --maildir DIR  read the replies delivered into this Maildir at every poll\n"
+	    "                 and act on their #faultline commands (as 'faultline mail\n"
+	    "                 ingest' does)\n"
+	    "  -h, --help     this help\n"
+	    "\n"
+	    "Without --once it runs until SIGINT or SIGTERM. Exit (--once): 0 everything\n"
+	    "finished and was mailed, 4 a tree could not be read, a job failed, a machine\n"
+	    "left the pool or a report is still waiting for the mail server.\n",
+};

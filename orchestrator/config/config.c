@@ -16,6 +16,7 @@
 #include "lib/units.h"
 
 #include "proto/auth.h"
+#include "proto/testdef.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -73,7 +74,6 @@ struct schema {
 /* The "backend" key's choices: one entry each in backend_rules below too. */
 static const char *const backends[] = {"libvirt", "baremetal", "command", NULL};
 static const char *const accels[] = {"auto", "kvm", "tcg", NULL};
-static const char *const tests[] = {"page_fault1", "page_fault2", "page_fault3", NULL};
 static const char *const modes[] = {"processes", "threads", NULL};
 static const char *const placements[] = {"spread", "pack", "none", NULL};
 static const char *const directions[] = {"higher", "lower", NULL};
@@ -150,7 +150,7 @@ static const struct schema machine_schema = {sizeof(struct fl_machine_conf), mac
 #define T struct fl_benchmark_conf
 static const struct field benchmark_fields[] = {
 	{"name", F_STR, OFF(T, name), 0, REQUIRED, NULL, NULL, 0, 0, NULL},
-	{"test", F_ENUM, OFF(T, test), 0, 0, NULL, tests, 0, 0, NULL},
+	{"test", F_ENUM, OFF(T, test), 0, 0, NULL, fl_testdef_names, 0, 0, NULL}, /* the table's */
 	{"modes", F_ENUMLIST, OFF(T, modes), OFF(T, nmodes), NONEMPTY, "processes,threads", modes,
 	 0, 0, NULL},
 	{"tasks", F_TASKS, OFF(T, tasks), OFF(T, ntasks), NONEMPTY, "1", NULL, 1, 4096, NULL},
@@ -463,6 +463,7 @@ static char *expand_env(struct loader *L, const yaml_node_t *node, const char *p
 	return fl_buf_detach(&out);
 }
 
+/* 0, or -1 for anything but a decimal from min to max: the caller says where. */
 static int parse_uint(const char *s, unsigned min, unsigned max, unsigned *out)
 {
 	char *end;
@@ -602,7 +603,7 @@ static int expect_scalar(struct loader *L, const yaml_node_t *n, const char *pat
 		return 0;
 	report(L, n, path, "expected %s, got a %s", what,
 	       n->type == YAML_MAPPING_NODE ? "mapping" : "list");
-	return -1;
+	return FL_EINVAL;
 }
 
 static char *index_path(const char *path, size_t index)
@@ -1048,6 +1049,22 @@ static void check_machine(struct loader *L, struct fl_machine_conf *m)
 	}
 }
 
+/* The table's checks of its test (proto/testdef.h): the modes it runs in,
+ * the parameters it takes. */
+static void check_test(struct loader *L, struct fl_benchmark_conf *b)
+{
+	const struct fl_testdef *t = fl_testdef_find(b->test);
+	const struct fl_testdef_params p = {.memory = b->memory_per_task};
+
+	if (!t)
+		return; /* no test, or one the test: key already refused */
+	for (size_t i = 0; i < b->nmodes; i++)
+		if (b->modes[i] && fl_testdef_check(t, b->modes[i], NULL))
+			report_at(L, &b->modes[i], "%s", fl_error_last());
+	if (fl_testdef_check(t, NULL, &p))
+		report_at(L, &b->memory_per_task, "%s", fl_error_last());
+}
+
 /* Limits are the child's; a command runs wherever its shell does. */
 static void check_cgroups(struct loader *L, struct fl_benchmark_conf *b)
 {
@@ -1061,8 +1078,9 @@ static void check_cgroups(struct loader *L, struct fl_benchmark_conf *b)
 		child |= b->cgroups[i] && !strcmp(b->cgroups[i], "child");
 	}
 	if (child && !b->test)
-		report_at(L, &b->cgroups[0], "cgroup 'child' needs a page-fault 'test': a command "
-					     "benchmark runs where its shell does");
+		report_at(L, &b->cgroups[0],
+			  "cgroup 'child' needs a 'test': a command benchmark runs "
+			  "where its shell does");
 	if (!child && (b->memory_max || b->memory_high))
 		report_at(L, b->memory_max ? (void *)&b->memory_max : &b->memory_high,
 			  "memory limits apply to the child cgroup, which 'cgroup' does not list");
@@ -1139,6 +1157,7 @@ static void check_benchmark(struct loader *L, struct fl_benchmark_conf *b)
 	if (needs_test && !b->test)
 		report_at(L, &b->name, "benchmark '%s' runs on a kernel machine but names no 'test'",
 			  b->name);
+	check_test(L, b);
 	check_cgroups(L, b);
 }
 

@@ -82,7 +82,7 @@ struct fl_machine_conf {
 
 struct fl_benchmark_conf {
 	char *name;
-	char *test; /* page_fault1, page_fault2, page_fault3 */
+	char *test;   /* a test of the table (proto/testdef.h) */
 	char **modes; /* processes, threads */
 	size_t nmodes;
 	struct fl_task_count *tasks;

@@ -1,32 +1,11 @@
 /*
- * error.h - the one error convention of faultline.
- *
- * Every function that can fail returns 0 or a negative FL_E* code and leaves
- * a message for its caller, kept per thread until the next error; callers
- * read it with fl_error_last() and may prefix context with fl_error_wrap().
- * Messages name the place: file:line, field, tree, commit.
+ * error.h - the one error convention, as the orchestrator names it: the
+ * FL_E* codes and the kept message (fl_error_set, fl_error_wrap,
+ * fl_error_last) live in proto/error.h, which fl-agent links too.
  */
 #ifndef FL_ERROR_H
 #define FL_ERROR_H
 
-enum {
-	FL_OK = 0,
-	FL_ERROR = -1,	  /* generic failure */
-	FL_EINVAL = -2,	  /* bad input: config, arguments, records */
-	FL_ENOTFOUND = -3, /* unknown name, revision, id */
-	FL_EEXISTS = -4,
-	FL_EIO = -5,	/* file system or process trouble */
-	FL_ESTORE = -6, /* SQLite */
-	FL_EVERSION = -7, /* incompatible version (store schema, record format) */
-	FL_ETIMEOUT = -8,
-	FL_EAGAIN = -9, /* not yet: waiting for work queued elsewhere (a run job) */
-};
-
-/* Sets the message and returns code, so "return fl_error_set(...)" works. */
-int fl_error_set(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Prepends "context: " to the current message; returns code. */
-int fl_error_wrap(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-const char *fl_error_last(void);
-void fl_error_clear(void);
+#include "proto/error.h"
 
 #endif

@@ -1,6 +1,6 @@
 /*
  * httpd.h - what faultline's two HTTP servers share (the results pages,
- * web/server.c, and the bare-metal agent API, machine/agentapi.c): one
+ * web/server.c, and the bare-metal agent API, dispatch/agentapi.c): one
  * libmicrohttpd daemon on a HOST:PORT, the limits an operator sets on it,
  * and the steps every request goes through. (Their store connections, one
  * per server thread: store/threads.h.)

@@ -272,13 +272,13 @@ int fl_mail_address_check(const char *addr, char *why, size_t n)
 				 "the SMTP command",
 				 v);
 			free(v);
-			return -1;
+			return fl_error_set(FL_EINVAL, "%s", why);
 		}
 	if (lt && (!gt || gt < lt || strchr(lt + 1, '<') || strchr(gt + 1, '>') ||
 		   gt[strspn(gt + 1, " ") + 1])) {
 		snprintf(why, n, "mail address '%s': expected 'user@host' or 'Name <user@host>'",
 			 addr);
-		return -1;
+		return fl_error_set(FL_EINVAL, "%s", why);
 	}
 	start = lt ? lt + 1 : addr;
 	end = lt ? gt : addr + strlen(addr);
@@ -290,7 +290,7 @@ int fl_mail_address_check(const char *addr, char *why, size_t n)
 			 "'%s' is not a mail address (expected 'user@host' or 'Name "
 			 "<user@host>')",
 			 addr);
-		return -1;
+		return fl_error_set(FL_EINVAL, "%s", why);
 	}
 	return 0;
 }

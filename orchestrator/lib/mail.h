@@ -50,9 +50,10 @@ int fl_mail_send(const struct fl_smtp *s, const struct fl_mail *m);
 
 /*
  * An address as the envelope and the headers take it: "user@host" or
- * "Name <user@host>". 0, or -1 with why in why (n bytes): a control
- * character (a CR or LF would start another SMTP command), a second '<' or
- * '>', space or punctuation in the address itself, not one '@'.
+ * "Name <user@host>". 0, or FL_EINVAL with why in why (n bytes) and for
+ * fl_error_last(): a control character (a CR or LF would start another
+ * SMTP command), a second '<' or '>', space or punctuation in the address
+ * itself, not one '@'.
  */
 int fl_mail_address_check(const char *addr, char *why, size_t n);
 /* Text for a body or an attachment: tab and line ends kept, other control

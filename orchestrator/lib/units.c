@@ -21,6 +21,8 @@ static const struct unit duration_units[] = {
 	{"d", 86400000}, {"h", 3600000}, {"m", 60000}, {"s", 1000}, {"ms", 1},
 };
 
+/* 0, or -1 for anything but a number with one of the units: the caller says
+ * what it expected. */
 static int parse_scaled(const char *s, const struct unit *units, size_t nunits, uint64_t *out)
 {
 	char *end;

@@ -4,15 +4,16 @@
  * kernel under test and, back in its own kernel, uploads the records its
  * agent left on the box's disk. docs/baremetal.md has the whole flow.
  *
- * One run: the kernel (built through build.h, or a prebuilt image) and the
- * initramfs with fl-agent-static and the job, exactly as a libvirt guest
- * gets them (machine.c); the run row; the box's turn (one run at a time per
- * box, across processes: hostslot.h); an agent job published in the store
- * (store/agent.h) with the files' SHA-256 and a deadline. Then this waits,
- * reading the job's state, while the agent API (agentapi.c, possibly in
- * another thread) hands the job to the box and takes its uploads. Once the
- * box has confirmed the last record, the records are read as a console is
- * (console.h): classified and stored like a guest's.
+ * One run, its kernel and run row ready (the dispatcher's): the initramfs
+ * with fl-agent-static and the job, exactly as a libvirt guest gets it
+ * (machine.c); the box's turn (one run at a time per box, across
+ * processes: hostslot.h); an agent job published on the box queue
+ * (boxes.h) with the files' SHA-256 and a deadline. Then this waits,
+ * reading the job's state, while the agent API (dispatch/agentapi.c,
+ * possibly in another thread) hands the job to the box and takes its
+ * uploads. Once the box has confirmed the last record, the records are read
+ * as a console is (console.h): classified and handed to the sink like a
+ * guest's.
  *
  * Nothing waits forever: at the deadline the job expires (a late upload is
  * refused), the run is classified timeout, the box counts a miss, and after
@@ -25,16 +26,14 @@
  */
 #include "machine/machine.h"
 #include "machine/priv.h"
+#include "machine/boxes.h"
 #include "lib/buf.h"
 #include "config/config.h"
 #include "machine/console.h"
 #include "lib/error.h"
 #include "machine/hostslot.h"
 #include "lib/log.h"
-#include "store/agent.h"
-#include "store/jobs.h"
 #include "lib/time.h"
-#include "store/run.h"
 
 #include "proto/auth.h"
 #include "lib/cancel.h"
@@ -52,10 +51,11 @@
 
 struct bm_run {
 	const struct fl_run_req *req;
+	const struct fl_boxes *q; /* the box queue */
 	const char *box;
-	int current; /* boot: current */
+	int current; /* boot: current: no kernel, no initramfs */
 	struct fl_run_watch w;
-	struct fl_machine_kernel k; /* no image in current mode */
+	struct fl_machine_files f;
 	char *cmdline, *records_path;
 	int64_t agent_job, deadline_ms, deadline_wall;
 	fl_hostslot *slot;
@@ -73,19 +73,21 @@ static int64_t deadline(const struct fl_run_req *req)
 	return 2 * m->boot_timeout_ms + fl_machine_watchdog_s(req) * 1000 + MARGIN_MS;
 }
 
-/* The current-kernel run: the job and the run row, nothing to build. */
-static int current_start(struct bm_run *x, struct fl_run_result *res, int64_t *run_id)
+/* The box queue's answers are the backend's to free (boxes.h). */
+void fl_box_job_release(struct fl_box_job *j)
 {
-	const struct fl_run_req *req = x->req;
-	int r;
+	free(j->state);
+	free(j->progress);
+	free(j->message);
+	memset(j, 0, sizeof(*j));
+}
 
-	if (!req->bench->test)
-		return fl_error_set(FL_EINVAL, "benchmark '%s' names no test for machine '%s'",
-				    req->bench->name, req->machine->name);
-	if ((r = fl_machine_job(req, &x->k.job)) || (r = fl_machine_run_start(req, 0, 0, run_id)))
-		return r;
-	res->run_id = *run_id;
-	return 0;
+void fl_box_seen_release(struct fl_box_seen *b)
+{
+	free(b->state);
+	free(b->reason);
+	free(b->facts);
+	memset(b, 0, sizeof(*b));
 }
 
 /* The kernel command line the box boots with, before its own part (results store, console). */
@@ -94,42 +96,44 @@ static char *kernel_cmdline(const struct bm_run *x)
 	const struct fl_machine_conf *m = x->req->machine;
 
 	if (x->current)
-		return fl_xasprintf("fl.job=%s", x->k.job);
-	return fl_xasprintf("panic=-1%s fl.job=%s%s%s", x->k.profile ? " profile=2" : "", x->k.job,
-			    m->cmdline ? " " : "", m->cmdline ? m->cmdline : "");
+		return fl_xasprintf("fl.job=%s", x->req->job);
+	return fl_xasprintf("panic=-1%s fl.job=%s%s%s", x->req->kernel->profile ? " profile=2" : "",
+			    x->req->job, m->cmdline ? " " : "", m->cmdline ? m->cmdline : "");
 }
 
-static int file_of(const char *path, char *sha, struct fl_agent_file *f)
+static int file_of(const char *path, char *sha, struct fl_box_file *f)
 {
 	uint64_t size;
 
 	if (fl_sha256_file(path, sha, &size))
 		return fl_error_set(FL_EIO, "%s: %s", path, strerror(errno));
-	*f = (struct fl_agent_file){path, sha, (int64_t)size};
+	*f = (struct fl_box_file){path, sha, (int64_t)size};
 	return 0;
 }
 
 /* The box's facts, as it last reported them ("{}" before it ever did). */
 static char *box_facts(struct bm_run *x)
 {
-	struct fl_box b;
+	struct fl_box_seen b = {0};
 	char *facts;
 
-	if (fl_store_box_get(x->req->store, x->box, &b))
+	if (x->q->ops->box(x->q->ctx, x->box, &b))
 		return fl_xstrdup("{}");
 	facts = b.facts ? fl_xstrdup(b.facts) : fl_xstrdup("{}");
-	fl_box_release(&b);
+	fl_box_seen_release(&b);
 	return facts;
 }
 
+/* The run's guest is the box as it reported itself; its facts are the machine's too. */
 static int note_facts(struct bm_run *x)
 {
+	const struct fl_run_sink *sink = x->req->sink;
 	char *facts = box_facts(x);
-	struct fl_run_guest g = {NULL, NULL, facts, x->records_path, x->w.wall0};
-	int r = fl_store_run_guest(x->req->store, x->w.run_id, &g);
+	struct fl_machine_guest g = {NULL, NULL, facts, x->records_path, x->w.wall0};
+	int r = sink->guest(sink->arg, &g);
 
 	if (!r && strcmp(facts, "{}"))
-		r = fl_store_machine_set_facts(x->req->store, x->req->machine->name, facts);
+		r = sink->facts(sink->arg, facts);
 	free(facts);
 	return r;
 }
@@ -138,20 +142,20 @@ static int note_facts(struct bm_run *x)
 static int publish(struct bm_run *x)
 {
 	char ksha[FL_AUTH_HEX], isha[FL_AUTH_HEX];
-	struct fl_agent_job_new j = {.box = x->box,
-				     .run_id = x->w.run_id,
-				     .mode = x->current ? "current" : "kexec",
-				     .job = x->k.job,
-				     .cmdline = x->cmdline};
+	struct fl_box_job_new j = {.box = x->box,
+				   .run_id = x->req->run_id,
+				   .mode = x->current ? "current" : "kexec",
+				   .job = x->req->job,
+				   .cmdline = x->cmdline};
 	int r;
 
-	if (!x->current && ((r = file_of(x->k.image, ksha, &j.kernel)) ||
-			    (r = file_of(x->k.initrd, isha, &j.initrd))))
+	if (!x->current && ((r = file_of(x->req->kernel->image, ksha, &j.kernel)) ||
+			    (r = file_of(x->f.initrd, isha, &j.initrd))))
 		return r;
 	fl_run_watch_begin(&x->w);
 	j.created_ms = x->w.wall0;
 	j.deadline_ms = x->deadline_wall = x->w.wall0 + x->deadline_ms;
-	if ((r = fl_store_agent_job_add(x->req->store, &j, &x->agent_job)))
+	if ((r = x->q->ops->publish(x->q->ctx, &j, &x->agent_job)))
 		return r;
 	fl_info("%s: agent job %lld for box %s (%s%s), deadline %lld s", x->w.name,
 		(long long)x->agent_job, x->box, j.mode, x->current ? ": the box's own kernel" : "",
@@ -160,9 +164,9 @@ static int publish(struct bm_run *x)
 }
 
 /* "box 'b1' never asked for the job (last heard from 40 s before the deadline)" */
-static char *what_box_did(struct bm_run *x, const struct fl_agent_job *j)
+static char *what_box_did(struct bm_run *x, const struct fl_box_job *j)
 {
-	struct fl_box b;
+	struct fl_box_seen b = {0};
 	char *s;
 
 	if (j->fetched_ms)
@@ -172,7 +176,7 @@ static char *what_box_did(struct bm_run *x, const struct fl_agent_job *j)
 		    x->box, (double)(j->fetched_ms - j->created_ms) / 1000,
 		    j->progress_ms ? ", said '" : "", j->progress_ms ? j->state : "",
 		    j->progress_ms ? "'" : "");
-	if (fl_store_box_get(x->req->store, x->box, &b) || !b.last_seen_ms)
+	if (x->q->ops->box(x->q->ctx, x->box, &b) || !b.last_seen_ms)
 		s = fl_xasprintf("box '%s' never asked for the job (its daemon was never heard "
 				 "from)",
 				 x->box);
@@ -180,12 +184,12 @@ static char *what_box_did(struct bm_run *x, const struct fl_agent_job *j)
 		s = fl_xasprintf("box '%s' never asked for the job (last heard from %.0f s before "
 				 "the deadline)",
 				 x->box, (double)(x->deadline_wall - b.last_seen_ms) / 1000);
-	fl_box_release(&b);
+	fl_box_seen_release(&b);
 	return s;
 }
 
 /* The deadline passed: the job expires, the box misses, the run is a timeout. */
-static int timed_out(struct bm_run *x, const struct fl_agent_job *j)
+static int timed_out(struct bm_run *x, const struct fl_box_job *j)
 {
 	const struct fl_console_seen *seen = fl_console_seen(x->w.console);
 	unsigned max = x->req->machine->max_misses;
@@ -197,7 +201,7 @@ static int timed_out(struct bm_run *x, const struct fl_agent_job *j)
 			      (long long)(x->deadline_ms / 1000), seen->points,
 			      fl_machine_points(x->req->bench), did);
 	why = fl_xasprintf("%u missed deadline%s in a row", max, max == 1 ? "" : "s");
-	if (fl_store_box_miss(x->req->store, x->box, (int)max, why, &offline))
+	if (x->q->ops->miss(x->q->ctx, x->box, (int)max, why, &offline))
 		fl_warn("box %s: %s", x->box, fl_error_last());
 	else if (offline)
 		fl_warn("box %s is offline after %s: %s", x->box, why, did);
@@ -212,7 +216,7 @@ static int read_records(struct bm_run *x)
 	char *text;
 	size_t len;
 	FILE *f;
-	int r = fl_store_agent_records_text(x->req->store, x->agent_job, &text, &len);
+	int r = x->q->ops->records(x->q->ctx, x->agent_job, &text, &len);
 
 	if (r)
 		return r;
@@ -226,7 +230,7 @@ static int read_records(struct bm_run *x)
 }
 
 /* Said once per change: who has the job, what the box says. */
-static void say_progress(struct bm_run *x, const struct fl_agent_job *j, char **last)
+static void say_progress(struct bm_run *x, const struct fl_box_job *j, char **last)
 {
 	int says = j->progress && (!strcmp(j->state, "booting") || !strcmp(j->state, "running"));
 	char *now = fl_xasprintf("%s%s%s", j->state, says ? ": " : "", says ? j->progress : "");
@@ -238,7 +242,7 @@ static void say_progress(struct bm_run *x, const struct fl_agent_job *j, char **
 }
 
 /* Waits for the box: 0 with *j at its end (uploaded, failed, ...), or 1 interrupted. */
-static int wait_box(struct bm_run *x, struct fl_agent_job *j, int *passed)
+static int wait_box(struct bm_run *x, struct fl_box_job *j, int *passed)
 {
 	struct timespec tick = {0, POLL_MS * 1000000L};
 	char *last = NULL;
@@ -246,19 +250,19 @@ static int wait_box(struct bm_run *x, struct fl_agent_job *j, int *passed)
 
 	*passed = 0;
 	for (;;) {
-		if ((r = fl_store_agent_job_get(x->req->store, x->agent_job, j)))
+		if ((r = x->q->ops->job(x->q->ctx, x->agent_job, j)))
 			break;
 		say_progress(x, j, &last);
-		if (!fl_agent_job_live(j))
+		if (!j->live)
 			break;
 		if (fl_cancel_runs() || fl_wall_ms() >= x->deadline_wall) {
 			int interrupted = fl_cancel_runs();
 
-			r = fl_store_agent_job_end(
-			    x->req->store, x->agent_job, interrupted ? "cancelled" : "expired",
-			    interrupted ? "interrupted" : "deadline passed", -1, fl_wall_ms());
+			r = x->q->ops->end(
+			    x->q->ctx, x->agent_job, interrupted ? "cancelled" : "expired",
+			    interrupted ? "interrupted" : "deadline passed", fl_wall_ms());
 			if (r == FL_EEXISTS) { /* it ended just now: read that */
-				fl_agent_job_release(j);
+				fl_box_job_release(j);
 				continue;
 			}
 			if (!r && interrupted)
@@ -266,35 +270,35 @@ static int wait_box(struct bm_run *x, struct fl_agent_job *j, int *passed)
 			*passed = !interrupted;
 			break;
 		}
-		fl_agent_job_release(j);
+		fl_box_job_release(j);
 		nanosleep(&tick, NULL);
 	}
 	free(last);
 	return r;
 }
 
-/* The run row exists: it is ended on every path. */
+/* The run is the sink's: its end is handed over on every path. */
 static int run_box(struct bm_run *x)
 {
-	struct fl_agent_job j = {0};
-	struct fl_box b;
+	struct fl_box_job j = {0};
+	struct fl_box_seen b = {0};
 	char *slot;
 	int passed, r;
 
-	if (!fl_store_box_get(x->req->store, x->box, &b) && !strcmp(b.state, "offline")) {
+	if (!x->q->ops->box(x->q->ctx, x->box, &b) && !strcmp(b.state, "offline")) {
 		char *why = fl_xasprintf("box '%s' is offline: %s; it is back once its daemon "
 					 "asks for work",
 					 x->box, b.reason ? b.reason : "missed deadlines");
 
-		fl_box_release(&b);
+		fl_box_seen_release(&b);
 		return fl_run_watch_finish(&x->w, FL_RUN_INFRA_ERROR, why);
 	}
-	fl_box_release(&b);
-	if (!x->current && fl_machine_initramfs(x->req, x->w.run_id, &x->k))
+	fl_box_seen_release(&b);
+	if (!x->current && fl_machine_initramfs(x->req, &x->f))
 		return fl_run_watch_infra(&x->w, "preparing the initramfs");
-	if (!x->k.dir && fl_machine_run_dir(x->req, x->w.run_id, &x->k.dir))
+	if (!x->f.dir && fl_machine_run_dir(x->req, &x->f.dir))
 		return fl_run_watch_infra(&x->w, "run directory");
-	x->records_path = fl_xasprintf("%s/records.log", x->k.dir);
+	x->records_path = fl_xasprintf("%s/records.log", x->f.dir);
 	slot = fl_xasprintf("baremetal:%s", x->box);
 	r = fl_hostslot_acquire(&x->slot, x->req->cfg->var, slot, 1, x->w.name, fl_cancel_runs);
 	free(slot);
@@ -307,28 +311,28 @@ static int run_box(struct bm_run *x)
 		return fl_run_watch_infra(&x->w, "publishing the agent job");
 	r = wait_box(x, &j, &passed);
 	if (r < 0) {
-		fl_agent_job_release(&j);
+		fl_box_job_release(&j);
 		return fl_run_watch_infra(&x->w, "store");
 	}
 	if (r == 1 || (!passed && !strcmp(j.state, "cancelled"))) {
-		fl_agent_job_release(&j);
+		fl_box_job_release(&j);
 		return fl_run_watch_finish(&x->w, FL_RUN_INFRA_ERROR, fl_xstrdup("interrupted"));
 	}
 	if (!passed && !strcmp(j.state, "failed")) {
 		char *why = fl_xasprintf("box '%s' could not run the job: %s", x->box,
 					 j.message ? j.message : "(no reason given)");
 
-		fl_agent_job_release(&j);
+		fl_box_job_release(&j);
 		return fl_run_watch_finish(&x->w, FL_RUN_INFRA_ERROR, why);
 	}
 	if ((r = read_records(x)) || (r = note_facts(x))) {
-		fl_agent_job_release(&j);
+		fl_box_job_release(&j);
 		return fl_run_watch_infra(&x->w, "store");
 	}
 	r = passed || strcmp(j.state, "uploaded")
 		? timed_out(x, &j)
 		: fl_run_watch_end(&x->w, 0, x->deadline_ms, j.message);
-	fl_agent_job_release(&j);
+	fl_box_job_release(&j);
 	return r;
 }
 
@@ -336,7 +340,7 @@ static void bm_free(struct bm_run *x)
 {
 	fl_hostslot_release(x->slot);
 	fl_run_watch_release(&x->w);
-	fl_machine_kernel_release(&x->k);
+	fl_machine_files_release(&x->f);
 	free(x->cmdline);
 	free(x->records_path);
 }
@@ -349,26 +353,20 @@ static int own_kernel(const struct fl_machine_conf *m)
 
 static int baremetal_run(const struct fl_run_req *req, struct fl_run_result *res)
 {
-	struct bm_run x = {.req = req, .box = req->machine->name};
-	int64_t run_id;
+	struct bm_run x = {.req = req, .q = req->boxes, .box = req->machine->name};
 	int r;
 
 	x.current = own_kernel(req->machine);
-	r = x.current ? current_start(&x, res, &run_id)
-		      : fl_machine_kernel_start(req, res, &x.k, &run_id);
-	if (r == 0) {
-		fl_run_watch_init(&x.w, req, res, run_id);
-		x.w.replay = 1; /* the box's records come back after its run */
-		x.w.system_map = x.k.system_map;
-		x.deadline_ms = deadline(req);
-		r = run_box(&x);
-	}
+	fl_run_watch_init(&x.w, req, res);
+	x.w.replay = 1; /* the box's records come back after its run */
+	x.deadline_ms = deadline(req);
+	r = run_box(&x);
 	bm_free(&x);
-	return r == 1 ? 0 : r;
+	return r;
 }
 
 /* A box's topology is what it reports: its facts, which the report adds. */
-static void baremetal_describe(const struct fl_machine_conf *m, const struct fl_run_row *run,
+static void baremetal_describe(const struct fl_machine_conf *m, const struct fl_machine_seen *run,
 			       fl_buf *out)
 {
 	(void)run;
@@ -381,5 +379,8 @@ const struct fl_machine_ops fl_machine_baremetal_ops = {
     .run = baremetal_run,
     .describe = baremetal_describe,
     .own_kernel = own_kernel,
+    .start_word = "job handed to the box",
+    .agent_word = "to the agent's first record",
+    .facts_word = "Machine",
     .agent_api = 1,
 };

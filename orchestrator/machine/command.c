@@ -9,10 +9,13 @@
  * environment and the machine's timeout. Each line of its standard output
  * that is a single number is one sample (metric "value", mode "", tasks
  * 1); standard error is kept apart for the console. Exit 125 means the
- * commit cannot be tested (a build that fails): no run is kept, and the
- * first line of standard error that says "error" is the reason given. Any other failure of the
+ * commit cannot be tested (a build that fails): the run ends untestable
+ * (the dispatcher keeps nothing of it), and the first line of standard
+ * error that says "error" is the reason given. Any other failure of the
  * command is the commit's (agent-error, timeout); a checkout that cannot
- * be made is ours (infra-error).
+ * be made is ours (infra-error). The samples, the console (standard
+ * output, then standard error's tail) and the host's facts go to the
+ * request's sink.
  */
 #include "lib/buf.h"
 #include "build/checkout.h"
@@ -22,8 +25,6 @@
 #include "lib/log.h"
 #include "machine/priv.h"
 #include "lib/run-command.h"
-#include "store/jobs.h"
-#include "store/run.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -40,10 +41,8 @@
 
 struct cmd_run {
 	const struct fl_run_req *req;
-	char sha[41];
 	char *slot_dir, *src, *state, *err;
 	int lock_fd;
-	int64_t machine_id, run_id;
 	/* stdout while the command runs */
 	double *v;
 	size_t n, alloc;
@@ -135,30 +134,25 @@ static void record_facts(struct cmd_run *x)
 		json_object_set_new(o, "memory",
 				    json_integer((json_int_t)pages * sysconf(_SC_PAGESIZE)));
 	text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
-	if (text && fl_store_machine_set_facts(x->req->store, x->req->machine->name, text))
+	if (text && x->req->sink->facts(x->req->sink->arg, text))
 		fl_warn("machine '%s': %s", x->req->machine->name, fl_error_last());
 	free(text);
 	json_decref(o);
 }
 
-/* The run row, with its commit: comparisons select a commit's runs by it. */
-static int create_run(struct cmd_run *x)
+/* The run row's parameters: the command and the commit it ran on. */
+static char *command_params(const struct fl_run_req *req)
 {
-	const struct fl_run_req *req = x->req;
-	json_t *p = json_pack("{s:s, s:s, s:s}", "command", req->machine->command, "commit", x->sha,
-			      "tree", req->tree->name);
-	char *params = json_dumps(p, JSON_COMPACT | JSON_SORT_KEYS);
-	struct fl_run_info info = {0, x->machine_id, req->bench->name, params, req->job_id, 0};
-	int r = fl_machine_commit_row(req, x->sha, &info.commit_id);
+	json_t *p = json_pack("{s:s, s:s, s:s}", "command", req->machine->command, "commit",
+			      req->sha, "tree", req->tree->name);
+	char *params = json_dumps(p, JSON_COMPACT | JSON_SORT_KEYS), *copy;
 
-	if (!r)
-		r = fl_store_run_create(req->store, &info, &x->run_id);
-	free(params);
 	json_decref(p);
-	return r;
+	copy = fl_xstrdup(params ? params : "{}");
+	free(params);
+	return copy;
 }
 
-/* The last non-empty line of the command's standard error, for the detail. */
 /* The last non-blank line of stderr; first_error: the first that says "error"
  * if one does (what a build that fails is known by), else the last. */
 static char *err_line(const char *path, int first_error)
@@ -202,14 +196,23 @@ static char *console(struct cmd_run *x)
 	return fl_buf_detach(&b);
 }
 
-static int store_samples(struct cmd_run *x)
+/* The end to the sink: the samples of an ok run, the console when the command ran. */
+static int hand_end(struct cmd_run *x, const struct fl_run_result *res, const char *console)
 {
-	struct fl_sample *s = fl_xcalloc(x->n, sizeof(*s));
+	const struct fl_run_sink *sink = x->req->sink;
+	struct fl_machine_end e = {
+	    .status = res->status, .detail = res->detail, .console = console};
+	struct fl_run_sample *s = NULL;
 	int r;
 
-	for (size_t i = 0; i < x->n; i++)
-		s[i] = (struct fl_sample){"value", "", 1, (unsigned)i, x->v[i], ""};
-	r = fl_store_samples_add(x->req->store, x->run_id, s, x->n);
+	if (res->status == FL_RUN_OK) {
+		s = fl_xcalloc(x->n, sizeof(*s));
+		for (size_t i = 0; i < x->n; i++)
+			s[i] = (struct fl_run_sample){"value", "", 1, (unsigned)i, x->v[i], ""};
+		e.samples = s;
+		e.nsamples = x->n;
+	}
+	r = sink->end(sink->arg, &e);
 	free(s);
 	return r;
 }
@@ -219,7 +222,7 @@ static int run_command(struct cmd_run *x, struct fl_run_result *res)
 {
 	const struct fl_machine_conf *m = x->req->machine;
 	const char *argv[] = {"sh", "-c", m->command, NULL};
-	char *commit = fl_xasprintf("FAULTLINE_COMMIT=%s", x->sha);
+	char *commit = fl_xasprintf("FAULTLINE_COMMIT=%s", x->req->sha);
 	const char *env[] = {commit, NULL};
 	struct fl_child c = {.argv = argv,
 			     .env = env,
@@ -267,45 +270,28 @@ static int command_run(const struct fl_run_req *req, struct fl_run_result *res)
 	unsigned written;
 	int r;
 
-	if (!req->tree || !req->repo || !req->rev)
+	if (!req->tree || !req->repo || !req->sha)
 		return fl_error_set(FL_EINVAL,
 				    "machine '%s': the command backend runs a "
-				    "revision of a tree, not a kernel image",
+				    "commit of a tree, not a kernel image",
 				    req->machine->name);
 	if (!req->machine->command)
 		return fl_error_set(FL_EINVAL, "machine '%s': no command", req->machine->name);
-	if ((r = fl_repo_resolve(req->repo, req->rev, x.sha)))
-		return r;
-	if ((r = fl_store_machine_ensure(req->store, req->machine->name, req->machine->backend,
-					 &x.machine_id)) ||
-	    (r = create_run(&x)))
-		return r;
 	record_facts(&x);
-	res->run_id = x.run_id;
-	if ((r = slot_lock(&x)) || (r = fl_checkout(req->repo, x.src, x.state, x.sha, &written))) {
+	if ((r = slot_lock(&x)) ||
+	    (r = fl_checkout(req->repo, x.src, x.state, req->sha, &written))) {
 		res->status = FL_RUN_INFRA_ERROR;
-		res->detail = fl_xasprintf("cannot check out %.12s: %s", x.sha, fl_error_last());
-		r = fl_store_run_finish(req->store, x.run_id, "infra-error", res->detail);
+		res->detail = fl_xasprintf("cannot check out %.12s: %s", req->sha, fl_error_last());
+		r = hand_end(&x, res, res->detail);
 		goto out;
 	}
 	fl_verbose("run: %s: %.12s checked out in %s (%u file%s written)",
-		   req->label ? req->label : req->machine->name, x.sha, x.src, written, FL_S(written));
+		   req->label ? req->label : req->machine->name, req->sha, x.src, written,
+		   FL_S(written));
 	run_command(&x, res);
-	if (res->status == FL_RUN_UNTESTABLE) {
-		/* like a commit that does not build: nothing of it is kept */
-		r = fl_store_run_discard(req->store, x.run_id);
-		res->run_id = 0;
-		goto out;
-	}
-	if (res->status == FL_RUN_OK)
-		r = store_samples(&x);
-	text = console(&x);
-	if (!r)
-		r = fl_store_run_finish(req->store, x.run_id, fl_run_status_name(res->status),
-					text);
-	/* the run's page says why by its status: "exit 127: sh: ./bench: not found" */
-	if (!r && res->detail)
-		r = fl_store_run_set_detail(req->store, x.run_id, res->detail);
+	/* untestable too: like a commit that does not build, nothing of it is kept */
+	text = res->status == FL_RUN_UNTESTABLE ? NULL : console(&x);
+	r = hand_end(&x, res, text);
 out:
 	if (x.lock_fd >= 0)
 		close(x.lock_fd);
@@ -319,15 +305,28 @@ out:
 	return r;
 }
 
-static void command_describe(const struct fl_machine_conf *m, const struct fl_run_row *run,
+static void command_describe(const struct fl_machine_conf *m, const struct fl_machine_seen *run,
 			     fl_buf *out)
 {
 	(void)run;
 	fl_buf_addf(out, "%s, the command backend", m->name);
 }
 
+/* The command is the machine: a recipient runs it on theirs. */
+static void command_repro_keys(const struct fl_machine_conf *m, fl_buf *out,
+			       void (*quote)(fl_buf *out, const char *text))
+{
+	fl_buf_adds(out, ", command: ");
+	quote(out, m->command);
+}
+
 const struct fl_machine_ops fl_machine_command_ops = {
     .name = "command",
     .run = command_run,
     .describe = command_describe,
+    .params = command_params,
+    .repro_keys = command_repro_keys,
+    .start_word = "started",
+    .agent_word = "to the agent's first record",
+    .facts_word = "Machine",
 };

@@ -33,7 +33,7 @@ struct fl_console {
 	size_t line_len;
 	char *tail; /* ring of FL_CONSOLE_TAIL bytes */
 	size_t tail_start, tail_len;
-	struct fl_sample *samples;
+	struct fl_run_sample *samples;
 	size_t nsamples, samples_cap;
 	struct point_seq *seqs;
 	size_t nseqs;
@@ -135,7 +135,7 @@ static void add_sample(fl_console *c, const char *metric, const struct fl_consol
 		c->samples = fl_xrealloc(c->samples, c->samples_cap * sizeof(*c->samples));
 	}
 	c->samples[c->nsamples++] =
-	    (struct fl_sample){metric, pt->mode, pt->tasks, seq, v, pt->cgroup};
+	    (struct fl_run_sample){metric, pt->mode, pt->tasks, seq, v, pt->cgroup};
 }
 
 /* A result's cgroup context as a literal; NULL for one the agent does not make. */
@@ -316,7 +316,7 @@ const struct fl_console_seen *fl_console_seen(const fl_console *c)
 	return &c->seen;
 }
 
-const struct fl_sample *fl_console_samples(const fl_console *c, size_t *n)
+const struct fl_run_sample *fl_console_samples(const fl_console *c, size_t *n)
 {
 	*n = c->nsamples;
 	return c->samples;

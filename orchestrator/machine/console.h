@@ -17,9 +17,8 @@
 #include <stdint.h>
 
 #include "machine/machine.h"
-#include "store/store.h"
 
-/* The console's end kept for the store and error messages. */
+/* The console's end kept with the run and for error messages. */
 #define FL_CONSOLE_TAIL 16384
 
 struct fl_console_expect {
@@ -70,7 +69,7 @@ void fl_console_free(fl_console *c);
 
 const struct fl_console_seen *fl_console_seen(const fl_console *c);
 /* The samples of every result so far (metric, mode, tasks, seq as machine.h says). */
-const struct fl_sample *fl_console_samples(const fl_console *c, size_t *n);
+const struct fl_run_sample *fl_console_samples(const fl_console *c, size_t *n);
 /* The last FL_CONSOLE_TAIL bytes, as a string (caller frees). */
 char *fl_console_tail(const fl_console *c);
 

@@ -4,14 +4,14 @@
  * /init and the job on its command line; guests of dead owners reaped; the
  * guest as the report describes it (its facts, proto/facts.h).
  *
- * One run: the kernel (built through build.h, or a prebuilt image), the
- * run row, an initramfs under var/runs/<id>/, a guest slot on the host
+ * One run, its kernel and run row ready (the dispatcher's): an initramfs
+ * under var/runs/<id>/, a guest slot on the host
  * (hostslot.h), the accelerator (accel.h), admission by memory, the domain
  * (domain.h, guest.h: the kernel and initramfs uploaded into the host's
  * pool, volume.h, so a remote host works as the local one does) with its
  * console streamed into var/runs/<id>/console.log and read as it comes
- * (console.h), every record stored as it comes, and the end
- * classified and stored with the samples of an ok run. Whatever happens,
+ * (console.h), every record handed to the sink as it comes, and the end
+ * classified and handed over with the samples of an ok run. Whatever happens,
  * the domain is destroyed and the volumes deleted before this returns,
  * unless the host was lost: then the next start reaps them (libvirt_reap).
  */
@@ -28,7 +28,6 @@
 #include "machine/volume.h"
 #include "lib/log.h"
 #include "lib/units.h"
-#include "store/run.h"
 
 #include "proto/facts.h"
 #include "lib/cancel.h"
@@ -48,8 +47,8 @@
 
 struct lv_run {
 	const struct fl_run_req *req;
-	struct fl_run_watch w;	    /* the run row, its records and its end */
-	struct fl_machine_kernel k; /* its files absolute: libvirtd opens them */
+	struct fl_run_watch w;	   /* its records and its end */
+	struct fl_machine_files f; /* absolute: libvirtd opens them */
 	char *console_path, *domain;
 	const char *accel;
 	int64_t deadline_ms;
@@ -61,10 +60,10 @@ struct lv_run {
 
 static int prepare_files(struct lv_run *x)
 {
-	int r = fl_machine_initramfs(x->req, x->w.run_id, &x->k);
+	int r = fl_machine_initramfs(x->req, &x->f);
 
 	if (!r)
-		x->console_path = fl_xasprintf("%s/console.log", x->k.dir);
+		x->console_path = fl_xasprintf("%s/console.log", x->f.dir);
 	return r;
 }
 
@@ -127,8 +126,8 @@ static int admit(struct lv_run *x)
 static int resolve_accel(struct lv_run *x)
 {
 	const struct fl_machine_conf *m = x->req->machine;
-	struct fl_accel_probe p = {m->uri, x->k.image, x->k.initrd, x->req->cfg->var,
-				   ACCEL_PROBE_MS, m};
+	struct fl_accel_probe p = {m->uri,	     x->req->kernel->image, x->f.initrd,
+				   x->req->cfg->var, ACCEL_PROBE_MS,	    m};
 	int probed, r;
 
 	if ((r = fl_accel_resolve(m->accel, &p, &x->accel, &probed)))
@@ -164,7 +163,7 @@ static char *machine_facts(const struct lv_run *x)
 			    json_integer((json_int_t)m->memory_per_node));
 	json_object_set_new(o, FL_FACT_ACCEL, json_string(x->accel));
 	json_object_set_new(o, FL_FACT_SLOT, json_integer(fl_hostslot_index(x->slot)));
-	json_object_set_new(o, FL_FACT_PROFILE, json_boolean(x->k.profile));
+	json_object_set_new(o, FL_FACT_PROFILE, json_boolean(x->req->kernel->profile));
 	if (m->cmdline)
 		json_object_set_new(o, FL_FACT_CMDLINE, json_string(m->cmdline));
 	s = json_dumps(o, JSON_COMPACT);
@@ -186,14 +185,16 @@ static char *domain_name(int64_t run_id)
 /* Boots and follows the guest; fills how it ended. 0, or an infra problem. */
 static int boot(struct lv_run *x, enum fl_guest_end *end)
 {
+	const struct fl_run_kernel *k = x->req->kernel;
+	const struct fl_run_sink *sink = x->req->sink;
 	struct fl_domain_spec spec = {0};
-	struct fl_run_guest g = {0};
+	struct fl_machine_guest g = {0};
 	char *facts;
 	int r;
 
-	x->domain = domain_name(x->w.run_id);
-	spec = (struct fl_domain_spec){x->domain,   x->req->machine, x->accel, x->k.image,
-				       x->k.initrd, x->console_path, x->k.job, x->k.profile};
+	x->domain = domain_name(x->req->run_id);
+	spec = (struct fl_domain_spec){x->domain,   x->req->machine, x->accel,	  k->image,
+				       x->f.initrd, x->console_path, x->req->job, k->profile};
 	fl_info("%s: booting on %s (%u vCPUs in %u nodes, %llu MiB, %s), deadline %lld s, "
 		"console %s",
 		x->w.name, x->req->machine->name, fl_config_machine_cpus(x->req->machine),
@@ -204,11 +205,11 @@ static int boot(struct lv_run *x, enum fl_guest_end *end)
 	if ((r = fl_guest_start(&x->guest, x->req->machine->uri, &spec)))
 		return r;
 	facts = machine_facts(x);
-	g = (struct fl_run_guest){x->domain, x->accel, facts, x->console_path, x->w.wall0};
-	r = fl_store_run_guest(x->req->store, x->w.run_id, &g);
+	g = (struct fl_machine_guest){x->domain, x->accel, facts, x->console_path, x->w.wall0};
+	r = sink->guest(sink->arg, &g);
 	free(facts);
 	if (r)
-		fl_run_watch_store_error(&x->w, r);
+		fl_run_watch_sink_error(&x->w, r);
 	r = fl_guest_wait(x->guest, x->deadline_ms, on_console, x, end);
 	fl_guest_free(x->guest);
 	x->guest = NULL;
@@ -234,7 +235,7 @@ static int64_t deadline(const struct fl_run_req *req)
 	return req->machine->boot_timeout_ms + fl_machine_watchdog_s(req) * 1000 + 15000;
 }
 
-/* Everything after the run row exists: the row is ended on every path. */
+/* The run is the sink's from here: its end is handed over on every path. */
 static int run_guest(struct lv_run *x)
 {
 	const struct fl_machine_conf *m = x->req->machine;
@@ -260,9 +261,9 @@ static int run_guest(struct lv_run *x)
 		return r == FL_EINVAL ? FL_EINVAL : er;
 	}
 	r = boot(x, &end);
-	if (!x->w.store_error && r)
+	if (!x->w.sink_error && r)
 		return infra(x, "libvirt");
-	if (!x->w.store_error && end == FL_GUEST_INTERRUPTED)
+	if (!x->w.sink_error && end == FL_GUEST_INTERRUPTED)
 		return finish(x, FL_RUN_INFRA_ERROR, fl_xstrdup("interrupted"));
 	return fl_run_watch_end(&x->w, end == FL_GUEST_DEADLINE, x->deadline_ms, NULL);
 }
@@ -272,7 +273,7 @@ static void lv_free(struct lv_run *x)
 	fl_guest_free(x->guest);
 	fl_hostslot_release(x->slot);
 	fl_run_watch_release(&x->w);
-	fl_machine_kernel_release(&x->k);
+	fl_machine_files_release(&x->f);
 	free(x->console_path);
 	free(x->domain);
 }
@@ -280,17 +281,13 @@ static void lv_free(struct lv_run *x)
 static int libvirt_run(const struct fl_run_req *req, struct fl_run_result *res)
 {
 	struct lv_run x = {.req = req};
-	int64_t run_id;
-	int r = fl_machine_kernel_start(req, res, &x.k, &run_id);
+	int r;
 
-	if (r == 0) {
-		fl_run_watch_init(&x.w, req, res, run_id);
-		x.w.system_map = x.k.system_map;
-		x.deadline_ms = deadline(req);
-		r = run_guest(&x);
-	}
+	fl_run_watch_init(&x.w, req, res);
+	x.deadline_ms = deadline(req);
+	r = run_guest(&x);
 	lv_free(&x);
-	return r == 1 ? 0 : r;
+	return r;
 }
 
 /* ---- guests of dead owners -------------------------------------------- */
@@ -353,10 +350,10 @@ static int libvirt_reap(const struct fl_machine_conf *m)
  * The guest as it was made and what it saw (the run's facts and its
  * environment record); the configuration where no run kept them.
  */
-static void libvirt_describe(const struct fl_machine_conf *m, const struct fl_run_row *run,
+static void libvirt_describe(const struct fl_machine_conf *m, const struct fl_machine_seen *run,
 			     fl_buf *out)
 {
-	json_t *f = run && run->machine_facts ? json_loads(run->machine_facts, 0, NULL) : NULL;
+	json_t *f = run && run->facts ? json_loads(run->facts, 0, NULL) : NULL;
 	json_t *sockets_v = json_object_get(f, FL_FACT_SOCKETS);
 	json_t *per_node_v = json_object_get(f, FL_FACT_MEMORY_PER_NODE);
 	unsigned sockets =
@@ -378,8 +375,37 @@ static void libvirt_describe(const struct fl_machine_conf *m, const struct fl_ru
 		    m->uri ? m->uri : "");
 	if (run && run->kernel_release)
 		fl_buf_addf(out, "\n                 as the guest of run %lld saw it, kernel %s",
-			    (long long)run->id, run->kernel_release);
+			    (long long)run->run_id, run->kernel_release);
 	json_decref(f);
+}
+
+/* Its topology: what makes the guest a copy of the machine's. */
+static void libvirt_repro_keys(const struct fl_machine_conf *m, fl_buf *out,
+			       void (*quote)(fl_buf *out, const char *text))
+{
+	char size[32];
+
+	(void)quote;
+	fl_format_size(m->memory_per_node, size, sizeof(size));
+	fl_buf_addf(out, ", sockets: %u, cores: %u, threads: %u, memory_per_node: %s", m->sockets,
+		    m->cores, m->threads, size);
+}
+
+/*
+ * How many times slower than its own clock a guest's job runs: under TCG
+ * (or auto, which may come to it) each vCPU is a host thread, so 8 vCPUs on
+ * 2 host cores do everything outside the measured seconds (starting tasks,
+ * installing the lock tracing, which stops every vCPU to patch kernel
+ * text) about 4 times slower. 1 under KVM.
+ */
+static long libvirt_slowdown(const struct fl_machine_conf *m)
+{
+	long host = sysconf(_SC_NPROCESSORS_ONLN), cpus;
+
+	if ((m->accel && !strcmp(m->accel, "kvm")) || host < 1)
+		return 1;
+	cpus = (long)fl_config_machine_cpus(m);
+	return cpus > host ? (cpus + host - 1) / host : 1;
 }
 
 const struct fl_machine_ops fl_machine_libvirt_ops = {
@@ -387,4 +413,9 @@ const struct fl_machine_ops fl_machine_libvirt_ops = {
     .run = libvirt_run,
     .reap = libvirt_reap,
     .describe = libvirt_describe,
+    .slowdown = libvirt_slowdown,
+    .repro_keys = libvirt_repro_keys,
+    .start_word = "guest created",
+    .agent_word = "boot to the agent",
+    .facts_word = "Guest",
 };

@@ -1,30 +1,26 @@
 /*
  * machine.c - the backends' table (one line per backend) and
  * fl_machine_run(), which checks a request and hands it to the machine's
- * backend; and what every backend shares: the run's status names, its
- * first rows in the store, stale runs, the kernel machines' kernel, job
- * and initramfs, and the following of a run to its stored end.
+ * backend; and what every backend shares: the run's status names and
+ * parameters, the guests of dead processes, the kernel machines' job and
+ * initramfs, and the following of a run from its records to its end,
+ * handed to the request's sink.
  */
 #include "machine/machine.h"
 #include "machine/priv.h"
 #include "analysis/compare.h"
 #include "lib/buf.h"
 #include "config/config.h"
-#include "build/build.h"
 #include "machine/console.h"
 #include "lib/error.h"
-#include "machine/evidence.h"
 #include "lib/fs.h"
-#include "machine/guest.h"
 #include "build/initramfs.h"
 #include "lib/log.h"
 #include "proto/jobline.h"
 #include "lib/time.h"
-#include "store/run.h"
 
 #include <errno.h>
 #include <jansson.h>
-#include <libgen.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -101,6 +97,16 @@ int fl_machine_ops_of(const struct fl_config *cfg, const struct fl_machine_conf 
 	return FL_EINVAL;
 }
 
+void fl_machine_words(const char *backend, const char **start, const char **agent,
+		      const char **facts)
+{
+	const struct fl_machine_ops *ops = fl_machine_backend(backend);
+
+	*start = ops && ops->start_word ? ops->start_word : "started";
+	*agent = ops && ops->agent_word ? ops->agent_word : "to the agent's first record";
+	*facts = ops && ops->facts_word ? ops->facts_word : "Machine";
+}
+
 int fl_machine_own_kernel(const struct fl_machine_conf *m)
 {
 	const struct fl_machine_ops *ops = fl_machine_backend(m->backend);
@@ -120,20 +126,21 @@ int fl_machine_run(const struct fl_run_req *req, struct fl_run_result *res)
 
 	memset(res, 0, sizeof(*res));
 	res->agent_ms = res->first_sample_ms = res->total_ms = -1;
-	if (!req->cfg || !req->machine || !req->bench || !req->store)
+	if (!req->cfg || !req->machine || !req->bench || !req->sink)
 		return fl_error_set(FL_EINVAL, "a run needs a configuration, a machine, a "
-					       "benchmark and a store");
+					       "benchmark and a sink");
 	if ((r = fl_machine_ops_of(req->cfg, req->machine, &ops)))
 		return r;
-	if (fl_machine_own_kernel(req->machine)) {
-		if (req->kernel_image || req->rev)
-			return fl_error_set(FL_EINVAL,
-					    "machine '%s' measures the box's own kernel (boot: "
-					    "current): a run takes no revision or kernel image",
-					    req->machine->name);
-	} else if (!req->kernel_image == !req->rev)
-		return fl_error_set(FL_EINVAL, "a run takes a revision or a kernel image, not %s",
-				    req->rev ? "both" : "neither");
+	if (fl_machine_kernel(req->machine) && !req->job)
+		return fl_error_set(FL_EINVAL, "a run on machine '%s' needs the agent's job",
+				    req->machine->name);
+	if (fl_machine_kernel(req->machine) && !fl_machine_own_kernel(req->machine) && !req->kernel)
+		return fl_error_set(FL_EINVAL, "a run on machine '%s' needs a kernel to boot",
+				    req->machine->name);
+	if (ops->agent_api && !req->boxes)
+		return fl_error_set(FL_EINVAL, "a run on machine '%s' needs the box queue",
+				    req->machine->name);
+	res->run_id = req->run_id;
 	return ops->run(req, res);
 }
 
@@ -141,26 +148,6 @@ void fl_run_result_release(struct fl_run_result *res)
 {
 	free(res->detail);
 	res->detail = NULL;
-}
-
-int fl_machine_commit_row(const struct fl_run_req *req, const char *sha, int64_t *commit_id)
-{
-	struct fl_repo_commit c;
-	struct fl_commit_info ci;
-	int64_t tree_id;
-	int r;
-
-	if ((r = fl_repo_commit(req->repo, sha, &c)))
-		return r;
-	ci = (struct fl_commit_info){c.sha, c.subject, c.author, c.time};
-	r = fl_store_tree_ensure(req->store, fl_repo_name(req->repo),
-				 req->tree && req->tree->url ? req->tree->url : "", &tree_id);
-	if (!r)
-		r = fl_store_commit_ensure(req->store, tree_id, &ci, commit_id);
-	if (!r)
-		r = fl_build_commit_depth(req->store, req->repo, c.sha, *commit_id);
-	fl_repo_commit_release(&c);
-	return r;
 }
 
 char *fl_machine_tasks_list(const struct fl_benchmark_conf *b)
@@ -188,7 +175,8 @@ static char *cgroups_list(const struct fl_benchmark_conf *b)
 	return child ? fl_buf_detach(&out) : NULL;
 }
 
-static char *params_json(const struct fl_run_req *req)
+/* The benchmark's parameters as its job has them, with the revision and the tree. */
+static char *bench_params(const struct fl_run_req *req)
 {
 	const struct fl_benchmark_conf *b = req->bench;
 	json_t *o = json_object(), *modes = json_array(), *extra = json_array();
@@ -220,7 +208,7 @@ static char *params_json(const struct fl_run_req *req)
 		json_object_set_new(o, "rev", json_string(req->rev));
 	if (req->tree)
 		json_object_set_new(o, "tree", json_string(req->tree->name));
-	if (b->kernel && !req->kernel_image)
+	if (b->kernel && !(req->kernel && req->kernel->prebuilt))
 		json_object_set_new(o, "kernel", json_string(b->kernel));
 	if (json_array_size(extra))
 		json_object_set(o, "job_extra", extra);
@@ -233,30 +221,17 @@ static char *params_json(const struct fl_run_req *req)
 	return copy;
 }
 
-int fl_machine_run_start(const struct fl_run_req *req, int64_t build_id, int64_t commit_id,
-			 int64_t *run_id)
+char *fl_machine_params(const struct fl_run_req *req)
 {
-	struct fl_run_new rn = {0};
-	int64_t machine_id;
-	char *params;
-	int r;
+	const struct fl_machine_ops *ops = fl_machine_backend(req->machine->backend);
 
-	if ((r = fl_store_machine_ensure(req->store, req->machine->name, req->machine->backend,
-					 &machine_id)))
-		return r;
-	params = params_json(req);
-	rn = (struct fl_run_new){machine_id,	   build_id,   commit_id,
-				 req->bench->name, params,     req->kernel_image,
-				 req->system_map,  req->label, req->job_id};
-	r = fl_store_run_start(req->store, &rn, run_id);
-	free(params);
-	return r;
+	return ops && ops->params ? ops->params(req) : bench_params(req);
 }
 
-char *fl_machine_run_name(const struct fl_run_req *req, int64_t run_id)
+char *fl_machine_run_name(const char *label, int64_t run_id)
 {
-	return req->label ? fl_xasprintf("run %lld (%s)", (long long)run_id, req->label)
-			  : fl_xasprintf("run %lld", (long long)run_id);
+	return label ? fl_xasprintf("run %lld (%s)", (long long)run_id, label)
+		     : fl_xasprintf("run %lld", (long long)run_id);
 }
 
 int fl_machine_process_gone(int pid)
@@ -270,34 +245,9 @@ static int same(const char *a, const char *b)
 	return a == b || (a && b && !strcmp(a, b));
 }
 
-int fl_machine_reap_stale(const struct fl_config *cfg, fl_store *store)
+void fl_machine_reap(const struct fl_config *cfg)
 {
-	struct fl_run_owner *o;
-	char host[256] = "";
-	size_t n;
-	int r, ended = 0;
-
-	gethostname(host, sizeof(host) - 1);
-	if ((r = fl_store_runs_in_flight(store, &o, &n)))
-		return r;
-	for (size_t i = 0; i < n && !r; i++) {
-		char *why;
-
-		if (strcmp(o[i].host, host) || !fl_machine_process_gone(o[i].pid))
-			continue;
-		why = fl_xasprintf("abandoned: process %d on %s ended during the run", o[i].pid,
-				   host);
-		r = fl_store_run_abandon(store, o[i].id, why);
-		if (r == FL_EEXISTS) /* another process reaped it first */
-			r = 0;
-		else if (!r) {
-			fl_info("run %lld: %s", (long long)o[i].id, why);
-			ended++;
-		}
-		free(why);
-	}
-	fl_store_run_owners_free(o, n);
-	for (size_t i = 0; i < cfg->nmachines && !r; i++) {
+	for (size_t i = 0; i < cfg->nmachines; i++) {
 		const struct fl_machine_conf *m = &cfg->machines[i];
 		const struct fl_machine_ops *ops = fl_machine_backend(m->backend);
 		int seen = 0;
@@ -312,115 +262,13 @@ int fl_machine_reap_stale(const struct fl_config *cfg, fl_store *store)
 		if (!seen && ops->reap(m) < 0)
 			fl_warn("%s", fl_error_last());
 	}
-	return r ? r : ended;
 }
 
-/* ---- kernel machines: the kernel, the job, the initramfs ------------------ */
+/* ---- kernel machines: the job and the initramfs ------------------------- */
 
 static int file_exists(const char *path)
 {
 	return path && !access(path, R_OK);
-}
-
-/*
- * A file next to a kernel image: <dir>/<plain> (faultline's artifacts,
- * bzImage with config and System.map) or <dir>/<prefix>-<version> for a
- * distribution's vmlinuz-<version>. NULL when neither exists.
- */
-static char *beside_image(const char *image, const char *plain, const char *prefix)
-{
-	char *copy = fl_xstrdup(image), *dir = dirname(copy), *path;
-	const char *base = strrchr(image, '/') ? strrchr(image, '/') + 1 : image;
-	const char *dash = strchr(base, '-');
-
-	path = fl_xasprintf("%s/%s", dir, plain);
-	if (!file_exists(path) && dash) {
-		free(path);
-		path = fl_xasprintf("%s/%s%s", dir, prefix, dash);
-	}
-	if (!file_exists(path)) {
-		free(path);
-		path = NULL;
-	}
-	free(copy);
-	return path;
-}
-
-/* 1 when the kernel's .config has CONFIG_PROFILING=y: boot it with profile=2. */
-static int has_profiling(const char *config)
-{
-	char line[256];
-	FILE *f = config ? fopen(config, "r") : NULL;
-	int yes = 0;
-
-	if (!f)
-		return 0;
-	while (!yes && fgets(line, sizeof(line), f))
-		yes = !strcmp(line, "CONFIG_PROFILING=y\n");
-	fclose(f);
-	return yes;
-}
-
-/* The prebuilt image: absolute paths, its config and System.map when beside it. */
-static int prebuilt(const struct fl_run_req *req, struct fl_machine_kernel *x)
-{
-	char abs[PATH_MAX], *config;
-
-	if (!realpath(req->kernel_image, abs))
-		return fl_error_set(FL_EINVAL, "kernel image %s: %s", req->kernel_image,
-				    strerror(errno));
-	x->image = fl_xstrdup(abs);
-	if (req->system_map && !realpath(req->system_map, abs))
-		return fl_error_set(FL_EINVAL, "System.map %s: %s", req->system_map,
-				    strerror(errno));
-	x->system_map =
-	    req->system_map ? fl_xstrdup(abs) : beside_image(x->image, "System.map", "System.map");
-	config = beside_image(x->image, "config", "config");
-	x->profile = has_profiling(config);
-	free(config);
-	return 0;
-}
-
-/* 1 when the commit does not build (res filled: untestable), 0 built, or an error. */
-static int build_kernel(const struct fl_run_req *req, struct fl_run_result *res,
-			struct fl_machine_kernel *x, int64_t *commit_id)
-{
-	const struct fl_kernel_conf *k =
-	    req->bench->kernel ? fl_config_kernel(req->cfg, req->bench->kernel) : NULL;
-	struct fl_build_result b;
-	char abs[PATH_MAX];
-	int r;
-
-	if (!k)
-		return fl_error_set(FL_EINVAL, "benchmark '%s' names no kernel to build",
-				    req->bench->name);
-	if (!req->repo)
-		return fl_error_set(FL_EINVAL, "a run of revision %s needs its tree", req->rev);
-	struct fl_build_req breq = {req->cfg, req->repo, req->tree ? req->tree->url : NULL,
-				    req->rev, k,	 req->store};
-
-	if ((r = fl_build(&breq, &b)))
-		return r;
-	res->build_id = b.build_id;
-	if (b.failed) {
-		res->status = FL_RUN_UNTESTABLE;
-		res->detail = fl_xasprintf("build-failed: %s", b.error ? b.error : "make failed");
-		fl_build_result_release(&b);
-		return 1;
-	}
-	r = fl_machine_commit_row(req, b.sha, commit_id);
-	if (!r && !realpath(b.artifact, abs))
-		r = fl_error_set(FL_EIO, "artifact %s: %s", b.artifact, strerror(errno));
-	if (!r) {
-		char *config = fl_xasprintf("%s/config", abs);
-
-		x->image = fl_xasprintf("%s/bzImage", abs);
-		x->system_map = fl_xasprintf("%s/System.map", abs);
-		x->profile = has_profiling(config);
-		free(config);
-	}
-	fl_build_result_release(&b);
-	return r;
 }
 
 /* fl-agent-static: $FL_AGENT, or where the build tree or an install puts it. */
@@ -470,23 +318,11 @@ unsigned fl_machine_points(const struct fl_benchmark_conf *b)
 	return (unsigned)(b->nmodes * b->ntasks * (b->ncgroups ? b->ncgroups : 1));
 }
 
-
-/*
- * How many times slower than its own clock a guest's job runs: under TCG
- * (or auto, which may come to it) each vCPU is a host thread, so 8 vCPUs on
- * 2 host cores do everything outside the measured seconds (starting tasks,
- * installing the lock tracing, which stops every vCPU to patch kernel
- * text) about 4 times slower. 1 for KVM, bare metal and commands.
- */
-static long guest_slowdown(const struct fl_machine_conf *m)
+long fl_machine_slowdown(const struct fl_machine_conf *m)
 {
-	long host = sysconf(_SC_NPROCESSORS_ONLN), cpus;
+	const struct fl_machine_ops *ops = m ? fl_machine_backend(m->backend) : NULL;
 
-	if (!m || !fl_config_machine_kernel(m) || strcmp(m->backend, "libvirt") ||
-	    (m->accel && !strcmp(m->accel, "kvm")) || host < 1)
-		return 1;
-	cpus = (long)fl_config_machine_cpus(m);
-	return cpus > host ? (cpus + host - 1) / host : 1;
+	return ops && ops->slowdown ? ops->slowdown(m) : 1;
 }
 
 /* The agent's watchdog: twice what the job should take, and room to
@@ -496,7 +332,8 @@ long fl_machine_watchdog_s(const struct fl_run_req *req)
 	const struct fl_benchmark_conf *b = req->bench;
 	long per_point = seconds_up(b->warmup_ms) + seconds_up(b->duration_ms) + POINT_SETUP_S;
 
-	return (2 * (long)fl_machine_points(b) * per_point + 30) * guest_slowdown(req->machine);
+	return (2 * (long)fl_machine_points(b) * per_point + 30) *
+	       fl_machine_slowdown(req->machine);
 }
 
 /* The job as fl.job= carries it (proto/jobline.h). */
@@ -549,46 +386,18 @@ int fl_machine_job(const struct fl_run_req *req, char **out)
 	return 0;
 }
 
-void fl_machine_kernel_release(struct fl_machine_kernel *k)
+void fl_machine_files_release(struct fl_machine_files *f)
 {
-	if (k->initrd)
-		unlink(k->initrd);
-	free(k->image);
-	free(k->system_map);
-	free(k->job);
-	free(k->dir);
-	free(k->initrd);
-	memset(k, 0, sizeof(*k));
+	if (f->initrd)
+		unlink(f->initrd);
+	free(f->dir);
+	free(f->initrd);
+	memset(f, 0, sizeof(*f));
 }
 
-int fl_machine_kernel_start(const struct fl_run_req *req, struct fl_run_result *res,
-			    struct fl_machine_kernel *k, int64_t *run_id)
+int fl_machine_run_dir(const struct fl_run_req *req, char **dir)
 {
-	int64_t commit_id = 0;
-	int r;
-
-	memset(k, 0, sizeof(*k));
-	*run_id = 0;
-	if (!req->bench->test)
-		return fl_error_set(FL_EINVAL, "benchmark '%s' names no test for machine '%s'",
-				    req->bench->name, req->machine->name);
-	r = req->kernel_image ? prebuilt(req, k) : build_kernel(req, res, k, &commit_id);
-	if (r == 0 && !(r = fl_machine_job(req, &k->job))) {
-		struct fl_run_req with_map = *req;
-
-		/* The run row keeps the System.map found beside a prebuilt image. */
-		if (req->kernel_image)
-			with_map.system_map = k->system_map;
-		r = fl_machine_run_start(&with_map, res->build_id, commit_id, run_id);
-	}
-	if (r == 0)
-		res->run_id = *run_id;
-	return r;
-}
-
-int fl_machine_run_dir(const struct fl_run_req *req, int64_t run_id, char **dir)
-{
-	char *rel = fl_xasprintf("%s/runs/%lld", req->cfg->var, (long long)run_id);
+	char *rel = fl_xasprintf("%s/runs/%lld", req->cfg->var, (long long)req->run_id);
 	char abs[PATH_MAX];
 	int r = fl_mkdir_p(rel);
 
@@ -601,18 +410,18 @@ int fl_machine_run_dir(const struct fl_run_req *req, int64_t run_id, char **dir)
 	return r;
 }
 
-int fl_machine_initramfs(const struct fl_run_req *req, int64_t run_id, struct fl_machine_kernel *k)
+int fl_machine_initramfs(const struct fl_run_req *req, struct fl_machine_files *f)
 {
 	char *agent = NULL;
-	int r = fl_machine_run_dir(req, run_id, &k->dir);
+	int r = fl_machine_run_dir(req, &f->dir);
 
 	if (r)
 		return r;
-	k->initrd = fl_xasprintf("%s/initrd.cpio", k->dir);
+	f->initrd = fl_xasprintf("%s/initrd.cpio", f->dir);
 	if ((r = fl_machine_agent_path(&agent)))
 		return r;
 	/* Plain cpio: every kernel with BLK_DEV_INITRD reads it, compressed or not. */
-	r = fl_initramfs_agent(k->initrd, agent, k->job, 0);
+	r = fl_initramfs_agent(f->initrd, agent, req->job, 0);
 	free(agent);
 	return r;
 }
@@ -632,15 +441,17 @@ static void human_rate(double v, char *out, size_t n)
 static int on_record(void *arg, uint64_t seq, const char *type, const char *json, size_t len)
 {
 	struct fl_run_watch *w = arg;
+	const struct fl_run_sink *sink = w->req->sink;
+	int r;
 
 	if (!w->agent_mono && !w->replay) {
 		w->agent_mono = fl_mono_ms();
 		fl_info("%s: agent started after %.1f s", w->name,
 			(double)(w->agent_mono - w->mono0) / 1000);
 	}
-	if (fl_store_run_record_add(w->req->store, w->run_id, seq, type, json, len)) {
-		fl_run_watch_store_error(w, FL_ESTORE);
-		return FL_ESTORE;
+	if ((r = sink->record(sink->arg, seq, type, json, len))) {
+		fl_run_watch_sink_error(w, r);
+		return r;
 	}
 	return 0;
 }
@@ -659,7 +470,7 @@ static void on_point(void *arg, const struct fl_console_point *pt)
 }
 
 void fl_run_watch_init(struct fl_run_watch *w, const struct fl_run_req *req,
-		       struct fl_run_result *res, int64_t run_id)
+		       struct fl_run_result *res)
 {
 	struct fl_console_expect expect = {req->bench->test, fl_machine_points(req->bench)};
 	struct fl_console_hooks hooks = {on_record, on_point, w};
@@ -667,8 +478,7 @@ void fl_run_watch_init(struct fl_run_watch *w, const struct fl_run_req *req,
 	memset(w, 0, sizeof(*w));
 	w->req = req;
 	w->res = res;
-	w->run_id = run_id;
-	w->name = fl_machine_run_name(req, run_id);
+	w->name = fl_machine_run_name(req->label, req->run_id);
 	w->console = fl_console_new(&expect, &hooks);
 }
 
@@ -678,18 +488,18 @@ void fl_run_watch_begin(struct fl_run_watch *w)
 	w->mono0 = fl_mono_ms();
 }
 
-void fl_run_watch_store_error(struct fl_run_watch *w, int code)
+void fl_run_watch_sink_error(struct fl_run_watch *w, int code)
 {
-	if (w->store_error)
+	if (w->sink_error)
 		return;
-	w->store_error = code;
-	w->store_message = fl_xstrdup(fl_error_last());
+	w->sink_error = code;
+	w->sink_message = fl_xstrdup(fl_error_last());
 }
 
 void fl_run_watch_feed(struct fl_run_watch *w, const char *data, size_t len)
 {
-	/* After a store error the records are no longer kept; the end says why. */
-	if (!w->store_error)
+	/* After a sink error the records are no longer kept; the end says why. */
+	if (!w->sink_error)
 		fl_console_feed(w->console, data, len);
 }
 
@@ -698,30 +508,33 @@ static int64_t wall_at(const struct fl_run_watch *w, int64_t mono)
 	return mono ? w->wall0 + (mono - w->mono0) : 0;
 }
 
-int fl_run_watch_finish(struct fl_run_watch *w, enum fl_run_status st, char *detail)
+/* The end to the sink (detail taken); evidence: the records were read to their end. */
+static int finish(struct fl_run_watch *w, enum fl_run_status st, char *detail, int evidence)
 {
 	const struct fl_console_seen *seen = fl_console_seen(w->console);
-	struct fl_run_end e = {0};
+	const struct fl_run_sink *sink = w->req->sink;
+	struct fl_machine_end e = {0};
 	char *tail = fl_console_tail(w->console);
 	int64_t now = fl_mono_ms();
 	size_t n = 0;
-	const struct fl_sample *s = fl_console_samples(w->console, &n);
+	const struct fl_run_sample *s = fl_console_samples(w->console, &n);
 	int r;
 
-	e.status = fl_run_status_name(st);
+	e.status = st;
 	e.detail = detail;
-	e.console_tail = tail;
+	e.console = tail;
 	e.nodes = seen->nodes;
 	e.cpus = seen->cpus;
 	e.kernel_release = seen->kernel;
 	e.agent_ms = wall_at(w, w->agent_mono);
 	e.first_sample_ms = wall_at(w, w->first_mono);
 	e.ended_ms = w->mono0 ? wall_at(w, now) : fl_wall_ms();
+	e.evidence = evidence;
 	if (st == FL_RUN_OK) {
 		e.samples = s;
 		e.nsamples = n;
 	}
-	r = fl_store_run_end(w->req->store, w->run_id, &e);
+	r = sink->end(sink->arg, &e);
 	w->res->status = st;
 	w->res->detail = detail;
 	if (w->mono0) {
@@ -732,9 +545,15 @@ int fl_run_watch_finish(struct fl_run_watch *w, enum fl_run_status st, char *det
 	if (st == FL_RUN_OK)
 		fl_info("%s: ok after %.1f s", w->name, (double)w->res->total_ms / 1000);
 	else
-		fl_info("%s: %s%s%s", w->name, e.status, detail ? ": " : "", detail ? detail : "");
+		fl_info("%s: %s%s%s", w->name, fl_run_status_name(st), detail ? ": " : "",
+			detail ? detail : "");
 	free(tail);
 	return r;
+}
+
+int fl_run_watch_finish(struct fl_run_watch *w, enum fl_run_status st, char *detail)
+{
+	return finish(w, st, detail, 0);
 }
 
 int fl_run_watch_infra(struct fl_run_watch *w, const char *what)
@@ -743,41 +562,16 @@ int fl_run_watch_infra(struct fl_run_watch *w, const char *what)
 				   fl_xasprintf("%s: %s", what, fl_error_last()));
 }
 
-/*
- * The run's vmstat rates and profiles per point from its stored records,
- * named with the kernel's System.map; where that is Debian's placeholder,
- * with the kernel's own names (its "ksyms" record). The samples decide the
- * run's status: evidence that cannot be made is a warning, never a failed run.
- */
-static void store_evidence(struct fl_run_watch *w)
-{
-	char **json, *why = NULL;
-	size_t *lens, n;
-	int r = fl_store_run_records(w->req->store, w->run_id, &json, &lens, &n);
-
-	if (!r && n)
-		r = fl_run_evidence_store(w->req->store, w->run_id, (const char *const *)json, lens,
-					  n, w->system_map, &why);
-	if (r)
-		fl_warn("%s: no evidence stored: %s", w->name, fl_error_last());
-	else if (why)
-		fl_info("%s: evidence: %s", w->name, why);
-	fl_store_run_records_free(json, lens, n);
-	free(why);
-}
-
 int fl_run_watch_end(struct fl_run_watch *w, int passed, int64_t deadline_ms, const char *note)
 {
-	int r;
-
 	char *detail;
 	enum fl_run_status st;
 
-	if (w->store_error) {
-		/* Try to end the run; the store's trouble is the caller's error either way. */
+	if (w->sink_error) {
+		/* Try to end the run; the sink's trouble is the caller's error either way. */
 		fl_run_watch_finish(w, FL_RUN_INFRA_ERROR,
-				    fl_xasprintf("store: %s", w->store_message));
-		return fl_error_set(w->store_error, "%s", w->store_message);
+				    fl_xasprintf("store: %s", w->sink_message));
+		return fl_error_set(w->sink_error, "%s", w->sink_message);
 	}
 	if (fl_console_finish(w->console))
 		return fl_run_watch_infra(w, "store");
@@ -788,15 +582,13 @@ int fl_run_watch_end(struct fl_run_watch *w, int passed, int64_t deadline_ms, co
 		free(detail);
 		detail = both;
 	}
-	if (!(r = fl_run_watch_finish(w, st, detail)))
-		store_evidence(w);
-	return r;
+	return finish(w, st, detail, 1);
 }
 
 void fl_run_watch_release(struct fl_run_watch *w)
 {
 	fl_console_free(w->console);
 	free(w->name);
-	free(w->store_message);
+	free(w->sink_message);
 	memset(w, 0, sizeof(*w));
 }

@@ -13,9 +13,12 @@
  *              (machine/command.c)
  *   baremetal  a box that kexecs into the kernel under test through its
  *              agent daemon, or measures its own kernel (boot: current)
- *              (machine/baremetal.c, agentapi.h, docs/baremetal.md)
+ *              (machine/baremetal.c, boxes.h, docs/baremetal.md)
  * Nothing outside a backend's file compares backend names: callers ask
- * the table (fl_machine_ops_of) or fl_machine_kernel/own_kernel.
+ * the table (fl_machine_ops_of, fl_machine_backend) or fl_machine_kernel/
+ * own_kernel, and what differs between backends where they are shown (a
+ * guest's slowdown, the run page's words, a report's configuration line)
+ * is a member of the ops.
  *
  * The layering splits a backend in two: config/ sits below machine/, so
  * the configuration keeps the backend names and what it checks of each
@@ -25,11 +28,14 @@
  * entry in machine.c's table, and one entry in config.c's (its name, its
  * keys' check); test_machine_ops fails while the two tables differ.
  *
- * fl_machine_run() builds what it needs (kernel backends), runs, classifies
- * the end, and stores the run, its samples and its console in the store
- * before it returns: the caller reads samples back through the store, so a
- * crash after the call loses nothing and a crash during it leaves a run that
- * is not 'ok' and is redone.
+ * A backend only runs: it opens, reads and writes no store. It gets the
+ * run ready to go (the kernel to boot, the agent's job, the run's id) from
+ * the dispatcher (dispatch/dispatch.h), which keeps the run row, and hands
+ * back what the run produces through the request's sink as it comes: each
+ * agent record, the guest's or box's facts, and the end once (status,
+ * samples of an ok run, console). Bare-metal boxes reach the box queue
+ * through the request's boxes (machine/boxes.h). Both are calls up
+ * through function pointers the dispatcher sets (docs/architecture.md).
  *
  * Samples of a page-fault benchmark, per measured point (mode, task count),
  * one value per measured second (seq):
@@ -37,22 +43,22 @@
  *   metric "per_process_ops" / "per_thread_ops"   operations per second per
  *                                          task (the primary metric, as LKP
  *                                          reports will-it-scale)
- * A command run stores metric "value", mode "", tasks 1, one per number.
+ * A command run hands back metric "value", mode "", tasks 1, one per number.
  */
 #ifndef FL_MACHINE_H
 #define FL_MACHINE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "build/repo.h"
 #include "lib/buf.h"
-#include "store/store.h"
 
 struct fl_config;
 struct fl_machine_conf;
 struct fl_benchmark_conf;
 struct fl_tree_conf;
-struct fl_run_row;
+struct fl_boxes;
 
 /* How a run ended; the store keeps the name (fl_run_status_name). */
 enum fl_run_status {
@@ -68,34 +74,98 @@ const char *fl_run_status_name(enum fl_run_status s);
 /* The status a name stands for; FL_EINVAL for an unknown name. */
 int fl_run_status_parse(const char *name, enum fl_run_status *s);
 
+/* One measured value (the metric naming above); the strings are borrowed. */
+struct fl_run_sample {
+	const char *metric, *mode;
+	unsigned tasks;
+	unsigned seq; /* sample number within the point */
+	double value;
+	const char *cgroup; /* the point's cgroup context: NULL or "" the root, "child" */
+};
+
+/* The kernel a kernel machine boots, found by the caller (built or prebuilt). */
+struct fl_run_kernel {
+	const char *image;	/* absolute: libvirtd and the agent API open it */
+	const char *system_map; /* may be NULL */
+	int profile;		/* its config has CONFIG_PROFILING=y: boot with profile=2 */
+	int prebuilt;		/* an image named by the user, not built from the revision */
+};
+
+/* The guest or box a run got, once the backend has it. */
+struct fl_machine_guest {
+	const char *domain;	  /* libvirt domain name, or NULL */
+	const char *accel;	  /* kvm, tcg, or NULL */
+	const char *facts;	  /* JSON: topology, memory, URI (proto/facts.h) */
+	const char *console_path; /* the whole console log on this host */
+	int64_t created_ms;	  /* wall clock: the guest's creation, the job's publication */
+};
+
+/* How a run ended, handed back once. */
+struct fl_machine_end {
+	enum fl_run_status status;
+	const char *detail;  /* why: first error line, panic line; may be NULL */
+	const char *console; /* the end of the console, bounded; may be NULL */
+	/* From the agent's environment record; 0 / NULL when none came. */
+	int nodes, cpus;
+	const char *kernel_release;
+	/* Wall clock ms since the epoch; 0 when it did not happen. */
+	int64_t agent_ms, first_sample_ms, ended_ms;
+	/* Only with FL_RUN_OK. */
+	const struct fl_run_sample *samples;
+	size_t nsamples;
+	/* The records were read to their end: the run's evidence (vmstat, profiles, locks) can
+	 * be made from them. */
+	int evidence;
+};
+
+/*
+ * Where a backend hands what its run produces, as it comes (the dispatcher
+ * keeps it in the store). Each hook returns 0 or a negative FL_E* code
+ * with the message kept; a backend ends a run whose record could not be
+ * kept infra-error and returns that error.
+ */
+struct fl_run_sink {
+	/* Every agent record as received, in order (type "" when it has none). */
+	int (*record)(void *arg, uint64_t seq, const char *type, const char *json, size_t len);
+	/* The guest or box, once the backend has it. */
+	int (*guest)(void *arg, const struct fl_machine_guest *g);
+	/* What the backend knows of the machine itself (JSON), kept beyond the run. */
+	int (*facts)(void *arg, const char *json);
+	/* The end, once, on every path after the run started. */
+	int (*end)(void *arg, const struct fl_machine_end *e);
+	void *arg;
+};
+
 struct fl_run_req {
 	const struct fl_config *cfg;
 	const struct fl_machine_conf *machine;
 	const struct fl_benchmark_conf *bench;
-	fl_store *store;
 	/* What runs: a revision of a tree (built with the benchmark's kernel
 	 * on kernel machines, checked out for the command backend) ... */
 	const struct fl_tree_conf *tree;
 	fl_repo *repo;
 	const char *rev;
-	/* ... or, on kernel machines, a prebuilt image (tree and rev NULL). */
-	const char *kernel_image;
-	const char *system_map; /* optional */
+	const char *sha; /* the commit rev names (command backend) */
+	/* ... on kernel machines the kernel (NULL when the machine measures its
+	 * own) and the agent's job (fl_machine_job). */
+	const struct fl_run_kernel *kernel;
+	const char *job;
 	/* Shown in progress lines: "bisect step 4", "v6.1-fl1 run 2/3". */
 	const char *label;
-	/* The watch service's run job (store/jobs.h), recorded on the run so
-	 * that a restart can tell the runs a crash interrupted; 0: none. */
-	int64_t job_id;
+	/* The run's id: names its directory var/runs/<id>/ and its guest. */
+	int64_t run_id;
 	/* Extra agent job keys after the benchmark's own, "key=value", NULL-ended
 	 * (tests: "hang=1" is the agent's hang hook); may be NULL. */
 	const char *const *job_extra;
 	/* The whole run's deadline from the guest's creation; 0 derives it from
 	 * the machine's boot_timeout and the benchmark's length. */
 	int64_t deadline_ms;
+	const struct fl_run_sink *sink;
+	const struct fl_boxes *boxes; /* the box queue (agent_api backends) */
 };
 
 struct fl_run_result {
-	int64_t run_id;	  /* 0 when no run was stored (the build failed) */
+	int64_t run_id;	  /* 0 when no run was kept (the build failed, untestable) */
 	int64_t build_id; /* 0 for the command backend and prebuilt images */
 	enum fl_run_status status;
 	char *detail; /* why it ended that way: first error line, panic line; may be NULL */
@@ -106,11 +176,12 @@ struct fl_run_result {
 };
 
 /*
- * Runs req->bench once on req->machine. Every way the commit or the machine
- * can fail is a status, not an error: 0 is returned with res->status set.
- * Negative FL_E* codes are for a request that cannot be carried out at all
- * (bad arguments, the store unwritable, no toolchain to build with) and
- * leave the reason in fl_error_last().
+ * Runs req->bench once on req->machine, handing what it produces to
+ * req->sink (its end on every path once the run started). Every way the
+ * commit or the machine can fail is a status, not an error: 0 is returned
+ * with res->status set. Negative FL_E* codes are for a request that cannot
+ * be carried out at all (bad arguments, a record the sink could not keep)
+ * and leave the reason in fl_error_last().
  *
  * Told to stop (fl_cancel_runs() of lib/cancel.h: a command that runs
  * machines calls fl_cancel_catch() first), a run ends infra-error with
@@ -135,6 +206,14 @@ int fl_machine_own_kernel(const struct fl_machine_conf *m);
  */
 int fl_machine_kernel(const struct fl_machine_conf *m);
 
+/* What a run saw of its machine, for describe (NULL members: not known). */
+struct fl_machine_seen {
+	int64_t run_id;
+	const char *facts; /* the run's guest facts (JSON) */
+	const char *accel, *kernel_release;
+	int nodes, cpus; /* 0: unknown */
+};
+
 /* A backend: what fl_machine_run and the stages around it ask of it. */
 struct fl_machine_ops {
 	const char *name; /* the configuration's "backend" (config.h) */
@@ -148,14 +227,32 @@ struct fl_machine_ops {
 	int (*reap)(const struct fl_machine_conf *m);
 	/*
 	 * The machine as a report shows it, after "on test machine: ": from
-	 * the configuration and, when there is one, the run the report's
-	 * numbers come from (its facts and what the agent saw).
+	 * the configuration and, when there is one, what the run the report's
+	 * numbers come from saw (its facts and what the agent saw).
 	 */
-	void (*describe)(const struct fl_machine_conf *m, const struct fl_run_row *run,
+	void (*describe)(const struct fl_machine_conf *m, const struct fl_machine_seen *run,
 			 fl_buf *out);
 	/* fl_machine_own_kernel; NULL: never. */
 	int (*own_kernel)(const struct fl_machine_conf *m);
-	/* Its boxes ask the agent API for work (agentapi.h). */
+	/*
+	 * The run row's parameters (JSON; caller frees). NULL: the benchmark's
+	 * (fl_machine_params).
+	 */
+	char *(*params)(const struct fl_run_req *req);
+	/* How many times slower than its own clock a job runs (fl_machine_slowdown); NULL: 1. */
+	long (*slowdown)(const struct fl_machine_conf *m);
+	/*
+	 * The machine's own keys in the one-line mapping of a configuration
+	 * that reproduces its runs (a report's repro.yaml), each as ", key:
+	 * value", a text value written through quote. NULL: none.
+	 */
+	void (*repro_keys)(const struct fl_machine_conf *m, fl_buf *out,
+			   void (*quote)(fl_buf *out, const char *text));
+	/* The run page's words: what a run starts with ("guest created"), the
+	 * time from then to the agent ("boot to the agent"), whose facts the
+	 * run keeps ("Guest"). */
+	const char *start_word, *agent_word, *facts_word;
+	/* Its boxes ask the agent API for work (dispatch/agentapi.h) through the box queue. */
 	int agent_api;
 };
 
@@ -169,6 +266,9 @@ const struct fl_machine_ops *fl_machine_backend(const char *name);
  */
 int fl_machine_ops_of(const struct fl_config *cfg, const struct fl_machine_conf *m,
 		      const struct fl_machine_ops **ops);
+/* The run page's words of a backend by name; a name no backend has gets plain ones. */
+void fl_machine_words(const char *backend, const char **start, const char **agent,
+		      const char **facts);
 
 /*
  * The agent's job for req as fl.job= carries it (proto/jobline.h: its keys
@@ -177,12 +277,21 @@ int fl_machine_ops_of(const struct fl_config *cfg, const struct fl_machine_conf 
  * cannot carry (a space, a quote, ';').
  */
 int fl_machine_job(const struct fl_run_req *req, char **job);
+/* What the run row keeps of req as its parameters (JSON; caller frees): the backend's
+ * params, else the benchmark's as the job has them, the revision, the tree. */
+char *fl_machine_params(const struct fl_run_req *req);
+/* How many times slower than its own clock a job on m runs (the backend's slowdown). */
+long fl_machine_slowdown(const struct fl_machine_conf *m);
 
+/* "run 12" or "run 12 (bisect step 4)", for progress lines; caller frees. */
+char *fl_machine_run_name(const char *label, int64_t run_id);
+/* 1 when process pid is certainly gone on this host. */
+int fl_machine_process_gone(int pid);
 /*
- * Ends the runs this host's dead processes left 'running' (infra-error,
- * "abandoned") and destroys their guests on every libvirt machine of cfg.
- * Returns how many runs it ended, or a negative FL_E* code.
+ * Destroys what this host's dead processes left on cfg's machines (guests
+ * and their volumes), once per host; a host that cannot be reached is
+ * said on stderr and skipped.
  */
-int fl_machine_reap_stale(const struct fl_config *cfg, fl_store *store);
+void fl_machine_reap(const struct fl_config *cfg);
 
 #endif

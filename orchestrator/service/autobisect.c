@@ -17,8 +17,8 @@
  * A run gives the engine the samples it produced at the regression's point
  * (one per measured second on kernel machines, one per number printed on
  * command machines): the engine receives each run as one call. Untestable
- * commits and runs that failed FL_QUEUE_ATTEMPTS times are skips. Its run
- * jobs measure only that point (a quarter of the benchmark's four).
+ * commits and runs that failed every attempt (fl_attempts_job) are skips.
+ * Its run jobs measure only that point (a quarter of the benchmark's four).
  *
  * The comparison that found the regression ran the baseline and the tag,
  * interleaved, on the same machine: before the first run those runs become
@@ -136,10 +136,10 @@ static int sample(void *ctx, const char *sha, size_t seq, double **v, size_t *n)
 	free(point);
 	if (r)
 		return r;
-	if (!strcmp(j.state, "failed"))
+	if (fl_job_is(j.state, FL_STATE_FAILED))
 		r = fl_error_set(FL_EIO, "run job %lld of %.12s failed: %s", (long long)j.id, j.rev,
 				 j.error ? j.error : "no reason given");
-	else if (strcmp(j.state, "done"))
+	else if (!fl_job_is(j.state, FL_STATE_DONE))
 		r = FL_EAGAIN;
 	else if (j.result && !strcmp(j.result, "ok"))
 		r = run_samples(a, j.run_id, v, n);
@@ -233,7 +233,7 @@ static int conclude(struct autobisect *a, const struct fl_descent_result *res)
 									 : FL_JOB_REPORT,
 		    &(struct fl_job_spec){.from = a->job, .regression_id = a->reg.id}, &id);
 	if (!r)
-		r = fl_store_job_set(a->st, a->job->id, "done", kind, NULL);
+		r = fl_job_set(a->st, a->job->id, FL_STATE_DONE, kind, NULL);
 	if (!r)
 		r = fl_store_tx_commit(a->st);
 	fl_descent_path_text(&where, res);
@@ -384,7 +384,7 @@ int fl_autobisect_step(void *ctx, fl_store *st, const struct fl_job *job)
 			fl_descent_first_line(a.search) - 1);
 	r = fl_descent_run(a.search, &ops, &a, &res);
 	if (r == FL_EAGAIN)
-		r = fl_store_job_wait(st, job->id);
+		r = fl_job_wait(st, job->id);
 	else if (!r)
 		r = conclude(&a, &res);
 	else

@@ -158,7 +158,7 @@ static int conclude(struct detect *d, int64_t machine_id)
 			    &(struct fl_job_spec){.from = d->job, .regression_id = reg}, &id);
 	}
 	if (!r)
-		r = fl_store_job_set(d->st, d->job->id, "done", fl_class_name(result), NULL);
+		r = fl_job_set(d->st, d->job->id, FL_STATE_DONE, fl_class_name(result), NULL);
 	if (!r)
 		r = fl_store_tx_commit(d->st);
 	if (r) {
@@ -212,7 +212,7 @@ static int step(struct detect *d)
 	if (!nkids)
 		r = more_runs(d, kids, 0);
 	else if (b.live || n.live)
-		r = fl_store_job_wait(d->st, d->job->id);
+		r = fl_job_wait(d->st, d->job->id);
 	else if (!b.n)
 		r = side_failed(d, "baseline", d->tag.baseline, d->tag.baseline_sha, &b);
 	else if (!n.n)

@@ -44,7 +44,7 @@ void fl_role_runs(const struct fl_job *children, size_t n, enum fl_run_role role
 		if (strcmp(j->role, fl_role_name(role)))
 			continue;
 		out->tried++;
-		if (strcmp(j->state, "done") && strcmp(j->state, "failed"))
+		if (!fl_job_ended(j->state))
 			out->live++;
 		else if (j->result && !strcmp(j->result, "ok") && j->run_id)
 			out->ids[out->n++] = j->run_id;
@@ -103,7 +103,7 @@ int fl_measure_next_round(fl_store *st, const struct fl_job *parent,
 	r = fl_measure_add_round(st, parent, children, nchildren, sides, nsides, repeat, point,
 				 round);
 	if (!r)
-		r = fl_store_job_wait(st, parent->id);
+		r = fl_job_wait(st, parent->id);
 	if (!r)
 		r = fl_store_tx_commit(st);
 	if (r)

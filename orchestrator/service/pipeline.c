@@ -147,6 +147,7 @@ int fl_service_enqueue(fl_store *st, enum fl_job_kind kind, const struct fl_job_
 	const struct fl_job_kind_info *k = &kinds[kind];
 	struct fl_job_spec s = inherit(spec);
 	struct fl_job_new j = {.kind = k->name,
+			       .state = fl_job_state_name(FL_STATE_QUEUED),
 			       .tree = s.tree,
 			       .machine = s.machine,
 			       .benchmark = s.benchmark,
@@ -198,20 +199,35 @@ int fl_pipeline_register(fl_store *st)
 	return fl_store_job_kinds_add(st, names, FL_JOB_NKINDS);
 }
 
+/* The run jobs of kind's jobs of benchmark b stored before rounds were, numbered
+ * the way rounds were counted then: seq / (sides x repeat). */
+static int number_rounds(fl_store *st, const char *kind, const struct fl_benchmark_conf *b,
+			 unsigned *numbered)
+{
+	int repeat = b->repeat ? (int)b->repeat : 1, r;
+	struct fl_job_unnumbered *u;
+	size_t n;
+
+	if ((r = fl_store_jobs_unnumbered(st, kind, b->name, &u, &n)))
+		return r;
+	for (size_t i = 0; i < n && !r; i++)
+		r = fl_store_job_set_round(st, u[i].id, u[i].seq / (repeat * u[i].sides));
+	free(u);
+	*numbered += r ? 0 : (unsigned)n;
+	return r;
+}
+
 int fl_pipeline_prepare(fl_store *st, const struct fl_config *cfg)
 {
-	unsigned numbered = 0, n;
+	unsigned numbered = 0;
 	int r;
 
 	if ((r = fl_store_tx_begin(st)))
 		return r;
 	r = fl_pipeline_register(st);
 	for (size_t k = 0; k < FL_JOB_NKINDS && !r; k++)
-		for (size_t b = 0; kinds[k].rounds && b < cfg->nbenchmarks && !r; b++) {
-			r = fl_store_jobs_number_rounds(st, kinds[k].name, cfg->benchmarks[b].name,
-							cfg->benchmarks[b].repeat, &n);
-			numbered += n;
-		}
+		for (size_t b = 0; kinds[k].rounds && b < cfg->nbenchmarks && !r; b++)
+			r = number_rounds(st, kinds[k].name, &cfg->benchmarks[b], &numbered);
 	if (!r)
 		r = fl_store_tx_commit(st);
 	if (r) {
@@ -222,6 +238,96 @@ int fl_pipeline_prepare(fl_store *st, const struct fl_config *cfg)
 		fl_info("queue: %u run jobs from before rounds were stored: numbered into rounds",
 			numbered);
 	return 0;
+}
+
+/* ---- a job's states ---- */
+
+static const struct {
+	const char *name;
+	int ended;
+} states[] = {
+    [FL_STATE_QUEUED] = {"queued", 0},	 [FL_STATE_RUNNING] = {"running", 0},
+    [FL_STATE_WAITING] = {"waiting", 0}, [FL_STATE_DONE] = {"done", 1},
+    [FL_STATE_FAILED] = {"failed", 1},
+};
+
+const char *fl_job_state_name(enum fl_job_state s)
+{
+	return states[s].name;
+}
+
+int fl_job_state_parse(const char *name, enum fl_job_state *s)
+{
+	fl_buf names = FL_BUF_INIT;
+
+	for (size_t i = 0; i < FL_JOB_NSTATES; i++)
+		if (name && !strcmp(name, states[i].name)) {
+			*s = (enum fl_job_state)i;
+			return 0;
+		}
+	for (size_t i = 0; i < FL_JOB_NSTATES; i++)
+		fl_buf_addf(&names, "%s%s", i ? ", " : "", states[i].name);
+	fl_error_set(FL_EINVAL, "no job state '%s' (there are %s)", name ? name : "", names.ptr);
+	fl_buf_free(&names);
+	return FL_EINVAL;
+}
+
+int fl_job_state_ended(enum fl_job_state s)
+{
+	return states[s].ended;
+}
+
+int fl_job_is(const char *state, enum fl_job_state s)
+{
+	return state && !strcmp(state, states[s].name);
+}
+
+int fl_job_ended(const char *state)
+{
+	enum fl_job_state s;
+
+	if (fl_job_state_parse(state, &s)) {
+		fl_error_clear();
+		return 0;
+	}
+	return states[s].ended;
+}
+
+int fl_job_set(fl_store *st, int64_t id, enum fl_job_state s, const char *result, const char *error)
+{
+	return fl_store_job_set(st, id, states[s].name, states[s].ended, result, error);
+}
+
+int fl_job_wait(fl_store *st, int64_t id)
+{
+	return fl_store_job_wait(st, id, states[FL_STATE_WAITING].name,
+				 states[FL_STATE_QUEUED].name);
+}
+
+int fl_job_wake_parent(fl_store *st, int64_t id)
+{
+	return fl_store_job_wake_parent(st, id, states[FL_STATE_WAITING].name,
+					states[FL_STATE_QUEUED].name);
+}
+
+int fl_job_counts(fl_store *st, int ended, struct fl_job_counts *c)
+{
+	const char *names[FL_JOB_NSTATES];
+	size_t k = 0, counted[FL_JOB_NSTATES] = {0}, n[FL_JOB_NSTATES] = {0};
+	enum fl_job_state of[FL_JOB_NSTATES];
+	int r;
+
+	for (size_t i = 0; i < FL_JOB_NSTATES; i++)
+		if (ended || !states[i].ended) {
+			of[k] = (enum fl_job_state)i;
+			names[k++] = states[i].name;
+		}
+	r = fl_store_jobs_counts(st, names, k, counted);
+	for (size_t i = 0; i < k; i++)
+		n[of[i]] = counted[i];
+	*c = (struct fl_job_counts){n[FL_STATE_QUEUED], n[FL_STATE_RUNNING], n[FL_STATE_WAITING],
+				    n[FL_STATE_DONE], n[FL_STATE_FAILED]};
+	return r;
 }
 
 /* ---- words ---- */
@@ -285,9 +391,9 @@ int fl_class_decides(const char *name)
 
 const char *fl_verdict_word(const char *state, const char *result)
 {
-	if (!strcmp(state, "failed"))
+	if (fl_job_is(state, FL_STATE_FAILED))
 		return "failed";
-	if (strcmp(state, "done"))
+	if (!fl_job_is(state, FL_STATE_DONE))
 		return "running";
 	return result ? fl_class_name_word(result) : fl_class_word(FL_CMP_UNCLEAR);
 }

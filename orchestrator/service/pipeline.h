@@ -36,9 +36,9 @@
  *   run:PARENT_KIND:PARENT:SEQ       a round's run (compare, revert, try)
  *   run:bisection:BISECTION:SEQ:SHA  a bisection step's run
  *
- * The words: a comparison's classes (comparisons.class, a compare job's
- * result) and what a page calls them, run jobs' roles, and a revert
- * check's verdicts, each spelled here once.
+ * The words: a job's states (jobs.state), a comparison's classes
+ * (comparisons.class, a compare job's result) and what a page calls them,
+ * run jobs' roles, and a revert check's verdicts, each spelled here once.
  */
 #ifndef FL_PIPELINE_H
 #define FL_PIPELINE_H
@@ -102,6 +102,54 @@ int fl_job_kind_is(const char *name, enum fl_job_kind k);
 /* Whether a step of from's kind may add a job of kind to; from NULL: whether
  * the trigger or a command may (the kinds marked entry). */
 int fl_job_kind_follows(const struct fl_job *from, enum fl_job_kind to);
+
+/*
+ * A job's states (jobs.state). The service names them; the store keeps the
+ * word it is given and, beside it, whether the job has ended (jobs.ended),
+ * which its own statements read (a coordinator's live children, the
+ * partial indexes of live jobs).
+ *   queued   runnable: a worker or a coordinator's step may claim it
+ *   running  claimed by a worker (jobs.worker) or a step
+ *   waiting  a coordinator whose run jobs are not all ended
+ *   done, failed   ended
+ */
+enum fl_job_state {
+	FL_STATE_QUEUED,
+	FL_STATE_RUNNING,
+	FL_STATE_WAITING,
+	FL_STATE_DONE,
+	FL_STATE_FAILED,
+	FL_JOB_NSTATES
+};
+const char *fl_job_state_name(enum fl_job_state s);
+/* 0 with *s, or FL_EINVAL naming the states there are. */
+int fl_job_state_parse(const char *name, enum fl_job_state *s);
+/* Whether a job in state s has ended: done or failed. */
+int fl_job_state_ended(enum fl_job_state s);
+/* Whether a stored state (jobs.state) is s; is one that has ended. */
+int fl_job_is(const char *state, enum fl_job_state s);
+int fl_job_ended(const char *state);
+
+/* The store's job statements with the service's words. A job's state set,
+ * its end stamped when s ends it (fl_store_job_set). */
+int fl_job_set(fl_store *st, int64_t id, enum fl_job_state s, const char *result,
+	       const char *error);
+/* A coordinator waits for its run jobs: waiting, or queued again at once when
+ * none of them is live. */
+int fl_job_wait(fl_store *st, int64_t id);
+/* The parent of run job id, waiting, is queued again once none of its
+ * children is live. */
+int fl_job_wake_parent(fl_store *st, int64_t id);
+/* How many jobs are in each state, read in one statement: a job that moves
+ * while it is read is counted once. Three counts read one after the other
+ * could see a coordinator waiting but miss the child it waits for (queued
+ * after the first count, running after the second). With ended 0, done and
+ * failed are left 0 and only the live jobs' entries of the state index are
+ * read, however many jobs have ended (the queue reads this at every turn). */
+struct fl_job_counts {
+	size_t queued, running, waiting, done, failed;
+};
+int fl_job_counts(fl_store *st, int ended, struct fl_job_counts *c);
 
 /* The key a job of kind gets (caller frees). */
 char *fl_job_key(enum fl_job_kind kind, const struct fl_job_spec *s);

@@ -9,6 +9,7 @@
 #include "lib/error.h"
 #include "lib/log.h"
 #include "lib/time.h"
+#include "dispatch/dispatch.h"
 #include "machine/machine.h"
 #include "service/measure.h"
 #include "build/repo.h"
@@ -74,6 +75,12 @@ void fl_crashpoint(const char *name)
 static const struct fl_config *cfg_of(fl_queue *q)
 {
 	return q->o.cfg;
+}
+
+/* A job state's word (pipeline.h), as the store's job statements take it. */
+static const char *word(enum fl_job_state s)
+{
+	return fl_job_state_name(s);
 }
 
 static int machine_index(fl_queue *q, const char *name, size_t *i)
@@ -146,7 +153,8 @@ static int worker_gone(fl_queue *q, const struct fl_worker *w, int64_t now)
 static int take_over(fl_queue *q, const struct fl_worker *w, int64_t now)
 {
 	unsigned requeued, discarded;
-	int r = fl_store_worker_take_over(q->st, w->name, &requeued, &discarded);
+	int r = fl_store_worker_take_over(q->st, w->name, word(FL_STATE_RUNNING),
+					  word(FL_STATE_QUEUED), &requeued, &discarded);
 
 	if (!r)
 		fl_warn("queue: worker %s (host %s, pid %lld) is gone, last heard of %llds ago: "
@@ -172,7 +180,7 @@ static int settle_workers(fl_queue *q, int enter)
 	for (size_t i = 0; !r && i < n; i++)
 		live += !worker_gone(q, &ws[i], now);
 	if (!r && enter && !live) {
-		r = fl_store_jobs_recover(q->st, &requeued, &discarded);
+		r = fl_store_jobs_recover(q->st, word(FL_STATE_QUEUED), &requeued, &discarded);
 		if (!r && (requeued || discarded))
 			fl_info("queue: resuming: %u job%s queued again, %u interrupted run%s "
 				"discarded",
@@ -334,16 +342,12 @@ fl_store *fl_queue_store(fl_queue *q)
 
 /* ---- run jobs ------------------------------------------------------- */
 
-/* Whether the job's run tells about the commit: ok or untestable, or failed too often. */
+/* The job's result once its run tells about the commit (dispatch.h's attempts); NULL: again. */
 static const char *final_result(enum fl_run_status s, int attempts)
 {
-	if (s == FL_RUN_OK)
-		return "ok";
-	if (s == FL_RUN_UNTESTABLE)
-		return "untestable";
-	if (s != FL_RUN_INFRA_ERROR && attempts >= FL_QUEUE_ATTEMPTS)
-		return "failed";
-	return NULL;
+	if (fl_dispatch_again(&fl_attempts_job, s, (unsigned)attempts))
+		return NULL;
+	return s == FL_RUN_OK ? "ok" : s == FL_RUN_UNTESTABLE ? "untestable" : "failed";
 }
 
 /*
@@ -374,22 +378,20 @@ static int record_outcome(struct worker *w, fl_store *st, const struct fl_run_re
 	*broken = 0;
 	if ((r = fl_store_tx_begin(st)))
 		return r;
-	if ((r = fl_store_job_held(st, w->job.id, w->q->me.name, &held)) || !held)
+	if ((r = fl_store_job_held(st, w->job.id, word(FL_STATE_RUNNING), w->q->me.name, &held)) ||
+	    !held)
 		return taken_over(w, st, res, r);
 	if (res->run_id)
 		r = fl_store_run_set_job(st, res->run_id, w->job.id);
-	if (!r && res->status == FL_RUN_INFRA_ERROR)
-		r = fl_store_machine_infra_error(st, m->name, detail, (int)m->max_infra_errors,
-						 broken);
-	else if (!r)
-		r = fl_store_machine_ok(st, m->name);
+	if (!r)
+		r = fl_dispatch_machine_count(st, m, res->status, detail, broken);
 	if (!r && result)
-		r = fl_store_job_run_done(st, w->job.id, result,
+		r = fl_store_job_run_done(st, w->job.id, word(FL_STATE_DONE), result,
 					  res->status == FL_RUN_OK ? res->run_id : 0, detail);
 	else if (!r)
-		r = fl_store_job_set(st, w->job.id, "queued", NULL, detail);
+		r = fl_job_set(st, w->job.id, FL_STATE_QUEUED, NULL, detail);
 	if (!r && result)
-		r = fl_store_job_wake_parent(st, w->job.id);
+		r = fl_job_wake_parent(st, w->job.id);
 	if (!r)
 		r = fl_store_tx_commit(st);
 	if (r)
@@ -427,20 +429,20 @@ static void run_job(struct worker *w, fl_store *st)
 	if (!r) {
 		/* bisection steps measure throughput only (pipeline.h) */
 		static const char *const untraced[] = {FL_JOB_LOCKS "=off", NULL};
-		struct fl_run_req req = {.cfg = cfg,
-					 .machine = &cfg->machines[w->machine],
-					 .bench = bench,
-					 .store = st,
-					 .tree = tree,
-					 .repo = repo,
-					 .rev = j->rev,
-					 .label = label,
-					 .job_id = j->id};
+		struct fl_dispatch_req req = {.run = {.cfg = cfg,
+						      .machine = &cfg->machines[w->machine],
+						      .bench = bench,
+						      .tree = tree,
+						      .repo = repo,
+						      .rev = j->rev,
+						      .label = label},
+					      .store = st,
+					      .job_id = j->id};
 
-		if (fl_machine_kernel(req.machine) && !fl_role_traces_locks(j->role))
-			req.job_extra = untraced;
+		if (fl_machine_kernel(req.run.machine) && !fl_role_traces_locks(j->role))
+			req.run.job_extra = untraced;
 
-		r = fl_machine_run(&req, &res);
+		r = fl_dispatch_run(&req, &res);
 	}
 	/* A request that could not be carried out at all is our trouble, not the commit's. */
 	if (r) {
@@ -487,10 +489,10 @@ static int requeue_held(fl_queue *q, const struct fl_job *j)
 {
 	int held;
 
-	if (fl_store_job_held(q->st, j->id, q->me.name, &held))
+	if (fl_store_job_held(q->st, j->id, word(FL_STATE_RUNNING), q->me.name, &held))
 		return FL_ESTORE;
-	return held ? fl_store_job_set(q->st, j->id, "queued", NULL,
-				       "the run's end could not be stored")
+	return held ? fl_job_set(q->st, j->id, FL_STATE_QUEUED, NULL,
+				 "the run's end could not be stored")
 		    : 0;
 }
 
@@ -537,6 +539,8 @@ static void refresh_pool(fl_queue *q)
 	}
 }
 
+/* Failed, and its parent woken, in one transaction: no one sees the parent
+ * waiting without a live child (the status takes that for the end). */
 static void fail_job(fl_queue *q, const struct fl_job *j, const char *why)
 {
 	if (j->parent_id) /* a run: what its parent makes of it says the rest */
@@ -548,9 +552,11 @@ static void fail_job(fl_queue *q, const struct fl_job *j, const char *why)
 		       (long long)j->id, j->kind, *j->tree ? " " : "", j->tree, why,
 		       (long long)j->id);
 	q->failed++;
-	if (fl_store_job_set(q->st, j->id, "failed", NULL, why) ||
-	    fl_store_job_wake_parent(q->st, j->id))
+	if (fl_store_tx_begin(q->st) || fl_job_set(q->st, j->id, FL_STATE_FAILED, NULL, why) ||
+	    fl_job_wake_parent(q->st, j->id) || fl_store_tx_commit(q->st)) {
 		fl_err("job %lld: %s", (long long)j->id, fl_error_last());
+		fl_store_tx_rollback(q->st);
+	}
 }
 
 static int start_worker(fl_queue *q, struct fl_job *j, size_t machine)
@@ -563,7 +569,7 @@ static int start_worker(fl_queue *q, struct fl_job *j, size_t machine)
 	memset(j, 0, sizeof(*j));
 	w->machine = machine;
 	if ((e = pthread_create(&w->thread, NULL, worker_main, w))) {
-		fl_store_job_set(q->st, w->job.id, "queued", NULL, NULL);
+		fl_job_set(q->st, w->job.id, FL_STATE_QUEUED, NULL, NULL);
 		fl_job_release(&w->job);
 		free(w);
 		return fl_error_set(FL_EIO, "cannot start a worker thread: %s", strerror(e));
@@ -581,7 +587,8 @@ static int fail_strays(fl_queue *q)
 	struct fl_job *jobs;
 	size_t n, mi;
 
-	if (fl_store_jobs_in_state(q->st, "queued", fl_job_kind_name(FL_JOB_RUN), 0, &jobs, &n))
+	if (fl_store_jobs_in_state(q->st, word(FL_STATE_QUEUED), fl_job_kind_name(FL_JOB_RUN), 0,
+				   &jobs, &n))
 		return FL_ESTORE;
 	for (size_t i = 0; i < n; i++)
 		if (!machine_index(q, jobs[i].machine, &mi))
@@ -617,6 +624,7 @@ static int fill_machine(fl_queue *q, size_t i)
 		     !q->held[i]))
 			break;
 		r = fl_store_job_claim_next(q->st, fl_job_kind_name(FL_JOB_RUN), m->name,
+					    word(FL_STATE_QUEUED), word(FL_STATE_RUNNING),
 					    q->me.name, &j);
 		if (r == FL_ENOTFOUND) {
 			fl_error_clear();
@@ -663,7 +671,8 @@ static void step_one(fl_queue *q, const struct fl_job *j)
 		fail_job(q, j, "no handler for this kind of job");
 		return;
 	}
-	if (fl_store_job_claim(q->st, j->id, q->me.name, &claimed)) {
+	if (fl_store_job_claim(q->st, j->id, word(FL_STATE_QUEUED), word(FL_STATE_RUNNING),
+			       q->me.name, &claimed)) {
 		fl_err("job %lld: %s", (long long)j->id, fl_error_last());
 		return;
 	}
@@ -675,7 +684,7 @@ static void step_one(fl_queue *q, const struct fl_job *j)
 		return;
 	}
 	if (!fl_store_job_get(q->st, j->id, &now)) {
-		if (!strcmp(now.state, "running"))
+		if (fl_job_is(now.state, FL_STATE_RUNNING))
 			fail_job(q, j, "its step left it running");
 		fl_job_release(&now);
 	}
@@ -688,8 +697,8 @@ static int step_coordinators(fl_queue *q)
 		struct fl_job *jobs;
 		size_t n;
 
-		if (fl_store_jobs_in_state(q->st, "queued", fl_job_kind_name(FL_JOB_RUN), 1, &jobs,
-					   &n))
+		if (fl_store_jobs_in_state(q->st, word(FL_STATE_QUEUED),
+					   fl_job_kind_name(FL_JOB_RUN), 1, &jobs, &n))
 			return FL_ESTORE;
 		for (size_t i = 0; i < n; i++)
 			step_one(q, &jobs[i]);
@@ -752,14 +761,15 @@ void fl_queue_status(fl_queue *q, struct fl_queue_status *s)
 	memset(s, 0, sizeof(*s));
 	s->running = q->running;
 	s->failed = q->failed;
-	if (!fl_store_jobs_counts(q->st, 0, &c)) {
+	if (!fl_job_counts(q->st, 0, &c)) {
 		s->active = c.queued + c.running;
 		s->live = s->active + c.waiting;
 	}
 	if (!fl_store_workers(q->st, &ws, &nw))
 		for (size_t i = 0; i < nw; i++)
 			s->others += strcmp(ws[i].name, q->me.name) && !worker_gone(q, &ws[i], now);
-	if (!fl_store_jobs_in_state(q->st, "queued", fl_job_kind_name(FL_JOB_RUN), 0, &jobs, &n)) {
+	if (!fl_store_jobs_in_state(q->st, word(FL_STATE_QUEUED), fl_job_kind_name(FL_JOB_RUN), 0,
+				    &jobs, &n)) {
 		for (size_t i = 0; i < n; i++)
 			if (machine_index(q, jobs[i].machine, &mi) &&
 			    (q->broken[mi] || pinned_away(q, mi, ws, nw, now)))
@@ -804,10 +814,11 @@ static int failed_it(const struct fl_job *parent, const struct fl_job *kid)
 {
 	enum fl_job_kind k;
 
-	if (!strcmp(kid->state, "failed"))
+	if (fl_job_is(kid->state, FL_STATE_FAILED))
 		return 1;
-	return !strcmp(kid->state, "done") && kid->result && !strcmp(kid->result, "failed") &&
-	       !fl_job_kind_parse(parent->kind, &k) && fl_job_kind_info(k)->rounds;
+	return fl_job_is(kid->state, FL_STATE_DONE) && kid->result &&
+	       !strcmp(kid->result, "failed") && !fl_job_kind_parse(parent->kind, &k) &&
+	       fl_job_kind_info(k)->rounds;
 }
 
 static int retry_job(fl_store *st, const struct fl_job *j, unsigned *runs)
@@ -822,14 +833,15 @@ static int retry_job(fl_store *st, const struct fl_job *j, unsigned *runs)
 				    "retries it with its failed runs",
 				    (long long)j->id, (long long)j->parent_id,
 				    (long long)j->parent_id);
-	if (strcmp(j->state, "failed"))
+	if (!fl_job_is(j->state, FL_STATE_FAILED))
 		return fl_error_set(FL_EINVAL, "job %lld (%s) is %s, not failed", (long long)j->id,
 				    j->kind, j->state);
 	if ((r = fl_store_jobs_children(st, j->id, &kids, &n)))
 		return r;
-	r = fl_store_job_requeue(st, j->id);
+	r = fl_store_job_requeue(st, j->id, word(FL_STATE_QUEUED));
 	for (size_t i = 0; !r && i < n; i++)
-		if (failed_it(j, &kids[i]) && !(r = fl_store_job_requeue(st, kids[i].id)))
+		if (failed_it(j, &kids[i]) &&
+		    !(r = fl_store_job_requeue(st, kids[i].id, word(FL_STATE_QUEUED))))
 			(*runs)++;
 	fl_jobs_free(kids, n);
 	return r;
@@ -863,8 +875,8 @@ int fl_queue_retry_failed(fl_store *st, unsigned *jobs, unsigned *runs)
 	*jobs = *runs = 0;
 	if ((r = fl_store_tx_begin(st)))
 		return r;
-	if (!(r = fl_store_jobs_in_state(st, "failed", fl_job_kind_name(FL_JOB_RUN), 1, &failed,
-					 &n))) {
+	if (!(r = fl_store_jobs_in_state(st, word(FL_STATE_FAILED), fl_job_kind_name(FL_JOB_RUN), 1,
+					 &failed, &n))) {
 		for (size_t i = 0; !r && i < n; i++)
 			if (!(r = retry_job(st, &failed[i], runs)))
 				(*jobs)++;

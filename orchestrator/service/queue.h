@@ -2,10 +2,11 @@
  * queue.h - the watch service's job queue: the policy over the jobs table
  * (store/jobs.h) and the machine pool.
  *
- * Run jobs measure one commit once on one machine (fl_machine_run) in a
+ * Run jobs measure one commit once on one machine (fl_dispatch_run) in a
  * worker thread with its own store connection; a machine runs at most
  * max_parallel of them at a time, oldest job first. How a run ended decides
- * what happens to its job:
+ * what happens to its job (the dispatcher's rules, dispatch.h: the
+ * attempts of fl_attempts_job, the machine's count):
  *   ok          done, the run recorded as the one that counts
  *   untestable  done (result untestable): a bisection skips the commit
  *   infra-error ours, not the commit's: queued again, never a sample; the
@@ -13,8 +14,8 @@
  *               max_infra_errors the machine leaves the pool (state broken,
  *               the reason stored and logged) until "faultline queue enable"
  *   anything else (agent-error, timeout, panic, boot-failed): tried again
- *               up to FL_QUEUE_ATTEMPTS times in all, then done (result
- *               failed), which a bisection also treats as a skip
+ *               up to 3 times in all, then done (result failed), which a
+ *               bisection also treats as a skip
  * A run job that ends wakes its parent once none of the parent's children
  * is left.
  *
@@ -59,7 +60,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FL_QUEUE_ATTEMPTS 3
 /* The exit code of a worker that lost its lease: the commands' runtime failure. */
 #define FL_QUEUE_LOST_EXIT 4
 

@@ -273,11 +273,13 @@ static void add_backend(struct report *x)
 	struct fl_run_row row = {0};
 	int64_t run = sample_run(x);
 	int have = run && !fl_store_run_get(x->st, run, &row);
+	struct fl_machine_seen seen = {row.id,	  row.machine_facts, row.accel, row.kernel_release,
+				       row.nodes, row.cpus};
 
 	if (fl_machine_ops_of(x->cfg, x->machine, &ops))
 		fl_buf_addf(&x->b, "%s (%s)", x->machine->name, fl_error_last());
 	else
-		ops->describe(x->machine, have ? &row : NULL, &x->b);
+		ops->describe(x->machine, have ? &seen : NULL, &x->b);
 	fl_store_run_row_release(&row);
 }
 
@@ -641,6 +643,7 @@ static void add_repro_config(struct report *x, const char *url)
 {
 	const struct fl_benchmark_conf *b = x->bench;
 	const struct fl_machine_conf *m = x->machine;
+	const struct fl_machine_ops *ops = fl_machine_backend(m->backend);
 	fl_buf *o = &x->b;
 	char v[32];
 
@@ -658,19 +661,13 @@ static void add_repro_config(struct report *x, const char *url)
 	fl_buf_adds(o, "\tmachines:\n\t  - { name: ");
 	add_yaml_str(o, m->name);
 	fl_buf_addf(o, ", backend: %s", m->backend);
-	if (!fl_machine_kernel(m)) {
-		fl_buf_adds(o, ", command: ");
-		add_yaml_str(o, m->command);
-	} else if (!strcmp(m->backend, "libvirt")) {
-		fl_format_size(m->memory_per_node, v, sizeof(v));
-		fl_buf_addf(o, ", sockets: %u, cores: %u, threads: %u, memory_per_node: %s", m->sockets,
-			    m->cores, m->threads, v);
-	}
+	if (ops && ops->repro_keys)
+		ops->repro_keys(m, o, add_yaml_str);
 	fl_buf_adds(o, " }\n\tbenchmarks:\n\t  - { name: ");
 	add_yaml_str(o, b->name);
 	fl_buf_addf(o, ", repeat: %u, direction: %s", b->repeat, b->direction);
 	if (fl_machine_kernel(m)) {
-		fl_buf_addf(o, ",\n\t      test: %s, modes: ", b->test ? b->test : "page_fault2");
+		fl_buf_addf(o, ",\n\t      test: %s, modes: ", b->test ? b->test : "-");
 		add_list(o, b->modes, b->nmodes);
 		fl_buf_adds(o, ", tasks: [");
 		for (size_t i = 0; i < b->ntasks; i++)
@@ -702,7 +699,7 @@ static void add_plain_bench(struct report *x)
 	fl_format_size(b->memory_per_task, m, sizeof(m));
 	fl_buf_addf(&x->b, "\tfl-agent bench --test %s --mode %s --tasks %u --warmup %s --duration "
 			   "%s --memory %s --placement %s\n",
-		    b->test ? b->test : "page_fault2", *x->reg.mode ? x->reg.mode : "processes",
+		    b->test ? b->test : "-", *x->reg.mode ? x->reg.mode : "processes",
 		    x->reg.tasks ? x->reg.tasks : 1, w, d, m, b->placement);
 }
 
@@ -1056,7 +1053,7 @@ int fl_report_step(void *ctx, fl_store *st, const struct fl_job *job)
 		    &id);
 		fl_crashpoint("report-store");
 		if (!r)
-			r = fl_store_job_set(st, job->id, "done", "stored", NULL);
+			r = fl_job_set(st, job->id, FL_STATE_DONE, "stored", NULL);
 		if (!r)
 			r = fl_store_tx_commit(st);
 		if (r)

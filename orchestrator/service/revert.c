@@ -193,7 +193,7 @@ static int conclude(struct revert *x, const char *verdict, const struct fl_watch
 		    x->st, FL_JOB_REPORT,
 		    &(struct fl_job_spec){.from = x->job, .regression_id = x->reg.id}, &id);
 	if (!r)
-		r = fl_store_job_set(x->st, x->job->id, "done", verdict, NULL);
+		r = fl_job_set(x->st, x->job->id, FL_STATE_DONE, verdict, NULL);
 	if (!r)
 		r = fl_store_tx_commit(x->st);
 	if (r)
@@ -329,7 +329,7 @@ static int step(struct revert *x)
 	if (!nkids)
 		r = more_runs(x, kids, 0);
 	else if (base.live || bad.live || rev.live)
-		r = fl_store_job_wait(x->st, x->job->id);
+		r = fl_job_wait(x->st, x->job->id);
 	else if (!rev.n)
 		r = conclude(x, fl_revert_verdict_name(FL_REVERT_UNTESTABLE), NULL, 0);
 	else

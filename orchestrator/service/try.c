@@ -535,7 +535,7 @@ static int conclude(struct try *x, enum fl_try_verdict v, const struct fl_watch_
 		r = fl_store_try_conclude(x->st, x->t.id, fl_try_verdict_name(v),
 					  x->t.recovered_pct, body, report, (int64_t)time(NULL));
 	if (!r)
-		r = fl_store_job_set(x->st, x->job->id, "done", fl_try_verdict_name(v), NULL);
+		r = fl_job_set(x->st, x->job->id, FL_STATE_DONE, fl_try_verdict_name(v), NULL);
 	if (!r)
 		r = fl_store_tx_commit(x->st);
 	if (r)
@@ -719,7 +719,7 @@ static int step(struct try *x)
 	if (!nkids)
 		r = more_runs(x, kids, 0);
 	else if (base.live || fix.live || good.live)
-		r = fl_store_job_wait(x->st, x->job->id);
+		r = fl_job_wait(x->st, x->job->id);
 	else if (!fix.n)
 		r = untestable(x, &fix);
 	else

@@ -51,7 +51,7 @@ int fl_store_box_seen(fl_store *st, const char *name, const char *facts, int64_t
 int fl_store_box_get(fl_store *st, const char *name, struct fl_box *b)
 {
 	fl_stmt *stmt;
-	int rc;
+	int r;
 
 	memset(b, 0, sizeof(*b));
 	if (fl_store_prepare(st, &stmt,
@@ -59,19 +59,17 @@ int fl_store_box_get(fl_store *st, const char *name, struct fl_box *b)
 			     "WHERE name = ?1"))
 		return FL_ESTORE;
 	bind_str(stmt, 1, name);
-	rc = fl_stmt_step(stmt);
-	if (rc == FL_SQL_ROW) {
-		b->name = fl_store_column_dup(stmt, 0);
-		b->state = fl_store_column_dup(stmt, 1);
-		b->facts = fl_store_column_dup(stmt, 2);
-		b->reason = fl_store_column_dup(stmt, 3);
-		b->last_seen_ms = column_ms(stmt, 4);
-		b->misses = fl_stmt_column_int(stmt, 5);
-	}
+	if ((r = fl_store_row(st, stmt, "get box")) <= 0)
+		return r ? r
+			 : fl_error_set(FL_ENOTFOUND, "box '%s' has never asked for work", name);
+	b->name = fl_store_column_dup(stmt, 0);
+	b->state = fl_store_column_dup(stmt, 1);
+	b->facts = fl_store_column_dup(stmt, 2);
+	b->reason = fl_store_column_dup(stmt, 3);
+	b->last_seen_ms = column_ms(stmt, 4);
+	b->misses = fl_stmt_column_int(stmt, 5);
 	fl_stmt_finalize(stmt);
-	if (rc == FL_SQL_DONE)
-		return fl_error_set(FL_ENOTFOUND, "box '%s' has never asked for work", name);
-	return rc == FL_SQL_ROW ? 0 : fl_store_sqlerr(st, "get box");
+	return 0;
 }
 
 int fl_store_box_miss(fl_store *st, const char *name, int max, const char *why, int *offline)
@@ -116,7 +114,6 @@ static void bind_file(fl_stmt *stmt, int col, const struct fl_agent_file *f)
 int fl_store_agent_job_add(fl_store *st, const struct fl_agent_job_new *j, int64_t *id)
 {
 	fl_stmt *stmt;
-	int rc;
 
 	if (fl_store_prepare(st, &stmt,
 			     "INSERT INTO agent_jobs(box, run_id, mode, job, cmdline, kernel_path, "
@@ -133,11 +130,7 @@ int fl_store_agent_job_add(fl_store *st, const struct fl_agent_job_new *j, int64
 	bind_file(stmt, 9, &j->initrd);
 	fl_stmt_bind_int64(stmt, 12, j->created_ms);
 	fl_stmt_bind_int64(stmt, 13, j->deadline_ms);
-	rc = fl_stmt_step(stmt);
-	if (rc == FL_SQL_ROW)
-		*id = fl_stmt_column_int64(stmt, 0);
-	fl_stmt_finalize(stmt);
-	return rc == FL_SQL_ROW ? 0 : fl_store_sqlerr(st, "add agent job");
+	return fl_store_insert_id(st, stmt, "add agent job", id);
 }
 
 void fl_agent_job_release(struct fl_agent_job *j)
@@ -198,15 +191,14 @@ static void read_job(fl_stmt *stmt, struct fl_agent_job *j)
 /* Steps a SELECT of JOB_COLUMNS: 0 with the row, FL_ENOTFOUND, or a store error. */
 static int one_job(fl_store *st, fl_stmt *stmt, struct fl_agent_job *j, const char *what)
 {
-	int rc = fl_stmt_step(stmt);
+	int r = fl_store_row(st, stmt, what);
 
 	memset(j, 0, sizeof(*j));
-	if (rc == FL_SQL_ROW)
-		read_job(stmt, j);
+	if (r <= 0)
+		return r ? r : FL_ENOTFOUND;
+	read_job(stmt, j);
 	fl_stmt_finalize(stmt);
-	if (rc == FL_SQL_DONE)
-		return FL_ENOTFOUND;
-	return rc == FL_SQL_ROW ? 0 : fl_store_sqlerr(st, what);
+	return 0;
 }
 
 int fl_store_agent_job_get(fl_store *st, int64_t id, struct fl_agent_job *j)

@@ -1,9 +1,10 @@
 /*
  * store/agent.h - bare-metal boxes, their agent jobs and the records they
  * upload (tables boxes, agent_jobs, agent_records); the SQL lives in
- * store/agent.c. machine/baremetal.c publishes and follows agent jobs, the
- * agent API (agentapi.c) hands them out and takes the uploads; they meet
- * only here, so they may run in different threads or processes.
+ * store/agent.c. machine/baremetal.c publishes and follows agent jobs
+ * (through dispatch/boxes.c), the agent API (dispatch/agentapi.c) hands
+ * them out and takes the uploads; they meet only here, so they may run in
+ * different threads or processes.
  *
  * A box row is made the first time the box asks for work. It keeps the
  * facts the box reports (CPUs, nodes, memory, kernel: JSON) and counts the

@@ -42,10 +42,12 @@ static int find_unfinished(fl_store *st, const char *good, const char *bad, cons
 	fl_stmt_bind_text(stmt, 1, good);
 	fl_stmt_bind_text(stmt, 2, bad);
 	fl_store_bind_opt(stmt, 3, options);
-	rc = fl_stmt_step(stmt);
-	*id = rc == FL_SQL_ROW ? fl_stmt_column_int64(stmt, 0) : 0;
+	*id = 0;
+	if ((rc = fl_store_row(st, stmt, "find bisection")) <= 0)
+		return rc;
+	*id = fl_stmt_column_int64(stmt, 0);
 	fl_stmt_finalize(stmt);
-	return rc == FL_SQL_ROW || rc == FL_SQL_DONE ? 0 : fl_store_sqlerr(st, "find bisection");
+	return 0;
 }
 
 int fl_store_bisection_open(fl_store *st, const char *good, const char *bad, const char *options,
@@ -68,13 +70,7 @@ int fl_store_bisection_open(fl_store *st, const char *good, const char *bad, con
 	fl_stmt_bind_text(stmt, 1, good);
 	fl_stmt_bind_text(stmt, 2, bad);
 	fl_store_bind_opt(stmt, 3, options);
-	if (fl_stmt_step(stmt) != FL_SQL_ROW) {
-		fl_stmt_finalize(stmt);
-		return fl_store_sqlerr(st, "create bisection");
-	}
-	*id = fl_stmt_column_int64(stmt, 0);
-	fl_stmt_finalize(stmt);
-	return 0;
+	return fl_store_insert_id(st, stmt, "create bisection", id);
 }
 
 int fl_store_bisection_stop(fl_store *st, int64_t id)

@@ -22,13 +22,8 @@ int fl_store_build_find(fl_store *st, int64_t commit_id, const char *config_hash
 	fl_stmt_bind_int64(stmt, 1, commit_id);
 	fl_stmt_bind_text(stmt, 2, config_hash);
 	fl_stmt_bind_text(stmt, 3, compiler);
-	rc = fl_stmt_step(stmt);
-	if (rc != FL_SQL_ROW) {
-		fl_stmt_finalize(stmt);
-		if (rc == FL_SQL_DONE)
-			return fl_error_set(FL_ENOTFOUND, "no build");
-		return fl_store_sqlerr(st, "find build");
-	}
+	if ((rc = fl_store_row(st, stmt, "find build")) <= 0)
+		return rc ? rc : fl_error_set(FL_ENOTFOUND, "no build");
 	row->id = fl_stmt_column_int64(stmt, 0);
 	row->status = fl_store_column_dup(stmt, 1);
 	row->artifact = fl_store_column_dup(stmt, 2);
@@ -48,17 +43,13 @@ int fl_store_build_about(fl_store *st, int64_t id, char **kernel, char **compile
 	if (fl_store_prepare(st, &stmt, "SELECT kernel, compiler, artifact FROM builds WHERE id = ?1"))
 		return FL_ESTORE;
 	fl_stmt_bind_int64(stmt, 1, id);
-	rc = fl_stmt_step(stmt);
-	if (rc == FL_SQL_ROW) {
-		*kernel = fl_store_column_dup(stmt, 0);
-		*compiler = fl_store_column_dup(stmt, 1);
-		*artifact = fl_store_column_dup(stmt, 2);
-	}
+	if ((rc = fl_store_row(st, stmt, "build")) <= 0)
+		return rc ? rc : fl_error_set(FL_ENOTFOUND, "no build %lld", (long long)id);
+	*kernel = fl_store_column_dup(stmt, 0);
+	*compiler = fl_store_column_dup(stmt, 1);
+	*artifact = fl_store_column_dup(stmt, 2);
 	fl_stmt_finalize(stmt);
-	if (rc == FL_SQL_ROW)
-		return 0;
-	return rc == FL_SQL_DONE ? fl_error_set(FL_ENOTFOUND, "no build %lld", (long long)id)
-				 : fl_store_sqlerr(st, "build");
+	return 0;
 }
 
 void fl_store_build_row_release(struct fl_build_row *row)
@@ -73,7 +64,6 @@ int fl_store_build_start(fl_store *st, int64_t commit_id, const char *kernel,
 			 const char *config_hash, const char *compiler, int64_t *id)
 {
 	fl_stmt *stmt;
-	int r;
 
 	if (fl_store_prepare(st, &stmt,
 			     "INSERT INTO builds(commit_id, kernel, config_hash, compiler, status) "
@@ -86,11 +76,7 @@ int fl_store_build_start(fl_store *st, int64_t commit_id, const char *kernel,
 	fl_stmt_bind_text(stmt, 2, kernel);
 	fl_stmt_bind_text(stmt, 3, config_hash);
 	fl_stmt_bind_text(stmt, 4, compiler);
-	r = fl_stmt_step(stmt) == FL_SQL_ROW ? 0 : fl_store_sqlerr(st, "start build");
-	if (!r)
-		*id = fl_stmt_column_int64(stmt, 0);
-	fl_stmt_finalize(stmt);
-	return r;
+	return fl_store_insert_id(st, stmt, "start build", id);
 }
 
 int fl_store_build_finish(fl_store *st, int64_t id, const struct fl_build_outcome *o)
@@ -145,11 +131,8 @@ int fl_store_build_lru(fl_store *st, int64_t keep_id, int64_t *id, char **artifa
 					"AND id != ?1 ORDER BY last_used, id LIMIT 1"))
 		return FL_ESTORE;
 	fl_stmt_bind_int64(stmt, 1, keep_id);
-	rc = fl_stmt_step(stmt);
-	if (rc != FL_SQL_ROW) {
-		fl_stmt_finalize(stmt);
-		return rc == FL_SQL_DONE ? FL_ENOTFOUND : fl_store_sqlerr(st, "lru build");
-	}
+	if ((rc = fl_store_row(st, stmt, "lru build")) <= 0)
+		return rc ? rc : FL_ENOTFOUND;
 	*id = fl_stmt_column_int64(stmt, 0);
 	*artifact = fl_store_column_dup(stmt, 1);
 	fl_stmt_finalize(stmt);

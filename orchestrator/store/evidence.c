@@ -24,7 +24,6 @@ static int point_row(fl_store *st, int64_t run_id, const struct fl_evidence_row 
 {
 	int result = !pt->is_profile;
 	fl_stmt *stmt;
-	int r;
 
 	if (fl_store_prepare(
 		st, &stmt,
@@ -57,11 +56,7 @@ static int point_row(fl_store *st, int64_t run_id, const struct fl_evidence_row 
 		fl_stmt_bind_text(stmt, 11, pt->vmstat_missing);
 	fl_stmt_bind_text(stmt, 6, pt->profile ? pt->profile : "none");
 	fl_stmt_bind_text(stmt, 8, pt->cgroup ? pt->cgroup : "");
-	r = fl_stmt_step(stmt) == FL_SQL_ROW ? 0 : fl_store_sqlerr(st, "evidence point");
-	if (!r)
-		*id = fl_stmt_column_int64(stmt, 0);
-	fl_stmt_finalize(stmt);
-	return r;
+	return fl_store_insert_id(st, stmt, "evidence point", id);
 }
 
 static int add_vmstat(fl_store *st, int64_t id, const struct fl_evidence_row *pt)

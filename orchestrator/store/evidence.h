@@ -5,7 +5,7 @@
  * LKP's numa-* names), the profile's functions and the contended locks, as
  * rows.
  * What they mean and how records become them is analysis/evidence.h's; the
- * layers above turn those points into these rows (machine/evidence.c) and
+ * layers above turn those points into these rows (dispatch/evidence.c) and
  * back (service/measure.c). The SQL lives in store/evidence.c.
  */
 #ifndef FL_STORE_EVIDENCE_H

@@ -68,6 +68,27 @@ static void bind_text(fl_stmt *stmt, int i, const char *s)
 	fl_stmt_bind_text(stmt, i, s ? s : "");
 }
 
+/* sql with ?1 = a, ?2 = b and ?3 = c (NULL: unbound); *changes (may be NULL): rows it changed. */
+static int exec_with(fl_store *st, const char *sql, const char *a, const char *b, const char *c,
+		     const char *what, int64_t *changes)
+{
+	fl_stmt *stmt;
+	int r;
+
+	if (fl_store_prepare(st, &stmt, sql))
+		return FL_ESTORE;
+	bind_text(stmt, 1, a);
+	if (b)
+		bind_text(stmt, 2, b);
+	if (c)
+		bind_text(stmt, 3, c);
+	if ((r = fl_store_step_done(st, stmt, what)))
+		return r;
+	if (changes)
+		*changes = fl_sql_changes(st->db);
+	return 0;
+}
+
 int fl_store_job_kinds_add(fl_store *st, const char *const *names, size_t n)
 {
 	fl_stmt *stmt;
@@ -87,19 +108,16 @@ int fl_store_job_kinds_add(fl_store *st, const char *const *names, size_t n)
 	return r;
 }
 
-/* One row into j: 0, FL_ENOTFOUND, or a store error. */
+/* The job stmt reads into j: 0, FL_ENOTFOUND naming what, or a store error. */
 static int one_job(fl_store *st, fl_stmt *stmt, struct fl_job *j, const char *what)
 {
-	int rc = fl_stmt_step(stmt);
+	int r = fl_store_row(st, stmt, "read job");
 
-	if (rc == FL_SQL_ROW)
-		read_job(stmt, j);
+	if (r <= 0)
+		return r ? r : fl_error_set(FL_ENOTFOUND, "store %s: no job %s", st->path, what);
+	read_job(stmt, j);
 	fl_stmt_finalize(stmt);
-	if (rc == FL_SQL_ROW)
-		return 0;
-	if (rc == FL_SQL_DONE)
-		return fl_error_set(FL_ENOTFOUND, "store %s: no job %s", st->path, what);
-	return fl_store_sqlerr(st, "read job");
+	return 0;
 }
 
 int fl_store_job_find(fl_store *st, const char *key, struct fl_job *j)
@@ -135,8 +153,9 @@ int fl_store_job_add(fl_store *st, const struct fl_job_new *j, int64_t *id, int 
 	if (fl_store_prepare(
 		st, &stmt,
 		"INSERT INTO jobs(kind, key, parent_id, tree, machine, benchmark, rev, "
-		"role, seq, tag_id, regression_id, round, point, try_id) VALUES (?1, ?2, ?3, ?4, "
-		"?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) ON CONFLICT (key) DO NOTHING"))
+		"role, seq, tag_id, regression_id, round, point, try_id, state) VALUES (?1, ?2, "
+		"?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) ON CONFLICT (key) DO "
+		"NOTHING"))
 		return FL_ESTORE;
 	bind_text(stmt, 1, j->kind);
 	bind_text(stmt, 2, j->key);
@@ -158,6 +177,7 @@ int fl_store_job_add(fl_store *st, const struct fl_job_new *j, int64_t *id, int 
 	else
 		fl_stmt_bind_null(stmt, 13);
 	fl_store_bind_id(stmt, 14, j->try_id);
+	fl_stmt_bind_text(stmt, 15, j->state);
 	if ((r = fl_store_step_done(st, stmt, "add job")))
 		return fl_error_wrap(r, "job %s", j->key);
 	if (created)
@@ -223,32 +243,31 @@ int fl_store_jobs_children(fl_store *st, int64_t parent, struct fl_job **out, si
 	return many_jobs(st, stmt, out, n);
 }
 
-#define COUNT_STATES                                                                               \
-	"SELECT count(CASE WHEN state = 'queued' THEN 1 END), "                                    \
-	"count(CASE WHEN state = 'running' THEN 1 END), "                                          \
-	"count(CASE WHEN state = 'waiting' THEN 1 END), "                                          \
-	"count(CASE WHEN state = 'done' THEN 1 END), "                                             \
-	"count(CASE WHEN state = 'failed' THEN 1 END) FROM jobs"
-#define LIVE_ONLY " WHERE state IN ('queued', 'running', 'waiting')"
-
-int fl_store_jobs_counts(fl_store *st, int ended, struct fl_job_counts *c)
+int fl_store_jobs_counts(fl_store *st, const char *const *states, size_t n, size_t *counts)
 {
+	fl_buf sql = FL_BUF_INIT;
 	fl_stmt *stmt;
 	int rc;
 
-	memset(c, 0, sizeof(*c));
-	if (fl_store_prepare(st, &stmt, ended ? COUNT_STATES : COUNT_STATES LIVE_ONLY))
+	if (!n || n > 8)
+		return fl_error_set(FL_EINVAL, "job counts: %zu states (1 to 8)", n);
+	memset(counts, 0, n * sizeof(*counts));
+	fl_buf_adds(&sql, "SELECT state, count(*) FROM jobs WHERE state IN (?1");
+	for (size_t i = 1; i < n; i++)
+		fl_buf_addf(&sql, ", ?%zu", i + 1);
+	fl_buf_adds(&sql, ") GROUP BY state");
+	rc = fl_store_prepare(st, &stmt, sql.ptr);
+	fl_buf_free(&sql);
+	if (rc)
 		return FL_ESTORE;
-	rc = fl_stmt_step(stmt);
-	if (rc == FL_SQL_ROW) {
-		c->queued = (size_t)fl_stmt_column_int64(stmt, 0);
-		c->running = (size_t)fl_stmt_column_int64(stmt, 1);
-		c->waiting = (size_t)fl_stmt_column_int64(stmt, 2);
-		c->done = (size_t)fl_stmt_column_int64(stmt, 3);
-		c->failed = (size_t)fl_stmt_column_int64(stmt, 4);
-	}
+	for (size_t i = 0; i < n; i++)
+		bind_text(stmt, (int)i + 1, states[i]);
+	while ((rc = fl_stmt_step(stmt)) == FL_SQL_ROW)
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(fl_stmt_column_text(stmt, 0), states[i]))
+				counts[i] = (size_t)fl_stmt_column_int64(stmt, 1);
 	fl_stmt_finalize(stmt);
-	return rc == FL_SQL_ROW ? 0 : fl_store_sqlerr(st, "count jobs");
+	return rc == FL_SQL_DONE ? 0 : fl_store_sqlerr(st, "count jobs");
 }
 
 static int update(fl_store *st, int64_t id, const char *sql, const char *a, const char *b,
@@ -274,101 +293,124 @@ static int update(fl_store *st, int64_t id, const char *sql, const char *a, cons
 	return 0;
 }
 
-int fl_store_job_start(fl_store *st, int64_t id, int attempt)
+int fl_store_job_start(fl_store *st, int64_t id, const char *running, int attempt)
 {
 	return update(st, id,
-		      attempt ? "UPDATE jobs SET state = 'running', started = unixepoch(), "
+		      attempt ? "UPDATE jobs SET state = ?2, ended = 0, started = unixepoch(), "
 				"attempts = attempts + 1 WHERE id = ?1"
-			      : "UPDATE jobs SET state = 'running', started = unixepoch() "
+			      : "UPDATE jobs SET state = ?2, ended = 0, started = unixepoch() "
 				"WHERE id = ?1",
-		      NULL, NULL, NULL, "start job");
+		      running, NULL, NULL, "start job");
 }
 
-int fl_store_job_set(fl_store *st, int64_t id, const char *state, const char *result,
+int fl_store_job_set(fl_store *st, int64_t id, const char *state, int ended, const char *result,
 		     const char *error)
 {
 	return update(st, id,
-		      "UPDATE jobs SET state = ?2, result = coalesce(nullif(?3, ''), result), "
-		      "error = coalesce(nullif(?4, ''), error), finished = CASE WHEN ?2 IN "
-		      "('done', 'failed') THEN unixepoch() ELSE finished END WHERE id = ?1",
+		      ended ? "UPDATE jobs SET state = ?2, ended = 1, result = coalesce(nullif(?3, "
+			      "''), result), error = coalesce(nullif(?4, ''), error), finished = "
+			      "unixepoch() WHERE id = ?1"
+			    : "UPDATE jobs SET state = ?2, ended = 0, result = coalesce(nullif(?3, "
+			      "''), result), error = coalesce(nullif(?4, ''), error) WHERE id = ?1",
 		      state, result ? result : "", error ? error : "", "set job state");
 }
 
-int fl_store_job_run_done(fl_store *st, int64_t id, const char *result, int64_t run_id,
-			  const char *error)
+int fl_store_job_run_done(fl_store *st, int64_t id, const char *done, const char *result,
+			  int64_t run_id, const char *error)
 {
 	fl_stmt *stmt;
 	int r;
 
 	if (fl_store_prepare(st, &stmt,
-			     "UPDATE jobs SET state = 'done', result = ?2, run_id = ?3, "
+			     "UPDATE jobs SET state = ?5, ended = 1, result = ?2, run_id = ?3, "
 			     "error = ?4, finished = unixepoch() WHERE id = ?1"))
 		return FL_ESTORE;
 	fl_stmt_bind_int64(stmt, 1, id);
 	bind_text(stmt, 2, result);
-	if (run_id)
-		fl_stmt_bind_int64(stmt, 3, run_id);
-	else
-		fl_stmt_bind_null(stmt, 3);
-	if (error)
-		bind_text(stmt, 4, error);
-	else
-		fl_stmt_bind_null(stmt, 4);
+	fl_store_bind_id(stmt, 3, run_id);
+	fl_store_bind_opt(stmt, 4, error);
+	bind_text(stmt, 5, done);
 	r = fl_store_step_done(st, stmt, "finish run job");
 	return r ? fl_error_wrap(r, "job %lld", (long long)id) : 0;
 }
 
-int fl_store_job_requeue(fl_store *st, int64_t id)
-{
-	return update(
-	    st, id,
-	    "UPDATE jobs SET state = 'queued', result = NULL, error = NULL, run_id = NULL, "
-	    "attempts = 0, started = NULL, finished = NULL, worker = NULL WHERE id = ?1",
-	    NULL, NULL, NULL, "queue job again");
-}
-
-int fl_store_job_wait(fl_store *st, int64_t id)
+int fl_store_job_requeue(fl_store *st, int64_t id, const char *queued)
 {
 	return update(st, id,
-		      "UPDATE jobs SET state = CASE WHEN EXISTS (SELECT 1 FROM jobs c WHERE "
-		      "c.parent_id = ?1 AND c.state NOT IN ('done', 'failed')) THEN 'waiting' "
-		      "ELSE 'queued' END WHERE id = ?1",
-		      NULL, NULL, NULL, "wait for children");
+		      "UPDATE jobs SET state = ?2, ended = 0, result = NULL, error = NULL, "
+		      "run_id = NULL, attempts = 0, started = NULL, finished = NULL, worker = NULL "
+		      "WHERE id = ?1",
+		      queued, NULL, NULL, "queue job again");
 }
 
-int fl_store_job_wake_parent(fl_store *st, int64_t id)
+/* Whether job j (an alias) has a live child. */
+#define LIVE_CHILD(j)                                                                              \
+	"EXISTS (SELECT 1 FROM jobs c WHERE c.parent_id = " j " AND c." FL_JOB_LIVE ")"
+
+int fl_store_job_wait(fl_store *st, int64_t id, const char *waiting, const char *queued)
+{
+	return update(st, id,
+		      "UPDATE jobs SET state = CASE WHEN " LIVE_CHILD(
+			  "?1") " THEN ?2 ELSE ?3 END, ended = 0 WHERE id = ?1",
+		      waiting, queued, NULL, "wait for children");
+}
+
+int fl_store_job_wake_parent(fl_store *st, int64_t id, const char *waiting, const char *queued)
 {
 	fl_stmt *stmt;
 
 	if (fl_store_prepare(st, &stmt,
-			     "UPDATE jobs SET state = 'queued' WHERE state = 'waiting' AND id = "
-			     "(SELECT parent_id FROM jobs WHERE id = ?1) AND NOT EXISTS (SELECT 1 "
-			     "FROM jobs c WHERE c.parent_id = jobs.id AND c.state NOT IN ('done', "
-			     "'failed'))"))
+			     "UPDATE jobs SET state = ?3 WHERE state = ?2 AND id = (SELECT "
+			     "parent_id FROM jobs WHERE id = ?1) AND NOT " LIVE_CHILD("jobs.id")))
 		return FL_ESTORE;
 	fl_stmt_bind_int64(stmt, 1, id);
+	bind_text(stmt, 2, waiting);
+	bind_text(stmt, 3, queued);
 	return fl_store_step_done(st, stmt, "wake parent job");
 }
 
-int fl_store_jobs_number_rounds(fl_store *st, const char *parent_kind, const char *benchmark,
-				unsigned repeat, unsigned *numbered)
+int fl_store_jobs_unnumbered(fl_store *st, const char *parent_kind, const char *benchmark,
+			     struct fl_job_unnumbered **out, size_t *n)
 {
+	size_t alloc = 0;
 	fl_stmt *stmt;
-	int r;
+	int rc;
 
+	*out = NULL;
+	*n = 0;
 	if (fl_store_prepare(st, &stmt,
-			     "UPDATE jobs SET round = seq / (?3 * (SELECT count(DISTINCT s.role) "
-			     "FROM jobs s WHERE s.parent_id = jobs.parent_id)) WHERE round IS NULL "
-			     "AND parent_id IN (SELECT p.id FROM jobs p WHERE p.kind = ?1 AND "
-			     "p.benchmark = ?2)"))
+			     "SELECT id, seq, (SELECT count(DISTINCT s.role) FROM jobs s WHERE "
+			     "s.parent_id = jobs.parent_id) FROM jobs WHERE round IS NULL AND "
+			     "parent_id IN (SELECT p.id FROM jobs p WHERE p.kind = ?1 AND "
+			     "p.benchmark = ?2) ORDER BY id"))
 		return FL_ESTORE;
 	bind_text(stmt, 1, parent_kind);
 	bind_text(stmt, 2, benchmark);
-	fl_stmt_bind_int64(stmt, 3, (int)(repeat ? repeat : 1));
-	if ((r = fl_store_step_done(st, stmt, "number rounds")))
-		return r;
-	*numbered = (unsigned)fl_sql_changes(st->db);
-	return 0;
+	while ((rc = fl_stmt_step(stmt)) == FL_SQL_ROW) {
+		if (*n == alloc)
+			*out = fl_xrealloc(*out, (alloc = alloc ? 2 * alloc : 16) * sizeof(**out));
+		(*out)[(*n)++] = (struct fl_job_unnumbered){fl_stmt_column_int64(stmt, 0),
+							    fl_stmt_column_int(stmt, 1),
+							    fl_stmt_column_int(stmt, 2)};
+	}
+	fl_stmt_finalize(stmt);
+	if (rc == FL_SQL_DONE)
+		return 0;
+	free(*out);
+	*out = NULL;
+	*n = 0;
+	return fl_store_sqlerr(st, "run jobs without a round");
+}
+
+int fl_store_job_set_round(fl_store *st, int64_t id, int round)
+{
+	fl_stmt *stmt;
+
+	if (fl_store_prepare(st, &stmt, "UPDATE jobs SET round = ?2 WHERE id = ?1"))
+		return FL_ESTORE;
+	fl_stmt_bind_int64(stmt, 1, id);
+	fl_stmt_bind_int64(stmt, 2, round);
+	return fl_store_step_done(st, stmt, "number a run job's round");
 }
 
 /* Runs a job made that it never recorded as the one that counts. */
@@ -376,16 +418,18 @@ int fl_store_jobs_number_rounds(fl_store *st, const char *parent_kind, const cha
 	"SELECT r.id FROM runs r JOIN jobs j ON r.job_id = j.id WHERE r.status IN ('queued', "     \
 	"'running', 'ok') AND (j.run_id IS NULL OR r.id <> j.run_id)"
 
-int fl_store_jobs_recover(fl_store *st, unsigned *requeued, unsigned *discarded)
+int fl_store_jobs_recover(fl_store *st, const char *queued, unsigned *requeued, unsigned *discarded)
 {
+	int64_t n = 0;
+
 	if (fl_store_exec(st, "DELETE FROM samples WHERE run_id IN (" UNRECORDED_RUNS ")") ||
 	    fl_store_exec(st, "DELETE FROM runs WHERE id IN (" UNRECORDED_RUNS ")"))
 		return FL_ESTORE;
 	*discarded = (unsigned)fl_sql_changes(st->db);
-	if (fl_store_exec(st, "UPDATE jobs SET state = 'queued' WHERE state IN ('running', "
-			      "'waiting')"))
+	if (exec_with(st, "UPDATE jobs SET state = ?1 WHERE " FL_JOB_LIVE " AND state <> ?1",
+		      queued, NULL, NULL, "queue live jobs again", &n))
 		return FL_ESTORE;
-	*requeued = (unsigned)fl_sql_changes(st->db);
+	*requeued = (unsigned)n;
 	/* no worker is left to drive a machine, send a report, hold a job */
 	return fl_store_exec(st, "UPDATE machines SET worker = NULL") ||
 			       fl_store_exec(st, "UPDATE reports SET worker = NULL WHERE worker IS "
@@ -397,29 +441,36 @@ int fl_store_jobs_recover(fl_store *st, unsigned *requeued, unsigned *discarded)
 
 /* ---- machines ------------------------------------------------------- */
 
-int fl_store_machine_state(fl_store *st, const char *name, struct fl_machine_state *m)
+/* sql: the machine's state, reason and count by name (?1). */
+static int machine_state(fl_store *st, const char *sql, const char *name,
+			 struct fl_machine_state *m)
 {
 	fl_stmt *stmt;
-	int rc;
+	int r;
 
 	memset(m, 0, sizeof(*m));
-	if (fl_store_prepare(
-		st, &stmt,
-		"SELECT state, state_reason, infra_errors FROM machines WHERE name = ?1"))
+	if (fl_store_prepare(st, &stmt, sql))
 		return FL_ESTORE;
 	bind_text(stmt, 1, name);
-	rc = fl_stmt_step(stmt);
-	if (rc == FL_SQL_ROW) {
-		m->state = fl_store_column_dup(stmt, 0);
-		m->reason = fl_store_column_dup(stmt, 1);
-		m->infra_errors = fl_stmt_column_int(stmt, 2);
-	}
+	if ((r = fl_store_row(st, stmt, "machine state")) <= 0)
+		return r ? r : fl_error_set(FL_ENOTFOUND, "no machine '%s' in the store", name);
+	m->state = fl_store_column_dup(stmt, 0);
+	m->reason = fl_store_column_dup(stmt, 1);
+	m->infra_errors = fl_stmt_column_int(stmt, 2);
 	fl_stmt_finalize(stmt);
-	if (rc == FL_SQL_ROW)
-		return 0;
-	if (rc == FL_SQL_DONE)
-		return fl_error_set(FL_ENOTFOUND, "no machine '%s' in the store", name);
-	return fl_store_sqlerr(st, "machine state");
+	return 0;
+}
+
+#define MACHINE_STATE "SELECT state, state_reason, infra_errors FROM machines WHERE name = ?1"
+
+int fl_store_machine_state(fl_store *st, const char *name, struct fl_machine_state *m)
+{
+	return machine_state(st, MACHINE_STATE, name, m);
+}
+
+int fl_store_machine_state_locked(fl_store *st, const char *name, struct fl_machine_state *m)
+{
+	return machine_state(st, MACHINE_STATE " /*PG: FOR UPDATE*/", name, m);
 }
 
 void fl_machine_state_release(struct fl_machine_state *m)
@@ -429,7 +480,7 @@ void fl_machine_state_release(struct fl_machine_state *m)
 	memset(m, 0, sizeof(*m));
 }
 
-static int machine_update(fl_store *st, const char *sql, const char *name, const char *why, int max)
+static int machine_update(fl_store *st, const char *sql, const char *name, const char *value)
 {
 	fl_stmt *stmt;
 	int r;
@@ -437,10 +488,8 @@ static int machine_update(fl_store *st, const char *sql, const char *name, const
 	if (fl_store_prepare(st, &stmt, sql))
 		return FL_ESTORE;
 	bind_text(stmt, 1, name);
-	if (why)
-		bind_text(stmt, 2, why);
-	if (max)
-		fl_stmt_bind_int64(stmt, 3, max);
+	if (value)
+		bind_text(stmt, 2, value);
 	if ((r = fl_store_step_done(st, stmt, "update machine")))
 		return r;
 	if (!fl_sql_changes(st->db))
@@ -448,29 +497,27 @@ static int machine_update(fl_store *st, const char *sql, const char *name, const
 	return 0;
 }
 
-int fl_store_machine_infra_error(fl_store *st, const char *name, const char *why, int max,
-				 int *broken)
+int fl_store_machine_set_state(fl_store *st, const char *name, const struct fl_machine_state *m)
 {
-	struct fl_machine_state m;
+	fl_stmt *stmt;
 	int r;
 
-	r = machine_update(st,
-			   "UPDATE machines SET infra_errors = infra_errors + 1, state = CASE WHEN "
-			   "infra_errors + 1 >= ?3 THEN 'broken' ELSE state END, state_reason = "
-			   "CASE WHEN infra_errors + 1 >= ?3 THEN ?2 ELSE state_reason END "
-			   "WHERE name = ?1",
-			   name, why ? why : "infra error", max);
-	if (r || (r = fl_store_machine_state(st, name, &m)))
+	if (fl_store_prepare(st, &stmt,
+			     "UPDATE machines SET state = ?2, state_reason = ?3, infra_errors = ?4 "
+			     "WHERE name = ?1"))
+		return FL_ESTORE;
+	bind_text(stmt, 1, name);
+	bind_text(stmt, 2, m->state);
+	if (m->reason)
+		bind_text(stmt, 3, m->reason);
+	else
+		fl_stmt_bind_null(stmt, 3);
+	fl_stmt_bind_int64(stmt, 4, m->infra_errors);
+	if ((r = fl_store_step_done(st, stmt, "set machine state")))
 		return r;
-	*broken = !strcmp(m.state, "broken");
-	fl_machine_state_release(&m);
+	if (!fl_sql_changes(st->db))
+		return fl_error_set(FL_ENOTFOUND, "no machine '%s' in the store", name);
 	return 0;
-}
-
-int fl_store_machine_ok(fl_store *st, const char *name)
-{
-	return machine_update(st, "UPDATE machines SET infra_errors = 0 WHERE name = ?1", name,
-			      NULL, 0);
 }
 
 int fl_store_machine_enable(fl_store *st, const char *name)
@@ -478,28 +525,28 @@ int fl_store_machine_enable(fl_store *st, const char *name)
 	return machine_update(st,
 			      "UPDATE machines SET state = 'online', infra_errors = 0, "
 			      "state_reason = NULL WHERE name = ?1",
-			      name, NULL, 0);
+			      name, NULL);
 }
 
 int fl_store_machine_set_facts(fl_store *st, const char *name, const char *json)
 {
-	return machine_update(st, "UPDATE machines SET facts = ?2 WHERE name = ?1", name, json, 0);
+	return machine_update(st, "UPDATE machines SET facts = ?2 WHERE name = ?1", name, json);
 }
 
 int fl_store_machine_facts(fl_store *st, const char *name, char **json)
 {
 	fl_stmt *stmt;
-	int rc;
+	int r;
 
 	*json = NULL;
 	if (fl_store_prepare(st, &stmt, "SELECT facts FROM machines WHERE name = ?1"))
 		return FL_ESTORE;
 	bind_text(stmt, 1, name);
-	rc = fl_stmt_step(stmt);
-	if (rc == FL_SQL_ROW)
-		*json = fl_store_column_dup(stmt, 0);
+	if ((r = fl_store_row(st, stmt, "machine facts")) <= 0)
+		return r;
+	*json = fl_store_column_dup(stmt, 0);
 	fl_stmt_finalize(stmt);
-	return rc == FL_SQL_ROW || rc == FL_SQL_DONE ? 0 : fl_store_sqlerr(st, "machine facts");
+	return 0;
 }
 
 int fl_store_machine_names(fl_store *st, char ***names, size_t *n)
@@ -557,25 +604,6 @@ fail:
 }
 
 /* ---- workers and claims --------------------------------------------- */
-
-/* sql with ?1 = a and ?2 = b (NULL: unbound); *changes (may be NULL): rows it changed. */
-static int exec_with(fl_store *st, const char *sql, const char *a, const char *b,
-		     const char *what, int64_t *changes)
-{
-	fl_stmt *stmt;
-	int r;
-
-	if (fl_store_prepare(st, &stmt, sql))
-		return FL_ESTORE;
-	bind_text(stmt, 1, a);
-	if (b)
-		bind_text(stmt, 2, b);
-	if ((r = fl_store_step_done(st, stmt, what)))
-		return r;
-	if (changes)
-		*changes = fl_sql_changes(st->db);
-	return 0;
-}
 
 void fl_workers_free(struct fl_worker *w, size_t n)
 {
@@ -646,28 +674,29 @@ int fl_store_worker_beat(fl_store *st, const char *name, int64_t now, int *alive
 	return 0;
 }
 
-/* The runs of the running jobs ?1 holds that their job did not record. */
+/* The runs of the jobs ?1 holds in state ?2 that their job did not record. */
 #define HELD_UNRECORDED_RUNS                                                                       \
-	"SELECT r.id FROM runs r JOIN jobs j ON r.job_id = j.id WHERE j.worker = ?1 AND j.state = " \
-	"'running' AND r.status IN ('queued', 'running', 'ok') AND (j.run_id IS NULL OR r.id <> "  \
-	"j.run_id)"
+	"SELECT r.id FROM runs r JOIN jobs j ON r.job_id = j.id WHERE j.worker = ?1 AND "          \
+	"j." FL_JOB_LIVE " AND j.state = ?2 AND r.status IN ('queued', 'running', 'ok') AND "      \
+	"(j.run_id IS NULL OR r.id <> j.run_id)"
 
-int fl_store_worker_take_over(fl_store *st, const char *name, unsigned *requeued,
-			      unsigned *discarded)
+int fl_store_worker_take_over(fl_store *st, const char *name, const char *running,
+			      const char *queued, unsigned *requeued, unsigned *discarded)
 {
 	int64_t runs = 0, jobs = 0;
 	int r;
 
 	r = exec_with(st, "DELETE FROM samples WHERE run_id IN (" HELD_UNRECORDED_RUNS ")", name,
-		      NULL, "discard a gone worker's samples", NULL);
+		      running, NULL, "discard a gone worker's samples", NULL);
 	if (!r)
 		r = exec_with(st, "DELETE FROM runs WHERE id IN (" HELD_UNRECORDED_RUNS ")", name,
-			      NULL, "discard a gone worker's runs", &runs);
+			      running, NULL, "discard a gone worker's runs", &runs);
 	if (!r)
 		r = exec_with(st,
-			      "UPDATE jobs SET state = 'queued' WHERE worker = ?1 AND state = "
-			      "'running'",
-			      name, NULL, "queue a gone worker's jobs again", &jobs);
+			      "UPDATE jobs SET state = ?3 WHERE worker = ?1 AND " FL_JOB_LIVE
+			      " AND "
+			      "state = ?2",
+			      name, running, queued, "queue a gone worker's jobs again", &jobs);
 	if (!r)
 		r = fl_store_worker_leave(st, name);
 	*requeued = (unsigned)jobs;
@@ -678,66 +707,77 @@ int fl_store_worker_take_over(fl_store *st, const char *name, unsigned *requeued
 int fl_store_worker_leave(fl_store *st, const char *name)
 {
 	int r = exec_with(st, "UPDATE machines SET worker = NULL WHERE worker = ?1", name, NULL,
-			  "release a worker's machines", NULL);
+			  NULL, "release a worker's machines", NULL);
 
 	if (!r)
 		r = exec_with(st, "UPDATE reports SET worker = NULL WHERE worker = ?1", name, NULL,
-			      "end a worker's claims on reports", NULL);
-	return r ? r : exec_with(st, "DELETE FROM workers WHERE name = ?1", name, NULL,
-				 "remove worker", NULL);
+			      NULL, "end a worker's claims on reports", NULL);
+	return r ? r
+		 : exec_with(st, "DELETE FROM workers WHERE name = ?1", name, NULL, NULL,
+			     "remove worker", NULL);
 }
 
-int fl_store_job_claim(fl_store *st, int64_t id, const char *worker, int *claimed)
+int fl_store_job_claim(fl_store *st, int64_t id, const char *queued, const char *running,
+		       const char *worker, int *claimed)
 {
 	fl_stmt *stmt;
 	int r;
 
 	if (fl_store_prepare(st, &stmt,
-			     "UPDATE jobs SET state = 'running', worker = ?2, started = unixepoch() "
-			     "WHERE id = ?1 AND state = 'queued'"))
+			     "UPDATE jobs SET state = ?4, worker = ?2, started = unixepoch() "
+			     "WHERE id = ?1 AND state = ?3"))
 		return FL_ESTORE;
 	fl_stmt_bind_int64(stmt, 1, id);
 	bind_text(stmt, 2, worker);
+	bind_text(stmt, 3, queued);
+	bind_text(stmt, 4, running);
 	if ((r = fl_store_step_done(st, stmt, "claim job")))
 		return r;
 	*claimed = fl_sql_changes(st->db) > 0;
 	return 0;
 }
 
-int fl_store_job_claim_next(fl_store *st, const char *kind, const char *machine,
-			    const char *worker, struct fl_job *j)
+int fl_store_job_claim_next(fl_store *st, const char *kind, const char *machine, const char *queued,
+			    const char *running, const char *worker, struct fl_job *j)
 {
 	fl_stmt *stmt;
 
 	memset(j, 0, sizeof(*j));
 	/* the row lock makes concurrent claimers on PostgreSQL pass each
 	 * other's rows by instead of waiting for them (pg.c: the dialect) */
-	if (fl_store_prepare(st, &stmt,
-			     "UPDATE jobs SET state = 'running', worker = ?3, started = "
-			     "unixepoch(), attempts = attempts + 1 WHERE state = 'queued' AND id = "
-			     "(SELECT id FROM jobs WHERE state = 'queued' AND kind = ?1 AND machine = "
-			     "?2 ORDER BY id LIMIT 1 /*PG: FOR UPDATE SKIP LOCKED*/) RETURNING " JOB_COLUMNS))
+	if (fl_store_prepare(
+		st, &stmt,
+		"UPDATE jobs SET state = ?5, worker = ?3, started = "
+		"unixepoch(), attempts = attempts + 1 WHERE state = ?4 AND id = "
+		"(SELECT id FROM jobs WHERE state = ?4 AND kind = ?1 AND machine = "
+		"?2 ORDER BY id LIMIT 1 /*PG: FOR UPDATE SKIP LOCKED*/) RETURNING " JOB_COLUMNS))
 		return FL_ESTORE;
 	bind_text(stmt, 1, kind);
 	bind_text(stmt, 2, machine);
 	bind_text(stmt, 3, worker);
+	bind_text(stmt, 4, queued);
+	bind_text(stmt, 5, running);
 	return one_job(st, stmt, j, "to claim");
 }
 
-int fl_store_job_held(fl_store *st, int64_t id, const char *worker, int *held)
+int fl_store_job_held(fl_store *st, int64_t id, const char *running, const char *worker, int *held)
 {
 	fl_stmt *stmt;
-	int rc;
+	int r;
 
+	*held = 0;
 	if (fl_store_prepare(st, &stmt,
-			     "SELECT 1 FROM jobs WHERE id = ?1 AND state = 'running' AND worker = ?2"))
+			     "SELECT 1 FROM jobs WHERE id = ?1 AND state = ?3 AND worker = ?2"))
 		return FL_ESTORE;
 	fl_stmt_bind_int64(stmt, 1, id);
 	bind_text(stmt, 2, worker);
-	rc = fl_stmt_step(stmt);
-	fl_stmt_finalize(stmt);
-	*held = rc == FL_SQL_ROW;
-	return rc == FL_SQL_ROW || rc == FL_SQL_DONE ? 0 : fl_store_sqlerr(st, "job holder");
+	bind_text(stmt, 3, running);
+	if ((r = fl_store_row(st, stmt, "job holder")) < 0)
+		return r;
+	if (r)
+		fl_stmt_finalize(stmt);
+	*held = r;
+	return 0;
 }
 
 int fl_store_machine_claim(fl_store *st, const char *name, const char *worker, int *claimed)
@@ -746,7 +786,7 @@ int fl_store_machine_claim(fl_store *st, const char *name, const char *worker, i
 	int r = exec_with(st,
 			  "UPDATE machines SET worker = ?2 WHERE name = ?1 AND (worker IS NULL OR "
 			  "worker = ?2)",
-			  name, worker, "claim machine", &n);
+			  name, worker, NULL, "claim machine", &n);
 
 	*claimed = n > 0;
 	return r;
@@ -755,5 +795,5 @@ int fl_store_machine_claim(fl_store *st, const char *name, const char *worker, i
 int fl_store_machine_release(fl_store *st, const char *name, const char *worker)
 {
 	return exec_with(st, "UPDATE machines SET worker = NULL WHERE name = ?1 AND worker = ?2",
-			 name, worker, "release machine", NULL);
+			 name, worker, NULL, "release machine", NULL);
 }

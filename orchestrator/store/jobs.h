@@ -16,10 +16,16 @@
  * or a proposed fix (try_id, store/try.h), each a foreign key; a run job is
  * about its parent's.
  *
- * States: queued (runnable), running (a worker or a coordinator step has
- * it), waiting (a coordinator whose child jobs are not finished), done,
- * failed. Run jobs record the run that counts (run_id) and a result: ok,
- * untestable, failed.
+ * States are the service's words (service/pipeline.h names them and what
+ * each means): the store writes the word it is given and matches the words
+ * it is given. Beside the word a job row keeps whether the job has ended
+ * (jobs.ended, 0 or 1), which the caller says whenever it sets a state that
+ * may end a job (fl_store_job_set; fl_store_job_run_done ends one); every
+ * other change of state here is between live ones. The store's own
+ * statements read ended alone: a coordinator's live children, the run jobs
+ * that ended, and the partial indexes of live jobs (jobs_live,
+ * jobs_by_worker). Run jobs record the run that counts (run_id) and a
+ * result: ok, untestable, failed.
  */
 #ifndef FL_STORE_JOBS_H
 #define FL_STORE_JOBS_H
@@ -33,7 +39,8 @@
 #define FL_JOB_NO_ROUND (-1)
 
 struct fl_job_new {
-	const char *kind; /* a row of job_kinds */
+	const char *kind;  /* a row of job_kinds */
+	const char *state; /* the live state it starts in */
 	const char *key;
 	int64_t parent_id; /* 0: none; a parent waits for its children */
 	const char *tree, *machine, *benchmark;
@@ -74,48 +81,55 @@ int fl_store_jobs_in_state(fl_store *st, const char *state, const char *kind, in
 			   struct fl_job **out, size_t *n);
 /* Children of a job in (seq, id) order. */
 int fl_store_jobs_children(fl_store *st, int64_t parent, struct fl_job **out, size_t *n);
-/* How many jobs are in each state, read in one statement: a job that moves
- * while it is read is counted once. Three counts read one after the other
- * could see a coordinator waiting but miss the child it waits for (queued
- * after the first count, running after the second). With ended 0, done and
- * failed are left 0 and only the live jobs' index entries are read, however
- * many jobs have ended (the service reads this at every turn). */
-struct fl_job_counts {
-	size_t queued, running, waiting, done, failed;
-};
-int fl_store_jobs_counts(fl_store *st, int ended, struct fl_job_counts *c);
+/* How many jobs are in each of states[0..n) (up to 8), read in one
+ * statement through the state index (jobs_by_state): counts[i] for
+ * states[i] (service/pipeline.h: fl_job_counts). */
+int fl_store_jobs_counts(fl_store *st, const char *const *states, size_t n, size_t *counts);
 
-/* queued/waiting -> running; attempt counts a run job's tries. */
-int fl_store_job_start(fl_store *st, int64_t id, int attempt);
-/* Sets state (and result, error when not NULL); done and failed stamp the end. */
-int fl_store_job_set(fl_store *st, int64_t id, const char *state, const char *result,
+/* A live job put in state running (a claimed job's word); attempt counts a
+ * run job's tries. */
+int fl_store_job_start(fl_store *st, int64_t id, const char *running, int attempt);
+/* Sets state (and result, error when not NULL) and whether it has ended
+ * (ended 1 stamps the end). */
+int fl_store_job_set(fl_store *st, int64_t id, const char *state, int ended, const char *result,
 		     const char *error);
-/* A run job's end: done with its result and the run that counts (0: none). */
-int fl_store_job_run_done(fl_store *st, int64_t id, const char *result, int64_t run_id,
-			  const char *error);
-/* The job queued again as a new one: no attempts, result, error, run or
- * times, held by no worker (what is retried is the service's policy). */
-int fl_store_job_requeue(fl_store *st, int64_t id);
-/* A coordinator waits for its children: waiting, or queued again when none is live. */
-int fl_store_job_wait(fl_store *st, int64_t id);
+/* A run job's end: state done (ended) with its result and the run that counts (0: none). */
+int fl_store_job_run_done(fl_store *st, int64_t id, const char *done, const char *result,
+			  int64_t run_id, const char *error);
+/* The job queued again (state queued, live) as a new one: no attempts,
+ * result, error, run or times, held by no worker (what is retried is the
+ * service's policy). */
+int fl_store_job_requeue(fl_store *st, int64_t id, const char *queued);
+/* A coordinator waits for its children: state waiting while one of them is
+ * live, else queued. */
+int fl_store_job_wait(fl_store *st, int64_t id, const char *waiting, const char *queued);
 /* The parent of id goes from waiting to queued once none of its children is live. */
-int fl_store_job_wake_parent(fl_store *st, int64_t id);
+int fl_store_job_wake_parent(fl_store *st, int64_t id, const char *waiting, const char *queued);
 
 /*
- * Run jobs stored before rounds were (schema version 10) get theirs once:
- * seq / (sides x repeat), sides being the roles among their siblings, for
- * the children of parent_kind jobs of benchmark that have none yet.
+ * Run jobs stored before rounds were (schema version 10): the children of
+ * parent_kind jobs of benchmark without a round, each with its seq and how
+ * many roles its siblings have (its parent's children, itself included).
+ * The service numbers them (service/pipeline.h: fl_pipeline_prepare).
  */
-int fl_store_jobs_number_rounds(fl_store *st, const char *parent_kind, const char *benchmark,
-				unsigned repeat, unsigned *numbered);
+struct fl_job_unnumbered {
+	int64_t id;
+	int seq;
+	int sides;
+};
+int fl_store_jobs_unnumbered(fl_store *st, const char *parent_kind, const char *benchmark,
+			     struct fl_job_unnumbered **out, size_t *n);
+int fl_store_job_set_round(fl_store *st, int64_t id, int round);
 
 /*
- * After a crash (no worker is running), in the caller's transaction: runs of jobs that are not done,
- * in flight or finished but never recorded by their job, are deleted with
- * their samples; running and waiting jobs become queued again; no machine
- * is held and no worker is left.
+ * After a crash (no worker is running), in the caller's transaction: runs
+ * of jobs that are not done, in flight or finished but never recorded by
+ * their job, are deleted with their samples; every live job not in state
+ * queued already is put in it again; no machine is held and no worker is
+ * left.
  */
-int fl_store_jobs_recover(fl_store *st, unsigned *requeued, unsigned *discarded);
+int fl_store_jobs_recover(fl_store *st, const char *queued, unsigned *requeued,
+			  unsigned *discarded);
 
 /*
  * Workers: the processes ("faultline watch") sharing the store, each a row
@@ -136,37 +150,42 @@ int fl_store_worker_enter(fl_store *st, const struct fl_worker *w);
 int fl_store_worker_beat(fl_store *st, const char *name, int64_t now, int *alive);
 /*
  * A gone worker's work, for the caller's transaction: the unrecorded runs
- * of the jobs it held deleted with their samples, those jobs queued again,
- * its machines released and its reports' claims ended, its row removed.
+ * of the jobs it held (in state running) deleted with their samples, those
+ * jobs queued again, its machines released and its reports' claims ended,
+ * its row removed.
  */
-int fl_store_worker_take_over(fl_store *st, const char *name, unsigned *requeued,
-			      unsigned *discarded);
+int fl_store_worker_take_over(fl_store *st, const char *name, const char *running,
+			      const char *queued, unsigned *requeued, unsigned *discarded);
 /* A worker's clean exit: its machines released, its claims on reports ended, its row removed. */
 int fl_store_worker_leave(fl_store *st, const char *name);
 /* queued -> running held by worker, if it still was queued (*claimed). */
-int fl_store_job_claim(fl_store *st, int64_t id, const char *worker, int *claimed);
+int fl_store_job_claim(fl_store *st, int64_t id, const char *queued, const char *running,
+		       const char *worker, int *claimed);
 /* The oldest queued job of kind for machine, claimed (running, held by
  * worker, one more attempt) into j; FL_ENOTFOUND when there is none. */
-int fl_store_job_claim_next(fl_store *st, const char *kind, const char *machine,
-			    const char *worker, struct fl_job *j);
-/* Whether the job is running held by worker. */
-int fl_store_job_held(fl_store *st, int64_t id, const char *worker, int *held);
+int fl_store_job_claim_next(fl_store *st, const char *kind, const char *machine, const char *queued,
+			    const char *running, const char *worker, struct fl_job *j);
+/* Whether the job is in state running held by worker. */
+int fl_store_job_held(fl_store *st, int64_t id, const char *running, const char *worker, int *held);
 /* The machine for worker, if no other worker holds it (*claimed); released. */
 int fl_store_machine_claim(fl_store *st, const char *name, const char *worker, int *claimed);
 int fl_store_machine_release(fl_store *st, const char *name, const char *worker);
 
-/* The machine pool: state online or broken, infra errors in a row. */
+/* The machine pool: state online or broken, infra errors in a row (dispatch.h's rule). */
 struct fl_machine_state {
 	char *state, *reason;
 	int infra_errors;
 };
 int fl_store_machine_state(fl_store *st, const char *name, struct fl_machine_state *m);
 void fl_machine_state_release(struct fl_machine_state *m);
-/* One more infra error; at max the machine is broken (*broken 1) with the reason. */
-int fl_store_machine_infra_error(fl_store *st, const char *name, const char *why, int max,
-				 int *broken);
-/* A run that reached the commit: the infra error count starts over. */
-int fl_store_machine_ok(fl_store *st, const char *name);
+/*
+ * fl_store_machine_state for the caller's write transaction: on PostgreSQL
+ * the row stays locked until it ends, so that no other write comes between
+ * (SQLite's writers take turns on the whole file).
+ */
+int fl_store_machine_state_locked(fl_store *st, const char *name, struct fl_machine_state *m);
+/* Stores the state, reason and count as given (the rule is the dispatcher's). */
+int fl_store_machine_set_state(fl_store *st, const char *name, const struct fl_machine_state *m);
 /* Back into the pool. FL_ENOTFOUND for an unknown machine. */
 int fl_store_machine_enable(fl_store *st, const char *name);
 /* What a backend knows of the machine (JSON: CPUs, memory, ...); *json NULL when none. */

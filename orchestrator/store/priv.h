@@ -18,10 +18,22 @@ struct fl_store {
 	char *path;
 };
 
+/* Migration i (it brings schema version i to i + 1, store/migrations.c) in the
+ * store's dialect, or PostgreSQL's own text for pg where it has one. */
+const char *fl_store_migration(int i, int pg);
+
 int fl_store_sqlerr(struct fl_store *st, const char *what);
 int fl_store_exec(struct fl_store *st, const char *sql);
 int fl_store_prepare(struct fl_store *st, fl_stmt **stmt, const char *sql);
 int fl_store_step_done(struct fl_store *st, fl_stmt *stmt, const char *what);
+/*
+ * Steps a statement that reads one row at most: 1 with the row (the caller
+ * reads its columns, then finalizes stmt), 0 when there is none, or a
+ * negative store error naming what; stmt is finalized unless there is a row.
+ * The one way the store's files read a single row; whether none is an error
+ * (FL_ENOTFOUND and what to say) is the caller's.
+ */
+int fl_store_row(struct fl_store *st, fl_stmt *stmt, const char *what);
 /* Steps an INSERT ... RETURNING id, reads the id, finalizes it. */
 int fl_store_insert_id(struct fl_store *st, fl_stmt *stmt, const char *what, int64_t *id);
 /* Binds s as text (copied), or SQL NULL when s is NULL. */
@@ -56,18 +68,19 @@ size_t fl_store_parse_numbers(const char *s, double **v);
 #define FL_RUN_ACTIVE "('queued', 'running')"
 
 /*
- * Jobs (store/jobs.c owns the table; service/queue.c the policy): a job has
- * ended when it is done or failed, and is live otherwise (the partial
- * index jobs_live is on exactly FL_JOB_LIVE). A job with a parent is a run
- * job (store/jobs.h): FL_JOB_RUNS(j) counts the run jobs of coordinator j
- * (an alias), FL_JOB_RUNS_ENDED(j) those that ended. The kinds are the
- * service's: a page that wants a job of one kind is given its name.
+ * Jobs (store/jobs.c owns the table; service/queue.c the policy): the
+ * states are the service's words (service/pipeline.h); what the store's
+ * statements read is whether a job has ended (jobs.ended, 1) or is live (0;
+ * the partial index jobs_live is on exactly FL_JOB_LIVE). A job with a
+ * parent is a run job (store/jobs.h): FL_JOB_RUNS(j) counts the run jobs of
+ * coordinator j (an alias), FL_JOB_RUNS_ENDED(j) those that ended. The
+ * kinds are the service's too: a page that wants a job of one kind is given
+ * its name.
  */
-#define FL_JOB_ENDED   "('done', 'failed')"
-#define FL_JOB_LIVE    "('queued', 'running', 'waiting')"
+#define FL_JOB_LIVE    "ended = 0"
 #define FL_JOB_RUNS(j) "(SELECT count(*) FROM jobs k WHERE k.parent_id = " j ".id)"
 #define FL_JOB_RUNS_ENDED(j)                                                                       \
-	"(SELECT count(*) FROM jobs k WHERE k.parent_id = " j ".id AND k.state IN " FL_JOB_ENDED ")"
+	"(SELECT count(*) FROM jobs k WHERE k.parent_id = " j ".id AND k.ended = 1)"
 /* The watch tag w of job j, a compare job's (a LEFT JOIN). */
 #define FL_JOB_TAG(j, w) " LEFT JOIN watch_tags " w " ON " w ".id = " j ".tag_id "
 

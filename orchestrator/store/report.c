@@ -80,15 +80,11 @@ static int report_one(fl_store *st, const char *sql, int64_t id, struct fl_repor
 	if (fl_store_prepare(st, &stmt, sql))
 		return FL_ESTORE;
 	fl_stmt_bind_int64(stmt, 1, id);
-	rc = fl_stmt_step(stmt);
-	if (rc == FL_SQL_ROW)
-		read_row(stmt, r);
+	if ((rc = fl_store_row(st, stmt, "read report")) <= 0)
+		return rc ? rc : fl_error_set(FL_ENOTFOUND, "%s %lld", missing, (long long)id);
+	read_row(stmt, r);
 	fl_stmt_finalize(stmt);
-	if (rc == FL_SQL_ROW)
-		return 0;
-	if (rc == FL_SQL_DONE)
-		return fl_error_set(FL_ENOTFOUND, "%s %lld", missing, (long long)id);
-	return fl_store_sqlerr(st, "read report");
+	return 0;
 }
 
 int fl_store_report_get(fl_store *st, int64_t id, struct fl_report *r)
@@ -114,15 +110,11 @@ int fl_store_report_by_message_id(fl_store *st, const char *mid, struct fl_repor
 			     "SELECT " REPORT_COLUMNS " FROM reports WHERE message_id = ?1"))
 		return FL_ESTORE;
 	fl_stmt_bind_text(stmt, 1, mid);
-	rc = fl_stmt_step(stmt);
-	if (rc == FL_SQL_ROW)
-		read_row(stmt, r);
+	if ((rc = fl_store_row(st, stmt, "report by Message-ID")) <= 0)
+		return rc ? rc : fl_error_set(FL_ENOTFOUND, "no report with Message-ID %s", mid);
+	read_row(stmt, r);
 	fl_stmt_finalize(stmt);
-	if (rc == FL_SQL_ROW)
-		return 0;
-	if (rc == FL_SQL_DONE)
-		return fl_error_set(FL_ENOTFOUND, "no report with Message-ID %s", mid);
-	return fl_store_sqlerr(st, "report by Message-ID");
+	return 0;
 }
 
 /* The reports the query (one integer parameter) finds, in its order. */

@@ -20,7 +20,6 @@ int fl_store_run_start(fl_store *st, const struct fl_run_new *r, int64_t *id)
 {
 	char host[256] = "";
 	fl_stmt *stmt;
-	int rc;
 
 	gethostname(host, sizeof(host) - 1);
 	if (fl_store_prepare(st, &stmt,
@@ -40,11 +39,7 @@ int fl_store_run_start(fl_store *st, const struct fl_run_new *r, int64_t *id)
 	bind_str(stmt, 9, host);
 	fl_stmt_bind_int64(stmt, 10, (int64_t)getpid());
 	fl_store_bind_id(stmt, 11, r->job_id);
-	rc = fl_stmt_step(stmt);
-	if (rc == FL_SQL_ROW)
-		*id = fl_stmt_column_int64(stmt, 0);
-	fl_stmt_finalize(stmt);
-	return rc == FL_SQL_ROW ? 0 : fl_store_sqlerr(st, "start run");
+	return fl_store_insert_id(st, stmt, "start run", id);
 }
 
 /* UPDATE ... WHERE id = ?1: FL_ENOTFOUND when no row changed. */
@@ -288,14 +283,10 @@ int fl_store_run_status(fl_store *st, int64_t run_id, char **status)
 	if (fl_store_prepare(st, &stmt, "SELECT status FROM runs WHERE id = ?1"))
 		return FL_ESTORE;
 	fl_stmt_bind_int64(stmt, 1, run_id);
-	rc = fl_stmt_step(stmt);
-	if (rc != FL_SQL_ROW) {
-		fl_stmt_finalize(stmt);
-		if (rc == FL_SQL_DONE)
-			return fl_error_set(FL_ENOTFOUND, "store %s: no run %lld", st->path,
-					    (long long)run_id);
-		return fl_store_sqlerr(st, "run status");
-	}
+	if ((rc = fl_store_row(st, stmt, "run status")) <= 0)
+		return rc ? rc
+			  : fl_error_set(FL_ENOTFOUND, "store %s: no run %lld", st->path,
+					 (long long)run_id);
 	*status = fl_xstrdup(fl_stmt_column_text(stmt, 0));
 	fl_stmt_finalize(stmt);
 	return 0;
@@ -317,13 +308,10 @@ int fl_store_run_get(fl_store *st, int64_t id, struct fl_run_row *row)
 		"FROM runs WHERE id = ?1"))
 		return FL_ESTORE;
 	fl_stmt_bind_int64(stmt, 1, id);
-	rc = fl_stmt_step(stmt);
-	if (rc != FL_SQL_ROW) {
-		fl_stmt_finalize(stmt);
-		return rc == FL_SQL_DONE ? fl_error_set(FL_ENOTFOUND, "store %s: no run %lld",
-							st->path, (long long)id)
-					 : fl_store_sqlerr(st, "get run");
-	}
+	if ((rc = fl_store_row(st, stmt, "get run")) <= 0)
+		return rc ? rc
+			  : fl_error_set(FL_ENOTFOUND, "store %s: no run %lld", st->path,
+					 (long long)id);
 	row->id = fl_stmt_column_int64(stmt, 0);
 	row->machine_id = fl_stmt_column_int64(stmt, 1);
 	row->build_id = fl_stmt_column_int64(stmt, 2);
@@ -465,16 +453,13 @@ int fl_store_run_info(fl_store *st, int64_t id, struct fl_run_info_row *out)
 			     "JOIN machines m ON m.id = r.machine_id WHERE r.id = ?1"))
 		return FL_ESTORE;
 	fl_stmt_bind_int64(stmt, 1, id);
-	rc = fl_stmt_step(stmt);
-	if (rc == FL_SQL_ROW) {
-		out->benchmark = fl_store_column_dup(stmt, 0);
-		out->machine = fl_store_column_dup(stmt, 1);
-		out->status = fl_store_column_dup(stmt, 2);
-	}
+	if ((rc = fl_store_row(st, stmt, "run info")) <= 0)
+		return rc ? rc : fl_error_set(FL_ENOTFOUND, "no run %lld", (long long)id);
+	out->benchmark = fl_store_column_dup(stmt, 0);
+	out->machine = fl_store_column_dup(stmt, 1);
+	out->status = fl_store_column_dup(stmt, 2);
 	fl_stmt_finalize(stmt);
-	if (rc == FL_SQL_DONE)
-		return fl_error_set(FL_ENOTFOUND, "no run %lld", (long long)id);
-	return rc == FL_SQL_ROW ? 0 : fl_store_sqlerr(st, "run info");
+	return 0;
 }
 
 void fl_store_run_info_release(struct fl_run_info_row *ri)
@@ -528,15 +513,4 @@ int fl_store_run_abandon(fl_store *st, int64_t id, const char *why)
 	struct fl_run_end e = {.status = "infra-error", .detail = why};
 
 	return fl_store_run_end(st, id, &e);
-}
-
-int fl_store_run_set_detail(fl_store *st, int64_t id, const char *detail)
-{
-	fl_stmt *stmt;
-
-	if (fl_store_prepare(st, &stmt, "UPDATE runs SET detail = ?2 WHERE id = ?1"))
-		return FL_ESTORE;
-	fl_stmt_bind_int64(stmt, 1, id);
-	fl_stmt_bind_text(stmt, 2, detail);
-	return fl_store_step_done(st, stmt, "set run detail");
 }

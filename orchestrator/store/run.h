@@ -1,6 +1,6 @@
 /*
  * store/run.h - runs of any machine backend in the store (tables runs,
- * samples, run_records), as machine.h's fl_machine_run() keeps them, and
+ * samples, run_records), as the dispatcher (dispatch.h) keeps them, and
  * the runs a comparison reads. The SQL lives in store/run.c, the one file
  * that writes the runs table (with store.h's older fl_store_run_create,
  * fl_store_run_finish and fl_store_samples_add, defined there too); other
@@ -119,7 +119,5 @@ int fl_store_runs_in_flight(fl_store *st, struct fl_run_owner **out, size_t *n);
 void fl_store_run_owners_free(struct fl_run_owner *o, size_t n);
 /* Ends a run left 'running' by a process that died: infra-error, detail why. */
 int fl_store_run_abandon(fl_store *st, int64_t id, const char *why);
-/* Why a run ended the way it did (runs.detail), what its page says by its status. */
-int fl_store_run_set_detail(fl_store *st, int64_t id, const char *detail);
 
 #endif

@@ -28,7 +28,8 @@ int fl_store_open(fl_store **out, const char *path, unsigned flags);
 int fl_store_is_file(const char *path);
 void fl_store_free(fl_store *st);
 
-/* The schema version of the open file, and the newest this build knows. */
+/* The schema version of the open store (or FL_ESTORE), and the newest this
+ * build knows. */
 int fl_store_version(fl_store *st);
 int fl_store_latest_version(void);
 /* Applies migrations up to version 'upto' (0 for the newest); *from gets the old version. */

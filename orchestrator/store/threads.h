@@ -1,6 +1,6 @@
 /*
  * store/threads.h - one store connection per thread, for the HTTP servers
- * (web/server.c, machine/agentapi.c): SQLite connections are not shared
+ * (web/server.c, dispatch/agentapi.c): SQLite connections are not shared
  * across threads, so each thread opens its own on first use, and it is
  * closed when the thread ends.
  */

@@ -109,14 +109,11 @@ int fl_store_regression_item(fl_store *st, int64_t id, struct fl_regression_item
 	if (fl_store_prepare(st, &stmt, ITEM_SELECT " WHERE g.id = ?1"))
 		return FL_ESTORE;
 	fl_stmt_bind_int64(stmt, 1, id);
-	rc = fl_stmt_step(stmt);
-	if (rc == FL_SQL_ROW)
-		read_item(stmt, out);
+	if ((rc = fl_store_row(st, stmt, "regression")) <= 0)
+		return rc ? rc : fl_error_set(FL_ENOTFOUND, "no regression %lld", (long long)id);
+	read_item(stmt, out);
 	fl_stmt_finalize(stmt);
-	if (rc == FL_SQL_ROW)
-		return 0;
-	return rc == FL_SQL_DONE ? fl_error_set(FL_ENOTFOUND, "no regression %lld", (long long)id)
-				 : fl_store_sqlerr(st, "regression");
+	return 0;
 }
 
 void fl_regression_item_release(struct fl_regression_item *g)
@@ -149,11 +146,11 @@ int fl_store_mail_seen(fl_store *st, const char *message_id, char **outcome)
 	if (fl_store_prepare(st, &stmt, "SELECT outcome FROM mail_seen WHERE message_id = ?1"))
 		return FL_ESTORE;
 	fl_stmt_bind_text(stmt, 1, message_id);
-	rc = fl_stmt_step(stmt);
-	if (rc == FL_SQL_ROW)
-		*outcome = fl_store_column_dup(stmt, 0);
+	if ((rc = fl_store_row(st, stmt, "mail seen")) <= 0)
+		return rc;
+	*outcome = fl_store_column_dup(stmt, 0);
 	fl_stmt_finalize(stmt);
-	return rc == FL_SQL_ROW || rc == FL_SQL_DONE ? 0 : fl_store_sqlerr(st, "mail seen");
+	return 0;
 }
 
 int fl_store_mail_mark(fl_store *st, const char *message_id, const char *sender,

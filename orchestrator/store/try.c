@@ -23,7 +23,6 @@ void fl_try_release(struct fl_try *t)
 int fl_store_try_add(fl_store *st, const struct fl_try *t, int64_t *id)
 {
 	fl_stmt *stmt;
-	int r;
 
 	if (fl_store_prepare(st, &stmt,
 			     "INSERT INTO tries(tree, regression_id, benchmark, machine, base_sha, "
@@ -44,11 +43,7 @@ int fl_store_try_add(fl_store *st, const struct fl_try *t, int64_t *id)
 	fl_stmt_bind_int64(stmt, 11, t->created);
 	fl_store_bind_opt(stmt, 12, t->purpose);
 	fl_store_bind_opt(stmt, 13, t->tag);
-	r = fl_stmt_step(stmt) == FL_SQL_ROW ? 0 : fl_store_sqlerr(st, "add try");
-	if (!r)
-		*id = fl_stmt_column_int64(stmt, 0);
-	fl_stmt_finalize(stmt);
-	return r;
+	return fl_store_insert_id(st, stmt, "add try", id);
 }
 
 int fl_store_try_get(fl_store *st, int64_t id, struct fl_try *t)
@@ -67,11 +62,8 @@ int fl_store_try_get(fl_store *st, int64_t id, struct fl_try *t)
 		"WHERE id = ?1"))
 		return FL_ESTORE;
 	fl_stmt_bind_int64(stmt, 1, id);
-	if ((rc = fl_stmt_step(stmt)) != FL_SQL_ROW) {
-		fl_stmt_finalize(stmt);
-		return rc == FL_SQL_DONE ? fl_error_set(FL_ENOTFOUND, "no try %lld", (long long)id)
-					 : fl_store_sqlerr(st, "try");
-	}
+	if ((rc = fl_store_row(st, stmt, "try")) <= 0)
+		return rc ? rc : fl_error_set(FL_ENOTFOUND, "no try %lld", (long long)id);
 	t->id = fl_stmt_column_int64(stmt, 0);
 	t->regression_id = fl_stmt_column_int64(stmt, 1);
 	t->tree = fl_store_column_dup(stmt, 2);
@@ -185,9 +177,9 @@ int fl_store_try_fixcheck_find(fl_store *st, int64_t regression_id, const char *
 		return FL_ESTORE;
 	fl_stmt_bind_int64(stmt, 1, regression_id);
 	fl_stmt_bind_text(stmt, 2, tag);
-	rc = fl_stmt_step(stmt);
-	if (rc == FL_SQL_ROW)
-		*id = fl_stmt_column_int64(stmt, 0);
+	if ((rc = fl_store_row(st, stmt, "fixcheck try")) <= 0)
+		return rc;
+	*id = fl_stmt_column_int64(stmt, 0);
 	fl_stmt_finalize(stmt);
-	return rc == FL_SQL_ROW || rc == FL_SQL_DONE ? 0 : fl_store_sqlerr(st, "fixcheck try");
+	return 0;
 }

@@ -11,17 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Steps a one-row query: 1 with the row, 0 for none (stmt finalized), or a store error. */
-static int row(fl_store *st, fl_stmt *stmt, const char *what)
-{
-	int rc = fl_stmt_step(stmt);
-
-	if (rc == FL_SQL_ROW)
-		return 1;
-	fl_stmt_finalize(stmt);
-	return rc == FL_SQL_DONE ? 0 : fl_store_sqlerr(st, what);
-}
-
 /* ---- tags ----------------------------------------------------------- */
 
 int fl_store_watch_tag_add(fl_store *st, const struct fl_watch_tag_new *t, int64_t *id)
@@ -69,7 +58,7 @@ int fl_store_watch_tag_seen(fl_store *st, int64_t tree_id, const char *tag, int 
 		return FL_ESTORE;
 	fl_stmt_bind_int64(stmt, 1, tree_id);
 	fl_stmt_bind_text(stmt, 2, tag);
-	if ((r = row(st, stmt, "watched tag")) < 0)
+	if ((r = fl_store_row(st, stmt, "watched tag")) < 0)
 		return r;
 	if (r)
 		fl_stmt_finalize(stmt);
@@ -86,7 +75,7 @@ int fl_store_watch_tags_count(fl_store *st, int64_t tree_id, size_t *count)
 				 "kind = 'tag'"))
 		return FL_ESTORE;
 	fl_stmt_bind_int64(stmt, 1, tree_id);
-	if ((r = row(st, stmt, "count watched tags")) <= 0)
+	if ((r = fl_store_row(st, stmt, "count watched tags")) <= 0)
 		return r ? r : fl_store_sqlerr(st, "count watched tags");
 	*count = (size_t)fl_stmt_column_int64(stmt, 0);
 	fl_stmt_finalize(stmt);
@@ -110,7 +99,7 @@ int fl_store_watch_head_last(fl_store *st, int64_t tree_id, const char *branch,
 		return FL_ESTORE;
 	fl_stmt_bind_int64(stmt, 1, tree_id);
 	fl_stmt_bind_text(stmt, 2, branch);
-	if ((r = row(st, stmt, "last head")) < 0)
+	if ((r = fl_store_row(st, stmt, "last head")) < 0)
 		return r;
 	if (r) {
 		*found = 1;
@@ -126,7 +115,7 @@ int fl_store_watch_head_last(fl_store *st, int64_t tree_id, const char *branch,
 		return FL_ESTORE;
 	fl_stmt_bind_int64(stmt, 1, tree_id);
 	fl_stmt_bind_text(stmt, 2, branch);
-	if ((r = row(st, stmt, "last tested head")) <= 0)
+	if ((r = fl_store_row(st, stmt, "last tested head")) <= 0)
 		return r ? r : fl_store_sqlerr(st, "last tested head");
 	*tested = fl_stmt_column_int64(stmt, 0);
 	fl_stmt_finalize(stmt);
@@ -156,7 +145,7 @@ int fl_store_watch_tag_get(fl_store *st, int64_t id, struct fl_watch_tag *t)
 			     "b.id = w.baseline_commit WHERE w.id = ?1"))
 		return FL_ESTORE;
 	fl_stmt_bind_int64(stmt, 1, id);
-	if ((r = row(st, stmt, "watched tag")) <= 0)
+	if ((r = fl_store_row(st, stmt, "watched tag")) <= 0)
 		return r ? r : fl_error_set(FL_ENOTFOUND, "no watched tag %lld", (long long)id);
 	t->id = fl_stmt_column_int64(stmt, 0);
 	t->tree_id = fl_stmt_column_int64(stmt, 1);
@@ -246,7 +235,7 @@ int fl_store_comparisons_count(fl_store *st, int64_t job_id, const char *class, 
 		return FL_ESTORE;
 	fl_stmt_bind_int64(stmt, 1, job_id);
 	fl_store_bind_opt(stmt, 2, class);
-	if ((r = row(st, stmt, "count comparisons")) <= 0)
+	if ((r = fl_store_row(st, stmt, "count comparisons")) <= 0)
 		return r ? r : fl_store_sqlerr(st, "count comparisons");
 	*n = (size_t)fl_stmt_column_int64(stmt, 0);
 	fl_stmt_finalize(stmt);
@@ -283,7 +272,7 @@ int fl_store_regression_add(fl_store *st, const struct fl_regression_new *g, int
 	if (fl_store_prepare(st, &stmt, "SELECT id FROM regressions WHERE job_id = ?1"))
 		return FL_ESTORE;
 	fl_stmt_bind_int64(stmt, 1, g->job_id);
-	if ((r = row(st, stmt, "find regression")) <= 0)
+	if ((r = fl_store_row(st, stmt, "find regression")) <= 0)
 		return r ? r : fl_store_sqlerr(st, "find regression");
 	*id = fl_stmt_column_int64(stmt, 0);
 	fl_stmt_finalize(stmt);
@@ -308,7 +297,7 @@ int fl_store_regression_get(fl_store *st, int64_t id, struct fl_regression *g)
 										   "g.id = ?1"))
 		return FL_ESTORE;
 	fl_stmt_bind_int64(stmt, 1, id);
-	if ((r = row(st, stmt, "regression")) <= 0)
+	if ((r = fl_store_row(st, stmt, "regression")) <= 0)
 		return r ? r : fl_error_set(FL_ENOTFOUND, "no regression %lld", (long long)id);
 	g->id = fl_stmt_column_int64(stmt, 0);
 	g->job_id = fl_stmt_column_int64(stmt, 1);
@@ -385,7 +374,7 @@ int fl_store_regression_bisection(fl_store *st, int64_t regression_id, const cha
 	if (fl_store_prepare(st, &stmt, "SELECT id FROM bisections WHERE regression_id = ?1"))
 		return FL_ESTORE;
 	fl_stmt_bind_int64(stmt, 1, regression_id);
-	if ((r = row(st, stmt, "find bisection")) <= 0)
+	if ((r = fl_store_row(st, stmt, "find bisection")) <= 0)
 		return r ? r : fl_store_sqlerr(st, "find bisection");
 	*id = fl_stmt_column_int64(stmt, 0);
 	fl_stmt_finalize(stmt);
@@ -426,7 +415,7 @@ int fl_store_bisection_get(fl_store *st, int64_t id, struct fl_bisection_row *b)
 			     "FROM bisections WHERE id = ?1"))
 		return FL_ESTORE;
 	fl_stmt_bind_int64(stmt, 1, id);
-	if ((r = row(st, stmt, "bisection")) <= 0)
+	if ((r = fl_store_row(st, stmt, "bisection")) <= 0)
 		return r ? r : fl_error_set(FL_ENOTFOUND, "no bisection %lld", (long long)id);
 	b->id = fl_stmt_column_int64(stmt, 0);
 	b->state = fl_store_column_dup(stmt, 1);
@@ -480,7 +469,7 @@ int fl_store_revert_get(fl_store *st, int64_t regression_id, struct fl_revert *v
 			     "conflicts, error, verdict FROM reverts WHERE regression_id = ?1"))
 		return FL_ESTORE;
 	fl_stmt_bind_int64(stmt, 1, regression_id);
-	if ((r = row(st, stmt, "revert check")) <= 0)
+	if ((r = fl_store_row(st, stmt, "revert check")) <= 0)
 		return r ? r
 			 : fl_error_set(FL_ENOTFOUND, "no revert check for regression %lld",
 					(long long)regression_id);

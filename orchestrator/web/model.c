@@ -9,13 +9,14 @@
 #include "service/pipeline.h"
 #include "store/run.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* ---- trees and their tags ---- */
 
-static int is_head(const struct fl_web_tag *t)
+static int is_head(const struct fl_view_tag *t)
 {
 	return t->kind && !strcmp(t->kind, "head");
 }
@@ -24,7 +25,7 @@ static int is_head(const struct fl_web_tag *t)
  * (their names, "<branch>@<sha>", have no version order). */
 static int cmp_tag_newest(const void *a, const void *b)
 {
-	const struct fl_web_tag *x = a, *y = b;
+	const struct fl_view_tag *x = a, *y = b;
 
 	if (is_head(x) != is_head(y))
 		return is_head(x) - is_head(y);
@@ -34,7 +35,7 @@ static int cmp_tag_newest(const void *a, const void *b)
 	return fl_version_cmp(y->name, x->name);
 }
 
-void fl_model_tags_newest(struct fl_web_tag *tags, size_t *n, size_t latest)
+void fl_model_tags_newest(struct fl_view_tag *tags, size_t *n, size_t latest)
 {
 	if (*n)
 		qsort(tags, *n, sizeof(*tags), cmp_tag_newest);
@@ -42,19 +43,59 @@ void fl_model_tags_newest(struct fl_web_tag *tags, size_t *n, size_t latest)
 		*n = latest;
 }
 
-/* The tree's newest tags (every tag a tree has is read: hundreds at most,
- * and SQL does not know version order), then their verdicts. */
-static int newest_tags(fl_store *st, fl_pool *p, struct fl_web_tree *t, size_t latest)
+/* Whether point a comes before b as a headline: of the class wanted, then
+ * the larger change, a change not stored last. */
+static int headline_before(const struct fl_view_verdict_point *a,
+			   const struct fl_view_verdict_point *b, const char *want)
 {
-	fl_model_tags_newest(t->tags, &t->ntags, latest);
-	return fl_web_tag_verdicts(st, p, t->tags, t->ntags, fl_class_decides);
+	int wa = !strcmp(a->class, want), wb = !strcmp(b->class, want);
+
+	if (wa != wb)
+		return wa;
+	if (isnan(a->change))
+		return 0;
+	return isnan(b->change) || fabs(a->change) > fabs(b->change);
 }
 
-int fl_model_trees(fl_store *st, fl_pool *p, size_t latest, struct fl_web_tree **out, size_t *n)
+void fl_model_verdict(struct fl_view_verdict *v)
+{
+	const struct fl_view_verdict_point *best = NULL;
+	const char *want;
+
+	if (!fl_job_is(v->state, FL_STATE_FAILED))
+		v->error = NULL;
+	if (v->regression_id || !fl_job_is(v->state, FL_STATE_DONE) || !v->npoints)
+		return;
+	want = v->result && fl_class_decides(v->result) ? v->result : "";
+	for (size_t i = 0; i < v->npoints; i++)
+		if (!best || headline_before(&v->points[i], best, want))
+			best = &v->points[i];
+	v->metric = best->metric;
+	v->mode = best->mode;
+	v->tasks = best->tasks;
+	v->change = best->change;
+}
+
+/* The tree's newest tags (every tag a tree has is read: hundreds at most,
+ * and SQL does not know version order), then their verdicts. */
+static int newest_tags(fl_store *st, fl_pool *p, struct fl_view_tree *t, size_t latest)
 {
 	int r;
 
-	if ((r = fl_web_trees(st, p, latest, out, n)))
+	fl_model_tags_newest(t->tags, &t->ntags, latest);
+	if ((r = fl_view_tag_verdicts(st, p, t->tags, t->ntags)))
+		return r;
+	for (size_t i = 0; i < t->ntags; i++)
+		for (size_t k = 0; k < t->tags[i].nverdicts; k++)
+			fl_model_verdict(&t->tags[i].verdicts[k]);
+	return 0;
+}
+
+int fl_model_trees(fl_store *st, fl_pool *p, size_t latest, struct fl_view_tree **out, size_t *n)
+{
+	int r;
+
+	if ((r = fl_view_trees(st, p, latest, out, n)))
 		return r;
 	for (size_t i = 0; i < *n; i++)
 		if ((r = newest_tags(st, p, &(*out)[i], latest)))
@@ -63,24 +104,24 @@ int fl_model_trees(fl_store *st, fl_pool *p, size_t latest, struct fl_web_tree *
 }
 
 int fl_model_tree_get(fl_store *st, fl_pool *p, const char *name, size_t latest,
-		      struct fl_web_tree *out)
+		      struct fl_view_tree *out)
 {
 	int r;
 
-	if ((r = fl_web_tree_get(st, p, name, latest, out)))
+	if ((r = fl_view_tree_get(st, p, name, latest, out)))
 		return r;
 	return newest_tags(st, p, out, latest);
 }
 
 /* ---- a run's points ---- */
 
-static int same_point(const struct fl_web_sample *a, const struct fl_web_sample *b)
+static int same_point(const struct fl_view_sample *a, const struct fl_view_sample *b)
 {
 	return a->tasks == b->tasks && !strcmp(a->metric, b->metric) &&
 	       !strcmp(a->mode, b->mode) && !strcmp(a->cgroup, b->cgroup);
 }
 
-void fl_model_points(fl_pool *p, const struct fl_web_sample *x, size_t nx,
+void fl_model_points(fl_pool *p, const struct fl_view_sample *x, size_t nx,
 		     struct fl_model_point **out, size_t *n)
 {
 	double *v = fl_pool_alloc(p, (nx ? nx : 1) * sizeof(*v));
@@ -108,13 +149,13 @@ void fl_model_points(fl_pool *p, const struct fl_web_sample *x, size_t nx,
 int fl_model_run_points(fl_store *st, fl_pool *p, int64_t id, struct fl_model_point **out,
 			size_t *n)
 {
-	struct fl_web_sample *x;
+	struct fl_view_sample *x;
 	size_t nx;
 	int r;
 
 	*out = NULL;
 	*n = 0;
-	if ((r = fl_web_run_samples(st, p, id, 1, 0, &x, &nx, NULL)))
+	if ((r = fl_view_run_samples(st, p, id, 1, 0, &x, &nx, NULL)))
 		return r;
 	fl_model_points(p, x, nx, out, n);
 	return 0;
@@ -190,13 +231,13 @@ static int compare_sides(fl_store *st, fl_pool *p, const struct fl_model_compare
 }
 
 /* What a plot calls a commit: its newest tag in version order, else its short sha. */
-static int commit_name(fl_store *st, fl_pool *p, const struct fl_web_commit *c, const char **name)
+static int commit_name(fl_store *st, fl_pool *p, const struct fl_view_commit *c, const char **name)
 {
 	const char **tags;
 	size_t n;
 	int r;
 
-	if ((r = fl_web_commit_tags(st, p, c->id, &tags, &n)))
+	if ((r = fl_view_commit_tags(st, p, c->id, &tags, &n)))
 		return r;
 	if (!n) {
 		char *abbrev = fl_pool_alloc(p, 13);
@@ -219,17 +260,17 @@ int fl_model_compare(fl_store *st, fl_pool *p, const struct fl_model_compare_req
 	int r;
 
 	memset(out, 0, sizeof(*out));
-	if ((r = fl_web_rev_resolve(st, p, q->tree, q->a, &out->a)) ||
-	    (r = fl_web_rev_resolve(st, p, q->tree, q->b, &out->b)) ||
-	    (r = fl_web_machine_id(st, q->machine, &out->machine_id)) ||
+	if ((r = fl_view_rev_resolve(st, p, q->tree, q->a, &out->a)) ||
+	    (r = fl_view_rev_resolve(st, p, q->tree, q->b, &out->b)) ||
+	    (r = fl_view_machine_id(st, q->machine, &out->machine_id)) ||
 	    (r = commit_name(st, p, &out->a, &out->a_name)) ||
 	    (r = commit_name(st, p, &out->b, &out->b_name)))
 		return r;
 	if (q->job) {
-		if (!(r = fl_web_job_commit_runs(st, q->job, out->a.sha, q->benchmark, q->machine,
-						 &ia, &out->a_runs)))
-			r = fl_web_job_commit_runs(st, q->job, out->b.sha, q->benchmark,
-						   q->machine, &ib, &out->b_runs);
+		if (!(r = fl_view_job_commit_runs(st, q->job, out->a.sha, q->benchmark, q->machine,
+						  &ia, &out->a_runs)))
+			r = fl_view_job_commit_runs(st, q->job, out->b.sha, q->benchmark,
+						    q->machine, &ib, &out->b_runs);
 	} else if (!(r = fl_store_commit_runs(st, out->a.sha, q->benchmark, q->machine, &ia,
 					      &out->a_runs)))
 		r = fl_store_commit_runs(st, out->b.sha, q->benchmark, q->machine, &ib,
@@ -292,12 +333,12 @@ void fl_model_series_choices(fl_pool *p, const struct fl_model_point *pts, size_
 
 static int cmp_position(const void *a, const void *b)
 {
-	return fl_version_cmp(((const struct fl_web_series_point *)a)->tag,
-			      ((const struct fl_web_series_point *)b)->tag);
+	return fl_version_cmp(((const struct fl_view_position *)a)->tag,
+			      ((const struct fl_view_position *)b)->tag);
 }
 
-void fl_model_tag_page(const struct fl_model_series_req *q, struct fl_web_series_point *pts,
-		       size_t n, struct fl_model_series *o)
+void fl_model_tag_page(const struct fl_model_series_req *q, struct fl_view_position *pts, size_t n,
+		       size_t *first, size_t *page, int *more)
 {
 	size_t k = 0, skip = (size_t)(q->page ? q->page - 1 : 0) * q->per_page, end;
 
@@ -307,62 +348,85 @@ void fl_model_tag_page(const struct fl_model_series_req *q, struct fl_web_series
 		if (!k || strcmp(pts[k - 1].tag, pts[i].tag))
 			pts[k++] = pts[i];
 	end = skip < k ? k - skip : 0;
-	o->more = end > q->per_page;
-	o->pts = o->more ? pts + (end - q->per_page) : pts;
-	o->n = o->more ? q->per_page : end;
+	*more = end > q->per_page;
+	*first = *more ? end - q->per_page : 0;
+	*page = *more ? q->per_page : end;
 }
 
 /* Commit positions come newest first: the page shows them oldest first. */
-static void commit_page(struct fl_web_series_point *pts, size_t n, struct fl_model_series *o)
+static void oldest_first(struct fl_view_position *pts, size_t n)
 {
 	for (size_t i = 0; i < n / 2; i++) {
-		struct fl_web_series_point t = pts[i];
+		struct fl_view_position t = pts[i];
 
 		pts[i] = pts[n - 1 - i];
 		pts[n - 1 - i] = t;
 	}
-	o->pts = pts;
-	o->n = n;
 }
 
-/* Positions without values of the chosen point are dropped. */
-static void drop_empty(struct fl_model_series *o)
+void fl_model_position_values(fl_pool *p, const struct fl_view_position *pts, size_t n,
+			      const struct fl_view_position_sample *x, size_t nx,
+			      struct fl_model_position **out, size_t *nout)
 {
-	size_t k = 0;
+	double *v = fl_pool_alloc(p, (nx ? nx : 1) * sizeof(*v));
+	size_t alloc = 0;
 
-	for (size_t i = 0; i < o->n; i++)
-		if (o->pts[i].n)
-			o->pts[k++] = o->pts[i];
-	o->n = k;
+	*out = NULL;
+	*nout = 0;
+	for (size_t i = 0, j = 0; i < n; i++) {
+		struct fl_model_position *pt;
+		size_t runs = 0, end = j;
+
+		for (; end < nx && x[end].position == i; end++)
+			runs += end == j || x[end].run_id != x[end - 1].run_id;
+		if (!runs)
+			continue;
+		*out = fl_pool_grow(p, *out, sizeof(**out), *nout, &alloc);
+		pt = &(*out)[(*nout)++];
+		pt->commit = pts[i].commit;
+		pt->tag = pts[i].tag;
+		pt->v = fl_pool_alloc(p, runs * sizeof(*pt->v));
+		pt->n = 0;
+		while (j < end) { /* one run's samples, then the next run's */
+			size_t k = j;
+
+			for (; k < end && x[k].run_id == x[j].run_id; k++)
+				v[k - j] = x[k].value;
+			pt->v[pt->n++] = fl_stats_mean(v, k - j);
+			j = k;
+		}
+	}
 }
 
 /* Positions by tag when asked for or when any tag has runs, else by commit. */
 static int series_positions(fl_store *st, fl_pool *p, int64_t tree, int64_t machine,
 			    const struct fl_model_series_req *q, struct fl_model_series *o)
 {
-	struct fl_web_series_point *pts = NULL;
-	size_t n = 0;
+	struct fl_view_position *pts = NULL, *page;
+	struct fl_view_position_sample *x;
+	size_t n = 0, first = 0, nx;
 	int r;
 
 	if (!q->by || !strcmp(q->by, "tag")) {
-		if ((r = fl_web_tag_positions(st, p, tree, machine, o->benchmark, &pts, &n)))
+		if ((r = fl_view_tag_positions(st, p, tree, machine, o->benchmark, &pts, &n)))
 			return r;
 		if (n || q->by) {
 			o->by = "tag";
-			fl_model_tag_page(q, pts, n, o);
+			fl_model_tag_page(q, pts, n, &first, &n, &o->more);
 		}
 	}
 	if (!o->by) {
 		o->by = "commit";
-		if ((r = fl_web_commit_positions(st, p, tree, machine, o->benchmark, q->page,
-						 q->per_page, &pts, &n, &o->more)))
+		if ((r = fl_view_commit_positions(st, p, tree, machine, o->benchmark, q->page,
+						  q->per_page, &pts, &n, &o->more)))
 			return r;
-		commit_page(pts, n, o);
+		oldest_first(pts, n);
 	}
-	if ((r = fl_web_position_values(st, p, machine, o->benchmark, o->metric, o->mode, o->tasks,
-					o->pts, o->n)))
+	page = pts ? pts + first : NULL;
+	if ((r = fl_view_position_samples(st, p, machine, o->benchmark, o->metric, o->mode,
+					  o->tasks, page, n, &x, &nx)))
 		return r;
-	drop_empty(o);
+	fl_model_position_values(p, page, n, x, nx, &o->pts, &o->n);
 	return 0;
 }
 
@@ -389,7 +453,7 @@ int fl_model_series(fl_store *st, fl_pool *p, const struct fl_model_series_req *
 		    struct fl_model_series *o)
 {
 	struct fl_model_point *pts;
-	struct fl_web_tree t;
+	struct fl_view_tree t;
 	int64_t run, machine;
 	size_t npts;
 	int r;
@@ -397,15 +461,15 @@ int fl_model_series(fl_store *st, fl_pool *p, const struct fl_model_series_req *
 	memset(o, 0, sizeof(*o));
 	o->benchmark = q->benchmark;
 	o->machine = q->machine;
-	if ((r = fl_web_tree_get(st, p, q->tree, 0, &t)) ||
-	    (r = fl_web_newest_run(st, p, t.id, q->benchmark, q->machine, &run, &o->benchmark,
-				   &o->machine)))
+	if ((r = fl_view_tree_get(st, p, q->tree, 0, &t)) ||
+	    (r = fl_view_newest_run(st, p, t.id, q->benchmark, q->machine, &run, &o->benchmark,
+				    &o->machine)))
 		return r;
 	if (!run) { /* nothing measured yet: an empty series */
 		o->by = q->by ? q->by : "commit";
 		return 0;
 	}
-	if ((r = fl_web_machine_id(st, o->machine, &machine)) ||
+	if ((r = fl_view_machine_id(st, o->machine, &machine)) ||
 	    (r = fl_model_run_points(st, p, run, &pts, &npts)))
 		return r;
 	fl_model_series_choices(p, pts, npts, q, o);

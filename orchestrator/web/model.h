@@ -1,6 +1,6 @@
 /*
  * web/model.h - what the pages show that is computed from the rows the
- * store reads (store/web.h): a tree's tags in version order with their
+ * store reads (store/view.h): a tree's tags in version order with their
  * verdicts, a run's points summarised, two kernels compared
  * (analysis/compare.h on the ok runs of each, the comparison "faultline
  * compare" prints and the report mails), and a metric's history with the
@@ -20,7 +20,7 @@
 #include "analysis/compare.h"
 #include "analysis/stats.h"
 #include "lib/pool.h"
-#include "store/web.h"
+#include "store/view.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -29,15 +29,24 @@ struct fl_config;
 
 /* ---- trees and their tags ---- */
 
-/* Every tree with its 'latest' newest commits (in history order: store/web.c's HISTORY_DESC, by
+/* Every tree with its 'latest' newest commits (in history order: store/view.c's HISTORY_DESC, by
  * commits.depth; never a revert's or a try's commit) and its 'latest' newest tags (by version) with
  * their verdicts. */
-int fl_model_trees(fl_store *st, fl_pool *p, size_t latest, struct fl_web_tree **out, size_t *n);
+int fl_model_trees(fl_store *st, fl_pool *p, size_t latest, struct fl_view_tree **out, size_t *n);
 int fl_model_tree_get(fl_store *st, fl_pool *p, const char *name, size_t latest,
-		      struct fl_web_tree *out);
+		      struct fl_view_tree *out);
 /* Orders tags newest version first (lib/version.h) and keeps the first
  * 'latest' of them (*n the count kept). */
-void fl_model_tags_newest(struct fl_web_tag *tags, size_t *n, size_t latest);
+void fl_model_tags_newest(struct fl_view_tag *tags, size_t *n, size_t latest);
+/*
+ * What a tag's verdict shows of the rows the store read: the error of a
+ * failed job only, and for a done job that found no regression the
+ * headline among its points: the largest change of its class when the
+ * class decides (fl_class_decides: the worst regression, the best
+ * improvement), else the largest change (a change not stored comes last,
+ * the first stored wins a tie).
+ */
+void fl_model_verdict(struct fl_view_verdict *v);
 
 /* ---- a run's points ---- */
 
@@ -51,7 +60,7 @@ struct fl_model_point {
 };
 /* Samples ordered by metric, mode, tasks, cgroup (as the store reads them)
  * to one point per run of equal (metric, mode, tasks, cgroup), in that order. */
-void fl_model_points(fl_pool *p, const struct fl_web_sample *x, size_t nx,
+void fl_model_points(fl_pool *p, const struct fl_view_sample *x, size_t nx,
 		     struct fl_model_point **out, size_t *n);
 /* The points of a run from its samples. */
 int fl_model_run_points(fl_store *st, fl_pool *p, int64_t id, struct fl_model_point **out,
@@ -74,8 +83,8 @@ void fl_model_cmp_opts(const struct fl_config *cfg, const char *benchmark, struc
  * empty (a_runs or b_runs says which).
  */
 struct fl_model_compare_req {
-	const char *tree;  /* NULL: any; as for fl_web_rev_resolve */
-	const char *a, *b; /* revisions, as for fl_web_rev_resolve */
+	const char *tree;  /* NULL: any; as for fl_view_rev_resolve */
+	const char *a, *b; /* revisions, as for fl_view_rev_resolve */
 	const char *benchmark, *machine;
 	struct fl_cmp_opts opts;
 	/* Not 0: only the runs this coordinator job's run jobs made (a
@@ -84,7 +93,7 @@ struct fl_model_compare_req {
 	int64_t job;
 };
 struct fl_model_compare {
-	struct fl_web_commit a, b;
+	struct fl_view_commit a, b;
 	const char *a_name, *b_name; /* a tag on the commit (the plots' labels), else the sha */
 	int64_t machine_id;
 	size_t a_runs, b_runs; /* the ok runs the rows are made of */
@@ -107,11 +116,19 @@ int fl_model_compare(fl_store *st, fl_pool *p, const struct fl_model_compare_req
  * asked for), one per commit with runs, in history order (the first-parent
  * line's length, store.h's fl_store_commit_depth). Oldest first,
  * a page of per_page positions counted from the newest (page 1 is the
- * latest history). Each position holds its run means. Empty
+ * latest history). Each position holds one value per ok run of its
+ * commit: the mean of the run's samples at the chosen point (the store
+ * reads the samples, fl_view_position_samples). Empty
  * metric/mode/tasks take the choices of the newest run (ops_per_sec when it
  * has it, the largest task count). The change points are those of the
  * page's positions.
  */
+struct fl_model_position {
+	struct fl_view_commit commit;
+	const char *tag; /* the position's tag, NULL by commit */
+	double *v;	 /* one value per ok run, in run order */
+	size_t n;
+};
 struct fl_model_series_req {
 	const char *tree, *benchmark, *machine, *metric, *mode;
 	unsigned tasks;
@@ -123,7 +140,7 @@ struct fl_model_series {
 	const char *by;					 /* tag or commit */
 	const char *benchmark, *machine, *metric, *mode; /* what was chosen */
 	unsigned tasks;
-	struct fl_web_series_point *pts;
+	struct fl_model_position *pts;
 	size_t n;
 	int more; /* older history on the next page */
 	struct fl_change_point *cps;
@@ -140,10 +157,17 @@ int fl_model_series(fl_store *st, fl_pool *p, const struct fl_model_series_req *
  * order) and the choices q leaves open taken from them. */
 void fl_model_series_choices(fl_pool *p, const struct fl_model_point *pts, size_t n,
 			     const struct fl_model_series_req *q, struct fl_model_series *o);
-/* Tag positions (fl_web_tag_positions) in version order, each name once,
- * then the page q asks for: o->pts, o->n and o->more. */
-void fl_model_tag_page(const struct fl_model_series_req *q, struct fl_web_series_point *pts,
-		       size_t n, struct fl_model_series *o);
+/* Tag positions (fl_view_tag_positions) in version order, each name once
+ * (pts reordered in place), then the page q asks for: *page of them from
+ * *first on, *more when older ones are left. */
+void fl_model_tag_page(const struct fl_model_series_req *q, struct fl_view_position *pts, size_t n,
+		       size_t *first, size_t *page, int *more);
+/* The positions pts[0..n) with their values from the samples the store read
+ * for them (fl_view_position_samples): the mean of each run's samples, a
+ * value per run in run order; positions without any are left out. */
+void fl_model_position_values(fl_pool *p, const struct fl_view_position *pts, size_t n,
+			      const struct fl_view_position_sample *x, size_t nx,
+			      struct fl_model_position **out, size_t *nout);
 /* The change points of o's positions, fl_cp_opts_init's settings (every
  * position has values). */
 int fl_model_change_points(fl_pool *p, enum fl_direction dir, struct fl_model_series *o);

@@ -9,7 +9,7 @@
 #include "lib/error.h"
 #include "lib/html.h"
 #include "service/measure.h"
-#include "store/web.h"
+#include "store/view.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -25,6 +25,24 @@ const char *fl_web_arg(const struct fl_web_req *req, const char *name)
 	return req->arg ? req->arg(req->arg_ctx, name) : NULL;
 }
 
+/* A 400 saying what is wrong with a parameter: FL_EINVAL, the message kept
+ * for fl_error_last() too. */
+static int bad_arg(struct fl_web_req *req, struct fl_web_resp *resp, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int bad_arg(struct fl_web_req *req, struct fl_web_resp *resp, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fl_web_fail_error(req, resp, fl_error_set(FL_EINVAL, "%s", msg));
+	return FL_EINVAL;
+}
+
+/* A decimal from 1 to max: 0, or -1 for anything else (the callers' 400
+ * says which parameter). */
 static int parse_positive(const char *text, unsigned long long max, unsigned long long *v)
 {
 	char *end;
@@ -40,10 +58,8 @@ int fl_web_id(struct fl_web_req *req, struct fl_web_resp *resp, const char *text
 {
 	unsigned long long v;
 
-	if (parse_positive(text, INT64_MAX, &v)) {
-		fl_web_fail(req, resp, 400, "bad id '%s': expected a positive number", text);
-		return -1;
-	}
+	if (parse_positive(text, INT64_MAX, &v))
+		return bad_arg(req, resp, "bad id '%s': expected a positive number", text);
 	*id = (int64_t)v;
 	return 0;
 }
@@ -56,10 +72,8 @@ int fl_web_uint_arg(struct fl_web_req *req, struct fl_web_resp *resp, const char
 	*v = 0;
 	if (!text)
 		return 0;
-	if (parse_positive(text, 1000000000, &x)) {
-		fl_web_fail(req, resp, 400, "bad %s '%s': expected a positive number", name, text);
-		return -1;
-	}
+	if (parse_positive(text, 1000000000, &x))
+		return bad_arg(req, resp, "bad %s '%s': expected a positive number", name, text);
 	*v = (unsigned)x;
 	return 0;
 }
@@ -67,7 +81,7 @@ int fl_web_uint_arg(struct fl_web_req *req, struct fl_web_resp *resp, const char
 int fl_web_page_arg(struct fl_web_req *req, struct fl_web_resp *resp, unsigned *page)
 {
 	if (fl_web_uint_arg(req, resp, "page", page))
-		return -1;
+		return FL_EINVAL;
 	if (!*page)
 		*page = 1;
 	return 0;
@@ -79,8 +93,7 @@ int fl_web_need_arg(struct fl_web_req *req, struct fl_web_resp *resp, const char
 	*v = fl_web_arg(req, name);
 	if (*v && **v)
 		return 0;
-	fl_web_fail(req, resp, 400, "missing parameter '%s'", name);
-	return -1;
+	return bad_arg(req, resp, "missing parameter '%s'", name);
 }
 
 int fl_web_name_arg(struct fl_web_req *req, struct fl_web_resp *resp, const char *name,
@@ -93,13 +106,11 @@ int fl_web_name_arg(struct fl_web_req *req, struct fl_web_resp *resp, const char
 		return 0;
 	}
 	for (size_t i = 0; s[i]; i++)
-		if (i >= 100 || (!isalnum((unsigned char)s[i]) && !strchr("._:+@-", s[i]))) {
-			fl_web_fail(req, resp, 400,
-				    "bad %s '%.100s': expected up to 100 letters, digits and "
-				    ". _ : + @ -",
-				    name, s);
-			return -1;
-		}
+		if (i >= 100 || (!isalnum((unsigned char)s[i]) && !strchr("._:+@-", s[i])))
+			return bad_arg(req, resp,
+				       "bad %s '%.100s': expected up to 100 letters, digits and "
+				       ". _ : + @ -",
+				       name, s);
 	return 0;
 }
 
@@ -258,7 +269,7 @@ void fl_web_compare_url(fl_buf *out, const char *tree, const char *a, const char
 
 const char *fl_web_link_rev(const char *tag, const char *sha)
 {
-	return tag && fl_web_rev_ok(tag) ? tag : sha;
+	return tag && fl_view_rev_ok(tag) ? tag : sha;
 }
 
 void fl_web_pager(fl_buf *out, const char *base, unsigned page, int more)

@@ -29,6 +29,7 @@ static int line_of(const char *text, const char *at)
 	return line;
 }
 
+/* The index of the slot named name, or -1 for none. */
 static int slot_index(const char *const *slots, const char *name, size_t len)
 {
 	for (int i = 0; slots[i]; i++)

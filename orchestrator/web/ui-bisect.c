@@ -21,13 +21,13 @@
 #define PER_PAGE 100
 
 struct bisect_page {
-	struct fl_web_bisection b;
-	struct fl_web_step *steps;
+	struct fl_view_bisection b;
+	struct fl_view_step *steps;
 	size_t nsteps;
 	unsigned page;
 	int has_revert;
-	struct fl_web_revert revert;
-	struct fl_web_regression g; /* its regression (b.regression_id not 0) */
+	struct fl_view_revert revert;
+	struct fl_view_regression g; /* its regression (b.regression_id not 0) */
 };
 
 static void confidence_plot(fl_buf *out, fl_pool *p, const struct bisect_page *bp)
@@ -61,7 +61,7 @@ static void strip_plot(fl_buf *out, fl_pool *p, const struct bisect_page *bp)
 	size_t *counts = fl_pool_alloc(p, n * sizeof(size_t));
 
 	for (size_t i = 0; i < bp->nsteps; i++) {
-		const struct fl_web_step *st = &bp->steps[i];
+		const struct fl_view_step *st = &bp->steps[i];
 		size_t g = 0;
 		double *v;
 
@@ -90,11 +90,11 @@ static void strip_plot(fl_buf *out, fl_pool *p, const struct bisect_page *bp)
 }
 
 /* Each attempt's run (status linked, detail as its title), then how the job ended. */
-static void step_runs(fl_buf *out, const struct fl_web_step *st)
+static void step_runs(fl_buf *out, const struct fl_view_step *st)
 {
 	fl_buf_adds(out, "<td class='runs'>");
 	for (size_t k = 0; k < st->nruns; k++) {
-		const struct fl_web_step_run *r = &st->runs[k];
+		const struct fl_view_step_run *r = &st->runs[k];
 
 		if (k)
 			fl_buf_adds(out, " &rarr; ");
@@ -127,7 +127,7 @@ static void steps_table(fl_buf *out, const struct bisect_page *bp)
 			 "<th>samples</th><th>median</th><th>confidence</th><th>left</th>"
 			 "<th>time</th></tr></thead>\n<tbody>\n");
 	for (size_t i = from; i < bp->nsteps && i < from + PER_PAGE; i++) {
-		const struct fl_web_step *st = &bp->steps[i];
+		const struct fl_view_step *st = &bp->steps[i];
 
 		fl_html_addf(out,
 			     "<tr id='step-%zu'><td class='num'>%zu</td><td>%s</td>"
@@ -187,7 +187,7 @@ static void verification(fl_buf *out, const struct bisect_page *bp)
 		return;
 	fl_buf_adds(out, "<ul class='verify'>\n");
 	for (size_t i = 0; i < bp->nsteps; i++) {
-		const struct fl_web_step *st = &bp->steps[i];
+		const struct fl_view_step *st = &bp->steps[i];
 
 		if (!st->phase || strcmp(st->phase, "verify"))
 			continue;
@@ -214,7 +214,7 @@ static void revert_html(fl_buf *out, const struct bisect_page *bp)
 
 static void bisect_html(fl_buf *out, fl_pool *p, const struct bisect_page *bp)
 {
-	const struct fl_web_bisection *b = &bp->b;
+	const struct fl_view_bisection *b = &bp->b;
 	fl_buf v = FL_BUF_INIT;
 
 	fl_html_addf(out, "<h1>Bisection %lld: %s</h1>\n", (long long)b->id,
@@ -296,7 +296,7 @@ static void bisect_html(fl_buf *out, fl_pool *p, const struct bisect_page *bp)
 }
 
 /* The step's run job and its runs, or null for a bisection without jobs. */
-static json_t *step_job_json(const struct fl_web_step *st)
+static json_t *step_job_json(const struct fl_view_step *st)
 {
 	json_t *runs = json_array();
 
@@ -321,7 +321,7 @@ static json_t *bisect_json(const struct bisect_page *bp)
 	json_t *o = fl_ui_bisection_json(&bp->b), *steps = json_array();
 
 	for (size_t i = 0; i < bp->nsteps; i++) {
-		const struct fl_web_step *st = &bp->steps[i];
+		const struct fl_view_step *st = &bp->steps[i];
 		json_t *v = json_array();
 
 		for (size_t k = 0; k < st->n; k++)
@@ -353,14 +353,14 @@ void fl_ui_bisect(struct fl_web_req *req, struct fl_web_resp *resp)
 
 	if (fl_web_id(req, resp, req->rest, &id) || fl_web_page_arg(req, resp, &bp.page))
 		return;
-	if ((r = fl_web_bisection_get(req->st, &req->pool, id, &bp.b)) ||
-	    (r = fl_web_bisect_steps(req->st, &req->pool, id, fl_job_kind_name(FL_JOB_BISECT),
-				     &bp.steps, &bp.nsteps)) ||
+	if ((r = fl_view_bisection_get(req->st, &req->pool, id, &bp.b)) ||
+	    (r = fl_view_bisect_steps(req->st, &req->pool, id, fl_job_kind_name(FL_JOB_BISECT),
+				      &bp.steps, &bp.nsteps)) ||
 	    (bp.b.regression_id &&
-	     (r = fl_web_regression_get(req->st, &req->pool, bp.b.regression_id, &bp.g))) ||
+	     (r = fl_view_regression_get(req->st, &req->pool, bp.b.regression_id, &bp.g))) ||
 	    (bp.b.regression_id &&
-	     (r = fl_web_revert_get(req->st, &req->pool, bp.b.regression_id,
-				    fl_job_kind_name(FL_JOB_REVERT), &bp.revert)) &&
+	     (r = fl_view_revert_get(req->st, &req->pool, bp.b.regression_id,
+				     fl_job_kind_name(FL_JOB_REVERT), &bp.revert)) &&
 	     r != FL_ENOTFOUND)) {
 		fl_web_fail_error(req, resp, r);
 		return;

@@ -18,22 +18,22 @@
 
 struct commit_page {
 	const char *sha, *tree;	    /* tree: NULL for any */
-	struct fl_web_commit *rows; /* one per tree that has it */
+	struct fl_view_commit *rows; /* one per tree that has it */
 	size_t nrows;
 	const char **tags;
 	size_t ntags;
-	struct fl_web_run *runs;
+	struct fl_view_run *runs;
 	size_t nruns;
 	int more_runs;
 	unsigned page;
-	struct fl_web_regression *regs;
+	struct fl_view_regression *regs;
 	size_t nregs;
-	struct fl_web_bisection *bis;
+	struct fl_view_bisection *bis;
 	size_t nbis;
 };
 
 /* The tree's web_url with the sha in place of its %s (%% a %), or NULL. */
-static void web_link(fl_buf *out, const struct fl_config *cfg, const struct fl_web_commit *c)
+static void web_link(fl_buf *out, const struct fl_config *cfg, const struct fl_view_commit *c)
 {
 	const struct fl_tree_conf *t = cfg && c->tree ? fl_config_tree(cfg, c->tree) : NULL;
 	fl_buf url = FL_BUF_INIT;
@@ -57,7 +57,7 @@ static void web_link(fl_buf *out, const struct fl_config *cfg, const struct fl_w
 
 static void commit_html(fl_buf *out, const struct fl_config *cfg, const struct commit_page *cp)
 {
-	const struct fl_web_commit *c = &cp->rows[0];
+	const struct fl_view_commit *c = &cp->rows[0];
 	fl_buf v = FL_BUF_INIT;
 	char abbrev[13];
 
@@ -122,19 +122,19 @@ static json_t *commit_json(const struct commit_page *cp)
 static int load(struct fl_web_req *req, struct commit_page *cp)
 {
 	fl_pool *p = &req->pool;
-	struct fl_web_commit c;
+	struct fl_view_commit c;
 	int r;
 
 	/* a prefix or a tag is resolved first (in the tree, when named) */
-	if ((r = fl_web_rev_resolve(req->st, p, cp->tree, cp->sha, &c)))
+	if ((r = fl_view_rev_resolve(req->st, p, cp->tree, cp->sha, &c)))
 		return r;
 	cp->sha = c.sha;
-	if ((r = fl_web_commit_rows(req->st, p, cp->sha, cp->tree, &cp->rows, &cp->nrows)) ||
-	    (r = fl_web_commit_tags(req->st, p, cp->rows[0].id, &cp->tags, &cp->ntags)) ||
-	    (r = fl_web_commit_run_list(req->st, p, cp->sha, cp->page, RUNS, &cp->runs, &cp->nruns,
-					&cp->more_runs)) ||
-	    (r = fl_web_commit_regressions(req->st, p, cp->sha, &cp->regs, &cp->nregs)) ||
-	    (r = fl_web_commit_bisections(req->st, p, cp->sha, &cp->bis, &cp->nbis)))
+	if ((r = fl_view_commit_rows(req->st, p, cp->sha, cp->tree, &cp->rows, &cp->nrows)) ||
+	    (r = fl_view_commit_tags(req->st, p, cp->rows[0].id, &cp->tags, &cp->ntags)) ||
+	    (r = fl_view_commit_run_list(req->st, p, cp->sha, cp->page, RUNS, &cp->runs, &cp->nruns,
+					 &cp->more_runs)) ||
+	    (r = fl_view_commit_regressions(req->st, p, cp->sha, &cp->regs, &cp->nregs)) ||
+	    (r = fl_view_commit_bisections(req->st, p, cp->sha, &cp->bis, &cp->nbis)))
 		return r;
 	return 0;
 }

@@ -26,10 +26,10 @@
 struct compare_page {
 	struct fl_model_compare_req q;
 	int has_regression; /* regression=ID: its headline, and its comparison's runs */
-	struct fl_web_regression g;
+	struct fl_view_regression g;
 	struct fl_model_compare c;
 	const char *metric; /* the plotted metric */
-	struct fl_web_run *a_runs, *b_runs;
+	struct fl_view_run *a_runs, *b_runs;
 	size_t na, nb;
 	int a_more, b_more;
 };
@@ -373,7 +373,7 @@ static void locks_nodes_html(fl_buf *out, const struct compare_page *cp)
 	nodes_html(out, cp);
 }
 
-static void side(fl_buf *out, const char *name, const char *rev, const struct fl_web_commit *c,
+static void side(fl_buf *out, const char *name, const char *rev, const struct fl_view_commit *c,
 		 size_t runs)
 {
 	fl_html_addf(out, "<dt>%s <code>%s</code></dt><dd>", name, rev);
@@ -511,11 +511,12 @@ static int load(struct fl_web_req *req, struct compare_page *cp)
 	int r;
 
 	if ((r = fl_model_compare(req->st, &req->pool, &cp->q, &cp->c)) ||
-	    (r = fl_web_compare_runs(req->st, &req->pool, cp->c.a.id, cp->q.benchmark,
-				     cp->c.machine_id, 1, RUNS, &cp->a_runs, &cp->na,
-				     &cp->a_more)) ||
-	    (r = fl_web_compare_runs(req->st, &req->pool, cp->c.b.id, cp->q.benchmark,
-				     cp->c.machine_id, 1, RUNS, &cp->b_runs, &cp->nb, &cp->b_more)))
+	    (r = fl_view_compare_runs(req->st, &req->pool, cp->c.a.id, cp->q.benchmark,
+				      cp->c.machine_id, 1, RUNS, &cp->a_runs, &cp->na,
+				      &cp->a_more)) ||
+	    (r = fl_view_compare_runs(req->st, &req->pool, cp->c.b.id, cp->q.benchmark,
+				      cp->c.machine_id, 1, RUNS, &cp->b_runs, &cp->nb,
+				      &cp->b_more)))
 		return r;
 	if (!cp->metric) {
 		cp->metric = cp->c.nmetric ? cp->c.rows[0].what : "ops_per_sec";
@@ -565,7 +566,7 @@ void fl_ui_compare(struct fl_web_req *req, struct fl_web_resp *resp)
 
 		if (fl_web_id(req, resp, fl_web_arg(req, "regression"), &id))
 			return;
-		if ((r = fl_web_regression_get(req->st, &req->pool, id, &cp.g))) {
+		if ((r = fl_view_regression_get(req->st, &req->pool, id, &cp.g))) {
 			fl_web_fail_error(req, resp, r);
 			return;
 		}

@@ -18,40 +18,40 @@
 #define ROWS   20
 
 struct dashboard {
-	struct fl_web_tree *trees;
+	struct fl_view_tree *trees;
 	size_t ntrees;
-	struct fl_web_regression *open;
+	struct fl_view_regression *open;
 	size_t nopen;
-	struct fl_web_bisection *bisecting;
+	struct fl_view_bisection *bisecting;
 	size_t nbisecting;
-	struct fl_web_job *jobs;
+	struct fl_view_job *jobs;
 	size_t njobs;
-	struct fl_web_machine *broken;
+	struct fl_view_machine *broken;
 	size_t nbroken;
-	struct fl_web_run *active, *recent;
+	struct fl_view_run *active, *recent;
 	size_t nactive, nrecent;
 	int more_open, more_bisecting, more_jobs, more_active, more_recent;
 };
 
 static int load(struct fl_web_req *req, struct dashboard *d)
 {
-	struct fl_web_run_filter active = {.active = 1}, all = {0};
-	struct fl_web_bisect_filter running = {.state = "running"};
-	struct fl_web_job_filter live = {.live = 1};
+	struct fl_view_run_filter active = {.active = 1}, all = {0};
+	struct fl_view_bisect_filter running = {.state = "running"};
+	struct fl_view_job_filter live = {.live = 1};
 	fl_pool *p = &req->pool;
 	int r;
 
 	if ((r = fl_model_trees(req->st, p, LATEST, &d->trees, &d->ntrees)) ||
-	    (r = fl_web_regressions(req->st, p, "open", 1, ROWS, &d->open, &d->nopen,
-				    &d->more_open)) ||
-	    (r = fl_web_bisections(req->st, p, &running, 1, ROWS, &d->bisecting, &d->nbisecting,
-				   &d->more_bisecting)) ||
-	    (r = fl_web_jobs(req->st, p, &live, 1, ROWS, &d->jobs, &d->njobs, &d->more_jobs)) ||
-	    (r = fl_web_machines(req->st, p, "broken", &d->broken, &d->nbroken)) ||
-	    (r = fl_web_runs(req->st, p, &active, 1, ROWS, &d->active, &d->nactive,
-			     &d->more_active)) ||
-	    (r = fl_web_runs(req->st, p, &all, 1, ROWS / 2, &d->recent, &d->nrecent,
-			     &d->more_recent)))
+	    (r = fl_view_regressions(req->st, p, "open", 1, ROWS, &d->open, &d->nopen,
+				     &d->more_open)) ||
+	    (r = fl_view_bisections(req->st, p, &running, 1, ROWS, &d->bisecting, &d->nbisecting,
+				    &d->more_bisecting)) ||
+	    (r = fl_view_jobs(req->st, p, &live, 1, ROWS, &d->jobs, &d->njobs, &d->more_jobs)) ||
+	    (r = fl_view_machines(req->st, p, "broken", &d->broken, &d->nbroken)) ||
+	    (r = fl_view_runs(req->st, p, &active, 1, ROWS, &d->active, &d->nactive,
+			      &d->more_active)) ||
+	    (r = fl_view_runs(req->st, p, &all, 1, ROWS / 2, &d->recent, &d->nrecent,
+			      &d->more_recent)))
 		return r;
 	return 0;
 }
@@ -61,7 +61,7 @@ static json_t *trees_json(const struct dashboard *d)
 	json_t *a = json_array();
 
 	for (size_t i = 0; i < d->ntrees; i++) {
-		const struct fl_web_tree *t = &d->trees[i];
+		const struct fl_view_tree *t = &d->trees[i];
 		json_t *latest = json_array();
 
 		for (size_t j = 0; j < t->nlatest; j++)
@@ -79,14 +79,14 @@ struct column {
 	const char *benchmark, *machine;
 };
 
-static size_t tag_columns(fl_pool *p, const struct fl_web_tree *t, struct column **out)
+static size_t tag_columns(fl_pool *p, const struct fl_view_tree *t, struct column **out)
 {
 	size_t n = 0, alloc = 0;
 
 	*out = NULL;
 	for (size_t i = 0; i < t->ntags; i++)
 		for (size_t k = 0; k < t->tags[i].nverdicts; k++) {
-			const struct fl_web_verdict *v = &t->tags[i].verdicts[k];
+			const struct fl_view_verdict *v = &t->tags[i].verdicts[k];
 			size_t c = 0;
 
 			while (c < n && (strcmp((*out)[c].benchmark, v->benchmark) ||
@@ -100,7 +100,8 @@ static size_t tag_columns(fl_pool *p, const struct fl_web_tree *t, struct column
 	return n;
 }
 
-static void verdict_cell(fl_buf *out, const struct fl_web_tag *tag, const struct fl_web_verdict *v)
+static void verdict_cell(fl_buf *out, const struct fl_view_tag *tag,
+			 const struct fl_view_verdict *v)
 {
 	fl_buf url = FL_BUF_INIT;
 	const char *word;
@@ -122,13 +123,13 @@ static void verdict_cell(fl_buf *out, const struct fl_web_tag *tag, const struct
 		fl_html_addf(out, " <small>%s%S%s.%u</small>", v->mode, *v->mode ? "." : "",
 			     v->metric, v->tasks);
 	}
-	if (v->runs_total && strcmp(v->state, "done") && strcmp(v->state, "failed"))
+	if (v->runs_total && !fl_job_ended(v->state))
 		fl_html_addf(out, " <small>%zu of %zu runs</small>", v->runs_done, v->runs_total);
-	else if (!strcmp(v->state, "queued"))
+	else if (fl_job_is(v->state, FL_STATE_QUEUED))
 		fl_buf_adds(out, " <small>queued</small>");
-	if (!strcmp(v->state, "failed")) /* the jobs page says why and how to retry */
-		fl_html_addf(out, " <a href='/jobs?state=failed#job-%lld'>job %lld: why, retry</a>",
-			     (long long)v->job_id, (long long)v->job_id);
+	if (fl_job_is(v->state, FL_STATE_FAILED)) /* the jobs page says why and how to retry */
+		fl_html_addf(out, " <a href='/jobs?state=%s#job-%lld'>job %lld: why, retry</a>",
+			     v->state, (long long)v->job_id, (long long)v->job_id);
 	if (v->regression_id)
 		fl_html_addf(out, " <a href='/regression/%lld'>regression %lld</a>",
 			     (long long)v->regression_id, (long long)v->regression_id);
@@ -136,7 +137,8 @@ static void verdict_cell(fl_buf *out, const struct fl_web_tag *tag, const struct
 	fl_buf_free(&url);
 }
 
-static const struct fl_web_verdict *find_verdict(const struct fl_web_tag *t, const struct column *c)
+static const struct fl_view_verdict *find_verdict(const struct fl_view_tag *t,
+						  const struct column *c)
 {
 	for (size_t k = 0; k < t->nverdicts; k++)
 		if (!strcmp(t->verdicts[k].benchmark, c->benchmark) &&
@@ -145,7 +147,7 @@ static const struct fl_web_verdict *find_verdict(const struct fl_web_tag *t, con
 	return NULL;
 }
 
-static void tags_table(fl_buf *out, fl_pool *p, const struct fl_web_tree *t)
+static void tags_table(fl_buf *out, fl_pool *p, const struct fl_view_tree *t)
 {
 	struct column *cols;
 	size_t ncols = tag_columns(p, t, &cols);
@@ -157,7 +159,7 @@ static void tags_table(fl_buf *out, fl_pool *p, const struct fl_web_tree *t)
 		fl_html_addf(out, "<th>%s on %s</th>", cols[c].benchmark, cols[c].machine);
 	fl_buf_adds(out, "</tr></thead>\n<tbody>\n");
 	for (size_t i = 0; i < t->ntags; i++) {
-		const struct fl_web_tag *tag = &t->tags[i];
+		const struct fl_view_tag *tag = &t->tags[i];
 
 		fl_html_addf(out, "<tr><td><span class='tag'>%s</span> ", tag->name);
 		fl_web_commit_html(out, tag->commit.sha, NULL);
@@ -182,7 +184,7 @@ static void trees_html(fl_buf *out, fl_pool *p, const struct dashboard *d)
 	if (!d->ntrees)
 		fl_buf_adds(out, "<p class='empty'>No trees yet.</p>\n");
 	for (size_t i = 0; i < d->ntrees; i++) {
-		const struct fl_web_tree *t = &d->trees[i];
+		const struct fl_view_tree *t = &d->trees[i];
 		fl_buf url = FL_BUF_INIT;
 
 		fl_buf_adds(&url, "/tree/");

@@ -14,8 +14,8 @@
 
 void fl_ui_runs(struct fl_web_req *req, struct fl_web_resp *resp)
 {
-	struct fl_web_run_filter f = {0};
-	struct fl_web_run *runs;
+	struct fl_view_run_filter f = {0};
+	struct fl_view_run *runs;
 	fl_buf b = FL_BUF_INIT, url = FL_BUF_INIT;
 	unsigned page;
 	size_t n;
@@ -26,7 +26,7 @@ void fl_ui_runs(struct fl_web_req *req, struct fl_web_resp *resp)
 	    fl_web_name_arg(req, resp, "machine", &f.machine) ||
 	    fl_web_name_arg(req, resp, "status", &f.status))
 		return;
-	if ((r = fl_web_runs(req->st, &req->pool, &f, page, PER_PAGE, &runs, &n, &more))) {
+	if ((r = fl_view_runs(req->st, &req->pool, &f, page, PER_PAGE, &runs, &n, &more))) {
 		fl_web_fail_error(req, resp, r);
 		return;
 	}
@@ -54,8 +54,8 @@ void fl_ui_runs(struct fl_web_req *req, struct fl_web_resp *resp)
 
 void fl_ui_bisections(struct fl_web_req *req, struct fl_web_resp *resp)
 {
-	struct fl_web_bisect_filter f = {0};
-	struct fl_web_bisection *bs;
+	struct fl_view_bisect_filter f = {0};
+	struct fl_view_bisection *bs;
 	fl_buf b = FL_BUF_INIT, url = FL_BUF_INIT;
 	unsigned page;
 	size_t n;
@@ -63,7 +63,7 @@ void fl_ui_bisections(struct fl_web_req *req, struct fl_web_resp *resp)
 
 	if (fl_web_page_arg(req, resp, &page) || fl_web_name_arg(req, resp, "state", &f.state))
 		return;
-	if ((r = fl_web_bisections(req->st, &req->pool, &f, page, PER_PAGE, &bs, &n, &more))) {
+	if ((r = fl_view_bisections(req->st, &req->pool, &f, page, PER_PAGE, &bs, &n, &more))) {
 		fl_web_fail_error(req, resp, r);
 		return;
 	}
@@ -87,7 +87,7 @@ void fl_ui_regressions(struct fl_web_req *req, struct fl_web_resp *resp)
 {
 	static const char *const states[] = {NULL, FL_REG_OPEN, FL_REG_FIXED, FL_REG_INVALID,
 					     FL_REG_DUPLICATE};
-	struct fl_web_regression *g;
+	struct fl_view_regression *g;
 	fl_buf b = FL_BUF_INIT, url = FL_BUF_INIT;
 	const char *state;
 	unsigned page;
@@ -96,7 +96,7 @@ void fl_ui_regressions(struct fl_web_req *req, struct fl_web_resp *resp)
 
 	if (fl_web_page_arg(req, resp, &page) || fl_web_name_arg(req, resp, "state", &state))
 		return;
-	if ((r = fl_web_regressions(req->st, &req->pool, state, page, PER_PAGE, &g, &n, &more))) {
+	if ((r = fl_view_regressions(req->st, &req->pool, state, page, PER_PAGE, &g, &n, &more))) {
 		fl_web_fail_error(req, resp, r);
 		return;
 	}
@@ -128,9 +128,9 @@ void fl_ui_regressions(struct fl_web_req *req, struct fl_web_resp *resp)
 /* The watch service's queue: ?state=live (queued, running, waiting) or a state, ?kind=K. */
 void fl_ui_jobs(struct fl_web_req *req, struct fl_web_resp *resp)
 {
-	struct fl_web_job_filter f = {0};
+	struct fl_view_job_filter f = {0};
 	enum fl_job_kind kind;
-	struct fl_web_job *jobs;
+	struct fl_view_job *jobs;
 	fl_buf b = FL_BUF_INIT, url = FL_BUF_INIT;
 	const char *state;
 	unsigned page;
@@ -147,7 +147,7 @@ void fl_ui_jobs(struct fl_web_req *req, struct fl_web_resp *resp)
 	f.kind = f.kind ? fl_job_kind_name(kind) : NULL;
 	f.live = state && !strcmp(state, "live");
 	f.state = f.live ? NULL : state;
-	if ((r = fl_web_jobs(req->st, &req->pool, &f, page, PER_PAGE, &jobs, &n, &more))) {
+	if ((r = fl_view_jobs(req->st, &req->pool, &f, page, PER_PAGE, &jobs, &n, &more))) {
 		fl_web_fail_error(req, resp, r);
 		return;
 	}

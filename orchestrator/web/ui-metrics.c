@@ -1,7 +1,7 @@
 /*
  * web/ui-metrics.c - /metrics: the service's state for Prometheus, in its
  * text exposition format 0.0.4. The store counts rows and lists spans
- * (store/web.h's fl_web_counts, fl_web_spans); this page formats them:
+ * (store/view.h's fl_view_counts, fl_view_spans); this page formats them:
  *
  *   faultline_jobs{kind,state}            the watch service's queue
  *   faultline_runs{status}                runs by status
@@ -25,7 +25,6 @@
 #define FL_VERSION "0"
 #endif
 
-static const char *const job_states[] = {"queued", "running", "waiting", "done", "failed"};
 static const char *const mail_states[] = {"pending", "sent", "failed"};
 static const char *const machine_states[] = {"online", "broken"};
 /* seconds: from a boot under TCG to a kernel build from scratch */
@@ -52,7 +51,7 @@ static void head(fl_buf *out, const char *name, const char *type, const char *he
 	fl_buf_addf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-static int64_t count_of(const struct fl_web_count *c, size_t n, const char *a, const char *b)
+static int64_t count_of(const struct fl_view_count *c, size_t n, const char *a, const char *b)
 {
 	for (size_t i = 0; i < n; i++)
 		if (c[i].a && !strcmp(c[i].a, a) && (!b || (c[i].b && !strcmp(c[i].b, b))))
@@ -68,15 +67,17 @@ static int listed(const char *const *v, size_t n, const char *s)
 	return 0;
 }
 
-static void jobs(fl_buf *out, const struct fl_web_count *c, size_t n)
+static void jobs(fl_buf *out, const struct fl_view_count *c, size_t n)
 {
-	const char *kinds[FL_JOB_NKINDS];
+	const char *kinds[FL_JOB_NKINDS], *job_states[FL_JOB_NSTATES];
 
 	head(out, "faultline_jobs", "gauge",
 	     "Jobs in the watch service's queue by kind and state.");
+	for (int s = 0; s < FL_JOB_NSTATES; s++)
+		job_states[s] = fl_job_state_name((enum fl_job_state)s);
 	for (int k = 0; k < FL_JOB_NKINDS; k++) {
 		kinds[k] = fl_job_kind_name((enum fl_job_kind)k);
-		for (size_t s = 0; s < sizeof(job_states) / sizeof(job_states[0]); s++) {
+		for (size_t s = 0; s < FL_JOB_NSTATES; s++) {
 			fl_buf_adds(out, "faultline_jobs{");
 			label(out, "kind", kinds[k]);
 			fl_buf_addch(out, ',');
@@ -88,7 +89,7 @@ static void jobs(fl_buf *out, const struct fl_web_count *c, size_t n)
 	/* rows of a kind or state this build does not know (an older or newer writer) */
 	for (size_t i = 0; i < n; i++) {
 		if (listed(kinds, FL_JOB_NKINDS, c[i].a) &&
-		    listed(job_states, sizeof(job_states) / sizeof(job_states[0]), c[i].b))
+		    listed(job_states, FL_JOB_NSTATES, c[i].b))
 			continue;
 		fl_buf_adds(out, "faultline_jobs{");
 		label(out, "kind", c[i].a);
@@ -100,7 +101,7 @@ static void jobs(fl_buf *out, const struct fl_web_count *c, size_t n)
 
 /* One label's values: the known ones (0 without rows), then any other the store has. */
 static void by_one(fl_buf *out, const char *name, const char *key, const char *const *known,
-		   size_t nknown, const struct fl_web_count *c, size_t n)
+		   size_t nknown, const struct fl_view_count *c, size_t n)
 {
 	for (size_t i = 0; i < nknown; i++) {
 		fl_buf_addf(out, "%s{", name);
@@ -116,7 +117,7 @@ static void by_one(fl_buf *out, const char *name, const char *key, const char *c
 	}
 }
 
-static void histogram(fl_buf *out, const char *name, const char *help, const struct fl_web_span *x,
+static void histogram(fl_buf *out, const char *name, const char *help, const struct fl_view_span *x,
 		      size_t n)
 {
 	size_t counts[NBUCKETS] = {0};
@@ -140,27 +141,27 @@ static void histogram(fl_buf *out, const char *name, const char *help, const str
 		    name, sum, name, total);
 }
 
-static int load_counts(struct fl_web_req *req, enum fl_web_count_of of, struct fl_web_count **c,
+static int load_counts(struct fl_web_req *req, enum fl_view_count_of of, struct fl_view_count **c,
 		       size_t *n)
 {
-	return fl_web_counts(req->st, &req->pool, of, c, n);
+	return fl_view_counts(req->st, &req->pool, of, c, n);
 }
 
 void fl_ui_metrics(struct fl_web_req *req, struct fl_web_resp *resp)
 {
-	struct fl_web_count *cj, *cr, *cm, *cmach;
+	struct fl_view_count *cj, *cr, *cm, *cmach;
 	size_t nj, nr, nm, nmach, nspan[3];
-	struct fl_web_span *spans[3];
+	struct fl_view_span *spans[3];
 	fl_buf b = FL_BUF_INIT;
 	int r;
 
-	if ((r = load_counts(req, FL_WEB_COUNT_JOBS, &cj, &nj)) ||
-	    (r = load_counts(req, FL_WEB_COUNT_RUNS, &cr, &nr)) ||
-	    (r = load_counts(req, FL_WEB_COUNT_REPORTS, &cm, &nm)) ||
-	    (r = load_counts(req, FL_WEB_COUNT_MACHINES, &cmach, &nmach)) ||
-	    (r = fl_web_spans(req->st, &req->pool, FL_WEB_SPAN_BUILD, &spans[0], &nspan[0])) ||
-	    (r = fl_web_spans(req->st, &req->pool, FL_WEB_SPAN_BOOT, &spans[1], &nspan[1])) ||
-	    (r = fl_web_spans(req->st, &req->pool, FL_WEB_SPAN_MEASURE, &spans[2], &nspan[2]))) {
+	if ((r = load_counts(req, FL_VIEW_COUNT_JOBS, &cj, &nj)) ||
+	    (r = load_counts(req, FL_VIEW_COUNT_RUNS, &cr, &nr)) ||
+	    (r = load_counts(req, FL_VIEW_COUNT_REPORTS, &cm, &nm)) ||
+	    (r = load_counts(req, FL_VIEW_COUNT_MACHINES, &cmach, &nmach)) ||
+	    (r = fl_view_spans(req->st, &req->pool, FL_VIEW_SPAN_BUILD, &spans[0], &nspan[0])) ||
+	    (r = fl_view_spans(req->st, &req->pool, FL_VIEW_SPAN_BOOT, &spans[1], &nspan[1])) ||
+	    (r = fl_view_spans(req->st, &req->pool, FL_VIEW_SPAN_MEASURE, &spans[2], &nspan[2]))) {
 		fl_web_fail_error(req, resp, r);
 		return;
 	}

@@ -24,24 +24,24 @@
 #define RUNS 50
 
 struct regression_page {
-	struct fl_web_regression g;
+	struct fl_view_regression g;
 	struct fl_regression_item life;
-	struct fl_web_bisection *bs;
-	struct fl_web_report *reports;
+	struct fl_view_bisection *bs;
+	struct fl_view_report *reports;
 	size_t nbs, nreports;
-	struct fl_web_comparison *rows;
+	struct fl_view_comparison *rows;
 	size_t nrows;
-	struct fl_web_run *runs;
+	struct fl_view_run *runs;
 	size_t nruns;
 	int more_runs, has_revert;
-	struct fl_web_revert revert;
+	struct fl_view_revert revert;
 	int64_t *tries;
 	size_t ntries;
 };
 
 static void regression_html(fl_buf *out, const struct regression_page *rp)
 {
-	const struct fl_web_regression *g = &rp->g;
+	const struct fl_view_regression *g = &rp->g;
 	fl_buf v = FL_BUF_INIT;
 
 	fl_html_addf(out, "<h1>Regression %lld: %.1f%% %s.%s.%s</h1>\n<dl class='facts'>\n",
@@ -146,25 +146,25 @@ static void regression_html(fl_buf *out, const struct regression_page *rp)
 		fl_ui_report_html(out, &rp->reports[i]);
 }
 
-static int load(struct fl_web_req *req, int64_t id, const struct fl_web_bisect_filter *f,
+static int load(struct fl_web_req *req, int64_t id, const struct fl_view_bisect_filter *f,
 		struct regression_page *rp)
 {
 	fl_pool *p = &req->pool;
 	int more, r;
 
-	if ((r = fl_web_regression_get(req->st, p, id, &rp->g)) ||
-	    (r = fl_web_bisections(req->st, p, f, 1, 100, &rp->bs, &rp->nbs, &more)) ||
-	    (r = fl_web_reports_of(req->st, p, id, &rp->reports, &rp->nreports)))
+	if ((r = fl_view_regression_get(req->st, p, id, &rp->g)) ||
+	    (r = fl_view_bisections(req->st, p, f, 1, 100, &rp->bs, &rp->nbs, &more)) ||
+	    (r = fl_view_reports_of(req->st, p, id, &rp->reports, &rp->nreports)))
 		return r;
 	if (rp->g.job_id &&
-	    ((r = fl_web_comparisons(req->st, p, rp->g.job_id, &rp->rows, &rp->nrows)) ||
-	     (r = fl_web_job_runs(req->st, p, rp->g.job_id, 1, RUNS, &rp->runs, &rp->nruns,
-				  &rp->more_runs))))
+	    ((r = fl_view_comparisons(req->st, p, rp->g.job_id, &rp->rows, &rp->nrows)) ||
+	     (r = fl_view_job_runs(req->st, p, rp->g.job_id, 1, RUNS, &rp->runs, &rp->nruns,
+				   &rp->more_runs))))
 		return r;
 	if ((r = fl_store_tries_of(req->st, id, &rp->tries, &rp->ntries)) ||
 	    (r = fl_store_regression_item(req->st, id, &rp->life)))
 		return r;
-	r = fl_web_revert_get(req->st, p, id, fl_job_kind_name(FL_JOB_REVERT), &rp->revert);
+	r = fl_view_revert_get(req->st, p, id, fl_job_kind_name(FL_JOB_REVERT), &rp->revert);
 	rp->has_revert = !r;
 	return r == FL_ENOTFOUND ? 0 : r;
 }
@@ -172,7 +172,7 @@ static int load(struct fl_web_req *req, int64_t id, const struct fl_web_bisect_f
 void fl_ui_regression(struct fl_web_req *req, struct fl_web_resp *resp)
 {
 	struct regression_page rp = {0};
-	struct fl_web_bisect_filter f = {0};
+	struct fl_view_bisect_filter f = {0};
 	fl_buf b = FL_BUF_INIT;
 	char title[48];
 	int r;
@@ -223,7 +223,7 @@ void fl_ui_regression(struct fl_web_req *req, struct fl_web_resp *resp)
 
 void fl_ui_report(struct fl_web_req *req, struct fl_web_resp *resp)
 {
-	struct fl_web_report rep;
+	struct fl_view_report rep;
 	fl_buf b = FL_BUF_INIT;
 	char title[48];
 	int64_t id;
@@ -231,7 +231,7 @@ void fl_ui_report(struct fl_web_req *req, struct fl_web_resp *resp)
 
 	if (fl_web_id(req, resp, req->rest, &id))
 		return;
-	if ((r = fl_web_report_get(req->st, &req->pool, id, &rep))) {
+	if ((r = fl_view_report_get(req->st, &req->pool, id, &rep))) {
 		fl_web_fail_error(req, resp, r);
 		return;
 	}

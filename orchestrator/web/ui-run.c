@@ -13,6 +13,7 @@
 #include "lib/html.h"
 #include "web/svg.h"
 #include "analysis/compare.h"
+#include "machine/machine.h"
 
 #include <fcntl.h>
 #include <math.h>
@@ -28,11 +29,11 @@
 #define TOP_FUNCTIONS 15
 
 struct run_page {
-	struct fl_web_run_detail d;
+	struct fl_view_run_detail d;
 	int console_file; /* the console is the tail of the log on disk */
 	struct fl_model_point *pts;
 	size_t npts;
-	struct fl_web_sample *samples;
+	struct fl_view_sample *samples;
 	size_t nsamples;
 	struct fl_evidence_row *ev; /* per measured point */
 	size_t nev;
@@ -96,7 +97,7 @@ static void console_text(struct fl_web_req *req, struct fl_web_resp *resp, int64
 	size_t len;
 	int fd, r;
 
-	if ((r = fl_web_run_console(req->st, &req->pool, id, &console, &len, &path))) {
+	if ((r = fl_view_run_console(req->st, &req->pool, id, &console, &len, &path))) {
 		fl_web_fail_error(req, resp, r);
 		return;
 	}
@@ -262,7 +263,7 @@ static void samples_table(fl_buf *out, const struct run_page *rp, int64_t id)
 			 "<th>tasks</th><th>cgroup</th><th>seq</th><th>value</th></tr></thead>\n"
 			 "<tbody>\n");
 	for (size_t i = 0; i < rp->nsamples; i++) {
-		const struct fl_web_sample *x = &rp->samples[i];
+		const struct fl_view_sample *x = &rp->samples[i];
 
 		fl_html_addf(out,
 			     "<tr><td>%s</td><td>%s</td><td class='num'>%u</td><td>%s</td>"
@@ -277,7 +278,7 @@ static void samples_table(fl_buf *out, const struct run_page *rp, int64_t id)
 }
 
 /* "41.0 s" after the run started on its machine, or "-". */
-static void after_created(fl_buf *out, const struct fl_web_run_detail *d, int64_t ms)
+static void after_created(fl_buf *out, const struct fl_view_run_detail *d, int64_t ms)
 {
 	if (!ms || !d->created_ms)
 		fl_buf_adds(out, "-");
@@ -287,8 +288,8 @@ static void after_created(fl_buf *out, const struct fl_web_run_detail *d, int64_
 
 static void run_facts(fl_buf *b, const struct run_page *rp)
 {
-	const struct fl_web_run_detail *d = &rp->d;
-	const struct fl_web_run *r = &d->run;
+	const struct fl_view_run_detail *d = &rp->d;
+	const struct fl_view_run *r = &d->run;
 	fl_buf v = FL_BUF_INIT;
 
 	fl_buf_adds(b, "<dl class='facts'>\n");
@@ -340,21 +341,14 @@ static void run_facts(fl_buf *b, const struct run_page *rp)
 	fl_buf_free(&v);
 }
 
-/* What a backend's run starts with: a libvirt guest is created, a bare-metal
- * box is handed its job (it kexecs into the kernel), a command is started. */
-static const char *start_word(const char *backend)
+/* What the agent reported of the guest and what the backend made of it, in
+ * the backend's words: what its run starts with (a libvirt guest is created,
+ * a bare-metal box is handed its job, a command is started), whose facts. */
+static void environment(fl_buf *b, const struct fl_view_run_detail *d)
 {
-	if (!backend || !strcmp(backend, "libvirt"))
-		return "guest created";
-	if (!strcmp(backend, "baremetal"))
-		return "job handed to the box";
-	return "started";
-}
+	const char *start, *to_agent, *facts;
 
-/* What the agent reported of the guest and what the backend made of it. */
-static void environment(fl_buf *b, const struct fl_web_run_detail *d)
-{
-	int guest = !d->backend || !strcmp(d->backend, "libvirt");
+	fl_machine_words(d->backend, &start, &to_agent, &facts);
 
 	fl_buf_adds(b, "<h2>Environment</h2>\n<table class='environment'>\n");
 	fl_html_addf(b, "<tr><th>kernel release</th><td>%s</td></tr>\n",
@@ -372,14 +366,12 @@ static void environment(fl_buf *b, const struct fl_web_run_detail *d)
 		fl_html_addf(b, "<tr><th>domain</th><td><code>%s</code></td></tr>\n", d->domain);
 	fl_buf_adds(b, "</table>\n");
 	if (d->machine_facts) {
-		fl_html_addf(b, "<h3>%s</h3>\n", guest ? "Guest" : "Machine");
+		fl_html_addf(b, "<h3>%s</h3>\n", facts);
 		json_table(b, d->machine_facts);
 	}
-	fl_html_addf(b, "<h3>Timings</h3>\n<table class='timings'>\n<tr><th>%s</th><td>",
-		     start_word(d->backend));
+	fl_html_addf(b, "<h3>Timings</h3>\n<table class='timings'>\n<tr><th>%s</th><td>", start);
 	fl_web_time(b, d->created_ms / 1000);
-	fl_html_addf(b, "</td></tr>\n<tr><th>%s</th><td>",
-		     guest ? "boot to the agent" : "to the agent's first record");
+	fl_html_addf(b, "</td></tr>\n<tr><th>%s</th><td>", to_agent);
 	after_created(b, d, d->agent_ms);
 	fl_buf_adds(b, "</td></tr>\n<tr><th>first sample</th><td>");
 	after_created(b, d, d->first_sample_ms);
@@ -390,7 +382,7 @@ static void environment(fl_buf *b, const struct fl_web_run_detail *d)
 
 static void console_html(fl_buf *b, const struct run_page *rp)
 {
-	const struct fl_web_run_detail *d = &rp->d;
+	const struct fl_view_run_detail *d = &rp->d;
 
 	fl_buf_adds(b, "<h2>Console</h2>\n");
 	if (!d->console) {
@@ -538,7 +530,7 @@ static void evidence_html(fl_buf *out, const struct run_page *rp)
 
 static void run_html(fl_buf *b, fl_pool *p, const struct run_page *rp)
 {
-	const struct fl_web_run *r = &rp->d.run;
+	const struct fl_view_run *r = &rp->d.run;
 
 	fl_html_addf(b, "<h1>Run %lld: %s on %s</h1>\n", (long long)r->id, r->benchmark,
 		     r->machine);
@@ -567,7 +559,7 @@ static json_t *ms_json(int64_t ms)
 	return ms ? json_integer(ms) : json_null();
 }
 
-static json_t *environment_json(const struct fl_web_run_detail *d)
+static json_t *environment_json(const struct fl_view_run_detail *d)
 {
 	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:{s:o, s:o, s:o, s:o}}",
 			 "kernel_release", fl_web_json_str(d->kernel_release), "nodes",
@@ -712,11 +704,11 @@ void fl_ui_run(struct fl_web_req *req, struct fl_web_resp *resp)
 	if (fl_web_page_arg(req, resp, &rp.page) ||
 	    fl_web_name_arg(req, resp, "metric", &rp.metric))
 		return;
-	if ((r = fl_web_run_get(req->st, &req->pool, id, CONSOLE_TAIL, &rp.d)) ||
+	if ((r = fl_view_run_get(req->st, &req->pool, id, CONSOLE_TAIL, &rp.d)) ||
 	    (r = fl_model_run_points(req->st, &req->pool, id, &rp.pts, &rp.npts)) ||
-	    (r = fl_web_run_samples(req->st, &req->pool, id, rp.page, PER_PAGE, &rp.samples,
-				    &rp.nsamples, &rp.more)) ||
-	    (r = fl_web_run_evidence(req->st, &req->pool, id, TOP_FUNCTIONS, &rp.ev, &rp.nev))) {
+	    (r = fl_view_run_samples(req->st, &req->pool, id, rp.page, PER_PAGE, &rp.samples,
+				     &rp.nsamples, &rp.more)) ||
+	    (r = fl_view_run_evidence(req->st, &req->pool, id, TOP_FUNCTIONS, &rp.ev, &rp.nev))) {
 		fl_web_fail_error(req, resp, r);
 		return;
 	}

@@ -2,7 +2,7 @@
  * web/ui-search.c - /search?q=...: the search box in every page's header.
  * A sha prefix (4 to 40 hex digits) finds commits, a tag's name (or its
  * start) the tags the watch service saw, and words the commits whose
- * subject holds every one of them (store/web.h's fl_web_search); each
+ * subject holds every one of them (store/view.h's fl_view_search); each
  * found commit links to its page (/commit/<sha>), each tag to the tree.
  */
 #include "web/ui.h"
@@ -21,7 +21,7 @@ static void form(fl_buf *out, const char *q)
 		     q ? q : "");
 }
 
-static void commits_list(fl_buf *out, const char *what, const struct fl_web_commit *c, size_t n)
+static void commits_list(fl_buf *out, const char *what, const struct fl_view_commit *c, size_t n)
 {
 	fl_html_addf(out, "<h2>%s</h2>\n", what);
 	if (!n) {
@@ -41,7 +41,7 @@ static void commits_list(fl_buf *out, const char *what, const struct fl_web_comm
 	fl_buf_adds(out, "</tbody></table>\n");
 }
 
-static void tags_list(fl_buf *out, const struct fl_web_search *f)
+static void tags_list(fl_buf *out, const struct fl_view_search *f)
 {
 	fl_buf_adds(out, "<h2>Tags</h2>\n");
 	if (!f->ntags) {
@@ -63,7 +63,7 @@ static void tags_list(fl_buf *out, const struct fl_web_search *f)
 	fl_buf_adds(out, "</ul>\n");
 }
 
-static json_t *commits_json(const struct fl_web_commit *c, size_t n)
+static json_t *commits_json(const struct fl_view_commit *c, size_t n)
 {
 	json_t *a = json_array();
 
@@ -72,7 +72,7 @@ static json_t *commits_json(const struct fl_web_commit *c, size_t n)
 	return a;
 }
 
-static json_t *search_json(const char *q, const struct fl_web_search *f)
+static json_t *search_json(const char *q, const struct fl_view_search *f)
 {
 	json_t *tags = json_array();
 
@@ -89,7 +89,7 @@ static json_t *search_json(const char *q, const struct fl_web_search *f)
 void fl_ui_search(struct fl_web_req *req, struct fl_web_resp *resp)
 {
 	const char *q = fl_web_arg(req, "q");
-	struct fl_web_search f;
+	struct fl_view_search f;
 	fl_buf b = FL_BUF_INIT;
 	int r;
 
@@ -102,7 +102,7 @@ void fl_ui_search(struct fl_web_req *req, struct fl_web_resp *resp)
 	}
 	if (fl_web_need_arg(req, resp, "q", &q))
 		return;
-	if ((r = fl_web_search(req->st, &req->pool, q, LIMIT, &f))) {
+	if ((r = fl_view_search(req->st, &req->pool, q, LIMIT, &f))) {
 		fl_web_fail_error(req, resp, r);
 		return;
 	}

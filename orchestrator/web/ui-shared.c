@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-void fl_ui_headline_what(fl_buf *out, const struct fl_web_regression *g)
+void fl_ui_headline_what(fl_buf *out, const struct fl_view_regression *g)
 {
 	char good[13], bad[13];
 
@@ -20,7 +20,7 @@ void fl_ui_headline_what(fl_buf *out, const struct fl_web_regression *g)
 	fl_html_addf(out, "%s against %s", g->tag ? g->tag : bad, g->baseline ? g->baseline : good);
 }
 
-void fl_ui_headline(fl_buf *out, const struct fl_web_regression *g)
+void fl_ui_headline(fl_buf *out, const struct fl_view_regression *g)
 {
 	fl_html_addf(
 	    out, "<span class='headline'><strong class='num change regression'>%+.1f%%</strong> ",
@@ -62,14 +62,14 @@ static void cell_time(fl_buf *out, int64_t t)
 	fl_buf_adds(out, "</td>");
 }
 
-static void cell_commit(fl_buf *out, const struct fl_web_commit *c)
+static void cell_commit(fl_buf *out, const struct fl_view_commit *c)
 {
 	fl_buf_adds(out, "<td class='commit'>");
 	fl_web_commit_html(out, c->sha, c->subject);
 	fl_buf_adds(out, "</td>");
 }
 
-void fl_ui_runs_table(fl_buf *out, const struct fl_web_run *r, size_t n)
+void fl_ui_runs_table(fl_buf *out, const struct fl_view_run *r, size_t n)
 {
 	if (!table_open(out, n, "No runs.",
 			"<table class='runs'>\n<thead><tr><th>run</th><th>kernel</th>"
@@ -94,7 +94,7 @@ void fl_ui_runs_table(fl_buf *out, const struct fl_web_run *r, size_t n)
 	fl_buf_adds(out, "</tbody></table>\n");
 }
 
-void fl_ui_regressions_table(fl_buf *out, const struct fl_web_regression *g, size_t n)
+void fl_ui_regressions_table(fl_buf *out, const struct fl_view_regression *g, size_t n)
 {
 	if (!table_open(out, n, "No regressions.",
 			"<table class='regressions'>\n<thead><tr><th>regression</th>"
@@ -134,7 +134,7 @@ void fl_ui_regressions_table(fl_buf *out, const struct fl_web_regression *g, siz
 	fl_buf_adds(out, "</tbody></table>\n");
 }
 
-void fl_ui_bisections_table(fl_buf *out, const struct fl_web_bisection *b, size_t n)
+void fl_ui_bisections_table(fl_buf *out, const struct fl_view_bisection *b, size_t n)
 {
 	if (!table_open(out, n, "No bisections.",
 			"<table class='bisections'>\n<thead><tr><th>bisection</th><th>good</th>"
@@ -167,7 +167,7 @@ void fl_ui_bisections_table(fl_buf *out, const struct fl_web_bisection *b, size_
 	fl_buf_adds(out, "</tbody></table>\n");
 }
 
-void fl_ui_bisect_progress(fl_buf *out, const struct fl_web_bisection *b)
+void fl_ui_bisect_progress(fl_buf *out, const struct fl_view_bisection *b)
 {
 	if (strcmp(b->state, "running")) {
 		fl_buf_adds(out, "-");
@@ -200,7 +200,7 @@ static void cell_mean(fl_buf *out, double mean, double sd)
 	fl_buf_adds(out, "</td>");
 }
 
-void fl_ui_comparisons_table(fl_buf *out, const struct fl_web_comparison *c, size_t n,
+void fl_ui_comparisons_table(fl_buf *out, const struct fl_view_comparison *c, size_t n,
 			     const char *what)
 {
 	size_t shown = 0;
@@ -234,7 +234,7 @@ void fl_ui_comparisons_table(fl_buf *out, const struct fl_web_comparison *c, siz
 		fl_buf_adds(out, "<p class='empty'>No comparison rows.</p>\n");
 }
 
-void fl_ui_revert_html(fl_buf *out, const struct fl_web_revert *v)
+void fl_ui_revert_html(fl_buf *out, const struct fl_view_revert *v)
 {
 	fl_buf_adds(out, "<section class='revert'>\n<p>");
 	fl_web_commit_html(out, v->culprit, NULL);
@@ -275,7 +275,7 @@ void fl_ui_revert_html(fl_buf *out, const struct fl_web_revert *v)
 }
 
 /* What a job is about: its tags, its regression, or the commit it measures. */
-static void job_what(fl_buf *out, const struct fl_web_job *j)
+static void job_what(fl_buf *out, const struct fl_view_job *j)
 {
 	if (j->tag)
 		fl_html_addf(out, "%s %s &rarr; %s", j->tree, j->baseline ? j->baseline : "-",
@@ -288,7 +288,7 @@ static void job_what(fl_buf *out, const struct fl_web_job *j)
 			     (long long)j->regression_id, (long long)j->regression_id);
 }
 
-void fl_ui_jobs_table(fl_buf *out, const struct fl_web_job *j, size_t n)
+void fl_ui_jobs_table(fl_buf *out, const struct fl_view_job *j, size_t n)
 {
 	if (!table_open(out, n, "No jobs.",
 			"<table class='jobs'>\n<thead><tr><th>job</th><th>kind</th><th>what</th>"
@@ -308,7 +308,7 @@ void fl_ui_jobs_table(fl_buf *out, const struct fl_web_job *j, size_t n)
 			fl_html_addf(out, "<a href='/run/%lld'>run %lld</a>",
 				     (long long)j[i].run_id, (long long)j[i].run_id);
 		/* why it failed, and how to run it again (service/queue.h) */
-		if (!strcmp(j[i].state, "failed") && !j[i].parent_id)
+		if (fl_job_is(j[i].state, FL_STATE_FAILED) && !j[i].parent_id)
 			fl_html_addf(
 			    out,
 			    "%S<span class='error'>%s</span><br><small>once that is fixed: "
@@ -322,7 +322,7 @@ void fl_ui_jobs_table(fl_buf *out, const struct fl_web_job *j, size_t n)
 	fl_buf_adds(out, "</tbody></table>\n");
 }
 
-void fl_ui_report_html(fl_buf *out, const struct fl_web_report *r)
+void fl_ui_report_html(fl_buf *out, const struct fl_view_report *r)
 {
 	fl_buf v = FL_BUF_INIT;
 
@@ -371,7 +371,7 @@ void fl_ui_report_html(fl_buf *out, const struct fl_web_report *r)
 
 /* ---- JSON ---- */
 
-json_t *fl_ui_commit_json(const struct fl_web_commit *c)
+json_t *fl_ui_commit_json(const struct fl_view_commit *c)
 {
 	if (!c->sha)
 		return json_null();
@@ -395,7 +395,7 @@ static json_t *json_id(int64_t id)
 	return id ? json_integer(id) : json_null();
 }
 
-json_t *fl_ui_run_json(const struct fl_web_run *r)
+json_t *fl_ui_run_json(const struct fl_view_run *r)
 {
 	json_t *o =
 	    json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:o, s:o, s:o}", "id",
@@ -411,7 +411,7 @@ json_t *fl_ui_run_json(const struct fl_web_run *r)
 	return o;
 }
 
-json_t *fl_ui_runs_json(const struct fl_web_run *r, size_t n)
+json_t *fl_ui_runs_json(const struct fl_view_run *r, size_t n)
 {
 	json_t *a = json_array();
 
@@ -420,7 +420,7 @@ json_t *fl_ui_runs_json(const struct fl_web_run *r, size_t n)
 	return a;
 }
 
-json_t *fl_ui_regression_json(const struct fl_web_regression *g)
+json_t *fl_ui_regression_json(const struct fl_view_regression *g)
 {
 	json_t *o = json_pack(
 	    "{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:I}", "id",
@@ -438,7 +438,7 @@ json_t *fl_ui_regression_json(const struct fl_web_regression *g)
 	return o;
 }
 
-json_t *fl_ui_regressions_json(const struct fl_web_regression *g, size_t n)
+json_t *fl_ui_regressions_json(const struct fl_view_regression *g, size_t n)
 {
 	json_t *a = json_array();
 
@@ -447,7 +447,7 @@ json_t *fl_ui_regressions_json(const struct fl_web_regression *g, size_t n)
 	return a;
 }
 
-json_t *fl_ui_bisection_json(const struct fl_web_bisection *b)
+json_t *fl_ui_bisection_json(const struct fl_view_bisection *b)
 {
 	json_t *o = json_pack(
 	    "{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:I}", "id", (json_int_t)b->id,
@@ -469,7 +469,7 @@ json_t *fl_ui_bisection_json(const struct fl_web_bisection *b)
 	return o;
 }
 
-json_t *fl_ui_bisections_json(const struct fl_web_bisection *b, size_t n)
+json_t *fl_ui_bisections_json(const struct fl_view_bisection *b, size_t n)
 {
 	json_t *a = json_array();
 
@@ -478,7 +478,7 @@ json_t *fl_ui_bisections_json(const struct fl_web_bisection *b, size_t n)
 	return a;
 }
 
-json_t *fl_ui_report_json(const struct fl_web_report *r)
+json_t *fl_ui_report_json(const struct fl_view_report *r)
 {
 	return json_pack(
 	    "{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:I, s:o, s:o}", "id", (json_int_t)r->id,
@@ -497,7 +497,7 @@ void fl_ui_json_page(json_t *obj, unsigned page, int more)
 	json_object_set_new(obj, "more", json_boolean(more));
 }
 
-json_t *fl_ui_comparisons_json(const struct fl_web_comparison *c, size_t n)
+json_t *fl_ui_comparisons_json(const struct fl_view_comparison *c, size_t n)
 {
 	json_t *a = json_array();
 
@@ -529,7 +529,7 @@ static json_t *strings_json(const char *const *v, size_t n)
 	return a;
 }
 
-json_t *fl_ui_revert_json(const struct fl_web_revert *v)
+json_t *fl_ui_revert_json(const struct fl_view_revert *v)
 {
 	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o}", "culprit",
 			 fl_web_json_str(v->culprit), "onto", fl_web_json_str(v->onto), "state",
@@ -541,7 +541,7 @@ json_t *fl_ui_revert_json(const struct fl_web_revert *v)
 			 "comparisons", fl_ui_comparisons_json(v->rows, v->nrows));
 }
 
-json_t *fl_ui_jobs_json(const struct fl_web_job *j, size_t n)
+json_t *fl_ui_jobs_json(const struct fl_view_job *j, size_t n)
 {
 	json_t *a = json_array();
 
@@ -568,7 +568,7 @@ json_t *fl_ui_jobs_json(const struct fl_web_job *j, size_t n)
 	return a;
 }
 
-static json_t *verdict_json(const struct fl_web_verdict *v)
+static json_t *verdict_json(const struct fl_view_verdict *v)
 {
 	const char *word = fl_verdict_word(v->state, v->result);
 
@@ -582,7 +582,7 @@ static json_t *verdict_json(const struct fl_web_verdict *v)
 			 "regression", json_id(v->regression_id));
 }
 
-json_t *fl_ui_tags_json(const struct fl_web_tag *t, size_t n)
+json_t *fl_ui_tags_json(const struct fl_view_tag *t, size_t n)
 {
 	json_t *a = json_array();
 
@@ -604,7 +604,7 @@ json_t *fl_ui_tags_json(const struct fl_web_tag *t, size_t n)
 	return a;
 }
 
-json_t *fl_ui_machines_json(const struct fl_web_machine *m, size_t n)
+json_t *fl_ui_machines_json(const struct fl_view_machine *m, size_t n)
 {
 	json_t *a = json_array();
 

@@ -23,24 +23,24 @@
 #define TAGS	 20
 
 struct tree_page {
-	struct fl_web_tree tree;
+	struct fl_view_tree tree;
 	struct fl_model_series s;
 	struct fl_model_series_req q;
 };
 
-static double median_of(const struct fl_web_series_point *pt)
+static double median_of(const struct fl_model_position *pt)
 {
 	return fl_stats_median(pt->v, pt->n);
 }
 
 /* How a position is named in a URL: its tag when a URL may carry it, else its sha. */
-static const char *position_rev(const struct fl_web_series_point *pt)
+static const char *position_rev(const struct fl_model_position *pt)
 {
-	return pt->tag && fl_web_rev_ok(pt->tag) ? pt->tag : pt->commit.sha;
+	return pt->tag && fl_view_rev_ok(pt->tag) ? pt->tag : pt->commit.sha;
 }
 
 /* A position as text: the tag with its short sha, or the commit. */
-static void position_html(fl_buf *out, const struct fl_web_series_point *pt)
+static void position_html(fl_buf *out, const struct fl_model_position *pt)
 {
 	if (pt->tag)
 		fl_html_addf(out, "<span class='tag'>%s</span> ", pt->tag);
@@ -198,7 +198,7 @@ static void points_table(fl_buf *out, const struct tree_page *tp)
 	fl_html_addf(out, "<table class='points'>\n<thead><tr><th>%s</th><th>time</th>", s->by);
 	fl_buf_adds(out, "<th>runs</th><th>median</th><th></th></tr></thead>\n<tbody>\n");
 	for (size_t i = s->n; i-- > 0;) {
-		const struct fl_web_series_point *pt = &s->pts[i];
+		const struct fl_model_position *pt = &s->pts[i];
 
 		fl_buf_adds(out, "<tr><td class='commit'>");
 		position_html(out, pt);
@@ -221,7 +221,7 @@ static void points_table(fl_buf *out, const struct tree_page *tp)
 }
 
 /* The tree's newest tags and how each compared with its baseline. */
-static void tags_html(fl_buf *out, const struct fl_web_tree *t)
+static void tags_html(fl_buf *out, const struct fl_view_tree *t)
 {
 	if (!t->ntags)
 		return;
@@ -230,7 +230,7 @@ static void tags_html(fl_buf *out, const struct fl_web_tree *t)
 			 "<th>commit</th><th>baseline</th><th>verdicts</th></tr></thead>\n"
 			 "<tbody>\n");
 	for (size_t i = 0; i < t->ntags; i++) {
-		const struct fl_web_tag *tag = &t->tags[i];
+		const struct fl_view_tag *tag = &t->tags[i];
 
 		fl_html_addf(out, "<tr><td class='tag'>%s</td><td>", tag->name);
 		fl_web_commit_html(out, tag->commit.sha, tag->commit.subject);
@@ -239,7 +239,7 @@ static void tags_html(fl_buf *out, const struct fl_web_tree *t)
 			fl_html_addf(out, " <small class='note'>%s</small>", tag->note);
 		fl_buf_adds(out, "</td><td>");
 		for (size_t k = 0; k < tag->nverdicts; k++) {
-			const struct fl_web_verdict *v = &tag->verdicts[k];
+			const struct fl_view_verdict *v = &tag->verdicts[k];
 			const char *word = fl_verdict_word(v->state, v->result);
 
 			fl_html_addf(out, "%S<span class='verdict verdict-%s'>%s on %s: %s</span>",

@@ -21,9 +21,9 @@
 struct try_page {
 	struct fl_try t;
 	struct fl_job job; /* id 0: none */
-	struct fl_web_comparison *rows;
+	struct fl_view_comparison *rows;
 	size_t nrows;
-	struct fl_web_run *runs;
+	struct fl_view_run *runs;
 	size_t nruns;
 	int more_runs;
 };
@@ -156,10 +156,10 @@ static int load(struct fl_web_req *req, int64_t id, struct try_page *tp)
 	r = fl_store_job_find(req->st, key, &tp->job);
 	if (r == FL_ENOTFOUND)
 		return 0;
-	if (r || (r = fl_web_comparisons(req->st, &req->pool, tp->job.id, &tp->rows, &tp->nrows)))
+	if (r || (r = fl_view_comparisons(req->st, &req->pool, tp->job.id, &tp->rows, &tp->nrows)))
 		return r;
-	return fl_web_job_runs(req->st, &req->pool, tp->job.id, 1, RUNS, &tp->runs, &tp->nruns,
-			       &tp->more_runs);
+	return fl_view_job_runs(req->st, &req->pool, tp->job.id, 1, RUNS, &tp->runs, &tp->nruns,
+				&tp->more_runs);
 }
 
 void fl_ui_try(struct fl_web_req *req, struct fl_web_resp *resp)

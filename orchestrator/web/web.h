@@ -3,7 +3,7 @@
  * and the helpers every page uses (parameters, error pages, the layout,
  * paging links, JSON). cgit's shape: one ui-*.c per page, router.c maps a
  * path to its handler, html.c is the one place text becomes markup, and
- * every page's data comes from store/web.h (rows) and web/model.h (what is
+ * every page's data comes from store/view.h (rows) and web/model.h (what is
  * computed from them).
  *
  * A handler serves both the HTML page and its /api/ JSON twin: it loads
@@ -58,6 +58,8 @@ void fl_web_route(struct fl_web_req *req, struct fl_web_resp *resp);
 
 /* ---- parameters (page.c): each failure fills resp with a 400 and returns -1 ---- */
 const char *fl_web_arg(const struct fl_web_req *req, const char *name);
+/* These parse a request's parameter: 0, or FL_EINVAL once a 400 saying
+ * what is wrong is answered (the message kept for fl_error_last()). */
 /* A positive decimal id, as in /run/12. */
 int fl_web_id(struct fl_web_req *req, struct fl_web_resp *resp, const char *text, int64_t *id);
 /* ?page=N (default 1). */

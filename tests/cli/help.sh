@@ -1,9 +1,10 @@
 #!/bin/sh
 # help.sh - every command listed by "faultline help" answers --help, -h and
 # "faultline help CMD" with the same full help (exit 0), and that help names
-# every option the command parses (read from its builtin/CMD.c); an unknown
-# option exits 2 pointing at the help; --version prints CMake's project
-# version. The same for fl-agent's modes.
+# every option the command parses (read from its builtin/CMD.c); docs/cli.md
+# has the command's usage as its heading and names every option of its
+# help; an unknown option exits 2 pointing at the help; --version prints
+# CMake's project version. The same for fl-agent's modes.
 . tests/cli/lib.sh
 
 expect_exit 0 "faultline help" "$FAULTLINE" help
@@ -15,11 +16,12 @@ for c in initramfs records queue report serve watch try; do
 	echo "$cmds" | grep -qx "$c" && ok "help lists $c" || fail "help lists $c"
 done
 
-# The long options a builtin parses: getopt_long tables, strcmp(argv[i],
+# The long options a builtin parses (in the file defining its struct
+# fl_command): getopt_long tables, strcmp(argv[i],
 # "--x") loops, and the shared --config/--db (and --json) of
 # fl_store_opts_parse().
 options_of() {
-	f=orchestrator/builtin/$1.c
+	f=$(grep -l "^ *\.name = \"$1\"," orchestrator/builtin/*.c) # the file that defines it
 	{
 		grep -o '{"[a-z][a-z-]*", *[a-z]*_argument' "$f" | sed 's/{"\([a-z-]*\)".*/--\1/'
 		grep -o 'strcmp(argv\[i\], "--[a-z-]*")' "$f" | sed 's/.*"\(--[a-z-]*\)".*/\1/'
@@ -49,8 +51,19 @@ for c in $cmds; do
 	done
 	grep -q -- "-h, --help" "$tmp/help.$c" && ok "help $c lists -h, --help" ||
 		fail "help $c lists -h, --help"
-	grep -q "^### \`faultline $c[ \`]" docs/cli.md && ok "docs/cli.md has a section for $c" ||
-		fail "docs/cli.md has a section for $c"
+	# docs/cli.md (and faultline(1), made from it) says the usage the
+	# command prints, and names every option its help lists.
+	usage=$(sed -n '1s/^usage: faultline //p' "$tmp/help.$c")
+	grep -qxF "### \`faultline $usage\`" docs/cli.md &&
+		ok "docs/cli.md's heading for $c is its usage" ||
+		fail "docs/cli.md's heading for $c is its usage: ### \`faultline $usage\`"
+	awk -v h="### \`faultline $usage\`" '$0 == h { on = 1; print; next } /^#/ { on = 0 } on' \
+		docs/cli.md >"$tmp/doc.$c"
+	for o in $(grep -o -- '^ *--[a-z][a-z-]*' "$tmp/help.$c" | sort -u); do
+		[ "$o" = --help ] && continue
+		grep -q -- "$o\b" "$tmp/doc.$c" && ok "docs/cli.md's $c section names $o" ||
+			fail "docs/cli.md's $c section names $o (help $c lists it)"
+	done
 	expect_exit 2 "$c --no-such-option exits 2" "$FAULTLINE" "$c" --no-such-option
 	expect_grep "$tmp/err" "faultline help" "$c --no-such-option points at the help"
 done

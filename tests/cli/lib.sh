@@ -4,7 +4,70 @@ set -u
 fails=0
 passes=0
 tmp=$(mktemp -d /tmp/fl-cli-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+
+# ---- the end: nothing this script started outlives it ----------------------
+# Whatever the script started and still runs (servers in the background,
+# their children, a command left waiting) is stopped when it ends, however
+# it ends: finish, a failed step, exit, or SIGINT/SIGTERM/SIGHUP (ctest's
+# Ctrl-C). The processes are the script's descendants, found in ps; SIGTERM
+# first, SIGKILL after 10 s (FL_TEST_STOP_WAIT). A timeout of ctest kills the whole tree itself
+# (SIGKILL, no trap runs). at_exit CMD: CMD runs then too, once the
+# processes are stopped (a pool to destroy). tests/leftovers.sh, after
+# ctest, fails the run when a test's process outlived it all the same.
+_fl_at_exit=
+at_exit() { _fl_at_exit="$_fl_at_exit
+$1"; }
+# _fl_descendants PID: the running processes under PID (not zombies)
+_fl_descendants() {
+	ps -e -o pid= -o ppid= -o stat= >"$tmp/.ps" 2>/dev/null || return 0
+	awk -v root="$1" '{ pid[NR] = $1; ppid[NR] = $2; zombie[NR] = $3 ~ /^Z/ }
+		END {
+			under[root] = 1
+			do {
+				more = 0
+				for (i = 1; i <= NR; i++)
+					if (!(pid[i] in under) && (ppid[i] in under)) { under[pid[i]] = 1; more = 1 }
+			} while (more)
+			for (i = 1; i <= NR; i++)
+				if (pid[i] != root && (pid[i] in under) && !zombie[i]) print pid[i]
+		}' "$tmp/.ps"
+}
+# _fl_alive PID: PID runs and is no zombie
+_fl_alive() { [ -r "/proc/$1/stat" ] && [ "$(sed 's/.*) \(.\).*/\1/' "/proc/$1/stat" 2>/dev/null)" != Z ]; }
+_fl_stop_descendants() {
+	_fl_left=$(_fl_descendants $$)
+	[ -n "$_fl_left" ] || return 0
+	# shellcheck disable=SC2086
+	kill -TERM $_fl_left 2>/dev/null
+	_fl_i=0
+	while [ $_fl_i -lt $((${FL_TEST_STOP_WAIT:-10} * 10)) ]; do
+		_fl_run=
+		for _fl_p in $_fl_left; do _fl_alive "$_fl_p" && _fl_run="$_fl_run $_fl_p"; done
+		[ -n "$_fl_run" ] || return 0
+		sleep 0.1
+		_fl_i=$((_fl_i + 1))
+	done
+	echo "# still running ${FL_TEST_STOP_WAIT:-10} s after SIGTERM, killed:$_fl_run"
+	# shellcheck disable=SC2086
+	kill -KILL $_fl_run 2>/dev/null
+	for _fl_p in $_fl_run; do
+		_fl_i=0
+		while _fl_alive "$_fl_p" && [ $_fl_i -lt 20 ]; do sleep 0.1; _fl_i=$((_fl_i + 1)); done
+	done
+}
+_fl_exit() {
+	_fl_rc=$?
+	trap - EXIT INT TERM HUP
+	# in AND-OR lists: a script's set -e must not end the cleanup halfway
+	_fl_stop_descendants || true
+	eval "$_fl_at_exit" || true
+	rm -rf "$tmp"
+	exit "$_fl_rc"
+}
+trap _fl_exit EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 ok()   { passes=$((passes + 1)); echo "ok - $1"; }
 fail() { fails=$((fails + 1)); echo "not ok - $1"; }

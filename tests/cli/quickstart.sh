@@ -60,9 +60,11 @@ grep -q "^export FL_REPO=$repo FL_BENCH=./bench.sh$" "$tmp/quickstart.sh" &&
 	ok "the user's repository and command are set" || fail "the user's repository and command are set"
 
 # run: the commands in a shell of their own, its process group (the sink and
-# serve, which the commands leave running) stopped at the end, or on a failure
+# serve, which the commands leave running) stopped at the end, or on a
+# failure (lib.sh's exit trap stops them too; the group catches one the
+# commands' shell left behind)
 stop_group() { [ -s "$tmp/quickstart.sh.pgid" ] && kill -TERM "-$(cat "$tmp/quickstart.sh.pgid")" 2>/dev/null; }
-trap 'stop_group; rm -rf "$tmp"' EXIT
+at_exit stop_group
 start=$(date +%s)
 (cd "$clone" && exec setsid sh -c 'echo $$ >"$1.pgid"; exec sh "$1"' sh "$tmp/quickstart.sh") \
 	>"$tmp/qs.out" 2>"$tmp/qs.err" &

@@ -58,13 +58,7 @@ culprit=$(git_in "$repo" rev-parse HEAD~4)
 
 port=$(free_port)
 maildir="$tmp/Maildir"
-$PY -m aiosmtpd -n -l "127.0.0.1:$port" -c aiosmtpd.handlers.Mailbox "$maildir" >/dev/null 2>&1 &
-smtp_pid=$!
-trap 'kill $smtp_pid 2>/dev/null; rm -rf "$tmp"' EXIT
-for _ in $(seq 100); do
-	$PY -c "import socket; socket.create_connection(('127.0.0.1', $port), 1)" 2>/dev/null && break
-	sleep 0.1
-done
+smtp_start "$port" "$maildir" || fail "the SMTP server starts"
 mails() { ls "$maildir/new" 2>/dev/null | wc -l; }
 
 cat >"$tmp/c.yaml" <<EOF

@@ -341,4 +341,5 @@ mv "$tmp/upstream" "$tmp/upstream.gone"
 watch up "a fetch that fails"
 expect_grep "$tmp/err" "tree 'up': fetch from file://$tmp/upstream failed:" "names the tree and the URL"
 
+smtp_stop
 finish

@@ -147,6 +147,14 @@ job=$(ls "$tmp/box1/jobs")
 	fail "confirmed: $(cat "$tmp/box1/jobs/$job/confirmed" 2>/dev/null)"
 daemon kill box1 --batch 2
 end_run
+# The run ends once its only job is uploaded, and this pass (--once), having
+# resumed the upload, then asks for work: whether the agent API still
+# answers that is a race. Its failure to ask, after the whole upload, is not
+# the resumed upload's.
+if [ $drc -eq 1 ] && grep -q "job $job: [0-9]* records uploaded" "$tmp/kill.daemon" &&
+	tail -n 1 "$tmp/kill.daemon" | grep -q "asking for work: "; then
+	drc=0
+fi
 both_ok kill
 run_ok kill "$(run_id)"
 expect_grep "$tmp/kill.daemon" "job $job: resuming the upload after 2 confirmed records" "upload resumed"

@@ -3,14 +3,17 @@
 raw socket (so a test can send what no well-behaved client would, from a
 chosen loopback address), requests signed as a box's daemon signs them
 (docs/baremetal.md), the servers started as processes, their memory, and
-TAP-style results.
+TAP-style results. What a test starts through start() is stopped when the
+test ends, however it ends (an exception, SIGTERM, SIGINT).
 """
+import atexit
 import hashlib
 import hmac
 import os
 import re
 import secrets
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -18,6 +21,36 @@ import time
 
 FAULTLINE = os.environ.get("FAULTLINE", "build/orchestrator/faultline")
 SANITIZED = os.environ.get("FL_SANITIZE") == "ON"
+
+_started = []
+
+
+def start(argv, **kw):
+    """subprocess.Popen(argv, **kw), stopped at the test's exit if it still runs."""
+    proc = subprocess.Popen(argv, **kw)
+    _started.append(proc)
+    return proc
+
+
+@atexit.register
+def _stop_started():
+    """SIGTERM to what still runs, SIGKILL to what still runs 10 s later."""
+    running = [p for p in _started if p.poll() is None]
+    for p in running:
+        p.terminate()
+    deadline = time.time() + 10
+    for p in running:
+        try:
+            p.wait(timeout=max(0.1, deadline - time.time()))
+        except subprocess.TimeoutExpired:
+            print("# still running 10 s after SIGTERM, killed: %d %s" % (p.pid, p.args), flush=True)
+            p.kill()
+            p.wait()
+
+
+# SIGTERM and SIGHUP end the test as SIGINT does: through finally blocks and atexit
+for _sig in (signal.SIGTERM, signal.SIGHUP):
+    signal.signal(_sig, lambda n, _f: sys.exit(128 + n))
 
 
 class Checks:
@@ -133,8 +166,8 @@ class Server:
     def __init__(self, args, errfile, url_from="stdout"):
         self.errfile = errfile
         self.err = open(errfile, "wb")
-        self.proc = subprocess.Popen([FAULTLINE] + args, stdout=subprocess.PIPE,
-                                     stderr=self.err, env=sanitizer_env())
+        self.proc = start([FAULTLINE] + args, stdout=subprocess.PIPE, stderr=self.err,
+                          env=sanitizer_env())
         self.url = None
         deadline = time.time() + 60
         if url_from == "stdout":

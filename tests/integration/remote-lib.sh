@@ -22,7 +22,7 @@ fi
 # faultline's transient pool for pool_dir $tmp/pool: "faultline-" and the
 # directory with every character but a-z and 0-9 as "_" (machine/volume.c)
 pool=faultline-$(printf '%s' "$tmp/pool" | tr -c 'a-z0-9' '_')
-trap 'virsh -c "$remote" pool-destroy "$pool" >/dev/null 2>&1; rm -rf "$tmp"' EXIT
+at_exit 'virsh -c "$remote" pool-destroy "$pool" >/dev/null 2>&1'
 
 rv() { virsh -c "$remote" "$@"; }
 

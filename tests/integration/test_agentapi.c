@@ -27,7 +27,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "machine/agentapi.h"
+#include "dispatch/agentapi.h"
 #include "proto/auth.h"
 #include "lib/buf.h"
 #include "config/config.h"

@@ -218,9 +218,11 @@ static void test_address_check(void **state)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		if (!fl_mail_address_check(bad[i], why, sizeof(why)))
 			fail_msg("'%s' taken for an address", bad[i]);
-	assert_int_equal(fl_mail_address_check(bad[0], why, sizeof(why)), -1);
-	/* the message shows the CR LF, it does not contain them */
+	assert_int_equal(fl_mail_address_check(bad[0], why, sizeof(why)), FL_EINVAL);
+	/* the message shows the CR LF, it does not contain them; kept for
+	 * fl_error_last() too */
 	assert_non_null(strstr(why, "'dev@example.org>\\r\\nRCPT TO:<evil@example.org'"));
+	assert_string_equal(fl_error_last(), why);
 }
 
 /* An address with CR LF never reaches the server as a second RCPT TO. */

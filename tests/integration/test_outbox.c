@@ -220,7 +220,7 @@ static void test_killed_before_250(void **state)
 	snprintf(logdir, sizeof(logdir), "%s/killed", dir);
 	server = fl_smtplog_start(logdir, port, "--hold-first", "60");
 	assert_true(server > 0);
-	if (!(child = fork())) {
+	if (!(child = fl_test_fork())) {
 		if (fl_store_open(&st, fl_test_store(db), 0))
 			_exit(3);
 		fl_outbox_flush(st, &box, now + 10, &sent, &failed);

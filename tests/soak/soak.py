@@ -170,8 +170,8 @@ class Watch:
             if not self.down or self.down[-1][1] is not None:
                 self.down.append([time.time(), None])
         env = dict(flhttp.sanitizer_env(), BENCH_LOG=os.path.join(tmp, "bench.log"))
-        self.proc = subprocess.Popen([flhttp.FAULTLINE, "watch", "--config", self.cfg],
-                                     stdout=subprocess.DEVNULL, stderr=self.log, env=env)
+        self.proc = flhttp.start([flhttp.FAULTLINE, "watch", "--config", self.cfg],
+                                 stdout=subprocess.DEVNULL, stderr=self.log, env=env)
         self.starts += 1
         self.up_since = time.time()
 
@@ -473,9 +473,9 @@ def percentile(v, p):
 def main():
     trees, expected, cfg, ports = setup()
     maildir = os.path.join(tmp, "Maildir")
-    smtp = subprocess.Popen(["/usr/bin/python3", "-m", "aiosmtpd", "-n", "-l",
-                             "127.0.0.1:%d" % ports["smtp"], "-c", "aiosmtpd.handlers.Mailbox",
-                             maildir], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    smtp = flhttp.start(["/usr/bin/python3", "-m", "aiosmtpd", "-n", "-l",
+                         "127.0.0.1:%d" % ports["smtp"], "-c", "aiosmtpd.handlers.Mailbox",
+                         maildir], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     r = flhttp.run(["db", "init", "--config", cfg])
     assert r.returncode == 0, r.stderr
     serve = flhttp.Server(["serve", "--config", cfg, "--listen", "127.0.0.1:0"],
