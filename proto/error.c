@@ -9,11 +9,13 @@ static _Thread_local char last[4096];
 
 int fl_error_set(int code, const char *fmt, ...)
 {
+	char msg[sizeof(last)]; /* an argument may be the message it replaces */
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(last, sizeof(last), fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	memcpy(last, msg, sizeof(last));
 	return code;
 }
 

@@ -560,7 +560,7 @@ int fl_descent_step_repeats(struct fl_descent_echo *last, const struct fl_descen
 
 void fl_descent_step_text(fl_buf *out, const struct fl_descent_step *st)
 {
-	fl_buf_addf(out, "run %zu: %.12s", st->seq + 1, st->sha);
+	fl_buf_addf(out, "step %zu: %.12s", st->seq + 1, st->sha);
 	if (st->phase == FL_PHASE_CONFIRM) {
 		fl_buf_addf(out, " (%s end) -> ", st->end == 1 ? "good" : "bad");
 		run_value(out, st);
@@ -603,6 +603,20 @@ void fl_descent_line_text(fl_buf *out, const struct fl_descent_line *ln)
 		    "the branch merged by %.12s (its %s parent): %zu commit%s from base %.12s "
 		    "to %.12s",
 		    ln->merge, ordinal(ln->parent), k, k == 1 ? "" : "s", ln->good, ln->bad);
+}
+
+void fl_descent_candidates_text(fl_buf *out, const struct fl_descent_result *res)
+{
+	/* the good end is never a candidate: a block there means no search yet */
+	if (res->kind != FL_BISECT_INCONCLUSIVE || !res->first || !res->last || !res->good ||
+	    !strcmp(res->first, res->good))
+		return;
+	if (!strcmp(res->first, res->last))
+		fl_buf_addf(out, ": the likeliest culprit is %.12s (p=%.2f)", res->first,
+			    res->confidence);
+	else
+		fl_buf_addf(out, ": the likeliest culprits are %.12s..%.12s (p=%.2f together)",
+			    res->first, res->last, res->confidence);
 }
 
 void fl_descent_path_text(fl_buf *out, const struct fl_descent_result *res)

@@ -123,9 +123,10 @@ int fl_descent_run(fl_descent *d, const struct fl_descent_ops *ops, void *ctx,
 		   struct fl_descent_result *res);
 
 /*
- * One line of progress for a step, the same for both users: "run 17:
+ * One line of progress for a step, the same for both users: "step 17:
  * 3f2a1b9c -> 94.9 (bad); the culprit is one of 6 commits (95% sure),
- * likeliest 3f2a1b9c (p=0.62)", "run 1: 5be2c0a1 (good end) -> 100.1".
+ * likeliest 3f2a1b9c (p=0.62)", "step 1: 5be2c0a1 (good end) -> 100.1";
+ * steps count from 1, as the bisection's page and the report number them.
  */
 void fl_descent_step_text(fl_buf *out, const struct fl_descent_step *st);
 /*
@@ -156,6 +157,11 @@ char *fl_descent_summary(const struct fl_descent_result *res, enum fl_bisect_mod
 /* Where an answer is: "" on bad's first-parent line, else " in the branch
  * merged by M" (nested: "... merged by C, in the branch merged by M"). */
 void fl_descent_path_text(fl_buf *out, const struct fl_descent_result *res);
+/* An inconclusive answer's best candidates when the search got that far:
+ * ": the likeliest culprit is 3f2a1b9c0d1e (p=0.62)" or ": the likeliest
+ * culprits are 3f2a1b9c0d1e..5be2c0a1e2f3 (p=0.81 together)"; nothing
+ * otherwise (the budget ran out on the ends). */
+void fl_descent_candidates_text(fl_buf *out, const struct fl_descent_result *res);
 /* The same from a summary (fl_descent_summary's JSON) as the pages and the
  * report read it, and for a merge that is the culprit itself what that
  * means ("; the merged branch alone does not regress; the merge does").

@@ -630,7 +630,9 @@ static void print_text(struct bisect_ctx *bc, const struct fl_descent_result *r,
 		printf("range %s %s\n", r->first, r->last);
 		where_text(bc, r);
 	} else {
-		printf("%s\n", fl_bisect_kind_name(r->kind));
+		fl_descent_candidates_text(&b, r);
+		printf("%s%s\n", fl_bisect_kind_name(r->kind), b.len ? b.ptr : "");
+		fl_buf_reset(&b);
 	}
 	if (ro->bo.model == FL_MODEL_PASS_FAIL)
 		printf("confidence %.3f, %zu run%s, %zu commit%s tested; estimated flakes: a bad "

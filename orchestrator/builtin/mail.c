@@ -89,10 +89,14 @@ const struct fl_command fl_cmd_mail = {
     .help = "subcommands:\n"
 	    "  ingest MAILDIR read the replies to faultline's reports delivered into the\n"
 	    "                 Maildir and act on their #faultline commands (test, fix:,\n"
-	    "                 invalid, dup:) from allowed senders or the report's\n"
+	    "                 invalid, dup:, reopen) from allowed senders or the report's\n"
 	    "                 recipients, each answered in its thread, each mail once\n"
 	    "\n"
 	    "options:\n"
 	    "  --config F     the configuration (default: the global --config)\n"
-	    "  -h, --help     this help\n",
+	    "  -h, --help     this help\n"
+	    "\n"
+	    "Exit: 0 every mail read (acted on, read before, ignored or refused), 2 usage\n"
+	    "or configuration error (no such Maildir), 4 a mail could not be read or acted\n"
+	    "on, or the store cannot be opened.\n",
 };

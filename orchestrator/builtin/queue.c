@@ -1,12 +1,15 @@
 /*
  * builtin/queue.c - "faultline queue show": what the watch service has to do
  * and the state of its machine pool; "faultline queue enable MACHINE" puts
- * a machine that left the pool after repeated infra errors back into it.
+ * a machine that left the pool after repeated infra errors back into it;
+ * "faultline queue retry JOB|--failed" queues failed jobs again
+ * (fl_queue_retry: a broken benchmark command fixed, the tag is compared).
  */
 #include "builtin/builtin.h"
 #include "config/config.h"
 #include "lib/error.h"
 #include "service/pipeline.h"
+#include "service/queue.h"
 #include "store/jobs.h"
 #include "store/store.h"
 
@@ -68,6 +71,10 @@ static void show_jobs(fl_store *st)
 		}
 		fl_jobs_free(jobs, n);
 	}
+	if (c.failed)
+		printf(
+		    "a failed job runs again, once its cause is fixed, with 'faultline queue retry "
+		    "JOB' (its failed runs with it) or 'faultline queue retry --failed'\n");
 }
 
 static json_t *str_or_null(const char *s)
@@ -138,22 +145,80 @@ static void show_json(fl_store *st)
 	json_decref(o);
 }
 
+/* retry JOB or --failed: what was queued again, said. */
+static int retry(fl_store *st, const char *job)
+{
+	unsigned jobs = 1, runs;
+	char *end;
+	long long id = 0;
+	int r;
+
+	if (job) {
+		id = strtoll(job, &end, 10);
+		if (*end || id <= 0) {
+			fl_arg_error("queue",
+				     "retry: '%s' is not a job id (see 'faultline queue show')",
+				     job);
+			return FL_EXIT_USAGE;
+		}
+		r = fl_queue_retry(st, id, &runs);
+	} else {
+		r = fl_queue_retry_failed(st, &jobs, &runs);
+	}
+	if (r) {
+		fprintf(stderr, "faultline: %s\n", fl_error_last());
+		return r == FL_ENOTFOUND || r == FL_EINVAL ? FL_EXIT_NO : FL_EXIT_FAIL;
+	}
+	if (job)
+		printf("job %lld queued again", id);
+	else
+		printf("%u failed job%s queued again", jobs, jobs == 1 ? "" : "s");
+	printf(" with %u failed run%s; the next 'faultline watch' goes on with %s\n", runs,
+	       runs == 1 ? "" : "s", jobs == 1 ? "it" : "them");
+	return FL_EXIT_OK;
+}
+
+/* "retry --failed": the flag taken out of argv, which the store's options then parse. */
+static int take_failed(int *argc, char **argv)
+{
+	int found = 0, k = 2;
+
+	for (int i = 2; i < *argc; i++) {
+		if (!strcmp(argv[i], "--failed"))
+			found = 1;
+		else
+			argv[k++] = argv[i];
+	}
+	*argc = k;
+	argv[k] = NULL;
+	return found;
+}
+
 static int cmd_queue(int argc, char **argv)
 {
-	static const char *const subs[] = {"show", "enable", NULL};
+	static const char *const subs[] = {"show", "enable", "retry", NULL};
 	struct fl_store_opts o;
-	const char *path, *machine = NULL;
+	const char *path, *machine = NULL, *job = NULL;
 	fl_store *st;
-	int code, sub;
+	int code, sub, failed = 0;
 
 	if ((code = fl_subcommand(argc, argv, &fl_cmd_queue, subs, &sub)))
 		return code;
+	if (sub == 2)
+		failed = take_failed(&argc, argv);
 	if ((code = fl_store_opts_parse(argc, argv, &fl_cmd_queue, FL_STORE_OPTS_JSON, &o)))
 		return code;
 	if (sub == 1) {
 		if (optind + 1 != argc || o.json)
 			return fl_usage(&fl_cmd_queue);
 		machine = argv[optind];
+	} else if (sub == 2) {
+		if (optind + !failed != argc || o.json) {
+			fl_arg_error("queue", "retry takes one JOB or --failed%s",
+				     o.json ? ", and no --json" : "");
+			return fl_usage(&fl_cmd_queue);
+		}
+		job = failed ? NULL : argv[optind];
 	} else if (optind != argc) {
 		return fl_usage(&fl_cmd_queue);
 	}
@@ -164,7 +229,9 @@ static int cmd_queue(int argc, char **argv)
 		fl_config_free(o.cfg);
 		return FL_EXIT_FAIL;
 	}
-	if (machine) {
+	if (sub == 2) {
+		code = retry(st, job);
+	} else if (machine) {
 		code = fl_store_machine_enable(st, machine) ? FL_EXIT_FAIL : FL_EXIT_OK;
 		if (code)
 			fprintf(stderr, "faultline: %s\n", fl_error_last());
@@ -184,17 +251,25 @@ static int cmd_queue(int argc, char **argv)
 const struct fl_command fl_cmd_queue = {
     .name = "queue",
     .run = cmd_queue,
-    .usage = "queue show|enable MACHINE [--config F | --db PATH] [--json]",
-    .summary = "show the watch service's jobs and machines, or put a machine back in the pool",
+    .usage = "queue show|enable|retry [MACHINE | JOB | --failed] [--config F | --db PATH] [--json]",
+    .summary = "show the watch service's jobs and machines, put a machine back in the pool, retry "
+	       "failed jobs",
     .help = "subcommands:\n"
 	    "  show           the machines of the pool and the jobs running, queued,\n"
 	    "                 waiting or failed\n"
 	    "  enable MACHINE put a machine that left the pool back into it\n"
+	    "  retry JOB      queue a failed job again, with the runs that failed it\n"
+	    "                 (their attempts start over): after a broken benchmark\n"
+	    "                 command is fixed, say; the next 'faultline watch' steps it\n"
 	    "\n"
 	    "options:\n"
+	    "  --failed       retry: every failed job instead of one\n"
 	    "  --config F     take the store's path from this configuration's store.path\n"
 	    "  --db PATH      the SQLite store itself (no configuration read)\n"
 	    "  --json         show: the machines, the job counts by state and the jobs\n"
 	    "                 running, queued, waiting or failed as one JSON object\n"
-	    "  -h, --help     this help\n",
+	    "  -h, --help     this help\n"
+	    "\n"
+	    "Exit: 0 shown, enabled or queued again, 1 no such machine or job, or a job\n"
+	    "that has not failed, 2 usage error, 4 the store cannot be read.\n",
 };

@@ -111,6 +111,8 @@ static json_t *item_json(const struct fl_regression_item *g)
 	json_object_set_new(o, "fix_range", g->fix_range ? json_string(g->fix_range) : json_null());
 	json_object_set_new(o, "duplicate_of", g->dup_of ? json_integer(g->dup_of) : json_null());
 	json_object_set_new(o, "note", g->note ? json_string(g->note) : json_null());
+	json_object_set_new(o, "bisection",
+			    g->bisection_id ? json_integer(g->bisection_id) : json_null());
 	json_object_set_new(o, "created", json_integer(g->created));
 	return o;
 }
@@ -127,6 +129,31 @@ static void print_line(const struct fl_regression_item *g)
 	printf("\n");
 }
 
+/* Its bisection and reports, where "faultline report show" and the pages find them. */
+static void print_links(fl_store *st, const struct fl_config *cfg,
+			const struct fl_regression_item *g)
+{
+	struct fl_report *r = NULL;
+	size_t n = 0;
+
+	if (g->bisection_id)
+		printf("bisection: %lld, %s; %s/bisect/%lld\n", (long long)g->bisection_id,
+		       g->bisection_result ? g->bisection_result : "running", cfg->report.url,
+		       (long long)g->bisection_id);
+	else
+		printf("bisection: not started\n");
+	if (fl_store_reports_list(st, g->id, &r, &n))
+		fprintf(stderr, "faultline: %s\n", fl_error_last());
+	for (size_t i = n; i-- > 0;) /* oldest first: the report, then its thread */
+		printf("%-10s %lld, %s: %s ('faultline report show %lld')\n",
+		       i == n - 1 ? "reports:" : "", (long long)r[i].id, r[i].state, r[i].subject,
+		       (long long)r[i].id);
+	if (!n)
+		printf("reports:   none yet\n");
+	printf("page:      %s/regression/%lld\n", cfg->report.url, (long long)g->id);
+	fl_store_reports_free(r, n);
+}
+
 static void print_show(const struct fl_regression_item *g)
 {
 	char when[32] = "-";
@@ -140,7 +167,9 @@ static void print_show(const struct fl_regression_item *g)
 	printf("benchmark: %s on %s, %s", g->benchmark, g->machine, g->metric);
 	if (*g->mode)
 		printf(" at %u %s", g->tasks, g->mode);
-	printf(" %+.1f%%\nculprit:   %s\n", g->change, g->culprit ? g->culprit : "-");
+	/* the headline every page shows, and what it compares */
+	printf(" %+.1f%% (%s against %s)\nculprit:   %s\n", g->change, g->tag, g->baseline,
+	       g->culprit ? g->culprit : "-");
 	if (g->state_by)
 		printf("set by:    %s, %s\n", g->state_by, when);
 	if (g->fixed_by)
@@ -227,6 +256,17 @@ static int cmd_regression(int argc, char **argv)
 		return fl_usage(&fl_cmd_regression);
 	if (strcmp(sub, "list") && (code = id_arg(argv[optind], &id)))
 		return code;
+	/* what the state needs, said with the option that gives it */
+	if (!strcmp(sub, "mark") && !strcmp(argv[optind + 1], FL_REG_FIXED) && !o.fix) {
+		fprintf(stderr, "faultline: regression mark: 'fixed' needs --fix REV, the commit "
+				"or tag that fixes it\n");
+		return FL_EXIT_USAGE;
+	}
+	if (!strcmp(sub, "mark") && !strcmp(argv[optind + 1], FL_REG_DUPLICATE) && !o.dup) {
+		fprintf(stderr, "faultline: regression mark: 'duplicate' needs --dup ID, the "
+				"regression it duplicates\n");
+		return FL_EXIT_USAGE;
+	}
 	if (o.state && fl_triage_state_check(o.state)) {
 		fprintf(stderr, "faultline: --state: %s\n", fl_error_last());
 		return FL_EXIT_USAGE;
@@ -261,6 +301,7 @@ static int cmd_regression(int argc, char **argv)
 			json_decref(j);
 		} else if (!strcmp(sub, "show")) {
 			print_show(&one);
+			print_links(st, cfg, &one);
 		}
 	}
 	if (r) {
@@ -285,7 +326,8 @@ const struct fl_command fl_cmd_regression = {
     .summary = "list regressions and their states, show one, mark it (mailed in its thread)",
     .help = "subcommands:\n"
 	    "  list           the regressions, newest first, with their state and culprit\n"
-	    "  show ID        one regression: its change, state, who set it and when\n"
+	    "  show ID        one regression: its change, state, who set it and when, its\n"
+	    "                 bisection, its reports and its page\n"
 	    "  mark ID STATE  set its state (open, invalid, fixed, duplicate) and mail the\n"
 	    "                 change as a reply in the report's thread\n"
 	    "\n"
@@ -298,5 +340,9 @@ const struct fl_command fl_cmd_regression = {
 	    "  --by WHO       mark: who set the state (default: the user running it)\n"
 	    "  --note TEXT    mark: why\n"
 	    "  --json         list, show, mark: one JSON value instead of text\n"
-	    "  -h, --help     this help\n",
+	    "  -h, --help     this help\n"
+	    "\n"
+	    "Exit: 0 listed, shown or marked, 1 no such regression, 2 usage or configuration\n"
+	    "error (a state without what it needs: fixed --fix REV, duplicate --dup ID), 4\n"
+	    "the store cannot be read or written.\n",
 };

@@ -1,7 +1,8 @@
 /*
  * builtin/report.c - "faultline report show ID": a stored report exactly as
  * it was (or will be) mailed, with its delivery state, its own recipients
- * and the name of its attachment.
+ * and the name of its attachment; "faultline report list": every report,
+ * newest first, one line each (what show takes).
  */
 #include "builtin/builtin.h"
 #include "config/config.h"
@@ -13,6 +14,7 @@
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static void print_report(const struct fl_report *r)
 {
@@ -39,8 +41,8 @@ static void print_report(const struct fl_report *r)
 	printf("Subject: %s\n\n%s", r->subject, r->body);
 }
 
-/* The same, one JSON object: what a script reads. */
-static void print_report_json(const struct fl_report *r)
+/* The same, one JSON object: what a script reads (body 0: without it). */
+static json_t *report_json(const struct fl_report *r, int body)
 {
 	json_t *o = json_object();
 
@@ -55,15 +57,57 @@ static void print_report_json(const struct fl_report *r)
 	json_object_set_new(o, "message_id", json_string(r->message_id));
 	json_object_set_new(o, "in_reply_to", r->in_reply_to ? json_string(r->in_reply_to) : json_null());
 	json_object_set_new(o, "subject", json_string(r->subject));
-	json_object_set_new(o, "body", json_string(r->body));
+	if (body)
+		json_object_set_new(o, "body", json_string(r->body));
+	return o;
+}
+
+static void print_json(json_t *o)
+{
 	json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	putchar('\n');
 	json_decref(o);
 }
 
+/* list: one line a report, newest first; exit 1 when there is none. */
+static int list(fl_store *st, int json)
+{
+	struct fl_report *r;
+	json_t *all = json_array();
+	size_t n;
+
+	if (fl_store_reports_list(st, 0, &r, &n)) {
+		fprintf(stderr, "faultline: %s\n", fl_error_last());
+		json_decref(all);
+		return FL_EXIT_FAIL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		time_t t = (time_t)(r[i].sent ? r[i].sent : r[i].created);
+		char when[32] = "-";
+		struct tm tm;
+
+		if (json) {
+			json_array_append_new(all, report_json(&r[i], 0));
+			continue;
+		}
+		if (gmtime_r(&t, &tm))
+			strftime(when, sizeof(when), "%Y-%m-%d %H:%M UTC", &tm);
+		printf("%5lld  %-7s  regression %-4lld  %s  %s\n", (long long)r[i].id, r[i].state,
+		       (long long)r[i].regression_id, when, r[i].subject);
+	}
+	if (json)
+		print_json(all);
+	else
+		json_decref(all);
+	if (!n && !json)
+		fprintf(stderr, "faultline: no report stored yet\n");
+	fl_store_reports_free(r, n);
+	return n ? FL_EXIT_OK : FL_EXIT_NO;
+}
+
 static int cmd_report(int argc, char **argv)
 {
-	static const char *const subs[] = {"show", NULL};
+	static const char *const subs[] = {"show", "list", NULL};
 	struct fl_store_opts o;
 	struct fl_report r;
 	const char *db;
@@ -76,6 +120,23 @@ static int cmd_report(int argc, char **argv)
 		return rc;
 	if ((rc = fl_store_opts_parse(argc, argv, &fl_cmd_report, FL_STORE_OPTS_JSON, &o)))
 		return rc;
+	if (sub == 1) {
+		if (optind != argc) {
+			fl_arg_error("report", "list takes no operand, got '%s'", argv[optind]);
+			return fl_usage(&fl_cmd_report);
+		}
+		if ((rc = fl_store_opts_path(&o, &db)))
+			return rc;
+		if (fl_store_open(&st, db, FL_STORE_READONLY)) {
+			fprintf(stderr, "faultline: %s\n", fl_error_last());
+			fl_config_free(o.cfg);
+			return FL_EXIT_FAIL;
+		}
+		rc = list(st, o.json);
+		fl_store_free(st);
+		fl_config_free(o.cfg);
+		return rc;
+	}
 	if (optind + 1 != argc)
 		return fl_usage(&fl_cmd_report);
 	id = strtoll(argv[optind], &end, 10);
@@ -96,7 +157,7 @@ static int cmd_report(int argc, char **argv)
 		return rc == FL_ENOTFOUND ? FL_EXIT_NO : FL_EXIT_FAIL;
 	}
 	if (o.json)
-		print_report_json(&r);
+		print_json(report_json(&r, 1));
 	else
 		print_report(&r);
 	fl_store_report_clear(&r);
@@ -108,17 +169,20 @@ static int cmd_report(int argc, char **argv)
 const struct fl_command fl_cmd_report = {
     .name = "report",
     .run = cmd_report,
-    .usage = "report show ID [--config F | --db PATH] [--json]",
-    .summary = "print a stored report as it was mailed, with its delivery state",
+    .usage = "report list|show ID [--config F | --db PATH] [--json]",
+    .summary = "list the stored reports, or print one as it was mailed, with its delivery state",
     .help = "subcommands:\n"
+	    "  list           every report, newest first: id, delivery state, regression,\n"
+	    "                 when, subject\n"
 	    "  show ID        the report with this id, as mailed, with its delivery state\n"
 	    "\n"
 	    "options:\n"
 	    "  --config F     take the store's path from this configuration's store.path\n"
 	    "  --db PATH      the SQLite store itself (no configuration read)\n"
 	    "  --json         print the report (its state, headers and body) as one JSON\n"
-	    "                 object\n"
+	    "                 object; list: an array of them, without their bodies\n"
 	    "  -h, --help     this help\n"
 	    "\n"
-	    "Exit: 0 printed, 1 no such report, 2 usage error, 4 the store cannot be read.\n",
+	    "Exit: 0 printed, 1 no such report (list: none stored), 2 usage error, 4 the store\n"
+	    "cannot be read.\n",
 };

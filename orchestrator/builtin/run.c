@@ -3,7 +3,8 @@
  * on a revision of a tree (built as needed) or a prebuilt kernel image,
  * through the dispatcher (fl_dispatch_run_attempts, its attempts for a
  * run asked for once); then a table of operations per second per task
- * count and mode, with their spread across the runs.
+ * count and mode, with their spread across the runs (a command machine's:
+ * each metric its command printed, its mean and spread).
  */
 #include "dispatch/agentapi.h"
 #include "dispatch/dispatch.h"
@@ -46,6 +47,7 @@ struct row {
 struct table {
 	struct row *rows;
 	size_t n;
+	int by_metric; /* a command's numbers: a row per metric (its mode), no task count */
 };
 
 static struct row *table_row(struct table *t, const char *mode, unsigned tasks)
@@ -76,7 +78,8 @@ static int table_add_run(struct table *t, fl_store *st, int64_t run_id)
 	for (size_t i = 0; i < n;) {
 		size_t j = i;
 		double sum = 0;
-		struct row *row = table_row(t, s[i].mode, s[i].tasks);
+		struct row *row = t->by_metric ? table_row(t, s[i].metric, 0)
+					       : table_row(t, s[i].mode, s[i].tasks);
 
 		while (j < n && !strcmp(s[j].metric, s[i].metric) &&
 		       !strcmp(s[j].mode, s[i].mode) && s[j].tasks == s[i].tasks)
@@ -116,6 +119,18 @@ static void table_print(struct table *t, const char *bench, const char *machine,
 	if (!t->n)
 		return;
 	qsort(t->rows, t->n, sizeof(*t->rows), row_cmp);
+	if (t->by_metric) {
+		printf("%-16s  %12s  %8s  %4s\n", "metric", "mean", "%stddev", "runs");
+		for (size_t i = 0; i < t->n; i++) {
+			struct row *r = &t->rows[i];
+			char s1[16];
+
+			spread(r->per_task, r->nper_task, s1, sizeof(s1));
+			printf("%-16s  %12.6g  %8s  %4zu\n", r->mode,
+			       fl_stats_mean(r->per_task, r->nper_task), s1, r->nper_task);
+		}
+		return;
+	}
 	printf("%6s  %-9s  %14s  %8s  %12s  %8s  %4s\n", "tasks", "mode", "per-task ops/s",
 	       "%stddev", "ops/s", "%stddev", "runs");
 	for (size_t i = 0; i < t->n; i++) {
@@ -144,7 +159,7 @@ static int run_all(struct fl_config *cfg, const struct run_opts *o, const struct
 		   const struct fl_benchmark_conf *b, const struct fl_tree_conf *t, fl_store *st,
 		   fl_repo *repo)
 {
-	struct table tab = {0};
+	struct table tab = {.by_metric = !fl_config_machine_kernel(m)};
 	size_t ok = 0, done = 0;
 	int exit_code = FL_EXIT_OK;
 

@@ -184,6 +184,10 @@ static int serve(struct watch *w)
 		       "pool%s)",
 		       s.live, FL_S(s.live), s.blocked, FL_S(s.blocked), s.blocked == 1 ? "s" : "",
 		       pinned(w->cfg) ? " or pinned to a host without a live worker" : "");
+	if (s.failed)
+		fl_err("watch: %zu job%s failed (above); once the cause is fixed, 'faultline queue "
+		       "retry --failed' queues %s again",
+		       s.failed, FL_S(s.failed), s.failed == 1 ? "it" : "them");
 	if (w->pending)
 		fl_warn("watch: %u report%s %s not sent yet; the next 'faultline watch' retries",
 			w->pending, FL_S(w->pending), w->pending == 1 ? "is" : "are");

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <yaml.h>
 
 enum ftype {
@@ -922,17 +923,31 @@ static void check_command(struct loader *L, struct fl_machine_conf *m)
 		report_at(L, &m->backend, "the command backend needs 'command'");
 }
 
+/* The machine keys every backend reads; the others are some backends' own. */
+static const char *const machine_common_keys[] = {
+    "name", "backend", "max_parallel", "max_infra_errors", "worker_host", NULL};
+static const char *const libvirt_keys[] = {
+    "uri",	 "pool",	 "pool_dir", "accel",
+    "sockets",	 "cores",	 "threads",  "memory_per_node",
+    "distances", "boot_timeout", "cmdline",  NULL};
+static const char *const box_keys[] = {"token_file", "boot",	"max_misses", "boot_timeout",
+				       "cmdline",    "timeout", NULL};
+static const char *const command_keys[] = {"command", "timeout", NULL};
+
 /*
- * Each backend's configuration: whether it boots kernels and the check of
- * its own keys. In the order of backends[] (the key's choices).
+ * Each backend's configuration: whether it boots kernels, its own keys
+ * (beyond machine_common_keys: another backend's key written for it is
+ * refused, and not printed), and the check of them. In the order of
+ * backends[] (the key's choices).
  */
 static const struct backend_rule {
 	struct fl_backend_conf conf;
+	const char *const *keys;
 	void (*check)(struct loader *L, struct fl_machine_conf *m);
 } backend_rules[] = {
-    {{"libvirt", 1}, check_libvirt},
-    {{"baremetal", 1}, check_box},
-    {{"command", 0}, check_command},
+    {{"libvirt", 1}, libvirt_keys, check_libvirt},
+    {{"baremetal", 1}, box_keys, check_box},
+    {{"command", 0}, command_keys, check_command},
 };
 _Static_assert(sizeof(backend_rules) / sizeof(backend_rules[0]) ==
 		   sizeof(backends) / sizeof(backends[0]) - 1,
@@ -975,10 +990,53 @@ uint64_t fl_config_machine_memory(const struct fl_machine_conf *m)
 	return m->memory_per_node * m->sockets;
 }
 
+static int listed(const char *const *words, const char *word)
+{
+	for (; *words; words++)
+		if (!strcmp(*words, word))
+			return 1;
+	return 0;
+}
+
+/* Whether the machine key means something to the machine's backend. */
+static int machine_key_means(const struct fl_machine_conf *m, const char *key)
+{
+	const struct backend_rule *rule = backend_rule(m->backend);
+
+	return !rule || listed(machine_common_keys, key) || listed(rule->keys, key);
+}
+
+static void words_join(fl_buf *b, const char *const *words)
+{
+	for (size_t i = 0; words[i]; i++)
+		fl_buf_addf(b, "%s%s", i ? ", " : "", words[i]);
+}
+
+/* A key another backend reads, written for this one ("sockets: 4" on a
+ * command machine): refused, it would be silently ignored. */
+static void check_machine_keys(struct loader *L, struct fl_machine_conf *m)
+{
+	const struct backend_rule *rule = backend_rule(m->backend);
+
+	for (const struct field *f = machine_fields; rule && f->key; f++) {
+		fl_buf own = FL_BUF_INIT;
+
+		if (machine_key_means(m, f->key) || !fl_config_where(L->cfg, at(m, f->off)))
+			continue;
+		words_join(&own, rule->keys);
+		report_at(L, at(m, f->off),
+			  "'%s' means nothing to a %s machine (its own keys: %s; every machine's: "
+			  "name, backend, max_parallel, max_infra_errors, worker_host)",
+			  f->key, m->backend, own.ptr);
+		fl_buf_free(&own);
+	}
+}
+
 static void check_machine(struct loader *L, struct fl_machine_conf *m)
 {
 	const struct backend_rule *rule = backend_rule(m->backend);
 
+	check_machine_keys(L, m);
 	if (rule && rule->check)
 		rule->check(L, m);
 	if (m->ndistances && m->ndistances != (size_t)m->sockets * m->sockets) {
@@ -1028,10 +1086,57 @@ static void check_cgroups(struct loader *L, struct fl_benchmark_conf *b)
 			  "memory limits apply to the child cgroup, which 'cgroup' does not list");
 }
 
+/* The benchmark keys only a kernel machine reads: the agent's page-fault
+ * test and its points. A command machine runs its command once a run. */
+static const char *const kernel_benchmark_keys[] = {
+    "test",	 "modes",  "tasks",	     "warmup",	   "duration",	  "memory_per_task",
+    "placement", "cgroup", "cgroup_version", "memory_max", "memory_high", "kernel",
+    NULL};
+
+/* How many machines the benchmark runs on, and how many of them boot kernels. */
+static void benchmark_machines(const struct fl_config *cfg, const struct fl_benchmark_conf *b,
+			       size_t *used, size_t *kernel)
+{
+	*used = *kernel = 0;
+	for (size_t i = 0; i < cfg->nmachines; i++) {
+		const struct fl_machine_conf *m = &cfg->machines[i];
+		int on = !b->nmachines;
+
+		for (size_t j = 0; j < b->nmachines; j++)
+			on |= b->machines[j] && m->name && !strcmp(b->machines[j], m->name);
+		*used += on;
+		*kernel += on && fl_config_machine_kernel(m);
+	}
+}
+
+/* Whether the benchmark key means something: a kernel machine's key for a
+ * benchmark that runs only on command machines does not. */
+static int benchmark_key_means(const struct fl_config *cfg, const struct fl_benchmark_conf *b,
+			       const char *key)
+{
+	size_t used, kernel;
+
+	benchmark_machines(cfg, b, &used, &kernel);
+	return !used || kernel || !listed(kernel_benchmark_keys, key);
+}
+
+static void check_benchmark_keys(struct loader *L, struct fl_benchmark_conf *b)
+{
+	for (const struct field *f = benchmark_fields; f->key; f++)
+		if (!benchmark_key_means(L->cfg, b, f->key) &&
+		    fl_config_where(L->cfg, at(b, f->off)))
+			report_at(L, at(b, f->off),
+				  "'%s' means nothing to benchmark '%s': it runs only on command "
+				  "machines, which run their command (a command benchmark's keys: "
+				  "name, repeat, max_repeat, direction, machines)",
+				  f->key, b->name ? b->name : "");
+}
+
 static void check_benchmark(struct loader *L, struct fl_benchmark_conf *b)
 {
 	struct fl_config *cfg = L->cfg;
-	int needs_test = 0;
+	size_t used, kernel;
+	int needs_test;
 
 	if (b->kernel && !fl_config_kernel(cfg, b->kernel))
 		report_at(L, &b->kernel, "unknown kernel '%s'", b->kernel);
@@ -1040,18 +1145,15 @@ static void check_benchmark(struct loader *L, struct fl_benchmark_conf *b)
 	for (size_t i = 0; i < b->nmachines; i++)
 		if (b->machines[i] && !fl_config_machine(cfg, b->machines[i]))
 			report_at(L, &b->machines[i], "unknown machine '%s'", b->machines[i]);
-	for (size_t i = 0; i < cfg->nmachines; i++) {
-		const struct fl_machine_conf *m = &cfg->machines[i];
-		int used = !b->nmachines;
-
-		for (size_t j = 0; j < b->nmachines; j++)
-			used |= b->machines[j] && m->name && !strcmp(b->machines[j], m->name);
-		if (used && fl_config_machine_kernel(m))
-			needs_test = 1;
-	}
 	if (b->max_repeat && b->max_repeat < b->repeat)
 		report_at(L, &b->max_repeat, "max_repeat %u is below repeat %u", b->max_repeat,
 			  b->repeat);
+	benchmark_machines(cfg, b, &used, &kernel);
+	needs_test = kernel > 0;
+	if (used && !kernel) { /* the rest is about kernel machines' keys */
+		check_benchmark_keys(L, b);
+		return;
+	}
 	if (needs_test && !b->test)
 		report_at(L, &b->name, "benchmark '%s' runs on a kernel machine but names no 'test'",
 			  b->name);
@@ -1141,6 +1243,23 @@ static void check_address(struct loader *L, char **addr)
 		report_at(L, addr, "%s", why);
 }
 
+/* The links of reports when report.url is unset: the pages "faultline
+ * serve" answers at web.listen; a wildcard address is this host's name. */
+static char *pages_url(const char *listen)
+{
+	const char *colon = listen ? strrchr(listen, ':') : NULL;
+	char host[256] = "localhost";
+
+	if (!colon)
+		return fl_xstrdup("http://127.0.0.1:8080");
+	if (colon == listen || !strncmp(listen, "0.0.0.0:", 8) || !strncmp(listen, "[::]:", 5)) {
+		if (gethostname(host, sizeof(host) - 1))
+			snprintf(host, sizeof(host), "localhost");
+		return fl_xasprintf("http://%s%s", host, colon);
+	}
+	return fl_xasprintf("http://%s", listen);
+}
+
 static void check_report(struct loader *L)
 {
 	struct fl_config *cfg = L->cfg;
@@ -1161,6 +1280,10 @@ static void check_report(struct loader *L)
 			check_address(L, &cfg->trees[t].cc[i]);
 	if (cfg->report.smtp && !cfg->report.nto)
 		report_at(L, &cfg->report.smtp, "reports are sent by SMTP but 'report.to' is empty");
+	if (!fl_config_where(cfg, &cfg->report.url)) { /* not written: web.listen's */
+		free(cfg->report.url);
+		cfg->report.url = pages_url(cfg->web.listen);
+	}
 }
 
 /* min_port 0: a free port is picked at start and said on standard error. */
@@ -1508,7 +1631,20 @@ static int is_set(const struct field *f, const void *obj)
 	}
 }
 
-static void print_obj(FILE *out, const struct schema *s, const void *obj, int indent, int first_dash)
+/* Whether the key is printed: not a key another backend reads (a command
+ * machine has no sockets, its benchmark no modes). */
+static int printed(const struct fl_config *cfg, const struct schema *s, const void *obj,
+		   const struct field *f)
+{
+	if (s == &machine_schema)
+		return machine_key_means(obj, f->key);
+	if (s == &benchmark_schema)
+		return benchmark_key_means(cfg, obj, f->key);
+	return 1;
+}
+
+static void print_obj(FILE *out, const struct fl_config *cfg, const struct schema *s,
+		      const void *obj, int indent, int first_dash)
 {
 	int first = 1;
 
@@ -1516,20 +1652,20 @@ static void print_obj(FILE *out, const struct schema *s, const void *obj, int in
 		const void *p = (const char *)obj + f->off;
 		int pad = first && first_dash ? 0 : indent;
 
-		if (!is_set(f, obj))
+		if (!is_set(f, obj) || !printed(cfg, s, obj, f))
 			continue;
 		fprintf(out, "%*s%s:", pad, "", f->key);
 		first = 0;
 		if (f->type == F_MAP) {
 			fputc('\n', out);
-			print_obj(out, f->sub, p, indent + 2, 0);
+			print_obj(out, cfg, f->sub, p, indent + 2, 0);
 		} else if (f->type == F_MAPLIST) {
 			size_t n = *(const size_t *)((const char *)obj + f->count_off);
 
 			fputc('\n', out);
 			for (size_t i = 0; i < n; i++) {
 				fprintf(out, "%*s- ", indent + 2, "");
-				print_obj(out, f->sub, *(char *const *)p + i * f->sub->size,
+				print_obj(out, cfg, f->sub, *(char *const *)p + i * f->sub->size,
 					  indent + 4, 1);
 			}
 		} else if (f->type == F_MATRIX) {
@@ -1569,7 +1705,7 @@ static void print_obj(FILE *out, const struct schema *s, const void *obj, int in
 void fl_config_print(const struct fl_config *cfg, FILE *out)
 {
 	fprintf(out, "# normalised from %s\n", cfg->path);
-	print_obj(out, &top_schema, cfg, 0, 0);
+	print_obj(out, cfg, &top_schema, cfg, 0, 0);
 }
 
 #define FIND(arr, n, name)                                                                         \

@@ -189,7 +189,7 @@ char *fl_mail_format(const struct fl_mail *m)
 	add_header(&b, "Message-ID", m->message_id);
 	if (m->in_reply_to) {
 		add_header(&b, "In-Reply-To", m->in_reply_to);
-		add_header(&b, "References", m->in_reply_to);
+		add_header(&b, "References", m->references ? m->references : m->in_reply_to);
 	}
 	if (!m->attach) {
 		fl_buf_adds(&b, "MIME-Version: 1.0\r\n"

@@ -23,7 +23,8 @@ struct fl_mail {
 	const char *subject;
 	const char *body;	 /* LF, CRLF or CR line ends; sent as CRLF */
 	const char *message_id;	 /* "<id@host>"; see fl_mail_message_id() */
-	const char *in_reply_to; /* NULL, or the Message-ID of the first report */
+	const char *in_reply_to; /* NULL, or the Message-ID of the mail it answers */
+	const char *references;	 /* the thread down to it; NULL: in_reply_to */
 	int64_t date;		 /* seconds since the epoch; 0 for now */
 	const char *const *cc;	 /* carbon copies (envelope recipients too) */
 	size_t ncc;

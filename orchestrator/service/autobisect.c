@@ -50,6 +50,9 @@ struct autobisect {
 	fl_descent *search;
 	int64_t id; /* bisections row */
 	size_t recorded, added;
+	size_t seeded;	/* the comparison's runs offered as the first steps (seed) */
+	int64_t run_id; /* the run of step run_seq, for its log line: /run/<id> */
+	size_t run_seq;
 	struct fl_descent_echo echo; /* the step lines said so far */
 };
 
@@ -59,6 +62,11 @@ static int replay(void *ctx, const struct fl_bisect_step_rec *r)
 
 	fl_descent_replay(a->search, r->sha, r->v, r->n, r->skipped);
 	a->recorded++;
+	/* each step is said by its own call of this step: the echo as the
+	 * recorded ones left it, so a verification's repeats stay detail */
+	a->echo.verifying = r->phase && !strcmp(r->phase, fl_bisect_phase_name(FL_PHASE_VERIFY)) &&
+			    r->best && *r->best;
+	snprintf(a->echo.best, sizeof(a->echo.best), "%s", a->echo.verifying ? r->best : "");
 	return 0;
 }
 
@@ -81,6 +89,26 @@ static int run_samples(struct autobisect *a, int64_t run_id, double **v, size_t 
 	return *n ? 0 : FL_BISECT_SKIP;
 }
 
+/*
+ * The first run the search asks for beyond the seeds: how many of the
+ * comparison's runs its confirmation took, as the steps the bisection's
+ * page lists first (it may need fewer than the comparison made).
+ */
+static void say_seeds(struct autobisect *a, size_t seq)
+{
+	if (!a->seeded)
+		return;
+	if (seq >= a->seeded)
+		fl_info("bisect: regression %lld: steps 1-%zu are the comparison's %zu runs of the "
+			"ends %.12s and %.12s",
+			(long long)a->reg.id, a->seeded, a->seeded, a->reg.good, a->reg.bad);
+	else if (seq)
+		fl_info("bisect: regression %lld: steps 1-%zu are %zu of the comparison's %zu runs "
+			"of the ends %.12s and %.12s (its confirmation took no more)",
+			(long long)a->reg.id, seq, seq, a->seeded, a->reg.good, a->reg.bad);
+	a->seeded = 0;
+}
+
 static int sample(void *ctx, const char *sha, size_t seq, double **v, size_t *n)
 {
 	struct autobisect *a = ctx;
@@ -97,6 +125,7 @@ static int sample(void *ctx, const char *sha, size_t seq, double **v, size_t *n)
 
 	*v = NULL;
 	*n = 0;
+	say_seeds(a, seq);
 	r = fl_service_job_find(a->st, FL_JOB_RUN, &s, &j);
 	if (r == FL_ENOTFOUND) {
 		r = fl_service_enqueue(a->st, FL_JOB_RUN, &s, &id);
@@ -116,6 +145,8 @@ static int sample(void *ctx, const char *sha, size_t seq, double **v, size_t *n)
 		r = run_samples(a, j.run_id, v, n);
 	else
 		r = FL_BISECT_SKIP;
+	a->run_seq = seq;
+	a->run_id = j.run_id;
 	fl_job_release(&j);
 	return r;
 }
@@ -134,7 +165,7 @@ static void step_done(void *ctx, const struct fl_descent_step *s)
 					 .best = s->best,
 					 .phase = fl_bisect_phase_name(s->phase),
 					 .branch = s->line->merge};
-	fl_buf line = FL_BUF_INIT;
+	fl_buf line = FL_BUF_INIT, text = FL_BUF_INIT;
 
 	/* records from here on are ones the search no longer follows (it
 	 * diverged from them, as from seeds its confirmation did not need) */
@@ -143,7 +174,17 @@ static void step_done(void *ctx, const struct fl_descent_step *s)
 		fl_err("bisect: regression %lld: cannot record step %zu: %s", (long long)a->reg.id,
 		       s->seq, fl_error_last());
 	fl_crashpoint("bisect-step");
-	fl_descent_step_text(&line, s);
+	fl_descent_step_text(&text, s);
+	/* "step 11 (run 15): ...": the bisection page's step, and the run's page */
+	if (a->run_id && a->run_seq == s->seq) {
+		size_t at = strcspn(text.ptr, ":");
+
+		fl_buf_add(&line, text.ptr, at);
+		fl_buf_addf(&line, " (run %lld)%s", (long long)a->run_id, text.ptr + at);
+	} else {
+		fl_buf_adds(&line, text.ptr);
+	}
+	fl_buf_free(&text);
 	if (fl_descent_step_repeats(&a->echo, s))
 		fl_verbose("bisect: regression %lld: %s", (long long)a->reg.id, line.ptr);
 	else
@@ -199,17 +240,24 @@ static int conclude(struct autobisect *a, const struct fl_descent_result *res)
 	if (r)
 		fl_store_tx_rollback(a->st);
 	else if (res->kind == FL_BISECT_CULPRIT)
-		fl_info("bisect: regression %lld: culprit %s%s%s (confidence %.3f, %.1f%% %s, "
-			"%zu run%s, %zu commit%s tested)",
+		/* the culprit's own figure said as such, then the regression's headline */
+		fl_info("bisect: regression %lld: culprit %s%s%s (confidence %.3f, %zu run%s, "
+			"%zu commit%s tested): %.1f%% %s than its parent on the bisection's runs; "
+			"the regression's headline is %+.1f%%, %s against %s",
 			(long long)a->reg.id, res->first, where.ptr ? where.ptr : "",
 			res->merge == FL_MERGE_ITSELF ? ": the merged branch alone does not "
 							"regress; the merge does"
-							: "",
-			res->confidence, res->change_pct, is_improvement(a) ? "better" : "worse",
-			res->runs, FL_S(res->runs), res->commits_tested, FL_S(res->commits_tested));
-	else
-		fl_info("bisect: regression %lld: %s after %zu runs", (long long)a->reg.id, kind,
-			res->runs);
+						      : "",
+			res->confidence, res->runs, FL_S(res->runs), res->commits_tested,
+			FL_S(res->commits_tested), res->change_pct,
+			is_improvement(a) ? "better" : "worse", a->reg.change, a->reg.tag,
+			a->reg.baseline);
+	else {
+		fl_buf_reset(&where);
+		fl_descent_candidates_text(&where, res);
+		fl_info("bisect: regression %lld: %s after %zu runs%s", (long long)a->reg.id, kind,
+			res->runs, where.len ? where.ptr : "");
+	}
 out:
 	fl_buf_free(&where);
 	free(sum);
@@ -292,11 +340,7 @@ static int seed(struct autobisect *a)
 		r = fl_store_tx_commit(a->st);
 	else
 		fl_store_tx_rollback(a->st);
-	if (!r && seq)
-		fl_info("bisect: regression %lld: the comparison's %zu runs are the first runs "
-			"of the ends %.12s and %.12s",
-			(long long)a->reg.id, seq, a->reg.good, a->reg.bad);
-	a->recorded = seq;
+	a->recorded = a->seeded = seq; /* said once the search asks beyond them (say_seeds) */
 	fl_role_runs_release(&g);
 	fl_role_runs_release(&b);
 	fl_jobs_free(kids, nkids);

@@ -154,7 +154,49 @@ struct act {
 		char *why; /* NULL: sha */
 	} * res;
 	size_t nres, next;
+	char *words; /* the reply's own words, a state's note (reply_words) */
 };
+
+/*
+ * What the sender wrote besides the commands, the state's note: the lines
+ * that are neither quoted ("> ...") nor commands, up to a signature ("-- "),
+ * joined, at most NOTE_MAX bytes; NULL when there are none.
+ */
+#define NOTE_MAX 300
+
+static char *reply_words(const char *text)
+{
+	fl_buf b = FL_BUF_INIT;
+
+	for (const char *p = text; *p;) {
+		size_t len = strcspn(p, "\n");
+		const char *s = p, *e = p + len;
+
+		p += len + (p[len] == '\n');
+		while (e > s && (e[-1] == '\r' || e[-1] == ' ' || e[-1] == '\t'))
+			e--;
+		if ((size_t)(e - s) == 2 && !strncmp(s, "--", 2))
+			break;
+		while (s < e && (*s == ' ' || *s == '\t'))
+			s++;
+		if (s == e || *s == '>' || !strncmp(s, "#faultline", 10))
+			continue;
+		if (b.len)
+			fl_buf_addch(&b, ' ');
+		fl_buf_add(&b, s, (size_t)(e - s));
+	}
+	if (b.len > NOTE_MAX) {
+		size_t cut = NOTE_MAX;
+
+		while (cut &&
+		       ((unsigned char)b.ptr[cut] & 0xc0) == 0x80) /* a whole UTF-8 character */
+			cut--;
+		b.ptr[cut] = '\0';
+		b.len = cut;
+		fl_buf_adds(&b, "...");
+	}
+	return b.len ? fl_buf_detach(&b) : (fl_buf_free(&b), NULL);
+}
 
 static int lines_have(const char *lines, const char *bare)
 {
@@ -363,11 +405,13 @@ static int command(struct act *a, const char *line)
 			r = mark(a, &(struct fl_triage_change){.state = FL_REG_FIXED,
 							       .by = a->m->from,
 							       .fixed_by = x,
-							       .note = "said in a reply"});
+							       .note = a->words});
+	} else if (!strcmp(verb, "reopen")) {
+		r = mark(a, &(struct fl_triage_change){
+				.state = FL_REG_OPEN, .by = a->m->from, .note = a->words});
 	} else if (!strcmp(verb, "invalid")) {
-		r = mark(a, &(struct fl_triage_change){.state = FL_REG_INVALID,
-						       .by = a->m->from,
-						       .note = "said in a reply"});
+		r = mark(a, &(struct fl_triage_change){
+				.state = FL_REG_INVALID, .by = a->m->from, .note = a->words});
 	} else if (!strcmp(verb, "dup:")) {
 		char *end = NULL;
 		long long id;
@@ -379,16 +423,16 @@ static int command(struct act *a, const char *line)
 		else if ((r = mark(a, &(struct fl_triage_change){.state = FL_REG_DUPLICATE,
 								 .by = a->m->from,
 								 .dup_of = id,
-								 .note = "said in a reply"})) ==
-			     FL_EINVAL ||
+								 .note = a->words})) == FL_EINVAL ||
 			 r == FL_ENOTFOUND) {
 			fl_buf_addf(&a->answer, "  not done: %s.\n", fl_error_last());
 			r = 0;
 		}
 	} else {
-		fl_buf_addf(&a->answer,
-			    "  not done: unknown command '%s' (test, fix:, invalid, dup:).\n",
-			    verb);
+		fl_buf_addf(
+		    &a->answer,
+		    "  not done: unknown command '%s' (test, fix:, invalid, dup:, reopen).\n",
+		    verb);
 	}
 	if (r == FL_EINVAL) { /* a refusal the sender reads, not a failure */
 		fl_buf_addf(&a->answer, "  not done: %s.\n", fl_error_last());
@@ -466,6 +510,7 @@ static int one(struct fl_service *svc, fl_store *st, const char *path, struct fl
 	else if (!allowed(&a, &first))
 		outcome = "refused: the sender is neither in report.allow nor a recipient of the "
 			  "report";
+	a.words = reply_words(m.text);
 	if (!outcome) { /* the fetches, outside the transaction; the answers come below */
 		a.resolving = 1;
 		r = commands(&a);
@@ -490,8 +535,9 @@ static int one(struct fl_service *svc, fl_store *st, const char *path, struct fl
 				fl_buf_addf(&body, "\n%s/regression/%lld\n", a.cfg->report.url,
 					    (long long)a.reg.id);
 			fl_buf_adds(&body, "\n-- \nfaultline, automated performance bisection\n");
+			/* under the reply it answers, not beside it */
 			r = fl_triage_reply(a.cfg, st, a.reg.id, "answer", (long long)a.reg.id,
-					    body.ptr, m.from_full, &report);
+					    body.ptr, m.from_full, m.message_id, &report);
 			fl_buf_free(&body);
 			outcome = "acted";
 		}
@@ -515,6 +561,7 @@ static int one(struct fl_service *svc, fl_store *st, const char *path, struct fl
 			!strcmp(outcome, "acted") ? "answered in the thread" : outcome);
 	}
 out:
+	free(a.words);
 	fl_regression_release(&a.reg);
 	fl_store_report_clear(&first);
 	fl_store_report_clear(&thread);

@@ -17,6 +17,12 @@
  *   #faultline fix: <sha-or-tag>   fixed by it
  *   #faultline invalid             invalid
  *   #faultline dup: <id>           a duplicate of regression <id>
+ *   #faultline reopen              open again (not fixed after all, or back)
+ *
+ * A state a command sets keeps the reply's own words (its lines that are
+ * neither quoted nor commands, before a signature) as its note. The
+ * answer threads under the reply it answers (In-Reply-To the reply,
+ * References the report and the reply).
  *
  * Acted on only from senders report.allow names or who received the
  * thread's report; every command is answered in the thread (one reply per

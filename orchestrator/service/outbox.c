@@ -88,6 +88,9 @@ static int send_to(fl_store *st, const struct fl_outbox *box, const struct fl_re
 	 * sends it again), and the copy is then the same message, byte for
 	 * byte, with the same Message-ID, which readers and archives fold.
 	 */
+	struct fl_report first = {0};
+	char *refs = NULL;
+	int failed;
 	struct fl_mail m = {.from = box->from,
 			    .to = to,
 			    .nto = nto,
@@ -100,8 +103,15 @@ static int send_to(fl_store *st, const struct fl_outbox *box, const struct fl_re
 			    .ncc = ncc,
 			    .attach_name = r->attach_name,
 			    .attach = r->attach};
-
-	if (fl_mail_send(box->smtp, &m)) {
+	/* an answer to a reply: References the thread's report, then the reply */
+	if (r->in_reply_to && r->regression_id &&
+	    !fl_store_report_first(st, r->regression_id, &first) &&
+	    strcmp(first.message_id, r->in_reply_to))
+		m.references = refs = fl_xasprintf("%s %s", first.message_id, r->in_reply_to);
+	fl_store_report_clear(&first);
+	failed = fl_mail_send(box->smtp, &m);
+	free(refs);
+	if (failed) {
 		int64_t wait = fl_outbox_backoff_from(box->retry_s ? box->retry_s : 60, r->attempts + 1);
 
 		fl_warn("report %lld: %s; next try in %llds", (long long)r->id, fl_error_last(),

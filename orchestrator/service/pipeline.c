@@ -408,6 +408,20 @@ const char *fl_role_name(enum fl_run_role r)
 	return roles[r];
 }
 
+const char *fl_role_word(const struct fl_job *run)
+{
+	/* a try's runs: run_key's "run:try:ID:SEQ" */
+	char *try_runs = fl_xasprintf("%s:%s:", kinds[FL_JOB_RUN].name, kinds[FL_JOB_TRY].name);
+	int of_try = run->key && !strncmp(run->key, try_runs, strlen(try_runs));
+
+	free(try_runs);
+	if (of_try && !strcmp(run->role, roles[FL_ROLE_BAD]))
+		return "base";
+	if (of_try && !strcmp(run->role, roles[FL_ROLE_BASE]))
+		return "good";
+	return run->role;
+}
+
 int fl_role_traces_locks(const char *role)
 {
 	return !role || strcmp(role, roles[FL_ROLE_BISECT]) != 0;

@@ -202,6 +202,11 @@ enum fl_run_role {
 	FL_ROLE_FIX
 };
 const char *fl_role_name(enum fl_run_role r);
+/* What the log calls a run job's role: its name, but in a try's runs the
+ * words of the try's answer (its base "base", the regression's good commit
+ * "good"), so that one commit is not "base" in the log and another in the
+ * answer. */
+const char *fl_role_word(const struct fl_job *run);
 /*
  * 1 when runs of role (a name) trace lock contention (agents/lockstat.h):
  * the runs whose evidence reports and pages show (a tag comparison's base

@@ -406,9 +406,9 @@ static void run_job(struct worker *w, fl_store *st)
 	const struct fl_tree_conf *tree = fl_config_tree(cfg, j->tree);
 	struct fl_run_result res = {0};
 	fl_repo *repo = NULL;
-	char *label = fl_xasprintf("%s %.12s on %s (%s%sjob %lld, attempt %d)", j->role, j->rev,
-				   j->machine, j->point ? j->point : "", j->point ? ", " : "",
-				   (long long)j->id, j->attempts);
+	char *label = fl_xasprintf("%s %.12s on %s (%s%sjob %lld, attempt %d)", fl_role_word(j),
+				   j->rev, j->machine, j->point ? j->point : "",
+				   j->point ? ", " : "", (long long)j->id, j->attempts);
 	const struct fl_benchmark_conf *bench = NULL;
 	struct fl_narrow_bench narrow;
 	struct fl_point_at *points = NULL;
@@ -543,8 +543,14 @@ static void refresh_pool(fl_queue *q)
  * waiting without a live child (the status takes that for the end). */
 static void fail_job(fl_queue *q, const struct fl_job *j, const char *why)
 {
-	fl_err("job %lld (%s%s%s): %s", (long long)j->id, j->kind, *j->tree ? " " : "", j->tree,
-	       why);
+	if (j->parent_id) /* a run: what its parent makes of it says the rest */
+		fl_err("job %lld (%s%s%s): %s", (long long)j->id, j->kind, *j->tree ? " " : "",
+		       j->tree, why);
+	else
+		fl_err("job %lld (%s%s%s): %s ('faultline queue retry %lld' runs it again once "
+		       "that is fixed)",
+		       (long long)j->id, j->kind, *j->tree ? " " : "", j->tree, why,
+		       (long long)j->id);
 	q->failed++;
 	if (fl_store_tx_begin(q->st) || fl_job_set(q->st, j->id, FL_STATE_FAILED, NULL, why) ||
 	    fl_job_wake_parent(q->st, j->id) || fl_store_tx_commit(q->st)) {
@@ -799,4 +805,86 @@ void fl_queue_free(fl_queue *q)
 	free(q->me.name);
 	free(q->me.host);
 	free(q);
+}
+
+/* ---- retry ---------------------------------------------------------- */
+
+/* Whether a failed job's child is one of the runs that failed it. */
+static int failed_it(const struct fl_job *parent, const struct fl_job *kid)
+{
+	enum fl_job_kind k;
+
+	if (fl_job_is(kid->state, FL_STATE_FAILED))
+		return 1;
+	return fl_job_is(kid->state, FL_STATE_DONE) && kid->result &&
+	       !strcmp(kid->result, "failed") && !fl_job_kind_parse(parent->kind, &k) &&
+	       fl_job_kind_info(k)->rounds;
+}
+
+static int retry_job(fl_store *st, const struct fl_job *j, unsigned *runs)
+{
+	struct fl_job *kids;
+	size_t n;
+	int r;
+
+	if (j->parent_id)
+		return fl_error_set(FL_EINVAL,
+				    "job %lld is a run of job %lld: 'faultline queue retry %lld' "
+				    "retries it with its failed runs",
+				    (long long)j->id, (long long)j->parent_id,
+				    (long long)j->parent_id);
+	if (!fl_job_is(j->state, FL_STATE_FAILED))
+		return fl_error_set(FL_EINVAL, "job %lld (%s) is %s, not failed", (long long)j->id,
+				    j->kind, j->state);
+	if ((r = fl_store_jobs_children(st, j->id, &kids, &n)))
+		return r;
+	r = fl_store_job_requeue(st, j->id, word(FL_STATE_QUEUED));
+	for (size_t i = 0; !r && i < n; i++)
+		if (failed_it(j, &kids[i]) &&
+		    !(r = fl_store_job_requeue(st, kids[i].id, word(FL_STATE_QUEUED))))
+			(*runs)++;
+	fl_jobs_free(kids, n);
+	return r;
+}
+
+int fl_queue_retry(fl_store *st, int64_t id, unsigned *runs)
+{
+	struct fl_job j;
+	int r;
+
+	*runs = 0;
+	if ((r = fl_store_tx_begin(st)))
+		return r;
+	if (!(r = fl_store_job_get(st, id, &j))) {
+		r = retry_job(st, &j, runs);
+		fl_job_release(&j);
+	}
+	if (!r)
+		r = fl_store_tx_commit(st);
+	if (r)
+		fl_store_tx_rollback(st);
+	return r;
+}
+
+int fl_queue_retry_failed(fl_store *st, unsigned *jobs, unsigned *runs)
+{
+	struct fl_job *failed;
+	size_t n;
+	int r;
+
+	*jobs = *runs = 0;
+	if ((r = fl_store_tx_begin(st)))
+		return r;
+	if (!(r = fl_store_jobs_in_state(st, word(FL_STATE_FAILED), fl_job_kind_name(FL_JOB_RUN), 1,
+					 &failed, &n))) {
+		for (size_t i = 0; !r && i < n; i++)
+			if (!(r = retry_job(st, &failed[i], runs)))
+				(*jobs)++;
+		fl_jobs_free(failed, n);
+	}
+	if (!r)
+		r = fl_store_tx_commit(st);
+	if (r)
+		fl_store_tx_rollback(st);
+	return r;
 }

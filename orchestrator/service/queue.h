@@ -106,6 +106,22 @@ void fl_queue_status(fl_queue *q, struct fl_queue_status *s);
 void fl_queue_free(fl_queue *q);
 
 /*
+ * "faultline queue retry": a failed job (a coordinator: run jobs are
+ * retried through the job they belong to) queued again, in one
+ * transaction with the runs that failed it: its run jobs that failed
+ * themselves and, for a kind measured in rounds (compare, revert, try),
+ * those that ended failed after FL_QUEUE_ATTEMPTS attempts, each with its
+ * attempts starting over. Nothing else changes: the next pass of watch
+ * steps it as a new job (steps are idempotent, a report is mailed once),
+ * so a retry survives a restart and works whether or not watch runs.
+ * *runs: the runs queued again. FL_ENOTFOUND: no such job; FL_EINVAL: it
+ * did not fail, or is a run job (the message names its parent).
+ */
+int fl_queue_retry(fl_store *st, int64_t id, unsigned *runs);
+/* Every failed coordinator retried so: *jobs of them, *runs runs. */
+int fl_queue_retry_failed(fl_store *st, unsigned *jobs, unsigned *runs);
+
+/*
  * Fault injection for the crash tests: with FAULTLINE_CRASH_AT=NAME:N in
  * the environment, the N-th time the process reaches the point NAME it
  * kills itself with SIGKILL, as a power cut would.

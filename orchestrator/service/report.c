@@ -25,6 +25,7 @@
 #include "proto/facts.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -47,7 +48,7 @@ struct report {
 	struct fl_repo_commit culprit; /* sha "" when there is none */
 	struct fl_cmp_side tag_base, tag_new, c_parent, c_culprit, r_base, r_bad, r_revert;
 	struct fl_comparison *tags, *culprit_cmp; /* NULL without runs on a side */
-	double headline;			  /* the change the first line states */
+	double culprit_change; /* the culprit against its parent; NAN: not measured */
 	char *kconfig, *compiler, *config_text;	  /* the sample run's build, when it had one */
 	const char *held;			  /* hold mode: whom it would have reached */
 	char attach[32];			  /* the attachment's name: config-<sha10> */
@@ -241,11 +242,11 @@ static int gather(struct report *x, int64_t regression_id)
 		return r;
 	x->tags = compare(x, &x->tag_base, &x->tag_new, 0);
 	x->culprit_cmp = compare(x, &x->c_parent, &x->c_culprit, 0);
-	/* the first line states the culprit's own step when it was measured */
+	/* a second number, said as what it compares: the headline is the regression's own */
 	at = x->culprit_cmp ? fl_comparison_find(x->culprit_cmp, FL_CMP_METRIC, x->reg.mode,
 						 x->reg.tasks, x->reg.cgroup, x->reg.metric)
 			    : NULL;
-	x->headline = at && at->base.n && at->new_.n ? at->change : x->reg.change;
+	x->culprit_change = at && at->base.n && at->new_.n ? at->change : NAN;
 	gather_build(x);
 	return 0;
 }
@@ -508,9 +509,11 @@ static void add_bisection(struct report *x)
 
 	fl_buf_addf(&x->b,
 		    "Bisection (good %s = %.12s, bad %s = %.12s, %lld commits in the range, "
-		    "merged branches included):\n\n   run  commit        verdict  p(best) samples\n",
+		    "merged branches included; the steps of %s/bisect/%lld):\n\n"
+		    "  step  commit        verdict  p(best) samples\n",
 		    x->reg.baseline, x->reg.good, x->reg.tag, x->reg.bad,
-		    (long long)json_integer_value(json_object_get(s, "commits")));
+		    (long long)json_integer_value(json_object_get(s, "commits")),
+		    x->cfg->report.url, (long long)x->bis.id);
 	fl_store_bisect_steps_each(x->st, x->bis.id, log_step, &l);
 	fl_buf_addf(&x->b, "\nresult: %s", x->bis.result ? x->bis.result : "(none)");
 	if (is_culprit(x))
@@ -815,6 +818,33 @@ static void add_held(struct report *x)
 	fl_buf_adds(&x->b, "]\n\n");
 }
 
+/*
+ * What the headline compares, the number of the subject and of every page
+ * of the regression: the tag against its baseline, the comparison that found
+ * it (its verdict, the most runs; known from the start, never changing). The
+ * culprit against its parent, on the bisection's runs, is a second number,
+ * said as such.
+ */
+static void add_headline(struct report *x, const char *metric)
+{
+	fl_buf_addf(
+	    &x->b, "The headline %+.1f%% is the %s against its baseline: %s against %s, on %s",
+	    x->reg.change, is_head(x) ? "head" : "tag", x->reg.tag, x->reg.baseline, metric);
+	if (*x->reg.mode)
+		fl_buf_addf(&x->b, " at %u task%s", x->reg.tasks, x->reg.tasks == 1 ? "" : "s");
+	if (*x->reg.cgroup)
+		fl_buf_addf(&x->b, " in a %s memory cgroup", x->reg.cgroup);
+	fl_buf_addf(&x->b, " (p=%.2g over %zu + %zu runs), as every page of the regression says.\n",
+		    x->reg.p, x->tag_base.set.n, x->tag_new.set.n);
+	if (is_culprit(x) && isfinite(x->culprit_change))
+		fl_buf_addf(
+		    &x->b,
+		    "The culprit against its parent: %+.1f%%, on the bisection's runs of the "
+		    "two (%zu + %zu), on the same machine.\n",
+		    x->culprit_change, x->c_parent.set.n, x->c_culprit.set.n);
+	fl_buf_adds(&x->b, "\n");
+}
+
 static void add_body(struct report *x)
 {
 	char *metric = metric_name(x);
@@ -826,7 +856,7 @@ static void add_body(struct report *x)
 		fl_buf_addf(&x->b,
 			    "FYI, faultline noticed a %+.1f%% %s of %s due to commit:\n\n"
 			    "commit: %s (\"%s\")\nauthor: %s\n",
-			    x->headline, what(x), metric, x->culprit.sha, x->culprit.subject,
+			    x->reg.change, what(x), metric, x->culprit.sha, x->culprit.subject,
 			    x->culprit.author);
 	else
 		fl_buf_addf(&x->b,
@@ -840,15 +870,7 @@ static void add_body(struct report *x)
 	add_params(x);
 	if (!is_improvement(x))
 		add_tags(x);
-	fl_buf_addf(&x->b, "The %s was %+.1f%% on %s", is_head(x) ? "head" : "tag", x->reg.change,
-		    metric);
-	if (*x->reg.mode)
-		fl_buf_addf(&x->b, " at %u task%s", x->reg.tasks, x->reg.tasks == 1 ? "" : "s");
-	if (*x->reg.cgroup)
-		fl_buf_addf(&x->b, " in a %s memory cgroup", x->reg.cgroup);
-	fl_buf_addf(&x->b,
-		    " (p=%.2g over %zu + %zu runs); the bisection ran on the same machine.\n\n",
-		    x->reg.p, x->tag_base.set.n, x->tag_new.set.n);
+	add_headline(x, metric);
 	add_tables(x);
 	add_locks(x);
 	add_bisection(x);
@@ -860,7 +882,8 @@ static void add_body(struct report *x)
 			   "  #faultline test <tree-or-git-url> <branch-or-sha>   measure a fix\n"
 			   "  #faultline fix: <sha>     the commit that fixes it\n"
 			   "  #faultline invalid        not a real regression\n"
-			   "  #faultline dup: <id>      the same as regression <id>\n\n");
+			   "  #faultline dup: <id>      the same as regression <id>\n"
+			   "  #faultline reopen         not fixed after all, or back\n\n");
 	fl_buf_adds(&x->b, "-- \nfaultline, automated performance bisection\n");
 	free(metric);
 }
@@ -906,7 +929,7 @@ static char *subject(const struct report *x)
 		char *tag = sub ? fl_xasprintf("[%s] ", sub) : fl_xstrdup("");
 
 		s = fl_xasprintf("%s %s%.10s: %s %+.1f%% %s", where, tag, x->culprit.sha, metric,
-				 x->headline, what(x));
+				 x->reg.change, what(x));
 		free(tag);
 		free(sub);
 	} else {

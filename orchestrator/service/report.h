@@ -7,7 +7,9 @@
  * [subsystem] sha10: benchmark.metric -N% regression" (the subsystem is the
  * culprit subject's first "word:" prefix, fl_report_subsystem). It says:
  * whom a held report would have reached (hold mode, route.h); the change
- * and the metric in its first line; the culprit commit, its subject and
+ * and the metric in its first line, the regression's own (the tag against
+ * its baseline, the headline every page shows; the culprit against its
+ * parent is a second number, said as such); the culprit commit, its subject and
  * author; the tree, its branch and public URL and the tags compared; the
  * test machine (for kernel machines as the culprit's run saw it: sockets,
  * NUMA nodes, CPUs, memory, accelerator, kernel release), the kernel config

@@ -33,7 +33,7 @@ int fl_triage_state_check(const char *s)
 
 int fl_triage_reply(const struct fl_config *cfg, fl_store *st, int64_t regression_id,
 		    const char *kind, long long kind_id, const char *body, const char *extra_cc,
-		    int64_t *report_id)
+		    const char *in_reply_to, int64_t *report_id)
 {
 	struct fl_report first = {0};
 	fl_buf rcpt = FL_BUF_INIT;
@@ -76,7 +76,9 @@ int fl_triage_reply(const struct fl_config *cfg, fl_store *st, int64_t regressio
 	    st,
 	    &(struct fl_report_new){
 		.regression_id = regression_id, .message_id = mid, .subject = subj, .body = body},
-	    &(struct fl_report_extra){.recipients = rcpt.len ? rcpt.ptr : NULL}, report_id);
+	    &(struct fl_report_extra){.recipients = rcpt.len ? rcpt.ptr : NULL,
+				      .in_reply_to = in_reply_to},
+	    report_id);
 	free(subj);
 	free(mid);
 	free(domain);
@@ -110,7 +112,8 @@ int fl_triage_mark(const struct fl_config *cfg, fl_store *st, int64_t regression
 					 "that one",
 					 (long long)c->dup_of, (long long)orig.dup_of);
 	} else if (!strcmp(c->state, FL_REG_FIXED) && (!c->fixed_by || !*c->fixed_by)) {
-		r = fl_error_set(FL_EINVAL, "regression %lld: 'fixed' names the commit or tag",
+		r = fl_error_set(FL_EINVAL,
+				 "regression %lld: 'fixed' needs the commit or tag that fixes it",
 				 (long long)regression_id);
 	}
 	if (!r)
@@ -145,7 +148,7 @@ int fl_triage_mark(const struct fl_config *cfg, fl_store *st, int64_t regression
 				    (long long)regression_id);
 		fl_buf_adds(&body, "\n-- \nfaultline, automated performance bisection\n");
 		r = fl_triage_reply(cfg, st, regression_id, "state", (long long)regression_id,
-				    body.ptr, NULL, report_id);
+				    body.ptr, NULL, NULL, report_id);
 	}
 	if (!r && text)
 		*text = fl_buf_detach(&line);

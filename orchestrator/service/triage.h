@@ -57,11 +57,12 @@ int fl_triage_mark(const struct fl_config *cfg, fl_store *st, int64_t regression
 /*
  * A reply in the regression's thread, inside the caller's transaction:
  * "Re: " the first report's subject, its recipients plus extra_cc (NULL:
- * none). *report_id 0 when there is no thread.
+ * none), under in_reply_to (the mail it answers; NULL: the first report).
+ * *report_id 0 when there is no thread.
  */
 int fl_triage_reply(const struct fl_config *cfg, fl_store *st, int64_t regression_id,
 		    const char *kind, long long kind_id, const char *body, const char *extra_cc,
-		    int64_t *report_id);
+		    const char *in_reply_to, int64_t *report_id);
 
 /*
  * On a new tag of tree t (sha its commit): a fixcheck try, with its job,

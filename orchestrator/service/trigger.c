@@ -64,6 +64,45 @@ static int list_tags(fl_repo *repo, const struct fl_tree_conf *t, char ***out, s
 	return 0;
 }
 
+/* The newest few tags a tree has, for a pattern that matches none. */
+#define SHOWN_TAGS 5
+
+int fl_trigger_unmatched(fl_repo *repo, const struct fl_config *cfg, const struct fl_tree_conf *t,
+			 fl_buf *out, unsigned *unmatched)
+{
+	char **all = NULL;
+	size_t nall = 0;
+	int r = 0;
+
+	*unmatched = 0;
+	for (size_t p = 0; p < t->ntags && !r; p++) {
+		const char *where = fl_config_where(cfg, &t->tags[p]);
+		char **v;
+		size_t m;
+
+		if ((r = fl_repo_tags(repo, t->tags[p], &v, &m)))
+			break;
+		fl_repo_strv_free(v, m);
+		if (m)
+			continue;
+		if (!all && (r = fl_repo_tags(repo, "*", &all, &nall)))
+			break;
+		(*unmatched)++;
+		fl_buf_addf(out, "%s%stree '%s': tag pattern '%s' matches none of its %zu tag%s",
+			    where ? where : "", where ? ": " : "", t->name, t->tags[p], nall,
+			    FL_S(nall));
+		for (size_t i = 0; i < nall && i < SHOWN_TAGS; i++) /* newest first */
+			fl_buf_addf(out, "%s%s", i ? ", " : " (it has ", all[nall - 1 - i]);
+		fl_buf_addf(out,
+			    "%s: nothing is tested for it (trees[].tags are fnmatch patterns)\n",
+			    nall > SHOWN_TAGS ? ", ...)"
+			    : nall	      ? ")"
+					      : "");
+	}
+	fl_repo_strv_free(all, nall);
+	return r;
+}
+
 struct tag_list {
 	fl_repo *repo;
 	char **tags;
@@ -203,8 +242,8 @@ static int schedule(struct fl_service *svc, fl_store *st, const struct fl_tree_c
 	int64_t id;
 	int r, b = 0;
 
-	if (!sha_of(l, i))
-		return fl_error_wrap(FL_ENOTFOUND, "tree '%s'", t->name);
+	if (!sha_of(l, i)) /* the repository's message names the tree */
+		return FL_ENOTFOUND;
 	if ((r = fl_store_tx_begin(st)))
 		return r;
 	/* another worker of the store may have recorded it since the pass began */
@@ -405,6 +444,22 @@ out:
 	return r;
 }
 
+/* Every pass: a pattern that matches nothing is said, or the tree looks idle forever. */
+static int say_unmatched(struct fl_service *svc, fl_repo *repo, const struct fl_tree_conf *t)
+{
+	fl_buf why = FL_BUF_INIT;
+	unsigned n;
+	int r = fl_trigger_unmatched(repo, svc->cfg, t, &why, &n);
+
+	for (char *line = why.ptr, *end; !r && n && line && *line; line = end + 1) {
+		end = strchr(line, '\n');
+		*end = '\0';
+		fl_warn("watch: %s", line);
+	}
+	fl_buf_free(&why);
+	return r;
+}
+
 static int pass_tree(struct fl_service *svc, fl_store *st, const struct fl_tree_conf *t, int fetch,
 		     unsigned *scheduled)
 {
@@ -418,8 +473,9 @@ static int pass_tree(struct fl_service *svc, fl_store *st, const struct fl_tree_
 		return r;
 	if (fetch && !local && fl_repo_fetch(l.repo))
 		fl_warn("watch: %s; going on with what was fetched before", fl_error_last());
-	if ((r = list_tags(l.repo, t, &l.tags, &l.n)) ||
-	    (r = fl_store_tree_ensure(st, t->name, t->url, &tree_id)) ||
+	if (!(r = say_unmatched(svc, l.repo, t)))
+		r = list_tags(l.repo, t, &l.tags, &l.n);
+	if (r || (r = fl_store_tree_ensure(st, t->name, t->url, &tree_id)) ||
 	    (r = fl_store_watch_tags_count(st, tree_id, &known))) {
 		fl_repo_strv_free(l.tags, l.n);
 		return r;
@@ -451,10 +507,19 @@ static int pass_tree(struct fl_service *svc, fl_store *st, const struct fl_tree_
 
 int fl_trigger_tree(struct fl_service *svc, fl_store *st, size_t i, int fetch, unsigned *scheduled)
 {
+	const char *name = svc->cfg->trees[i].name;
 	int r = pass_tree(svc, st, &svc->cfg->trees[i], fetch, scheduled);
+	char *said;
 
-	if (r)
-		fl_err("watch: tree '%s': %s", svc->cfg->trees[i].name, fl_error_last());
+	if (!r)
+		return 0;
+	/* the repository's messages name the tree already (repo.h) */
+	said = fl_xasprintf("tree '%s': ", name);
+	if (!strncmp(fl_error_last(), said, strlen(said)))
+		fl_err("watch: %s", fl_error_last());
+	else
+		fl_err("watch: %s%s", said, fl_error_last());
+	free(said);
 	return r;
 }
 

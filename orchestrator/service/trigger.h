@@ -35,8 +35,10 @@
 #ifndef FL_TRIGGER_H
 #define FL_TRIGGER_H
 
+#include "lib/buf.h"
 #include "service/service.h"
 
+struct fl_config;
 struct fl_tree_conf;
 
 #include <stddef.h>
@@ -48,6 +50,16 @@ int fl_trigger_tree(struct fl_service *svc, fl_store *st, size_t i, int fetch, u
 int fl_trigger_later(const struct fl_tree_conf *t);
 /* One pass over every tree. */
 int fl_trigger_pass(struct fl_service *svc, fl_store *st, int fetch, unsigned *scheduled);
+
+/*
+ * The tree's tag patterns that match none of its tags ("release-*" on a
+ * tree of v* tags: nothing would ever be tested), one line each in *out
+ * (appended): the pattern's place in the configuration, the pattern and
+ * the newest few tags the tree has. *unmatched: how many. Said by every
+ * pass of watch and by "config check" for a tree on this host.
+ */
+int fl_trigger_unmatched(fl_repo *repo, const struct fl_config *cfg, const struct fl_tree_conf *t,
+			 fl_buf *out, unsigned *unmatched);
 
 /*
  * The baseline of tag i among tags in version order: the closest j < i with

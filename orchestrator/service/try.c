@@ -439,7 +439,13 @@ static char *render(struct try *x, enum fl_try_verdict v, const struct fl_cmp_ro
 	}
 	if (x->t.patch_name)
 		fl_buf_addf(&b, "patch:   %s\n", x->t.patch_name);
-	fl_buf_addf(&b, "base:    %.12s\n", x->t.base_sha);
+	/* the words the log's runs use too (fl_role_word): base, fix, good */
+	fl_buf_addf(&b, "base:    %.12s%s\n", x->t.base_sha,
+		    x->reg.id && x->reg.bad && !strcmp(x->t.base_sha, x->reg.bad)
+			? " (the regression's bad commit, the fix's base)"
+			: " (the fix's base)");
+	if (x->t.good_sha)
+		fl_buf_addf(&b, "good:    %.12s (the regression's good commit)\n", x->t.good_sha);
 	if (x->t.commit_sha)
 		fl_buf_addf(&b, "fix:     %.12s (\"%s\")\n", x->t.commit_sha,
 			    x->t.subject ? x->t.subject : "");

@@ -142,7 +142,7 @@ int fl_store_bisect_steps_each(fl_store *st, int64_t id, fl_store_step_fn fn, vo
 
 	if (fl_store_prepare(st, &stmt,
 			     "SELECT seq, commit_sha, status, samples, coalesce(verdict, ''), "
-			     "coalesce(confidence, 0), branch, phase FROM bisect_steps WHERE "
+			     "coalesce(confidence, 0), branch, phase, best FROM bisect_steps WHERE "
 			     "bisection_id = ?1 ORDER BY seq"))
 		return FL_ESTORE;
 	fl_stmt_bind_int64(stmt, 1, id);
@@ -159,6 +159,7 @@ int fl_store_bisect_steps_each(fl_store *st, int64_t id, fl_store_step_fn fn, vo
 		rec.confidence = fl_stmt_column_double(stmt, 5);
 		rec.branch = fl_stmt_column_text(stmt, 6);
 		rec.phase = fl_stmt_column_text(stmt, 7);
+		rec.best = fl_stmt_column_text(stmt, 8);
 		r = fn(ctx, &rec);
 		free(v);
 	}

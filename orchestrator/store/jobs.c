@@ -334,6 +334,15 @@ int fl_store_job_run_done(fl_store *st, int64_t id, const char *done, const char
 	return r ? fl_error_wrap(r, "job %lld", (long long)id) : 0;
 }
 
+int fl_store_job_requeue(fl_store *st, int64_t id, const char *queued)
+{
+	return update(st, id,
+		      "UPDATE jobs SET state = ?2, ended = 0, result = NULL, error = NULL, "
+		      "run_id = NULL, attempts = 0, started = NULL, finished = NULL, worker = NULL "
+		      "WHERE id = ?1",
+		      queued, NULL, NULL, "queue job again");
+}
+
 /* Whether job j (an alias) has a live child. */
 #define LIVE_CHILD(j)                                                                              \
 	"EXISTS (SELECT 1 FROM jobs c WHERE c.parent_id = " j " AND c." FL_JOB_LIVE ")"

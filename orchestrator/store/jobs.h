@@ -96,6 +96,10 @@ int fl_store_job_set(fl_store *st, int64_t id, const char *state, int ended, con
 /* A run job's end: state done (ended) with its result and the run that counts (0: none). */
 int fl_store_job_run_done(fl_store *st, int64_t id, const char *done, const char *result,
 			  int64_t run_id, const char *error);
+/* The job queued again (state queued, live) as a new one: no attempts,
+ * result, error, run or times, held by no worker (what is retried is the
+ * service's policy). */
+int fl_store_job_requeue(fl_store *st, int64_t id, const char *queued);
 /* A coordinator waits for its children: state waiting while one of them is
  * live, else queued. */
 int fl_store_job_wait(fl_store *st, int64_t id, const char *waiting, const char *queued);

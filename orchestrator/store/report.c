@@ -22,15 +22,17 @@ int fl_store_report_add_with(fl_store *st, const struct fl_report_new *r,
 	static const struct fl_report_extra none;
 	fl_stmt *stmt;
 
-	/* A follow-up on the same regression threads under its first report. */
-	if (fl_store_prepare(st, &stmt,
-			     "INSERT INTO reports(regression_id, message_id, subject, body, "
-			     "in_reply_to, recipients, held, attach_name, attach) VALUES (?1, ?2, ?3, "
-			     "?4, (SELECT message_id FROM reports WHERE regression_id = ?1 ORDER BY "
-			     "id LIMIT 1), coalesce(?5, (SELECT recipients FROM reports WHERE "
-			     "regression_id = ?1 ORDER BY id LIMIT 1)), coalesce(?6, (SELECT held "
-			     "FROM reports WHERE regression_id = ?1 ORDER BY id LIMIT 1)), ?7, ?8) "
-			     "RETURNING id"))
+	/* A follow-up on the same regression threads under its first report
+	 * (or under the reply it answers). */
+	if (fl_store_prepare(
+		st, &stmt,
+		"INSERT INTO reports(regression_id, message_id, subject, body, "
+		"in_reply_to, recipients, held, attach_name, attach) VALUES (?1, ?2, ?3, "
+		"?4, coalesce(?9, (SELECT message_id FROM reports WHERE regression_id = ?1 "
+		"ORDER BY id LIMIT 1)), coalesce(?5, (SELECT recipients FROM reports WHERE "
+		"regression_id = ?1 ORDER BY id LIMIT 1)), coalesce(?6, (SELECT held "
+		"FROM reports WHERE regression_id = ?1 ORDER BY id LIMIT 1)), ?7, ?8) "
+		"RETURNING id"))
 		return FL_ESTORE;
 	fl_store_bind_id(stmt, 1, r->regression_id);
 	fl_stmt_bind_text(stmt, 2, r->message_id);
@@ -41,6 +43,7 @@ int fl_store_report_add_with(fl_store *st, const struct fl_report_new *r,
 	fl_store_bind_opt(stmt, 6, x->held);
 	fl_store_bind_opt(stmt, 7, x->attach_name);
 	fl_store_bind_opt(stmt, 8, x->attach);
+	fl_store_bind_opt(stmt, 9, x->in_reply_to);
 	return fl_store_insert_id(st, stmt, "insert report", id);
 }
 
@@ -114,7 +117,9 @@ int fl_store_report_by_message_id(fl_store *st, const char *mid, struct fl_repor
 	return 0;
 }
 
-int fl_store_reports_due(fl_store *st, int64_t now, struct fl_report **out, size_t *n)
+/* The reports the query (one integer parameter) finds, in its order. */
+static int report_many(fl_store *st, const char *sql, int64_t arg, struct fl_report **out,
+		       size_t *n, const char *what)
 {
 	fl_stmt *stmt;
 	size_t alloc = 0;
@@ -122,11 +127,9 @@ int fl_store_reports_due(fl_store *st, int64_t now, struct fl_report **out, size
 
 	*out = NULL;
 	*n = 0;
-	if (fl_store_prepare(st, &stmt,
-			     "SELECT " REPORT_COLUMNS " FROM reports WHERE state = 'pending' AND "
-			     "next_attempt <= ?1 AND worker IS NULL ORDER BY id"))
+	if (fl_store_prepare(st, &stmt, sql))
 		return FL_ESTORE;
-	fl_stmt_bind_int64(stmt, 1, now);
+	fl_stmt_bind_int64(stmt, 1, arg);
 	while ((rc = fl_stmt_step(stmt)) == FL_SQL_ROW) {
 		if (*n == alloc) {
 			alloc = alloc ? 2 * alloc : 8;
@@ -139,9 +142,25 @@ int fl_store_reports_due(fl_store *st, int64_t now, struct fl_report **out, size
 		fl_store_reports_free(*out, *n);
 		*out = NULL;
 		*n = 0;
-		return fl_store_sqlerr(st, "pending reports");
+		return fl_store_sqlerr(st, what);
 	}
 	return 0;
+}
+
+int fl_store_reports_due(fl_store *st, int64_t now, struct fl_report **out, size_t *n)
+{
+	return report_many(st,
+			   "SELECT " REPORT_COLUMNS " FROM reports WHERE state = 'pending' AND "
+			   "next_attempt <= ?1 AND worker IS NULL ORDER BY id",
+			   now, out, n, "pending reports");
+}
+
+int fl_store_reports_list(fl_store *st, int64_t regression_id, struct fl_report **out, size_t *n)
+{
+	return report_many(st,
+			   "SELECT " REPORT_COLUMNS " FROM reports WHERE ?1 = 0 OR regression_id = "
+			   "?1 ORDER BY id DESC",
+			   regression_id, out, n, "list reports");
 }
 
 int fl_store_report_claim(fl_store *st, int64_t id, int64_t now, const char *worker,

@@ -103,11 +103,13 @@ struct fl_report_extra {
 	const char *recipients;
 	const char *held; /* hold mode: whom it would have gone to, lines as above */
 	const char *attach_name, *attach; /* one text/plain attachment, or NULL */
+	const char *in_reply_to;	  /* the mail it answers; NULL: the thread's first report */
 };
 struct fl_report {
 	int64_t id, regression_id;
 	char *message_id;
-	char *in_reply_to; /* the first report on the same regression, or NULL */
+	char *in_reply_to; /* the mail it answers (the first report on the same
+			    * regression, or a reply to it), or NULL */
 	char *subject, *body;
 	char *state; /* pending, sent */
 	int attempts;
@@ -125,6 +127,8 @@ int fl_store_report_get(fl_store *st, int64_t id, struct fl_report *r);
 int fl_store_report_first(fl_store *st, int64_t regression_id, struct fl_report *r);
 /* Pending reports whose next attempt is due at 'now' (seconds), oldest first. */
 int fl_store_reports_due(fl_store *st, int64_t now, struct fl_report **out, size_t *n);
+/* Every report (regression_id 0) or a regression's, newest first. */
+int fl_store_reports_list(fl_store *st, int64_t regression_id, struct fl_report **out, size_t *n);
 /* A due report claimed by worker to send it, if it was pending, due at now
  * and nobody's (*claimed); sent and retry end the claim (store/jobs.h: a
  * gone worker's claims end when its work is taken over). */

@@ -36,7 +36,9 @@ int fl_store_regression_set_state(fl_store *st, int64_t id, const struct fl_regr
 	"SELECT g.id, t.name, coalesce(w.tag, bc.sha), coalesce(w.baseline, gc.sha), "             \
 	"g.benchmark, m.name, g.metric, g.mode, g.cgroup, g.tasks, g.change, b.culprit, g.state, " \
 	"g.state_by, g.fixed_by, g.fix_range, g.state_note, coalesce(g.state_at, 0), "             \
-	"coalesce(g.dup_of, 0), g.created, g.kind FROM regressions g JOIN trees t ON t.id = g.tree_id "    \
+	"coalesce(g.dup_of, 0), g.created, g.kind, coalesce(b.id, 0), b.result FROM regressions "  \
+	"g "                                                                                       \
+	"JOIN trees t ON t.id = g.tree_id "                                                        \
 	"JOIN commits gc ON gc.id = g.good_commit JOIN commits bc ON bc.id = g.bad_commit "        \
 	"JOIN machines m ON m.id = g.machine_id LEFT JOIN jobs j ON j.id = g.job_id "              \
 	"LEFT JOIN bisections b ON b.regression_id = g.id" FL_JOB_TAG("j", "w")
@@ -62,6 +64,8 @@ static void read_item(fl_stmt *stmt, struct fl_regression_item *g)
 	g->dup_of = fl_stmt_column_int64(stmt, 18);
 	g->created = fl_stmt_column_int64(stmt, 19);
 	g->kind = fl_store_column_dup(stmt, 20);
+	g->bisection_id = fl_stmt_column_int64(stmt, 21);
+	g->bisection_result = fl_store_column_dup(stmt, 22);
 }
 
 int fl_store_regression_items(fl_store *st, const char *state, const char *tree,
@@ -114,9 +118,10 @@ int fl_store_regression_item(fl_store *st, int64_t id, struct fl_regression_item
 
 void fl_regression_item_release(struct fl_regression_item *g)
 {
-	char *s[] = {g->tree,	  g->tag,      g->baseline,  g->benchmark, g->machine,
-		     g->metric,	  g->mode,     g->cgroup,    g->culprit,   g->state,
-		     g->state_by, g->fixed_by, g->fix_range, g->note, g->kind};
+	char *s[] = {g->tree,	   g->tag,    g->baseline, g->benchmark,
+		     g->machine,   g->metric, g->mode,	   g->cgroup,
+		     g->culprit,   g->state,  g->state_by, g->fixed_by,
+		     g->fix_range, g->note,   g->kind,	   g->bisection_result};
 
 	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
 		free(s[i]);

@@ -37,6 +37,8 @@ struct fl_regression_item {
 	char *state, *state_by, *fixed_by, *fix_range, *note;
 	int64_t state_at, dup_of, created;
 	char *kind; /* regression, improvement */
+	int64_t bisection_id;	/* 0: not bisected yet */
+	char *bisection_result; /* culprit, range, ...; NULL while it runs */
 };
 /* Regressions, newest first: of a state and a tree (NULL: any). */
 int fl_store_regression_items(fl_store *st, const char *state, const char *tree,

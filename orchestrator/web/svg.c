@@ -80,15 +80,37 @@ static void data_range(const struct fl_svg_plot *p, struct frame *f)
 		f->y0 = 0;
 }
 
-/* 1.5M, 250k, 12: what a tick says. */
-static void value_label(char *label, size_t n, double v)
+/*
+ * 1.5M, 250k, 1010, 12.5: what a tick says, to the resolution step asks
+ * (a tick's step). A unit is used only where its label stays short: 1010
+ * with a step of 2 is "1010", not "1.01k" or a "1.0098k" an axis clips.
+ */
+static void value_label(char *label, size_t n, double v, double step)
 {
-	if (fabs(v) >= 1e6)
-		snprintf(label, n, "%gM", v / 1e6);
-	else if (fabs(v) >= 1e3)
-		snprintf(label, n, "%gk", v / 1e3);
-	else
-		snprintf(label, n, "%g", v);
+	static const struct {
+		double unit;
+		const char *suffix;
+	} units[] = {{1e6, "M"}, {1e3, "k"}, {1, ""}};
+	size_t len;
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		double u = units[i].unit;
+		int digits = step > 0 && step < u ? (int)ceil(-log10(step / u) - 1e-9) : 0;
+
+		if ((fabs(v) < u && u > 1) || (digits > 2 && u > 1))
+			continue;
+		snprintf(label, n, "%.*f", digits < 0 ? 0 : digits > 6 ? 6 : digits, v / u);
+		/* 1.50 -> 1.5, 2.0 -> 2 */
+		if (strchr(label, '.')) {
+			len = strlen(label);
+			while (len && label[len - 1] == '0')
+				label[--len] = '\0';
+			if (len && label[len - 1] == '.')
+				label[--len] = '\0';
+		}
+		snprintf(label + strlen(label), n - strlen(label), "%s", units[i].suffix);
+		return;
+	}
 }
 
 static void axes(fl_buf *out, const struct fl_svg_plot *p, const struct frame *f)
@@ -104,7 +126,7 @@ static void axes(fl_buf *out, const struct fl_svg_plot *p, const struct frame *f
 		double y = (double)k * step;
 		char label[32];
 
-		value_label(label, sizeof(label), y);
+		value_label(label, sizeof(label), y, step);
 		fl_html_addf(out,
 			     "<text x='%d' y='%.1f' text-anchor='end' font-size='10'>%s</text>",
 			     f->left - 4, py(f, y) + 3, label);
@@ -117,7 +139,7 @@ static void axes(fl_buf *out, const struct fl_svg_plot *p, const struct frame *f
 	if (p->ref != 0 && isfinite(p->ref)) {
 		char label[32];
 
-		value_label(label, sizeof(label), p->ref);
+		value_label(label, sizeof(label), p->ref, step);
 		fl_html_addf(out,
 			     "<line class='ref' x1='%d' y1='%.1f' x2='%d' y2='%.1f' stroke='#bbb'/>"
 			     "<text x='%d' y='%d' text-anchor='end' font-size='10' fill='#555'>"
@@ -233,12 +255,12 @@ void fl_svg_strip(fl_buf *out, const char *const *groups, const double *const *v
 				     colors[0]);
 	}
 	/* the value scale: the smallest and the largest sample */
-	value_label(lo_label, sizeof(lo_label), lo);
-	value_label(hi_label, sizeof(hi_label), hi);
+	value_label(lo_label, sizeof(lo_label), lo, (hi - lo) / 50);
+	value_label(hi_label, sizeof(hi_label), hi, (hi - lo) / 50);
 	fl_html_addf(
 	    out,
 	    "<text class='scale' x='110' y='%d' font-size='10' text-anchor='middle'>%s</text>"
-	    "<text class='scale' x='%d' y='%d' font-size='10' text-anchor='middle'>%s</text>",
-	    h - 6, lo_label, width - 10, h - 6, hi_label);
+	    "<text class='scale' x='%d' y='%d' font-size='10' text-anchor='end'>%s</text>",
+	    h - 6, lo_label, width - 2, h - 6, hi_label);
 	fl_buf_adds(out, "</svg>");
 }

@@ -43,7 +43,7 @@ static void confidence_plot(fl_buf *out, fl_pool *p, const struct bisect_page *b
 				   .height = 240};
 
 	for (size_t i = 0; i < bp->nsteps; i++) {
-		x[i] = (double)bp->steps[i].seq;
+		x[i] = (double)bp->steps[i].seq + 1; /* steps count from 1, as the log's */
 		y[i] = bp->steps[i].confidence;
 	}
 	fl_buf_adds(out, "<figure class='plot confidence'>");
@@ -132,7 +132,7 @@ static void steps_table(fl_buf *out, const struct bisect_page *bp)
 		fl_html_addf(out,
 			     "<tr id='step-%zu'><td class='num'>%zu</td><td>%s</td>"
 			     "<td class='commit'>",
-			     st->seq, st->seq, st->phase ? st->phase : "-");
+			     st->seq + 1, st->seq + 1, st->phase ? st->phase : "-");
 		fl_web_commit_html(out, st->commit.sha, st->commit.subject);
 		fl_html_addf(out, "</td><td class='status status-%s'>%s</td><td>%s</td>",
 			     st->status, st->status, *st->verdict ? st->verdict : "-");
@@ -191,7 +191,8 @@ static void verification(fl_buf *out, const struct bisect_page *bp)
 
 		if (!st->phase || strcmp(st->phase, "verify"))
 			continue;
-		fl_html_addf(out, "<li><a href='#step-%zu'>step %zu</a>: ", st->seq, st->seq);
+		fl_html_addf(out, "<li><a href='#step-%zu'>step %zu</a>: ", st->seq + 1,
+			     st->seq + 1);
 		fl_web_commit_html(out, st->commit.sha, NULL);
 		fl_html_addf(out, " %s, median ", *st->verdict ? st->verdict : "-");
 		fl_web_num(out, st->n ? fl_stats_median(st->v, st->n) : NAN);
@@ -327,10 +328,10 @@ static json_t *bisect_json(const struct bisect_page *bp)
 			json_array_append_new(v, fl_web_json_num(st->v[k]));
 		json_array_append_new(
 		    steps,
-		    json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:o, s:o}", "seq",
-			      (json_int_t)st->seq, "commit", fl_ui_commit_json(&st->commit),
-			      "status", fl_web_json_str(st->status), "verdict",
-			      fl_web_json_str(st->verdict), "samples", v, "confidence",
+		    json_pack("{s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:o, s:o}", "seq",
+			      (json_int_t)st->seq, "step", (json_int_t)st->seq + 1, "commit",
+			      fl_ui_commit_json(&st->commit), "status", fl_web_json_str(st->status),
+			      "verdict", fl_web_json_str(st->verdict), "samples", v, "confidence",
 			      fl_web_json_num(st->confidence), "time", (json_int_t)st->created,
 			      "phase", fl_web_json_str(st->phase), "commits_left",
 			      st->remaining ? json_integer((json_int_t)st->remaining) : json_null(),

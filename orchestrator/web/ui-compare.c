@@ -125,6 +125,22 @@ static int first_of_plot(const struct compare_page *cp, size_t i)
 	return 1;
 }
 
+/* Whether some plot would have two task counts or more: a command's numbers
+ * (one point, no mode) have no scalability to draw. */
+static int scalable(const struct compare_page *cp)
+{
+	for (size_t i = 0; i < cp->c.nmetric; i++)
+		for (size_t k = i + 1; k < cp->c.nmetric; k++) {
+			const struct fl_cmp_row *a = &cp->c.rows[i], *b = &cp->c.rows[k];
+
+			if (!strcmp(a->what, cp->metric) && !strcmp(b->what, cp->metric) &&
+			    !strcmp(a->mode, b->mode) && !strcmp(a->cgroup, b->cgroup) &&
+			    a->tasks != b->tasks)
+				return 1;
+		}
+	return 0;
+}
+
 static void scalability_plots(fl_buf *out, fl_pool *p, const struct compare_page *cp)
 {
 	const char *unit = per_task(cp->metric) ? " per task" : "";
@@ -407,8 +423,10 @@ static void compare_html(fl_buf *out, fl_pool *p, const struct fl_web *web,
 	side(out, "new", cp->q.b, &cp->c.b, cp->c.b_runs);
 	fl_buf_adds(out, "</dl>\n");
 	pooled_html(out, cp);
-	fl_buf_adds(out, "<h2>Scalability</h2>\n");
-	scalability_plots(out, p, cp);
+	if (scalable(cp)) {
+		fl_buf_adds(out, "<h2>Scalability</h2>\n");
+		scalability_plots(out, p, cp);
+	}
 	fl_buf_adds(out, "<h2>Comparison</h2>\n");
 	rows_table(out, cp);
 	fl_buf_adds(out, "<h2>vmstat and profile</h2>\n");
@@ -526,13 +544,22 @@ void fl_ui_compare(struct fl_web_req *req, struct fl_web_resp *resp)
 		return;
 	}
 	if (fl_web_need_arg(req, resp, "a", &q->a) || fl_web_need_arg(req, resp, "b", &q->b) ||
-	    fl_web_need_arg(req, resp, "benchmark", &q->benchmark) ||
-	    fl_web_need_arg(req, resp, "machine", &q->machine) ||
 	    fl_web_name_arg(req, resp, "benchmark", &q->benchmark) ||
 	    fl_web_name_arg(req, resp, "machine", &q->machine) ||
 	    fl_web_name_arg(req, resp, "tree", &q->tree) ||
 	    fl_web_name_arg(req, resp, "metric", &cp.metric))
 		return;
+	/* left out: the configuration's only one, as "faultline compare" takes it */
+	if (!q->benchmark && req->web->cfg && req->web->cfg->nbenchmarks == 1)
+		q->benchmark = req->web->cfg->benchmarks[0].name;
+	if (!q->machine && req->web->cfg && req->web->cfg->nmachines == 1)
+		q->machine = req->web->cfg->machines[0].name;
+	if (!q->benchmark || !q->machine) {
+		fl_web_fail(req, resp, 400,
+			    "missing parameter '%s' (the configuration has more than one, or none)",
+			    q->benchmark ? "machine" : "benchmark");
+		return;
+	}
 	fl_model_cmp_opts(req->web->cfg, q->benchmark, &q->opts);
 	if (fl_web_arg(req, "regression")) {
 		int64_t id;

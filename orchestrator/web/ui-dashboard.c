@@ -127,6 +127,9 @@ static void verdict_cell(fl_buf *out, const struct fl_view_tag *tag,
 		fl_html_addf(out, " <small>%zu of %zu runs</small>", v->runs_done, v->runs_total);
 	else if (fl_job_is(v->state, FL_STATE_QUEUED))
 		fl_buf_adds(out, " <small>queued</small>");
+	if (fl_job_is(v->state, FL_STATE_FAILED)) /* the jobs page says why and how to retry */
+		fl_html_addf(out, " <a href='/jobs?state=%s#job-%lld'>job %lld: why, retry</a>",
+			     v->state, (long long)v->job_id, (long long)v->job_id);
 	if (v->regression_id)
 		fl_html_addf(out, " <a href='/regression/%lld'>regression %lld</a>",
 			     (long long)v->regression_id, (long long)v->regression_id);

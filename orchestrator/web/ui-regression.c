@@ -61,8 +61,11 @@ static void regression_html(fl_buf *out, const struct regression_page *rp)
 	fl_web_commit_html(&v, g->bad.sha, g->bad.subject);
 	fl_ui_dl_row(out, "bad", v.ptr);
 	fl_buf_reset(&v);
-	fl_html_addf(&v, "%s on %s, %s, %u tasks, metric %s", g->benchmark, g->machine, g->mode,
-		     g->tasks, g->metric);
+	if (*g->mode)
+		fl_html_addf(&v, "%s on %s, %s, %u task%s, metric %s", g->benchmark, g->machine,
+			     g->mode, g->tasks, g->tasks == 1 ? "" : "s", g->metric);
+	else /* a command's numbers: no mode, no task count */
+		fl_html_addf(&v, "%s on %s, metric %s", g->benchmark, g->machine, g->metric);
 	fl_ui_dl_row(out, "measured", v.ptr);
 	fl_buf_reset(&v);
 	fl_ui_headline(&v, g);

@@ -294,6 +294,9 @@ static void run_facts(fl_buf *b, const struct run_page *rp)
 
 	fl_buf_adds(b, "<dl class='facts'>\n");
 	fl_html_addf(&v, "<span class='status status-%s'>%s</span>", r->status, r->status);
+	/* no agent on a command machine: its command is what failed */
+	if (d->backend && !strcmp(d->backend, "command") && !strcmp(r->status, "agent-error"))
+		fl_buf_adds(&v, " (the command failed)");
 	if (r->detail)
 		fl_html_addf(&v, ": <span class='detail'>%s</span>", r->detail);
 	fl_ui_dl_row(b, "status", v.ptr);

@@ -307,6 +307,14 @@ void fl_ui_jobs_table(fl_buf *out, const struct fl_view_job *j, size_t n)
 		if (j[i].run_id)
 			fl_html_addf(out, "<a href='/run/%lld'>run %lld</a>",
 				     (long long)j[i].run_id, (long long)j[i].run_id);
+		/* why it failed, and how to run it again (service/queue.h) */
+		if (fl_job_is(j[i].state, FL_STATE_FAILED) && !j[i].parent_id)
+			fl_html_addf(
+			    out,
+			    "%S<span class='error'>%s</span><br><small>once that is fixed: "
+			    "<code>faultline queue retry %lld</code></small>",
+			    j[i].children ? "<br>" : "", j[i].error ? j[i].error : "",
+			    (long long)j[i].id);
 		fl_buf_adds(out, "</td>");
 		cell_time(out, j[i].started ? j[i].started : j[i].created);
 		fl_buf_adds(out, "</tr>\n");

@@ -59,7 +59,7 @@ expect_grep "$tmp/out" "culprit $culprit commit 13" "names the culprit and its s
 expect_grep "$tmp/out" "runs," "reports the runs"
 # progress from the first run, without -v: the commit, its value, a named measure
 first_good=$(git -C "$repo" rev-parse --short=12 HEAD~19)
-expect_grep "$tmp/err" "run 1: $first_good (good end) -> " "progress from the first run"
+expect_grep "$tmp/err" "step 1: $first_good (good end) -> " "progress from the first run"
 expect_grep "$tmp/err" "the culprit is one of" "progress names what it counts"
 expect_grep "$tmp/out" "(worse: " "the change says its direction"
 grep -q "change -[0-9.]*% (worse: " "$tmp/out" && ok "a drop is a negative change" ||
@@ -108,6 +108,9 @@ expect_grep "$tmp/err" "good commit cannot be tested" "says why"
 expect_grep "$tmp/err" "run 3 of 3 failed" "retried a bounded number of times"
 expect_exit 3 "budget too small" "$FAULTLINE" bisect run --repo "$repo" --good HEAD~19 --bad HEAD --max-runs 18 -- "$tmp/bench"
 expect_grep "$tmp/out" "inconclusive" "says inconclusive"
+grep -q "^inconclusive: the likeliest culprits\? \(is\|are\) [0-9a-f]\{12\}" "$tmp/out" &&
+	ok "an inconclusive answer names its likeliest candidates" ||
+	{ fail "an inconclusive answer names its likeliest candidates"; sed 's/^/  | /' "$tmp/out"; }
 # --db records every step; a second run resumes without running them again
 dbp="$tmp/state/fl.db"
 db=$(fl_store "$dbp")

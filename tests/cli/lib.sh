@@ -166,3 +166,34 @@ smtp_start() {
 	return 1
 }
 smtp_stop() { kill "$smtp_pid" 2>/dev/null; wait "$smtp_pid" 2>/dev/null; }
+
+# serve_start ARGS...: "faultline serve ARGS" (--db STORE, a path or
+# fl_store's URL, or --config FILE) on a free loopback port, up when this
+# returns, its base URL (with the trailing /) in serve_url; serve_stop ends it. page PATH: the page's body in
+# $tmp/page (its status in $tmp/page.status, 0 when it did not answer).
+serve_start() {
+	"$FAULTLINE" serve "$@" --listen 127.0.0.1:0 >"$tmp/serve.out" 2>"$tmp/serve.err" &
+	serve_pid=$!
+	for _ in $(seq 100); do
+		[ -s "$tmp/serve.out" ] && break
+		kill -0 "$serve_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	serve_url=$(head -1 "$tmp/serve.out")
+	[ -n "$serve_url" ] || { echo "# serve did not start:"; sed 's/^/#   /' "$tmp/serve.err"; return 1; }
+}
+serve_stop() { kill "$serve_pid" 2>/dev/null; wait "$serve_pid" 2>/dev/null; }
+page() {
+	/usr/bin/python3 - "$serve_url${1#/}" "$tmp/page" <<'PY'
+import sys, urllib.error, urllib.request
+try:
+    with urllib.request.urlopen(sys.argv[1], timeout=10) as r:
+        status, body = r.status, r.read()
+except urllib.error.HTTPError as e:
+    status, body = e.code, e.read()
+except OSError:
+    status, body = 0, b""
+open(sys.argv[2], "wb").write(body)
+open(sys.argv[2] + ".status", "w").write(str(status))
+PY
+}

@@ -1,6 +1,7 @@
 #!/bin/sh
 # man.sh - the man pages pandoc made from the docs (build/man/) render with
-# man(1), carry their sections and the reference they are built from, and
+# man(1) (at 80 columns too, without a troff warning or a hyphenated URL),
+# carry their sections and the reference they are built from, and
 # faultline(1) names every command; the bash completion script completes
 # commands, subcommands and options from the programs' own help.
 . tests/cli/lib.sh
@@ -20,7 +21,14 @@ for page in faultline.1 faultline.yaml.5 fl-agent.8; do
 	done
 	grep -q "^faultline $(sed -n 's/^project(faultline VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt) " \
 		"$tmp/$page.txt" && ok "$page names the version" || fail "$page names the version"
+	# at a terminal's 80 columns: no troff warning, no word (a URL) hyphenated
+	MANWIDTH=80 man -l "$man/$page" >"$tmp/$page.80" 2>"$tmp/$page.80.err"
+	[ ! -s "$tmp/$page.80.err" ] && ok "$page renders at 80 columns without a warning" ||
+		{ fail "$page renders at 80 columns without a warning ($(wc -l <"$tmp/$page.80.err"))"; head -3 "$tmp/$page.80.err"; }
+	grep -q '‐$' "$tmp/$page.80" && fail "$page splits no word at 80 columns" ||
+		ok "$page splits no word at 80 columns"
 done
+expect_grep "$tmp/faultline.yaml.5.80" "(https://git.kernel.org/pub/scm/linux/kernel/" "a URL is not hyphenated"
 for c in $(cat "$tmp/cmds"); do
 	grep -Eq "faultline +$c\b" "$tmp/faultline.1.txt" && ok "faultline(1) has faultline $c" ||
 		fail "faultline(1) has faultline $c"
@@ -49,7 +57,7 @@ t _fl_agent fl-agent daemon --token
 SH
 	FL_BUILD_DIR=$FL_BUILD_DIR bash "$tmp/comp.bash" >"$tmp/comp" 2>&1
 	for want in "faultline ru -> run" "faultline serve --li -> --listen" \
-		"faultline db  -> init migrate" "faultline queue show -- -> --config --db --help --json" \
+		"faultline db  -> init migrate" "faultline queue show -- -> --config --db --failed --help --json" \
 		"faultline --config x.yaml compa -> compare" "faultline help initr -> initramfs" \
 		"faultline --vers -> --version" "fl-agent da -> daemon" \
 		"fl-agent daemon --token -> --token-file"; do

@@ -261,9 +261,14 @@ import email, email.policy, os, sys
 d, mid, fix = sys.argv[1] + "/new", sys.argv[2], sys.argv[3]
 ms = [email.message_from_binary_file(open(os.path.join(d, f), "rb"), policy=email.policy.default) for f in sorted(os.listdir(d))]
 thread = [m for m in ms if m["In-Reply-To"] == mid]
-ans = [m for m in thread if "faultline read 1 command from ada@example.org" in m.get_content()]
-assert len(ans) == 1, [m.get_content()[:200] for m in thread]
+# the answer threads under the reply it answers, the report first in its References
+ans = [m for m in ms if "faultline read 1 command from ada@example.org" in m.get_content()]
+assert len(ans) == 1, [m.get_content()[:200] for m in ms]
 body = ans[0].get_content()
+import re
+reply_mid = re.search(r"from ada@example.org in (<[^>]+>)", body).group(1)
+assert ans[0]["In-Reply-To"] == reply_mid, (ans[0]["In-Reply-To"], reply_mid)
+assert ans[0]["References"].split() == [mid, reply_mid], ans[0]["References"]
 assert "> #faultline test linux fix" in body and "done: try" in body and fix[:12] in body, body
 assert ans[0]["Subject"].startswith("Re: [linux] [mm] "), ans[0]["Subject"]
 verdict = [m for m in thread if "restores" in m.get_content() and "Tested-by" in m.get_content()]

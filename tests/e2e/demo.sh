@@ -40,7 +40,7 @@ want=$(g log --format='%H %s' v6.1-fl0..v6.1-fl1 | while read -r sha subj; do
 # The pipeline, stage by stage, in the service's own log
 expect_grep "$log" "v6.1-fl1 scheduled against v6.1-fl0" "the new tag is scheduled against its baseline"
 expect_grep "$log" "% regression of page_fault2" "the comparison finds a regression"
-grep -Eq "bisect: regression [0-9]+: run [0-9]+: [0-9a-f]{12} -> .*the culprit is" "$log" &&
+grep -Eq "bisect: regression [0-9]+: step [0-9]+ \(run [0-9]+\): [0-9a-f]{12} -> .*the culprit is" "$log" &&
 	ok "bisection progress is shown" || fail "no bisection progress in the log"
 grep -Eq "build: .*(%|objects|done)" "$log" && ok "build progress is shown" || fail "no build progress in the log"
 got=$(sed -n 's/.*bisect: regression [0-9]*: culprit \([0-9a-f]*\) .*/\1/p' "$log" | tail -n1)

@@ -529,19 +529,19 @@ static void test_words(void **state)
 
 	(void)state;
 	fl_descent_step_text(&b, &st);
-	assert_string_equal(b.ptr, "run 17: 3f2a -> 94.87 (bad); the culprit is one of 6 commits "
+	assert_string_equal(b.ptr, "step 17: 3f2a -> 94.87 (bad); the culprit is one of 6 commits "
 				   "(95% sure), likeliest 3f2a (p=0.62)");
 	fl_buf_reset(&b);
 	st.left = 1;
 	st.phase = FL_PHASE_VERIFY;
 	fl_descent_step_text(&b, &st);
-	assert_string_equal(b.ptr, "run 17: 3f2a -> 94.87 (bad); the culprit is 3f2a (p=0.62), "
+	assert_string_equal(b.ptr, "step 17: 3f2a -> 94.87 (bad); the culprit is 3f2a (p=0.62), "
 				   "verifying it");
 	fl_buf_reset(&b);
 	st.phase = FL_PHASE_CONFIRM;
 	st.end = 1;
 	fl_descent_step_text(&b, &st);
-	assert_string_equal(b.ptr, "run 17: 3f2a (good end) -> 94.87");
+	assert_string_equal(b.ptr, "step 17: 3f2a (good end) -> 94.87");
 	fl_buf_reset(&b);
 	fl_descent_line_text(&b, &ln);
 	assert_string_equal(

@@ -91,6 +91,8 @@ static void test_example_loads(void **state)
 	assert_string_equal(b->kernel, "guest"); /* the only kernel */
 	assert_true(cfg->regression.min_change > 0.0199 && cfg->regression.min_change < 0.0201);
 	assert_string_equal(cfg->web.listen, "127.0.0.1:8080");
+	/* unset, the links of reports are the pages web.listen serves */
+	assert_string_equal(cfg->report.url, "http://127.0.0.1:8080");
 	assert_non_null(fl_config_where(cfg, &m->sockets));
 	assert_string_equal(fl_config_where(cfg, &cfg->trees[0].poll_ms),
 			    "configs/example.yaml:12:11: trees[0].poll");
@@ -322,8 +324,9 @@ static void test_cgroups(void **state)
 	    "1:53: benchmarks[0].cgroup[0]: unknown value 'leaf' (expected one of: root, child)");
 	expect_error("machines: [{ name: m, backend: command, command: 'true' }]\n"
 		     "benchmarks: [{ name: b, cgroup: [child] }]\n",
-		     "2:34: benchmarks[0].cgroup[0]: cgroup 'child' needs a 'test': a "
-		     "command benchmark runs where its shell does");
+		     "2:33: benchmarks[0].cgroup: 'cgroup' means nothing to benchmark 'b': it "
+		     "runs only on command machines, which run their command (a command "
+		     "benchmark's keys: name, repeat, max_repeat, direction, machines)");
 	expect_error("benchmarks: [{ name: b, test: page_fault2, memory_max: 1G }]\n",
 		     "1:56: benchmarks[0].memory_max: memory limits apply to the child cgroup, "
 		     "which 'cgroup' does not list");
@@ -536,6 +539,84 @@ static void test_worker(void **state)
 	expect_error("worker: { lease: 2s }\n", "1:18: worker.lease: a worker's lease is at least 3s");
 }
 
+/* A key another backend reads is refused where it is written, and a
+ * machine or benchmark prints only what its backend reads (issue 39). */
+static void test_backend_keys(void **state)
+{
+	struct fl_config *cfg;
+	char *text = NULL;
+	size_t len;
+	FILE *f;
+
+	(void)state;
+	expect_error("machines: [{ name: m, backend: command, command: 'true', sockets: 4 }]\n",
+		     "1:67: machines[0].sockets: 'sockets' means nothing to a command machine "
+		     "(its own keys: command, timeout; every machine's: name, backend, "
+		     "max_parallel, max_infra_errors, worker_host)");
+	expect_error("machines: [{ name: m, command: 'true' }]\n",
+		     "1:32: machines[0].command: 'command' means nothing to a libvirt machine (its "
+		     "own keys: uri, pool, pool_dir, accel, sockets, cores, threads, "
+		     "memory_per_node, distances, boot_timeout, cmdline; every machine's: name, "
+		     "backend, max_parallel, max_infra_errors, worker_host)");
+	expect_error("machines: [{ name: m, backend: command, command: 'true' }]\n"
+		     "benchmarks: [{ name: b, repeat: 2,\n"
+		     "               test: page_fault2 }]\n",
+		     "3:22: benchmarks[0].test: 'test' means nothing to benchmark 'b': it runs "
+		     "only on command machines, which run their command (a command benchmark's "
+		     "keys: name, repeat, max_repeat, direction, machines)");
+	/* on a kernel machine and a command machine: the kernel's keys count */
+	assert_int_equal(load("machines: [{ name: m, backend: command, command: 'true' },\n"
+			      "           { name: g }]\n"
+			      "benchmarks: [{ name: b, test: page_fault2, tasks: [1, 2] }]\n",
+			      &cfg),
+			 0);
+	fl_config_free(cfg);
+	assert_int_equal(load("machines: [{ name: m, backend: command, command: 'true' }]\n"
+			      "benchmarks: [{ name: b, direction: lower }]\n",
+			      &cfg),
+			 0);
+	f = open_memstream(&text, &len);
+	fl_config_print(cfg, f);
+	fclose(f);
+	assert_non_null(strstr(text, "command: \"true\""));
+	assert_non_null(strstr(text, "direction: \"lower\""));
+	assert_non_null(strstr(text, "max_parallel: 1"));
+	assert_non_null(strstr(text, "timeout: 1h"));
+	for (size_t i = 0; i < 6; i++) {
+		static const char *const libvirt[] = {
+		    " uri:", " accel:", " sockets:", " modes:", " tasks:", " boot_timeout:"};
+
+		if (strstr(text, libvirt[i]))
+			fail_msg("'%s' printed for a command machine:\n%s", libvirt[i], text);
+	}
+	fl_config_free(cfg);
+	free(text);
+}
+
+/* report.url unset follows web.listen: the mail's links open the pages
+ * "faultline serve" answers (they said 127.0.0.1:8080 whatever it was). */
+static void test_report_url(void **state)
+{
+	struct fl_config *cfg;
+	char host[256] = "", want[300];
+
+	(void)state;
+	assert_int_equal(load("web: { listen: \"127.0.0.1:8765\" }\n", &cfg), 0);
+	assert_string_equal(cfg->report.url, "http://127.0.0.1:8765");
+	fl_config_free(cfg);
+	assert_int_equal(load("web: { listen: \"0.0.0.0:8765\" }\n", &cfg), 0);
+	assert_int_equal(gethostname(host, sizeof(host) - 1), 0);
+	snprintf(want, sizeof(want), "http://%s:8765", host);
+	assert_string_equal(cfg->report.url, want);
+	fl_config_free(cfg);
+	assert_int_equal(load("web: { listen: \"127.0.0.1:8765\" }\n"
+			      "report: { url: \"https://perf.example.org\" }\n",
+			      &cfg),
+			 0);
+	assert_string_equal(cfg->report.url, "https://perf.example.org");
+	fl_config_free(cfg);
+}
+
 static void test_print_roundtrip(void **state)
 {
 	struct fl_config *cfg, *again;
@@ -575,6 +656,8 @@ int main(void)
 		cmocka_unit_test(test_environment),
 		cmocka_unit_test(test_several_errors),
 		cmocka_unit_test(test_syntax_and_io),
+		cmocka_unit_test(test_backend_keys),
+		cmocka_unit_test(test_report_url),
 		cmocka_unit_test(test_print_roundtrip),
 		cmocka_unit_test(test_hostile_yaml),
 		cmocka_unit_test(test_mail_addresses),

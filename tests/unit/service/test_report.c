@@ -247,9 +247,12 @@ static void test_kernel_machine_report(void **state)
 	fl_service_init(&svc, cfg);
 	assert_int_equal(fl_report_render(&svc, st, reg, &subject, &body), 0);
 	fprintf(stderr, "%s\n%s", subject, body);
-	/* the first line: the culprit's own step, from compare.c's row */
-	assert_non_null(strstr(body, "faultline noticed a -24.8% regression of "
+	/* the first line: the regression's headline, the tags' change every page shows;
+	 * the culprit against its parent (compare.c's row) a second number, said so */
+	assert_non_null(strstr(body, "faultline noticed a -25.0% regression of "
 				     "pf2.threads.per_thread_ops due to commit:"));
+	assert_non_null(strstr(body, "The culprit against its parent: -24.8%, on the bisection's "
+				     "runs of the two (5 + 5), on the same machine.\n"));
 	/* the machine as the culprit's first run saw it */
 	assert_non_null(strstr(body, "on test machine: numa2: 2 sockets, 2 NUMA nodes, 2 CPUs, 1G "
 				     "memory, accelerator tcg (libvirt qemu:///system)\n"));
@@ -330,7 +333,7 @@ static void test_kernel_machine_report(void **state)
 	assert_non_null(strstr(body, "the tree 'linux' has no public URL"));
 	assert_null(strstr(body, dir));
 	assert_null(strstr(body, "git clone"));
-	snprintf(want, sizeof(want), "[linux] [mm] %.10s: pf2.threads.per_thread_ops -24.8%% "
+	snprintf(want, sizeof(want), "[linux] [mm] %.10s: pf2.threads.per_thread_ops -25.0%% "
 		 "regression", sha[2]);
 	assert_string_equal(subject, want);
 	free(subject);

@@ -114,7 +114,7 @@ static void test_strip_and_empty(void **state)
 	assert_non_null(strstr(out.ptr, "1a2b3c4 &amp; co"));
 	/* the scale runs from the smallest to the largest sample */
 	assert_non_null(strstr(out.ptr, "text-anchor='middle'>1</text>"));
-	assert_non_null(strstr(out.ptr, "text-anchor='middle'>3</text>"));
+	assert_non_null(strstr(out.ptr, "text-anchor='end'>3</text>"));
 	assert_well_formed(out.ptr);
 	fl_buf_reset(&out);
 	fl_svg_lines(&out, &empty);
@@ -194,14 +194,42 @@ static void test_single_point(void **state)
 	fl_buf_free(&out);
 }
 
+/* A command's numbers near 1000 (issue 39): the bisection page's strip said
+ * "1.0098k" and an axis clipped it; labels keep to the resolution they need. */
+static void test_labels_near_a_thousand(void **state)
+{
+	const double a[] = {920.4, 931.0}, b[] = {1009.8, 1019.2};
+	const double *vals[] = {a, b};
+	const char *groups[] = {"bad", "good"};
+	size_t counts[] = {2, 2};
+	double x[] = {0, 1, 2}, y[] = {1001.5, 1004.2, 1009.8};
+	struct fl_svg_series s = {"value", x, y, NULL, 3, 0};
+	struct fl_svg_plot p = {
+	    .title = "t", .xlabel = "step", .ylabel = "value", .series = &s, .nseries = 1};
+	fl_buf out = FL_BUF_INIT;
+
+	(void)state;
+	fl_svg_strip(&out, groups, vals, counts, 2, 400);
+	assert_non_null(strstr(out.ptr, ">920</text>"));
+	assert_non_null(strstr(out.ptr, ">1019</text>"));
+	assert_non_null(strstr(out.ptr, "x='398' y='")); /* ends inside the picture */
+	fl_buf_reset(&out);
+	fl_svg_lines(&out, &p);
+	assert_non_null(strstr(out.ptr, ">1004</text>"));
+	assert_null(strstr(out.ptr, "k</text>"));
+	assert_well_formed(out.ptr);
+	fl_buf_free(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_scalability_plot),
-		cmocka_unit_test(test_tags_with_change_point),
-		cmocka_unit_test(test_strip_and_empty),
-		cmocka_unit_test(test_axis_shows_a_relative_change),
-		cmocka_unit_test(test_single_point),
+	    cmocka_unit_test(test_scalability_plot),
+	    cmocka_unit_test(test_tags_with_change_point),
+	    cmocka_unit_test(test_strip_and_empty),
+	    cmocka_unit_test(test_axis_shows_a_relative_change),
+	    cmocka_unit_test(test_single_point),
+	    cmocka_unit_test(test_labels_near_a_thousand),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
